@@ -1,0 +1,46 @@
+"""snapshot: old conversation history as dense pixel sheets a vision model can read.
+
+The public surface is small and loaded lazily, so ``import snapshot`` is cheap::
+
+    >>> import snapshot
+    >>> font = snapshot.load_font("snap5x8")
+    >>> pages = snapshot.render("hello, world", snapshot.Geometry(font, cols=80, rows=10))
+    >>> snapshot.read(pages[0].pixels, font).splitlines()[-1]
+    'hello, world'
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it
+_EXPORTS: dict[str, str] = {
+    "SnapshotError": "snapshot.errors",
+    "Font": "snapshot.glyphs",
+    "load_font": "snapshot.glyphs",
+    "Geometry": "snapshot.geometry",
+    "Page": "snapshot.page",
+    "render": "snapshot.page",
+    "read": "snapshot.read",
+    "Profile": "snapshot.profiles",
+    "profile_for": "snapshot.profiles",
+    "image_tokens": "snapshot.profiles",
+}
+
+__all__ = [*sorted(_EXPORTS), "__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snapshot' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

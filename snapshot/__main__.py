@@ -1,0 +1,5 @@
+import sys
+
+from snapshot.cli import main
+
+sys.exit(main())
