@@ -1,0 +1,1 @@
+"""Transcripts: the neutral conversation model, importers and exporters, the store and session tree."""

@@ -1,0 +1,415 @@
+"""The neutral conversation model every importer produces and every consumer reads.
+
+A :class:`Conversation` is one agent's transcript: a tree of :class:`Message`
+objects (each names the message it continues from) and a tip (the message the
+conversation is at now). The path from the root to the tip is the linear
+history a provider would be sent. Blocks inside a message are text, thinking,
+tool calls, tool results and images; images stay bytes (or a file reference)
+until someone needs pixels.
+
+All value objects are frozen; operations return new objects.
+
+>>> from snapshot.transcript.model import Conversation, Message, TextBlock
+>>> m1 = Message(id="m1", parent=None, role="user", blocks=(TextBlock("hi"),))
+>>> m2 = Message(id="m2", parent="m1", role="assistant", blocks=(TextBlock("hello"),))
+>>> conv = Conversation(id="c1", messages=(m1, m2), tip="m2")
+>>> [m.id for m in conv.path()]
+['m1', 'm2']
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+from snapshot.errors import TranscriptError
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
+
+
+@dataclass(frozen=True)
+class TextBlock:
+    text: str
+
+
+@dataclass(frozen=True)
+class ThinkingBlock:
+    text: str
+    signature: str | None = None
+
+
+@dataclass(frozen=True)
+class ImageBlock:
+    """An image: raw bytes (not base64) or a reference to a file.
+
+    ``origin`` says where it came from (a file name, "inline", "tool_result"),
+    so a placeholder can name it once the image is dropped.
+    """
+
+    media_type: str
+    data: bytes | None = None
+    path: str | None = None
+    width: int | None = None
+    height: int | None = None
+    origin: str = ""
+
+    def load_bytes(self) -> bytes:
+        """The encoded image bytes, reading the referenced file if needed."""
+        if self.data is not None:
+            return self.data
+        if self.path is None:
+            raise TranscriptError("image block has neither bytes nor a file reference")
+        try:
+            return Path(self.path).read_bytes()
+        except OSError as exc:
+            raise TranscriptError(f"image file {self.path!r} cannot be read: {exc}") from exc
+
+    @property
+    def size(self) -> int:
+        """Encoded size in bytes (0 when only a missing file is referenced)."""
+        if self.data is not None:
+            return len(self.data)
+        if self.path is not None and Path(self.path).exists():
+            return Path(self.path).stat().st_size
+        return 0
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+
+    def arguments_json(self) -> str:
+        return json.dumps(self.input, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call_id: str
+    content: tuple[TextBlock | ImageBlock, ...] = ()
+    is_error: bool = False
+
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.content if isinstance(b, TextBlock))
+
+    def images(self) -> tuple[ImageBlock, ...]:
+        return tuple(b for b in self.content if isinstance(b, ImageBlock))
+
+
+Block: TypeAlias = TextBlock | ThinkingBlock | ToolCall | ToolResult | ImageBlock
+
+
+@dataclass(frozen=True)
+class Message:
+    """One message. ``parent`` is the id of the message it continues from.
+
+    ``meta`` holds format-specific facts worth keeping (timestamps, model,
+    ``"kind": "compact_boundary"``, ``"compact_summary": True``, ...).
+    """
+
+    id: str
+    parent: str | None
+    role: Role
+    blocks: tuple[Block, ...]
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise TranscriptError(f"message {self.id!r}: unknown role {self.role!r}")
+
+    def text(self) -> str:
+        """The plain text of the message's text blocks."""
+        return "\n".join(b.text for b in self.blocks if isinstance(b, TextBlock))
+
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return tuple(b for b in self.blocks if isinstance(b, ToolCall))
+
+    def tool_results(self) -> tuple[ToolResult, ...]:
+        return tuple(b for b in self.blocks if isinstance(b, ToolResult))
+
+    def images(self) -> tuple[ImageBlock, ...]:
+        """Images in the message, including those inside tool results."""
+        out: list[ImageBlock] = []
+        for b in self.blocks:
+            if isinstance(b, ImageBlock):
+                out.append(b)
+            elif isinstance(b, ToolResult):
+                out.extend(b.images())
+        return tuple(out)
+
+    def chars(self) -> int:
+        """Characters of text, thinking, tool-call arguments and tool-result text."""
+        return sum(block_chars(b) for b in self.blocks)
+
+
+def block_chars(block: Block) -> int:
+    if isinstance(block, TextBlock | ThinkingBlock):
+        return len(block.text)
+    if isinstance(block, ToolCall):
+        return len(block.arguments_json())
+    if isinstance(block, ToolResult):
+        return sum(len(b.text) for b in block.content if isinstance(b, TextBlock))
+    return 0
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """One agent's transcript: every message ever recorded, and the current tip.
+
+    ``messages`` is in recording order and may hold abandoned branches; the
+    live history is :meth:`path`. Two agents of one conversation (a main
+    session and its subagent) are two ``Conversation`` objects with the same
+    ``id`` and different ``agent``.
+    """
+
+    id: str
+    messages: tuple[Message, ...]
+    tip: str | None
+    agent: str = "main"
+    format: str = ""
+    source: str = ""
+    meta: Mapping[str, Any] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.tip is not None and self.tip not in self.index:
+            raise TranscriptError(f"conversation {self.id!r}: tip {self.tip!r} is not a message")
+
+    @property
+    def index(self) -> Mapping[str, Message]:
+        cached: dict[str, Message] | None = self.__dict__.get("_index")
+        if cached is None:
+            cached = {m.id: m for m in self.messages}
+            object.__setattr__(self, "_index", cached)
+        return cached
+
+    def get(self, message_id: str) -> Message:
+        try:
+            return self.index[message_id]
+        except KeyError:
+            raise TranscriptError(
+                f"conversation {self.id!r} has no message {message_id!r}"
+            ) from None
+
+    def path(self, tip: str | None = None) -> tuple[Message, ...]:
+        """Messages from the root to ``tip`` (default: the current tip)."""
+        node = self.tip if tip is None else tip
+        out: list[Message] = []
+        seen: set[str] = set()
+        while node is not None:
+            if node in seen:
+                raise TranscriptError(f"conversation {self.id!r}: parent cycle at {node!r}")
+            seen.add(node)
+            msg = self.get(node)
+            out.append(msg)
+            node = msg.parent
+        out.reverse()
+        return tuple(out)
+
+    def children(self, message_id: str | None) -> tuple[Message, ...]:
+        return tuple(m for m in self.messages if m.parent == message_id)
+
+    def with_messages(self, messages: Sequence[Message], tip: str | None) -> Conversation:
+        """A copy holding ``messages`` with ``tip``; the index is rebuilt."""
+        fresh = replace(self, messages=tuple(messages), tip=tip)
+        fresh.__dict__.pop("_index", None)
+        return fresh
+
+
+def linear(
+    conv_id: str,
+    messages: Iterable[tuple[str, Role, Sequence[Block]]],
+    **kwargs: Any,
+) -> Conversation:
+    """Build a conversation whose messages each continue from the previous one."""
+    built: list[Message] = []
+    parent: str | None = None
+    for mid, role, blocks in messages:
+        built.append(Message(id=mid, parent=parent, role=role, blocks=tuple(blocks)))
+        parent = mid
+    return Conversation(id=conv_id, messages=tuple(built), tip=parent, **kwargs)
+
+
+# --- tool-call pairing -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """How the tool calls and results on a path pair up.
+
+    ``orphan_results``: results whose call does not appear earlier on the path.
+    ``unanswered_calls``: calls with no result later on the path.
+    """
+
+    orphan_results: tuple[str, ...]
+    unanswered_calls: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.orphan_results and not self.unanswered_calls
+
+
+def tool_pairing(messages: Iterable[Message]) -> Pairing:
+    open_calls: dict[str, None] = {}
+    orphans: list[str] = []
+    for msg in messages:
+        for block in msg.blocks:
+            if isinstance(block, ToolCall):
+                open_calls[block.id] = None
+            elif isinstance(block, ToolResult):
+                if block.call_id in open_calls:
+                    del open_calls[block.call_id]
+                else:
+                    orphans.append(block.call_id)
+    return Pairing(orphan_results=tuple(orphans), unanswered_calls=tuple(open_calls))
+
+
+# --- statistics --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stats:
+    messages: int
+    tool_calls: int
+    tool_results: int
+    images: int
+    chars: int
+    tool_result_chars: int
+
+
+def stats(messages: Iterable[Message]) -> Stats:
+    n = calls = results = images = chars = result_chars = 0
+    for m in messages:
+        n += 1
+        calls += len(m.tool_calls())
+        results += len(m.tool_results())
+        images += len(m.images())
+        chars += m.chars()
+        result_chars += sum(block_chars(r) for r in m.tool_results())
+    return Stats(n, calls, results, images, chars, result_chars)
+
+
+# --- JSON form (used by the store) ---------------------------------------------
+
+
+def block_to_dict(block: Block) -> dict[str, Any]:
+    if isinstance(block, TextBlock):
+        return {"type": "text", "text": block.text}
+    if isinstance(block, ThinkingBlock):
+        d: dict[str, Any] = {"type": "thinking", "text": block.text}
+        if block.signature is not None:
+            d["signature"] = block.signature
+        return d
+    if isinstance(block, ToolCall):
+        return {"type": "tool_call", "id": block.id, "name": block.name, "input": block.input}
+    if isinstance(block, ToolResult):
+        return {
+            "type": "tool_result",
+            "call_id": block.call_id,
+            "is_error": block.is_error,
+            "content": [block_to_dict(b) for b in block.content],
+        }
+    d = {"type": "image", "media_type": block.media_type, "origin": block.origin}
+    if block.data is not None:
+        d["data"] = base64.b64encode(block.data).decode("ascii")
+    if block.path is not None:
+        d["path"] = block.path
+    if block.width is not None:
+        d["width"] = block.width
+    if block.height is not None:
+        d["height"] = block.height
+    return d
+
+
+def block_from_dict(d: Mapping[str, Any]) -> Block:
+    kind = d.get("type")
+    try:
+        if kind == "text":
+            return TextBlock(str(d["text"]))
+        if kind == "thinking":
+            return ThinkingBlock(str(d["text"]), d.get("signature"))
+        if kind == "tool_call":
+            return ToolCall(str(d["id"]), str(d["name"]), dict(d.get("input") or {}))
+        if kind == "tool_result":
+            content = tuple(block_from_dict(b) for b in d.get("content", ()))
+            for b in content:
+                if not isinstance(b, TextBlock | ImageBlock):
+                    raise TranscriptError("tool result content must be text or images")
+            return ToolResult(str(d["call_id"]), content, bool(d.get("is_error", False)))  # type: ignore[arg-type]
+        if kind == "image":
+            data = d.get("data")
+            return ImageBlock(
+                media_type=str(d["media_type"]),
+                data=base64.b64decode(data) if data is not None else None,
+                path=d.get("path"),
+                width=d.get("width"),
+                height=d.get("height"),
+                origin=str(d.get("origin", "")),
+            )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise TranscriptError(f"malformed {kind!r} block: {exc}") from exc
+    raise TranscriptError(f"unknown block type {kind!r}")
+
+
+def message_to_dict(m: Message) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "parent": m.parent,
+        "role": m.role,
+        "blocks": [block_to_dict(b) for b in m.blocks],
+        "meta": dict(m.meta),
+    }
+
+
+def message_from_dict(d: Mapping[str, Any]) -> Message:
+    try:
+        return Message(
+            id=str(d["id"]),
+            parent=None if d.get("parent") is None else str(d["parent"]),
+            role=d["role"],
+            blocks=tuple(block_from_dict(b) for b in d.get("blocks", ())),
+            meta=dict(d.get("meta") or {}),
+        )
+    except KeyError as exc:
+        raise TranscriptError(f"message record lacks {exc}") from exc
+
+
+def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+    return {
+        "id": c.id,
+        "agent": c.agent,
+        "format": c.format,
+        "source": c.source,
+        "tip": c.tip,
+        "meta": dict(c.meta),
+        "warnings": list(c.warnings),
+        "messages": [message_to_dict(m) for m in c.messages],
+    }
+
+
+def conversation_from_dict(d: Mapping[str, Any]) -> Conversation:
+    try:
+        return Conversation(
+            id=str(d["id"]),
+            agent=str(d.get("agent", "main")),
+            format=str(d.get("format", "")),
+            source=str(d.get("source", "")),
+            tip=d.get("tip"),
+            meta=dict(d.get("meta") or {}),
+            warnings=tuple(d.get("warnings", ())),
+            messages=tuple(message_from_dict(m) for m in d["messages"]),
+        )
+    except KeyError as exc:
+        raise TranscriptError(f"conversation record lacks {exc}") from exc
+
+
+def iter_blocks(messages: Iterable[Message]) -> Iterator[tuple[Message, Block]]:
+    for m in messages:
+        for b in m.blocks:
+            yield m, b
