@@ -1,0 +1,1 @@
+"""The compaction ladder: free rungs first (elide, drop images, snapshot), a summary last."""
