@@ -1,0 +1,8 @@
+"""The legibility lab: what providers do to pages, who can still read them, and at what cost.
+
+Modules: ``resample`` (simulated provider preprocessing), ``readers`` (oracle and
+OCR readers behind one protocol), ``metrics`` (character and token accuracy),
+``confusability`` (glyph Hamming matrices), ``generational`` (re-render vs
+redraw), ``hardlines`` (seeded hard test text), ``tune`` (profile search);
+the live-model probes live in ``live``/``probes``/``records``.
+"""
