@@ -1,0 +1,158 @@
+"""Rung 4, the summary: one model call that keeps a narrative and loses what it did not pick.
+
+Three summarizers share one interface:
+
+- :class:`LiveSummarizer` calls a real model through the official SDK (the
+  ``[live]`` extra) when a key is configured.
+- :class:`CorpusSummarizer` serves the real compaction summaries that Claude
+  Code wrote into the corpus transcripts (``meta["compact_summary"]``).
+- :class:`ModelledSummarizer` prices the call (its input tokens plus an output
+  size taken from the real summaries) and returns no text: its readability is
+  reported as not measured. No invented summary is ever presented as a model's.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from snapshot.errors import SnapshotError
+from snapshot.ladder.serialize import serialize
+from snapshot.transcript.model import Conversation, Message
+
+SummarySource = Literal["model", "corpus", "modelled"]
+
+# Output size of a real compaction summary, measured on the 7 real Claude Code
+# compaction summaries in the benchmark corpus (claude_code_spotter, 5 sessions;
+# tielec_ja_agent_sdk, 2 logs), 2026-11-29: mean 10,463 characters. Used only to
+# model the cost of a summary where no real one exists.
+MEASURED_SUMMARY_CHARS = 10_463
+MEASURED_SUMMARY_SOURCE = (
+    "mean of the 7 real Claude Code compaction summaries in the corpus (measured 2026-11-29)"
+)
+
+SUMMARY_PROMPT = (
+    "Summarize the conversation below so that work can continue from the summary alone. "
+    "Keep the goal, constraints, decisions, exact identifiers (paths, ids, hashes, numbers, "
+    "error messages) and the next steps."
+)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A summary of a span, or (``text is None``) only the modelled cost of one."""
+
+    text: str | None
+    source: SummarySource
+    input_chars: int
+    output_chars: int
+    model: str | None = None
+    note: str = ""
+
+    @property
+    def readable(self) -> bool:
+        return self.text is not None
+
+
+class Summarizer(Protocol):
+    name: str
+
+    def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary: ...
+
+
+def real_summaries(conv: Conversation) -> list[Message]:
+    """The conversation's real compaction summaries, in recording order."""
+    return [m for m in conv.messages if m.meta.get("compact_summary")]
+
+
+@dataclass(frozen=True)
+class CorpusSummarizer:
+    """The summary Claude Code really wrote when this conversation was compacted."""
+
+    name: str = "corpus"
+
+    def available(self, conv: Conversation) -> bool:
+        return bool(real_summaries(conv))
+
+    def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
+        found = real_summaries(conv)
+        if not found:
+            raise SnapshotError(f"conversation {conv.id!r} holds no real compaction summary")
+        text = found[0].text()
+        return Summary(
+            text=text,
+            source="corpus",
+            input_chars=len(serialize(span)),
+            output_chars=len(text),
+            model=str(found[0].meta.get("model") or "claude-code"),
+            note="real compaction summary recorded in the transcript",
+        )
+
+
+@dataclass(frozen=True)
+class ModelledSummarizer:
+    """Cost only: the call's input is the span, its output the measured mean size."""
+
+    name: str = "modelled"
+    output_chars: int = MEASURED_SUMMARY_CHARS
+
+    def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
+        return Summary(
+            text=None,
+            source="modelled",
+            input_chars=len(serialize(span)) + len(SUMMARY_PROMPT),
+            output_chars=self.output_chars,
+            note=f"cost modelled, readability not measured; output size: {MEASURED_SUMMARY_SOURCE}",
+        )
+
+
+@dataclass(frozen=True)
+class LiveSummarizer:
+    """A real summary from a real model via the official Anthropic or OpenAI SDK."""
+
+    model: str
+    name: str = "live"
+    max_output_tokens: int = 4096
+
+    def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
+        prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
+        if self.model.startswith(("claude", "anthropic")):
+            text = self._anthropic(prompt)
+        else:
+            text = self._openai(prompt)
+        return Summary(
+            text=text,
+            source="model",
+            input_chars=len(prompt),
+            output_chars=len(text),
+            model=self.model,
+            note="live model call",
+        )
+
+    def _anthropic(self, prompt: str) -> str:
+        if not os.environ.get("ANTHROPIC_API_KEY"):
+            raise SnapshotError("a live summary needs ANTHROPIC_API_KEY in the environment")
+        try:
+            import anthropic
+        except ImportError:
+            raise SnapshotError("a live summary needs: pip install 'snapshot[live]'") from None
+        reply = anthropic.Anthropic().messages.create(
+            model=self.model,
+            max_tokens=self.max_output_tokens,
+            messages=[{"role": "user", "content": prompt}],
+        )
+        return "".join(getattr(b, "text", "") for b in reply.content)
+
+    def _openai(self, prompt: str) -> str:
+        if not os.environ.get("OPENAI_API_KEY"):
+            raise SnapshotError("a live summary needs OPENAI_API_KEY in the environment")
+        try:
+            import openai
+        except ImportError:
+            raise SnapshotError("a live summary needs: pip install 'snapshot[live]'") from None
+        reply = openai.OpenAI().chat.completions.create(
+            model=self.model, messages=[{"role": "user", "content": prompt}]
+        )
+        return reply.choices[0].message.content or ""
