@@ -1,0 +1,420 @@
+"""A crash-safe workspace of stored conversations, one JSON file per conversation and agent.
+
+Layout of a workspace (default ``.snapshot/`` in the working directory)::
+
+    <ws>/<conversation id>/<agent>.json              the transcript (every message, the tip)
+    <ws>/<conversation id>/<agent>.checkpoints.json  its checkpoint labels
+    <ws>/<conversation id>/<agent>.lock              the writers' lock (empty)
+
+Guarantees, and why each exists:
+
+- Saved only at turn boundaries. A transcript whose tip still waits for a tool
+  result cannot be sent to a provider (every call must be answered), so a file
+  holding one would be a resume point nobody can resume from. :meth:`Store.save`
+  refuses it.
+- Atomic. Each write goes to a temporary file in the same directory, is flushed
+  and fsynced, renamed over the old file (rename is atomic within one file
+  system) and the directory is fsynced so the rename itself is durable. A crash
+  at any instant leaves either the old complete file or the new complete one.
+- Serialized. Writers of one conversation/agent take an exclusive
+  ``fcntl.flock`` on the lock file; :meth:`Store.update` holds it across
+  load-modify-save so two writers cannot each drop the other's turn.
+- Safe names. Conversation ids and agent names become path components, so they
+  are validated (no separators, no ``..``, no absolute paths, a plain charset,
+  bounded length) before any path is built.
+- Versioned. Every file carries ``schema_version``; a newer version than this
+  code knows is refused (the data would be misread), an older one is migrated
+  on load.
+
+>>> import tempfile
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> ws = Store(tempfile.mkdtemp())
+>>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
+>>> _ = ws.save(conv)
+>>> ws.load("c1").tip
+'m1'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.model import Conversation, conversation_from_dict, conversation_to_dict
+from snapshot.transcript.tree import Checkpoint, check_turn_boundary
+
+SCHEMA_VERSION = 1
+DEFAULT_WORKSPACE = ".snapshot"
+
+# Ids become directory and file names: letters, digits, '.', '_', '-'; starting
+# with a letter or digit (so never '.', '..' or a hidden file), at most 128 chars.
+_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+MAX_ID_LENGTH = 128
+_CHECKPOINTS_SUFFIX = ".checkpoints"
+
+
+def validate_id(value: object, what: str = "conversation id") -> str:
+    """Return ``value`` if it is safe as one path component, else raise :class:`TranscriptError`."""
+    if not isinstance(value, str) or not value:
+        raise TranscriptError(f"{what} must be a non-empty string, got {value!r}")
+    if "/" in value or "\\" in value or os.sep in value or "\x00" in value:
+        raise TranscriptError(
+            f"{what} {value!r} contains a path separator; use letters, digits, '.', '_' or '-'"
+        )
+    if value in (".", ".."):
+        raise TranscriptError(f"{what} {value!r} is a path traversal; use a plain name")
+    if len(value) > MAX_ID_LENGTH:
+        raise TranscriptError(
+            f"{what} is {len(value)} characters long; at most {MAX_ID_LENGTH} are allowed"
+        )
+    if not _ID_RE.fullmatch(value):
+        raise TranscriptError(
+            f"{what} {value!r} is not a safe file name: start with a letter or digit and "
+            "use only letters, digits, '.', '_' and '-'"
+        )
+    if value.endswith(_CHECKPOINTS_SUFFIX) or value.endswith(".lock"):
+        raise TranscriptError(f"{what} {value!r} ends with a suffix the store reserves")
+    return value
+
+
+def safe_id(value: str) -> str:
+    """A store-safe id derived from any string (same string in, same id out).
+
+    Used when an imported conversation's own id cannot be a file name (it holds
+    a '/', spaces, or is very long): unsafe characters become '_' and a short
+    hash of the original keeps distinct ids distinct.
+    """
+    try:
+        return validate_id(value)
+    except TranscriptError:
+        pass
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", value).strip("._-")
+    cleaned = re.sub(r"\.{2,}", ".", cleaned)[:100].rstrip("._-") or "conv"
+    digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return validate_id(f"{cleaned}-{digest}")
+
+
+# --- file format and migrations ---------------------------------------------------
+
+
+def _migrate_0_to_1(doc: dict[str, Any], agent: str) -> dict[str, Any]:
+    """Version 0 (the pre-release layout) → version 1.
+
+    Version 0 was a flat conversation record: no ``schema_version``, no
+    ``agent`` (the file name said which agent), no ``tip`` (the last message
+    recorded was the current one) and messages linked by ``parent_id``.
+    Version 1 wraps the record under ``conversation`` and names agent and tip.
+    """
+    messages = []
+    for m in doc.get("messages") or []:
+        if not isinstance(m, Mapping):
+            raise TranscriptError("a version-0 message record is not an object")
+        m = dict(m)
+        if "parent" not in m:
+            m["parent"] = m.pop("parent_id", None)
+        messages.append(m)
+    conv = {k: v for k, v in doc.items() if k not in ("schema_version", "messages")}
+    conv["messages"] = messages
+    conv.setdefault("agent", agent)
+    if "tip" not in conv:
+        conv["tip"] = messages[-1]["id"] if messages else None
+    return {"schema_version": 1, "conversation": conv}
+
+
+# from-version → function producing the next version's document
+MIGRATIONS: dict[int, Callable[[dict[str, Any], str], dict[str, Any]]] = {0: _migrate_0_to_1}
+
+
+def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
+    version = doc.get("schema_version", 0)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise TranscriptError(f"{path}: schema_version {version!r} is not a version number")
+    if version > SCHEMA_VERSION:
+        raise TranscriptError(
+            f"{path}: schema_version {version} is newer than this snapshot understands "
+            f"(up to {SCHEMA_VERSION}); upgrade snapshot to read it"
+        )
+    while version < SCHEMA_VERSION:
+        doc = MIGRATIONS[version](doc, agent)
+        new_version = doc["schema_version"]
+        assert new_version == version + 1, "a migration must advance one version"
+        version = new_version
+    return doc
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    try:
+        doc = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise TranscriptError(
+            f"{path}: corrupted store file (not valid JSON: {exc}); restore it from a backup "
+            "or delete it and import the conversation again"
+        ) from exc
+    if not isinstance(doc, dict):
+        raise TranscriptError(
+            f"{path}: corrupted store file (expected a JSON object, got {type(doc).__name__})"
+        )
+    return doc
+
+
+def _dumps(doc: Mapping[str, Any]) -> bytes:
+    # One line per message would be friendlier to diff, but images are large
+    # base64 strings anyway; compact UTF-8 keeps files small and writes fast.
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms that cannot open directories
+        return
+    try:
+        os.fsync(fd)
+    except OSError as exc:  # pragma: no cover - some file systems refuse; the rename is done
+        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
+            raise
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+# --- the store ------------------------------------------------------------------
+
+
+class Store:
+    """A workspace directory of stored conversations.
+
+    ``root`` is created on first save. Methods take ``conv_id`` and ``agent``
+    (default ``"main"``), both validated with :func:`validate_id`.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] = DEFAULT_WORKSPACE) -> None:
+        self.root = Path(root)
+        # Locks this thread already holds, so save() inside update() does not
+        # deadlock on its own flock (two fds of one process do conflict).
+        self._held = threading.local()
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    # paths
+    def conversation_dir(self, conv_id: str) -> Path:
+        return self.root / validate_id(conv_id, "conversation id")
+
+    def path_for(self, conv_id: str, agent: str = "main") -> Path:
+        return self.conversation_dir(conv_id) / f"{validate_id(agent, 'agent name')}.json"
+
+    def checkpoints_path(self, conv_id: str, agent: str = "main") -> Path:
+        return (
+            self.conversation_dir(conv_id)
+            / f"{validate_id(agent, 'agent name')}{_CHECKPOINTS_SUFFIX}.json"
+        )
+
+    def _lock_path(self, conv_id: str, agent: str) -> Path:
+        return self.conversation_dir(conv_id) / f"{validate_id(agent, 'agent name')}.lock"
+
+    # locking
+    @contextlib.contextmanager
+    def lock(self, conv_id: str, agent: str = "main") -> Iterator[None]:
+        """Hold the exclusive writer lock of one conversation/agent (re-entrant in one thread)."""
+        lock_path = self._lock_path(conv_id, agent)
+        held: dict[Path, int] = self._held.__dict__.setdefault("paths", {})
+        if held.get(lock_path):
+            held[lock_path] += 1
+            try:
+                yield
+            finally:
+                held[lock_path] -= 1
+            return
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held[lock_path] = 1
+            try:
+                yield
+            finally:
+                held.pop(lock_path, None)
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    # listing
+    def exists(self, conv_id: str, agent: str = "main") -> bool:
+        return self.path_for(conv_id, agent).is_file()
+
+    def agents(self, conv_id: str) -> list[str]:
+        """Agents stored for one conversation, sorted."""
+        directory = self.conversation_dir(conv_id)
+        if not directory.is_dir():
+            return []
+        out = []
+        for p in directory.glob("*.json"):
+            name = p.name[: -len(".json")]
+            if name.endswith(_CHECKPOINTS_SUFFIX) or name.startswith("."):
+                continue
+            out.append(name)
+        return sorted(out)
+
+    def conversations(self) -> list[str]:
+        """Conversation ids stored in the workspace, sorted."""
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and self.agents(p.name))
+
+    # transcripts
+    def save(self, conv: Conversation) -> Path:
+        """Write ``conv`` atomically; refuses a conversation that is mid-turn."""
+        path = self.path_for(conv.id, conv.agent)
+        check_turn_boundary(conv)
+        doc = {"schema_version": SCHEMA_VERSION, "conversation": conversation_to_dict(conv)}
+        data = _dumps(doc)
+        with self.lock(conv.id, conv.agent):
+            self._remove_stale_temps(path)
+            atomic_write(path, data)
+        return path
+
+    def load(self, conv_id: str, agent: str = "main") -> Conversation:
+        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`."""
+        path = self.path_for(conv_id, agent)
+        try:
+            doc = _read_json(path)
+        except FileNotFoundError:
+            stored = self.agents(conv_id)
+            hint = (
+                f"; stored agents of {conv_id!r}: {', '.join(stored)}"
+                if stored
+                else f"; import it first (workspace {self.root})"
+            )
+            raise TranscriptError(
+                f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
+            ) from None
+        doc = _migrate(doc, agent, path)
+        record = doc.get("conversation")
+        if not isinstance(record, Mapping):
+            raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
+        try:
+            conv = conversation_from_dict(record)
+        except TranscriptError as exc:
+            raise TranscriptError(f"{path}: corrupted store file ({exc})") from exc
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise TranscriptError(f"{path}: corrupted store file ({exc!r})") from exc
+        if conv.id != conv_id or conv.agent != agent:
+            raise TranscriptError(
+                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
+                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
+            )
+        return conv
+
+    def update(
+        self,
+        conv_id: str,
+        agent: str,
+        change: Callable[[Conversation], Conversation],
+    ) -> Conversation:
+        """Load, apply ``change`` and save, holding the lock throughout; returns the saved conversation."""
+        with self.lock(conv_id, agent):
+            new = change(self.load(conv_id, agent))
+            if new.id != conv_id or new.agent != agent:
+                raise TranscriptError("update() must not change the conversation id or agent")
+            self.save(new)
+            return new
+
+    def _remove_stale_temps(self, path: Path) -> None:
+        # A writer killed between mkstemp and rename leaves its temp file; we
+        # hold the lock, so no live writer of this file owns one now.
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+
+    # checkpoints
+    def load_checkpoints(self, conv_id: str, agent: str = "main") -> tuple[Checkpoint, ...]:
+        path = self.checkpoints_path(conv_id, agent)
+        try:
+            doc = _read_json(path)
+        except FileNotFoundError:
+            return ()
+        version = doc.get("schema_version")
+        if not isinstance(version, int) or version < 1:
+            raise TranscriptError(f"{path}: corrupted checkpoints file (no schema_version)")
+        if version > SCHEMA_VERSION:
+            raise TranscriptError(
+                f"{path}: schema_version {version} is newer than this snapshot understands "
+                f"(up to {SCHEMA_VERSION}); upgrade snapshot to read it"
+            )
+        items = doc.get("checkpoints")
+        if not isinstance(items, list):
+            raise TranscriptError(f"{path}: corrupted checkpoints file (no checkpoint list)")
+        out = []
+        for item in items:
+            if (
+                not isinstance(item, Mapping)
+                or not isinstance(item.get("label"), str)
+                or not isinstance(item.get("message"), str)
+            ):
+                raise TranscriptError(
+                    f"{path}: corrupted checkpoints file (bad entry {item!r}); fix or delete it"
+                )
+            out.append(Checkpoint(label=item["label"], message=item["message"]))
+        return tuple(out)
+
+    def save_checkpoints(
+        self, conv_id: str, agent: str, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint]
+    ) -> Path:
+        path = self.checkpoints_path(conv_id, agent)
+        doc = {
+            "schema_version": SCHEMA_VERSION,
+            "conversation": conv_id,
+            "agent": agent,
+            "checkpoints": [{"label": c.label, "message": c.message} for c in checkpoints],
+        }
+        with self.lock(conv_id, agent):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._remove_stale_temps(path)
+            atomic_write(path, _dumps(doc))
+        return path
+
+    def save_all(
+        self, conv: Conversation, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint]
+    ) -> None:
+        """Save a transcript and its checkpoints under one lock (transcript first).
+
+        Order matters for a crash between the two writes: checkpoints that name
+        messages missing from the transcript are dropped on reconcile, so the
+        transcript goes first and stale labels are never trusted.
+        """
+        with self.lock(conv.id, conv.agent):
+            self.save(conv)
+            self.save_checkpoints(conv.id, conv.agent, checkpoints)
