@@ -1,0 +1,106 @@
+"""tau-bench historical trajectories: a JSON list of runs, each ``traj`` of OpenAI chat messages.
+
+One file holds many runs; ``--select task_id=3 --select trial=0`` picks one
+(any scalar key of a run can be used). The conversations are OpenAI chat
+(``format = "openai-chat"``); the run's ``reward`` and ``info`` go into
+``Conversation.meta``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats.openai_chat import (
+    NAME as OPENAI_CHAT,
+)
+from snapshot.transcript.formats.openai_chat import (
+    conversation_from_openai,
+    head_text,
+    load_json,
+)
+from snapshot.transcript.model import Conversation
+
+NAME = "tau-bench"
+
+
+def _matches(run: Mapping[str, Any], select: Mapping[str, str]) -> bool:
+    for key, want in select.items():
+        if key not in run:
+            return False
+        value = run[key]
+        if isinstance(value, dict | list) or str(value) != want:
+            return False
+    return True
+
+
+def conversations_from_runs(
+    runs: Sequence[Any], path: Path, options: ImportOptions
+) -> list[Conversation]:
+    if options.select:
+        known = {k for run in runs if isinstance(run, Mapping) for k in run if k != "traj"}
+        unknown = [k for k in options.select if k not in known]
+        if unknown:
+            raise TranscriptError(
+                f"{path}: cannot select by {', '.join(unknown)}; runs have {', '.join(sorted(known))}"
+            )
+    out: list[Conversation] = []
+    for index, run in enumerate(runs):
+        where = f"{path}: run {index}"
+        if not isinstance(run, Mapping) or not isinstance(run.get("traj"), list):
+            if not options.select:
+                raise TranscriptError(f"{where}: not a tau-bench run (no 'traj' list)")
+            continue
+        if options.select and not _matches(run, options.select):
+            continue
+        task, trial = run.get("task_id"), run.get("trial")
+        conv_id = (
+            f"{path.stem}/task{task}-trial{trial}" if task is not None else f"{path.stem}/{index}"
+        )
+        meta = {
+            "container": NAME,
+            "run_index": index,
+            **{k: v for k, v in run.items() if k != "traj"},
+        }
+        out.append(
+            conversation_from_openai(
+                run["traj"],
+                conv_id=conv_id,
+                source=str(path),
+                where=f"{where} (task_id={task}, trial={trial})",
+                format_name=OPENAI_CHAT,
+                meta=meta,
+            )
+        )
+    return out
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if path.is_dir():
+        raise TranscriptError(f"{path}: a folder; tau-bench imports a trajectories JSON file")
+    data = load_json(path)
+    if not isinstance(data, list):
+        raise TranscriptError(f"{path}: a tau-bench file is a JSON list of runs")
+    return conversations_from_runs(data, path, options)
+
+
+_RUN_START = re.compile(r'^\[\s*\{\s*"(task_id|reward|info|traj|trial)"')
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if path.is_dir():
+        return False
+    text = head_text(head)
+    return bool(_RUN_START.match(text)) and '"task_id"' in text
+
+
+FORMAT = Format(
+    name=NAME,
+    description="tau-bench trajectories: a list of runs of OpenAI chat messages (select task_id, trial)",
+    sniff=sniff,
+    load=load,
+)
