@@ -1,0 +1,464 @@
+"""Live vision models through the providers' official SDKs: one page in, text out.
+
+Each provider takes a page its own way, and the differences matter for a
+5-px font, because a provider that shrinks the page destroys the glyphs:
+
+- Anthropic Messages: an ``image`` block with a base64 ``source``; no size knob
+  (pages are sized by the profile to stay inside the no-resize box).
+- OpenAI Chat Completions: an ``image_url`` part with a data URL and a
+  ``detail``; Responses: an ``input_image`` part with the same two. ``original``
+  skips the downscale to the ``high`` box on the models that offer it.
+- Gemini generateContent: ``inline_data`` with a ``media_resolution`` (per part
+  on Gemini 3, for the whole request on Gemini 2.x).
+
+The SDKs are imported lazily (optional extra ``[live]``). Keys come from the
+environment; base URLs can be overridden, which is how the tests point every
+SDK at a local fake server. A key is handed to the SDK and nowhere else: it is
+redacted from every error message, and from SDK log records while a call runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib
+import logging
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from snapshot.errors import SnapshotError, UnknownModelError
+from snapshot.legibility.records import redact
+
+Provider = Literal["anthropic", "openai", "gemini"]
+Api = Literal["messages", "chat", "responses", "generate_content"]
+
+EXTRA_HINT = "pip install 'snapshot[live]'"
+
+
+class LiveError(SnapshotError):
+    """A live call that could not be made or did not succeed (key, SDK, provider)."""
+
+
+class MissingKeyError(LiveError):
+    """The provider's API key is not in the environment."""
+
+
+class MissingExtraError(LiveError, ImportError):
+    """The provider's SDK (optional extra ``[live]``) is not installed."""
+
+
+# Environment variables holding each provider's key, in order of preference.
+KEY_ENV: dict[Provider, tuple[str, ...]] = {
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "openai": ("OPENAI_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+}
+
+# The SDK module each provider needs, and the distribution that provides it.
+_SDK: dict[Provider, tuple[str, str]] = {
+    "anthropic": ("anthropic", "anthropic"),
+    "openai": ("openai", "openai"),
+    "gemini": ("google.genai", "google-genai"),
+}
+
+# Loggers whose records may carry request details; see _redacting_logs.
+_SDK_LOGGERS = ("anthropic", "openai", "google_genai", "google.genai", "httpx", "httpcore")
+
+# Fallback until snapshot.profiles exists: model id prefix -> provider, and the
+# image options each family is sent with. These rows restate facts whose home
+# is snapshot.profiles (sources: ../shared/docs/providers.md, 2026-11: OpenAI
+# vision guide for `original` on gpt-5.4/5.5/5.6; Gemini media-resolution guide
+# for per-part levels on Gemini 3 and request-level on 2.x).
+_PREFIXES: tuple[tuple[str, Provider], ...] = (
+    ("claude-", "anthropic"),
+    ("anthropic/", "anthropic"),
+    ("gpt-", "openai"),
+    ("chatgpt-", "openai"),
+    ("o1", "openai"),
+    ("o3", "openai"),
+    ("o4", "openai"),
+    ("gemini-", "gemini"),
+    ("models/gemini-", "gemini"),
+)
+_OPENAI_ORIGINAL_PREFIXES = ("gpt-5.4", "gpt-5.5", "gpt-5.6")
+_GEMINI_REQUEST_LEVEL_PREFIXES = ("gemini-1", "gemini-2", "models/gemini-1", "models/gemini-2")
+
+
+@dataclass(frozen=True)
+class Target:
+    """How pages go to one model: provider, API, and the image options sent."""
+
+    model: str
+    provider: Provider
+    api: Api
+    # OpenAI image `detail` ("original" | "high"); None for other providers.
+    detail: str | None = None
+    # Gemini media resolution level (a MEDIA_RESOLUTION_* name) and where it is
+    # set: "part" (Gemini 3+) or "request" (generation config, Gemini 2.x).
+    media_resolution: str | None = None
+    media_resolution_scope: Literal["part", "request"] | None = None
+    # The snapshot.profiles profile this target came from, if any.
+    profile: str | None = None
+    # Page size the profile asks for (width, height), if it says.
+    page_size: tuple[int, int] | None = None
+
+    def image_options(self) -> dict[str, str]:
+        """The image options as recorded: only the ones this provider takes."""
+        out: dict[str, str] = {}
+        if self.detail is not None:
+            out["detail"] = self.detail
+        if self.media_resolution is not None:
+            out["media_resolution"] = self.media_resolution
+            out["media_resolution_scope"] = self.media_resolution_scope or "part"
+        return out
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What a model sent back for one page."""
+
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+
+
+def provider_of(model: str) -> Provider:
+    """The provider serving ``model``, from its id prefix."""
+    lowered = model.lower()
+    for prefix, provider in _PREFIXES:
+        if lowered.startswith(prefix):
+            return provider
+    known = ", ".join(sorted({p for p, _ in _PREFIXES}))
+    raise UnknownModelError(
+        f"no live provider for model {model!r}; model ids start with one of: {known}"
+    )
+
+
+def _profile_for(model: str) -> Any | None:
+    """The model's snapshot.profiles Profile, or None while that module is absent."""
+    try:
+        profiles = importlib.import_module("snapshot.profiles")
+    except ImportError:
+        return None
+    try:
+        return profiles.profile_for(model)
+    except UnknownModelError:
+        return None
+
+
+def target_for(model: str, *, api: str | None = None) -> Target:
+    """How to send pages to ``model``; ``api`` picks Responses over Chat for OpenAI."""
+    profile = _profile_for(model)
+    if profile is not None:
+        return _target_from_profile(model, profile, api)
+    return _fallback_target(model, provider_of(model), api)
+
+
+def _target_from_profile(model: str, profile: Any, api: str | None) -> Target:
+    # The Profile contract is still settling; read only what it names and
+    # fall back to the prefix table for the rest.
+    provider = getattr(profile, "provider", None) or provider_of(model)
+    if provider not in KEY_ENV:
+        provider = provider_of(model)
+    fallback = _fallback_target(model, provider, api)
+    detail = getattr(profile, "detail", None) if provider == "openai" else None
+    level = getattr(profile, "media_resolution", None) if provider == "gemini" else None
+    if level is not None:
+        level = str(getattr(level, "value", level)).upper()
+        if not level.startswith("MEDIA_RESOLUTION_"):
+            level = f"MEDIA_RESOLUTION_{level}"
+    size = getattr(profile, "page_size", None)
+    return Target(
+        model,
+        fallback.provider,
+        fallback.api,
+        detail=detail or fallback.detail,
+        media_resolution=level or fallback.media_resolution,
+        media_resolution_scope=fallback.media_resolution_scope,
+        profile=getattr(profile, "name", None),
+        page_size=(int(size[0]), int(size[1])) if size else None,
+    )
+
+
+def _fallback_target(model: str, provider: Provider, api: str | None) -> Target:
+    lowered = model.lower()
+    if provider == "anthropic":
+        return Target(model, provider, _check_api(provider, api or "messages"))
+    if provider == "openai":
+        detail = "original" if lowered.startswith(_OPENAI_ORIGINAL_PREFIXES) else "high"
+        return Target(model, provider, _check_api(provider, api or "chat"), detail=detail)
+    scope: Literal["part", "request"] = (
+        "request" if lowered.startswith(_GEMINI_REQUEST_LEVEL_PREFIXES) else "part"
+    )
+    # HIGH (1120 tokens) is Gemini 3's default budget and the level at which 5x8
+    # pages were read (providers.md §3.2); stating it pins it against a change
+    # of default.
+    return Target(
+        model,
+        provider,
+        _check_api(provider, api or "generate_content"),
+        media_resolution="MEDIA_RESOLUTION_HIGH",
+        media_resolution_scope=scope,
+    )
+
+
+_APIS: dict[Provider, tuple[Api, ...]] = {
+    "anthropic": ("messages",),
+    "openai": ("chat", "responses"),
+    "gemini": ("generate_content",),
+}
+
+
+def _check_api(provider: Provider, api: str) -> Api:
+    for allowed in _APIS[provider]:
+        if api == allowed:
+            return allowed
+    raise LiveError(f"{provider} has no {api!r} API here; use one of: {', '.join(_APIS[provider])}")
+
+
+def key_from_env(provider: Provider, env: Mapping[str, str] | None = None) -> str:
+    """The provider's API key from the environment, or :class:`MissingKeyError`."""
+    env = os.environ if env is None else env
+    for name in KEY_ENV[provider]:
+        value = env.get(name, "").strip()
+        if value:
+            return value
+    names = " or ".join(KEY_ENV[provider])
+    raise MissingKeyError(f"a live {provider} probe needs {names} set in the environment")
+
+
+def import_sdk(provider: Provider) -> Any:
+    """The provider's SDK module, or a clear error naming the extra to install."""
+    module, dist = _SDK[provider]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingExtraError(
+            f"the {provider} SDK ({dist}) is not installed: {EXTRA_HINT}"
+        ) from exc
+
+
+class _Redactor(logging.Filter):
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        # Render the message now, so arguments cannot reintroduce the secret.
+        try:
+            message = record.getMessage()
+        except Exception:
+            message = str(record.msg)
+        record.msg = redact(message, self.secrets)
+        record.args = None
+        return True
+
+
+@contextlib.contextmanager
+def _redacting_logs(secrets: tuple[str, ...]) -> Iterator[None]:
+    # A filter on a logger sees only records logged *to that logger*, not those
+    # propagated from its children, so it goes on every SDK logger that exists
+    # (the SDK is imported by now, so its module loggers do).
+    flt = _Redactor(secrets)
+    names = [
+        n
+        for n in list(logging.Logger.manager.loggerDict)
+        if any(n == p or n.startswith(p + ".") for p in _SDK_LOGGERS)
+    ]
+    loggers = [logging.getLogger(n) for n in names]
+    for lg in loggers:
+        lg.addFilter(flt)
+    try:
+        yield
+    finally:
+        for lg in loggers:
+            lg.removeFilter(flt)
+
+
+def ask(
+    target: Target,
+    png: bytes,
+    prompt: str,
+    *,
+    api_key: str,
+    base_url: str | None = None,
+    timeout: float = 180.0,
+    max_retries: int = 2,
+    max_tokens: int = 4096,
+) -> Reply:
+    """Send one page (PNG bytes) and a text prompt to ``target``; return the reply text.
+
+    ``base_url`` replaces the provider's endpoint (tests use a local fake
+    server). Errors become :class:`LiveError` with the key redacted.
+    """
+    sdk = import_sdk(target.provider)
+    secrets = (api_key,)
+    start = time.monotonic()
+    try:
+        with _redacting_logs(secrets):
+            if target.provider == "anthropic":
+                text, usage = _ask_anthropic(
+                    sdk, target, png, prompt, api_key, base_url, timeout, max_retries, max_tokens
+                )
+            elif target.provider == "openai":
+                text, usage = _ask_openai(
+                    sdk, target, png, prompt, api_key, base_url, timeout, max_retries
+                )
+            else:
+                text, usage = _ask_gemini(sdk, target, png, prompt, api_key, base_url, timeout)
+    except LiveError:
+        raise
+    except Exception as exc:
+        # Anything the SDK raises (HTTP status, connection, validation) is a
+        # failed call, reported in one line without the key.
+        detail = " ".join(str(exc).split())[:400]
+        raise LiveError(
+            redact(
+                f"{target.model}: {target.provider} {target.api} request failed "
+                f"({type(exc).__name__}): {detail}",
+                secrets,
+            )
+        ) from None
+    return Reply(text=redact(text, secrets), usage=usage, duration_s=time.monotonic() - start)
+
+
+def _b64(png: bytes) -> str:
+    return base64.b64encode(png).decode("ascii")
+
+
+def _ask_anthropic(
+    sdk: Any,
+    target: Target,
+    png: bytes,
+    prompt: str,
+    api_key: str,
+    base_url: str | None,
+    timeout: float,
+    max_retries: int,
+    max_tokens: int,
+) -> tuple[str, dict[str, int]]:
+    client = sdk.Anthropic(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
+    with client:
+        msg = client.messages.create(
+            model=target.model,
+            max_tokens=max_tokens,
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        # Image before the question: the order Anthropic's vision
+                        # guide recommends.
+                        {
+                            "type": "image",
+                            "source": {
+                                "type": "base64",
+                                "media_type": "image/png",
+                                "data": _b64(png),
+                            },
+                        },
+                        {"type": "text", "text": prompt},
+                    ],
+                }
+            ],
+        )
+    text = "".join(getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text")
+    u = msg.usage
+    return text, _ints(input_tokens=u.input_tokens, output_tokens=u.output_tokens)
+
+
+def _ask_openai(
+    sdk: Any,
+    target: Target,
+    png: bytes,
+    prompt: str,
+    api_key: str,
+    base_url: str | None,
+    timeout: float,
+    max_retries: int,
+) -> tuple[str, dict[str, int]]:
+    client = sdk.OpenAI(
+        api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
+    )
+    url = f"data:image/png;base64,{_b64(png)}"
+    detail = target.detail or "high"
+    # No token limit: on reasoning models it also caps the hidden reasoning,
+    # and a too-small cap returns an empty answer that would score as abstained.
+    with client:
+        if target.api == "responses":
+            resp = client.responses.create(
+                model=target.model,
+                input=[
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "input_image", "image_url": url, "detail": detail},
+                            {"type": "input_text", "text": prompt},
+                        ],
+                    }
+                ],
+            )
+            u = resp.usage
+            return resp.output_text or "", _ints(
+                input_tokens=getattr(u, "input_tokens", None),
+                output_tokens=getattr(u, "output_tokens", None),
+            )
+        chat = client.chat.completions.create(
+            model=target.model,
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image_url", "image_url": {"url": url, "detail": detail}},
+                        {"type": "text", "text": prompt},
+                    ],
+                }
+            ],
+        )
+    u = chat.usage
+    text = chat.choices[0].message.content if chat.choices else ""
+    return text or "", _ints(
+        input_tokens=getattr(u, "prompt_tokens", None),
+        output_tokens=getattr(u, "completion_tokens", None),
+    )
+
+
+def _ask_gemini(
+    genai: Any,
+    target: Target,
+    png: bytes,
+    prompt: str,
+    api_key: str,
+    base_url: str | None,
+    timeout: float,
+) -> tuple[str, dict[str, int]]:
+    types = importlib.import_module("google.genai.types")
+    http: dict[str, Any] = {"timeout": int(timeout * 1000)}  # milliseconds
+    if base_url is not None:
+        http["base_url"] = base_url
+    client = genai.Client(api_key=api_key, http_options=types.HttpOptions(**http))
+    level = target.media_resolution
+    per_part = level if target.media_resolution_scope != "request" else None
+    image = types.Part.from_bytes(data=png, mime_type="image/png", media_resolution=per_part)
+    config = None
+    if level is not None and target.media_resolution_scope == "request":
+        config = types.GenerateContentConfig(media_resolution=level)
+    with client:
+        resp = client.models.generate_content(
+            model=target.model,
+            contents=[types.Content(role="user", parts=[image, types.Part.from_text(text=prompt)])],
+            config=config,
+        )
+    u = resp.usage_metadata
+    return resp.text or "", _ints(
+        input_tokens=getattr(u, "prompt_token_count", None),
+        output_tokens=getattr(u, "candidates_token_count", None),
+    )
+
+
+def _ints(**values: Any) -> dict[str, int]:
+    return {k: int(v) for k, v in values.items() if isinstance(v, int)}

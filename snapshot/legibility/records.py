@@ -1,0 +1,185 @@
+"""Dated JSON records of live probes, and the redaction that keeps API keys out of them.
+
+A record is what one probe run leaves behind: which model read which page (by
+its sha256), the questions, the answers and their scores. Records are
+committed to ``reports/`` and shared, so every string that came back from a
+provider (an answer, an error message) goes through :func:`redact` first: a key
+that leaks into a record leaks into git history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from snapshot.errors import InputError
+
+SCHEMA = "snapshot.probe/1"
+
+Score = Literal["exact", "abstained", "wrong"]
+SCORES: tuple[Score, ...] = ("exact", "abstained", "wrong")
+
+REDACTED = "[REDACTED]"
+
+# Shapes of provider keys, redacted even when the exact secret is not known to
+# the caller (a key from another variable, a key echoed back partly masked in a
+# provider's error message). Anthropic keys start "sk-ant-", OpenAI keys "sk-"
+# or "sk-proj-", Google API keys "AIza" followed by 35 characters.
+_KEY_SHAPES = re.compile(
+    r"sk-ant-[A-Za-z0-9_\-*]{8,}"
+    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-*]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}"
+    r"|(?i:bearer)\s+[A-Za-z0-9_\-.*]{8,}"
+)
+
+# Secrets shorter than this are not substituted by value: replacing every "a"
+# in a record because a test used the key "a" would destroy the record without
+# protecting anything.
+_MIN_SECRET = 6
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with every known secret and every key-shaped string replaced."""
+    for secret in sorted(
+        {s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True
+    ):
+        text = text.replace(secret, REDACTED)
+    return _KEY_SHAPES.sub(REDACTED, text)
+
+
+def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
+    """A JSON-like value with :func:`redact` applied to every string in it."""
+    secrets = tuple(secrets)
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, dict):
+        return {redact(str(k), secrets): redact_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class QuestionResult:
+    """One question of a battery, what the model answered, and the verdict."""
+
+    qid: int
+    kind: str
+    question: str
+    expected: str
+    answer: str | None
+    score: Score
+    # Edit distance between the value read and the expected value: a wrong
+    # answer at distance 1-2 is a glyph substitution, a large one a confabulation.
+    distance: int | None = None
+
+
+@dataclass(frozen=True)
+class ProbeRecord:
+    """Everything needed to audit and compare one live probe."""
+
+    model: str
+    provider: str
+    api: str
+    profile: str | None
+    font: str
+    page_sha256: str
+    page_size: tuple[int, int]
+    seed: int
+    battery: str
+    image_options: dict[str, str]
+    questions: tuple[QuestionResult, ...]
+    reply: str
+    timestamp: str
+    duration_s: float
+    usage: dict[str, int]
+    snapshot_version: str
+    schema: str = SCHEMA
+
+    def counts(self) -> dict[str, int]:
+        """How many questions got each score."""
+        out: dict[str, int] = dict.fromkeys(SCORES, 0)
+        for q in self.questions:
+            out[q.score] += 1
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["page_size"] = list(self.page_size)
+        data["counts"] = self.counts()
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProbeRecord:
+        if data.get("schema") != SCHEMA:
+            raise InputError(
+                f"not a probe record (schema {data.get('schema')!r}, expected {SCHEMA!r})"
+            )
+        fields = {f.name for f in dataclasses.fields(cls)}
+        kw = {k: v for k, v in data.items() if k in fields}
+        kw["page_size"] = tuple(kw["page_size"])
+        kw["questions"] = tuple(QuestionResult(**q) for q in kw["questions"])
+        return cls(**kw)
+
+    def to_json(self, secrets: Iterable[str] = ()) -> str:
+        """The record as JSON, redacted (see :func:`redact`)."""
+        return json.dumps(redact_value(self.to_dict(), secrets), indent=2, ensure_ascii=False)
+
+
+def record_name(record: ProbeRecord) -> str:
+    """``YYYY-MM-DD-<model>-<pagehash8>``: sortable by date, one page per name."""
+    day = record.timestamp[:10]
+    model = re.sub(r"[^A-Za-z0-9.\-]+", "_", record.model).strip("_") or "model"
+    return f"{day}-{model}-{record.page_sha256[:8]}"
+
+
+def save(record: ProbeRecord, out_dir: str | os.PathLike[str], secrets: Iterable[str] = ()) -> Path:
+    """Write ``record`` to ``out_dir`` as a new dated JSON file and return its path.
+
+    An earlier record of the same model, page and day is kept: the new file
+    gets a ``-2``, ``-3`` ... suffix, because repeated runs are the data.
+    The write is atomic, so a crash never leaves half a record.
+    """
+    secrets = tuple(secrets)
+    text = record.to_json(secrets) + "\n"
+    # Belt and braces: redaction above must have removed every secret.
+    if any(s and len(s) >= _MIN_SECRET and s in text for s in secrets):
+        raise AssertionError("a secret survived redaction; refusing to write the record")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    base = record_name(record)
+    fd, tmp = tempfile.mkstemp(prefix=".probe-", suffix=".json", dir=out)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        n = 1
+        while True:
+            path = out / (f"{base}.json" if n == 1 else f"{base}-{n}.json")
+            try:
+                # link + unlink rather than rename: rename would silently
+                # replace a record written in the meantime.
+                os.link(tmp, path)
+                break
+            except FileExistsError:
+                n += 1
+        return path
+    finally:
+        os.unlink(tmp)
+
+
+def load(path: str | os.PathLike[str]) -> ProbeRecord:
+    """Read a record written by :func:`save`."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read probe record {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise InputError(f"{path} is not a probe record (not a JSON object)")
+    return ProbeRecord.from_dict(data)
