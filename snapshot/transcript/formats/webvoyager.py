@@ -130,13 +130,13 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         names = ", ".join(f"screenshot{n}.png" for n in extra)
         warns.append(f"{folder}: screenshots with no user message: {names}")
     warns.extend(pairing_warnings(rebuilt, str(log)))
-    meta: dict[str, Any] = {
+    conv_meta: dict[str, Any] = {
         "screenshots": len(shots),
         "screenshots_no_box": no_box,
         "images_in_saved_context": len(placeholder_at),
     }
     if skipped:
-        meta["skipped"] = skipped
+        conv_meta["skipped"] = skipped
     return [
         Conversation(
             id=folder.name,
@@ -144,7 +144,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             tip=rebuilt[-1].id if rebuilt else None,
             format=NAME,
             source=str(folder),
-            meta=meta,
+            meta=conv_meta,
             warnings=tuple(warns),
         )
     ]
