@@ -1,0 +1,308 @@
+"""Readers: pixels in, text out, one small protocol for the oracle and real OCR engines.
+
+- ``OracleReader``: the project's own font-aware decoder, run after the
+  simulated preprocessing with the page brought back to its native size. It
+  knows the font and the grid, so it measures whether the information survived
+  at all: an upper bound for any reader.
+- ``RapidOcrReader``: PP-OCRv4 recognition (models ship inside the
+  ``rapidocr_onnxruntime`` wheel) on the row crops the renderer knows; no text
+  detection, which fails on dense pages and on 8-px lines.
+- ``TesseractReader``: Tesseract LSTM, one line per call (``--psm 7``), when
+  the ``tesseract`` binary is on the PATH.
+
+The OCR engines are optional (the ``[ocr]`` extra) and imported on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import random
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from snapshot.errors import ImageError, SnapshotError
+from snapshot.legibility.metrics import Score, score_lines
+from snapshot.legibility.resample import NATIVE, Filter, Preprocess, Seen, restore
+
+if TYPE_CHECKING:
+    from snapshot.geometry import Geometry
+    from snapshot.page import Page
+
+Box = tuple[int, int, int, int]
+READER_NAMES = ("oracle", "ocr", "rapidocr", "tesseract", "live")
+
+
+class ReaderUnavailable(SnapshotError):
+    """A reader whose engine is not installed here."""
+
+
+@dataclass(frozen=True)
+class PageLayout:
+    """What a reader may know about a page besides its pixels: never its text."""
+
+    size: tuple[int, int]  # native (width, height)
+    row_boxes: tuple[Box, ...]  # native pixel box of each text row
+    geometry: Geometry
+
+    @classmethod
+    def of(cls, page: Page) -> PageLayout:
+        h, w = page.pixels.shape
+        return cls((w, h), tuple(tuple(int(v) for v in b) for b in page.row_boxes()), page.geometry)  # type: ignore[misc]
+
+
+@runtime_checkable
+class Reader(Protocol):
+    """Reads the given text rows of a (possibly degraded) page."""
+
+    @property
+    def name(self) -> str: ...
+
+    def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        """One string per requested row index, in the order asked."""
+        ...
+
+
+# ---------------------------------------------------------------------------- oracle
+
+
+@dataclass(frozen=True)
+class OracleReader:
+    """The font-aware decoder after restoring the page to its native size."""
+
+    restore_filter: Filter = "bilinear"
+
+    @property
+    def name(self) -> str:
+        return "oracle"
+
+    def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        from snapshot.read import read as decode
+
+        native = seen.pixels if seen.scale == (1.0, 1.0) else restore(seen, self.restore_filter)
+        if native.shape[0] != layout.size[1] or native.shape[1] != layout.size[0]:
+            native = native[: layout.size[1], : layout.size[0]]
+        # The decoder matches binary templates; a blurred page is thresholded at
+        # mid-gray first, the decision any bilevel reader has to make.
+        binary = np.where(native < 128, 0, 255).astype(np.uint8)
+        try:
+            text = decode(binary, layout.geometry.font, geometry=layout.geometry)
+        except ImageError:
+            # the degraded page no longer matches the font at all: nothing survived
+            return ["" for _ in rows]
+        lines = text.split("\n")
+        return [lines[r] if r < len(lines) else "" for r in rows]
+
+
+# ---------------------------------------------------------------------------- OCR crops
+
+
+def crop_rows(seen: Seen, boxes: Sequence[Box], *, pad: int = 4) -> list[np.ndarray]:
+    """Cut each row box out of the seen pixels (boxes are in native coordinates).
+
+    Neighbouring rows touch on a dense page, so the crop is exact and the
+    breathing room an OCR model expects is added as fresh paper around it.
+    """
+    sx, sy = seen.scale
+    h, w = seen.pixels.shape
+    crops = []
+    for x0, y0, x1, y1 in boxes:
+        a0 = max(0, math.floor(x0 * sx))
+        b0 = max(0, math.floor(y0 * sy))
+        a1 = min(w, max(a0 + 1, math.ceil(x1 * sx)))
+        b1 = min(h, max(b0 + 1, math.ceil(y1 * sy)))
+        crop = seen.pixels[b0:b1, a0:a1]
+        p = max(1, round(pad * min(sx, sy)))
+        out = np.full((crop.shape[0] + 2 * p, crop.shape[1] + 2 * p), 255, dtype=np.uint8)
+        out[p : p + crop.shape[0], p : p + crop.shape[1]] = crop
+        crops.append(out)
+    return crops
+
+
+def _missing_extra(engine: str, exc: Exception) -> ReaderUnavailable:
+    return ReaderUnavailable(
+        f"the {engine} reader needs the optional OCR engines ({exc}); "
+        "install them with: pip install 'snapshot[ocr]'"
+    )
+
+
+@functools.lru_cache(maxsize=1)
+def _rapidocr_engine() -> Any:
+    """One engine per process: loading the ONNX sessions takes about a second."""
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise _missing_extra("rapidocr", exc) from exc
+    return RapidOCR(print_verbose=False)
+
+
+@dataclass(frozen=True)
+class RapidOcrReader:
+    """PP-OCRv4 recognition (rapidocr_onnxruntime) on row crops, batched."""
+
+    pad: int = 4
+
+    @property
+    def name(self) -> str:
+        return "rapidocr"
+
+    def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        if not rows:
+            return []
+        engine = _rapidocr_engine()
+        crops = crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad)
+        bgr = [np.repeat(c[:, :, None], 3, axis=2) for c in crops]
+        # Call the recognizer directly: RapidOCR.__call__ would first upscale
+        # any image under 30 px, a resize we did not ask for.
+        results, _ = engine.text_rec(bgr)
+        return [str(text).strip() for text, _score in results]
+
+
+@dataclass(frozen=True)
+class TesseractReader:
+    """Tesseract 5 LSTM (``--oem 1 --psm 7``), one row crop per call."""
+
+    pad: int = 4
+
+    @property
+    def name(self) -> str:
+        return "tesseract"
+
+    def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        if shutil.which("tesseract") is None:
+            raise ReaderUnavailable(
+                "the tesseract reader needs the tesseract binary on the PATH "
+                "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
+            )
+        try:
+            import pytesseract
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise _missing_extra("tesseract", exc) from exc
+        from PIL import Image
+
+        crops = crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad)
+        return [
+            pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
+            for c in crops
+        ]
+
+
+def tesseract_available() -> bool:
+    return shutil.which("tesseract") is not None
+
+
+def rapidocr_available() -> bool:
+    try:
+        import rapidocr_onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def get_reader(name: str) -> Reader:
+    """A reader by name: ``oracle``, ``ocr``/``rapidocr``, ``tesseract``."""
+    if name == "oracle":
+        return OracleReader()
+    if name in ("ocr", "rapidocr"):
+        if not rapidocr_available():
+            raise _missing_extra("rapidocr", ImportError("rapidocr_onnxruntime is not installed"))
+        return RapidOcrReader()
+    if name == "tesseract":
+        if not tesseract_available():
+            raise ReaderUnavailable(
+                "the tesseract reader needs the tesseract binary on the PATH "
+                "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
+            )
+        return TesseractReader()
+    if name == "live":
+        raise ReaderUnavailable(
+            "live models are read by `snapshot probe --model M` (the live battery), "
+            "not by this offline measurement; use --reader oracle or ocr here"
+        )
+    raise SnapshotError(f"unknown reader {name!r}; use one of: oracle, ocr, tesseract")
+
+
+# ---------------------------------------------------------------------------- measuring
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One reader on one font and geometry under one preprocessing."""
+
+    reader: str
+    font: str
+    preprocess: str
+    score: Score
+    refs: tuple[str, ...]
+    readings: tuple[str, ...]
+
+    @property
+    def char_accuracy(self) -> float:
+        return self.score.char_accuracy
+
+    @property
+    def token_accuracy(self) -> float:
+        return self.score.token_accuracy
+
+
+def line_geometry(font: Any, lines: Sequence[str], **kw: Any) -> Geometry:
+    """A page in lines mode wide enough that no test line wraps."""
+    from snapshot.geometry import Geometry
+
+    cols = max((len(s) for s in lines), default=1)
+    rows = kw.pop("rows", min(len(lines), 40) + 1)  # +1: the header row
+    return Geometry(font, cols=max(cols, 8), rows=rows, flow=False, **kw)
+
+
+def render_lines(lines: Sequence[str], geometry: Geometry) -> list[tuple[Page, list[str]]]:
+    """Render one test line per row; each page comes with the lines it holds."""
+    from snapshot.page import render
+
+    pages = render("\n".join(lines), geometry)
+    out: list[tuple[Page, list[str]]] = []
+    for page in pages:
+        refs = [r.rstrip("\n") for r in page.rows]
+        out.append((page, refs))
+    return out
+
+
+def measure(
+    reader: Reader,
+    lines: Sequence[str],
+    geometry: Geometry,
+    preprocess: Preprocess = NATIVE,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+) -> Measurement:
+    """Render ``lines``, apply ``preprocess``, read (a seeded sample of) the rows, score.
+
+    ``sample`` caps how many rows are read in total, so the OCR cost stays
+    bounded however long the text is; the same seed picks the same rows.
+    """
+    pages = render_lines(lines, geometry)
+    slots = [(p, r) for p, (_page, refs) in enumerate(pages) for r in range(len(refs))]
+    if sample is not None and sample < len(slots):
+        slots = sorted(random.Random(seed).sample(slots, sample))
+    refs_out: list[str] = []
+    reads_out: list[str] = []
+    for p, (page, refs) in enumerate(pages):
+        rows = [r for q, r in slots if q == p]
+        if not rows:
+            continue
+        seen = preprocess.apply(page.pixels)
+        got = reader.read(seen, PageLayout.of(page), rows)
+        refs_out.extend(refs[r] for r in rows)
+        reads_out.extend(got)
+    return Measurement(
+        reader=reader.name,
+        font=geometry.font.name,
+        preprocess=preprocess.label,
+        score=score_lines(refs_out, reads_out),
+        refs=tuple(refs_out),
+        readings=tuple(reads_out),
+    )
