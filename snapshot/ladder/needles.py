@@ -27,7 +27,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "path": re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]*\w\.\w{1,5}\b"),
     "error": re.compile(r"^.*\b(?:\w*Error|Exception|FAILED|fatal|panic)\b.*$", re.MULTILINE),
     # camelCase / PascalCase with an inner capital: the names models swap case on.
-    "name": re.compile(r"\b[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"),
+    "name": re.compile(r"\b(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z][A-Za-z0-9]*)\b"),
 }
 _MAX_ERROR_LINE = 100
 

@@ -57,7 +57,8 @@ class Summary:
 
 
 class Summarizer(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary: ...
 

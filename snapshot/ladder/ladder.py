@@ -1,0 +1,258 @@
+"""The ladder: rungs in cost order, stopping at the first state under the token budget.
+
+Free rungs come first (elide, drop images, snapshot); the summary, one model
+call, comes last. The reader decides: a reader without vision never gets pages
+and goes from the free text rungs straight to the summary, because pixels
+nobody can see are a deleted conversation.
+
+Reactive recovery: when a provider counts by its own exact rule and rejects a
+request the estimate said would fit, :func:`recover` re-runs the free rungs
+alone with the estimator corrected by the provider's count (no model call: that
+call would overflow too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from snapshot.ladder.cut import find_cut
+from snapshot.ladder.elide import elide
+from snapshot.ladder.images import drop_images
+from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
+from snapshot.ladder.sheets import SheetOptions, snapshot
+from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary
+from snapshot.ladder.target import Target
+from snapshot.transcript.model import Conversation, Message, TextBlock
+
+FREE_RUNGS = ("elide", "drop_images", "snapshot")
+RUNGS = (*FREE_RUNGS, "summary")
+
+
+@dataclass(frozen=True)
+class LadderOptions:
+    keep_turns: int = 2
+    elide_min_chars: int = 200
+    sheets: SheetOptions = field(default_factory=SheetOptions)
+    rungs: tuple[str, ...] = RUNGS
+
+
+@dataclass(frozen=True)
+class LadderResult:
+    conversation: Conversation
+    steps: tuple[RungRecord, ...]
+    tokens_before: int
+    tokens_after: int
+    budget: int
+    failure: str | None = None
+    summary: Summary | None = None
+    model_calls: int = 0
+    correction: float = 1.0
+
+    @property
+    def fits(self) -> bool:
+        return self.tokens_after <= self.budget
+
+    @property
+    def rungs_taken(self) -> tuple[str, ...]:
+        return tuple(s.rung for s in self.steps if s.changed)
+
+
+def summarize_middle(
+    conv: Conversation, target: Target, summarizer: Summarizer, *, keep_turns: int
+) -> tuple[StrategyResult, Summary]:
+    """Replace the middle with a summary message (head and tail verbatim)."""
+    path = conv.path()
+    head, middle, tail = find_cut(path, keep_turns=keep_turns).split(path)
+    if not middle:
+        return StrategyResult(
+            conv, RungRecord("summary", notes=("no middle to summarize",))
+        ), Summary(text="", source="modelled", input_chars=0, output_chars=0)
+    summary = summarizer.summarize(conv, middle)
+    text = summary.text
+    if text is None:
+        text = (
+            f"[summary of {len(middle)} messages: modelled only, {summary.output_chars:,} "
+            "characters of model output priced, none available offline]"
+        )
+    message = Message(
+        id=f"summary-{middle[0].id[-8:]}-{middle[-1].id[-8:]}",
+        parent=None,
+        role="user",
+        blocks=(TextBlock(f"Summary of the earlier conversation:\n{text}"),),
+        meta={"kind": "summary", "source": summary.source, "covers": [m.id for m in middle]},
+    )
+    record = RungRecord(
+        "summary",
+        changed=len(middle),
+        chars_removed=sum(m.chars() for m in middle),
+        notes=(f"{len(middle)} messages → one {summary.source} summary",),
+        data={"summary_source": summary.source, "summary_chars": summary.output_chars},
+    )
+    return StrategyResult(linear_copy(conv, [*head, message, *tail]), record), summary
+
+
+def _summary_tokens(target: Target, summary: Summary, result: Conversation) -> int:
+    # A modelled summary has no text: price its measured output size instead.
+    tokens = target.tokens(result.path())
+    if summary.text is None:
+        placeholder = next(m for m in result.path() if m.meta.get("kind") == "summary")
+        tokens += round(summary.output_chars / target.chars_per_token) - target.message_tokens(
+            placeholder
+        )
+    return tokens
+
+
+def run_ladder(
+    conv: Conversation,
+    target: Target,
+    budget: int,
+    *,
+    summarizer: Summarizer | None = None,
+    options: LadderOptions | None = None,
+) -> LadderResult:
+    """Climb the ladder until the conversation's path fits ``budget`` tokens."""
+    opts = options or LadderOptions()
+    before = target.tokens(conv.path())
+    steps: list[RungRecord] = []
+    current = linear_copy(conv, conv.path())
+    tokens = before
+    if tokens <= budget:
+        return LadderResult(current, (), before, tokens, budget, correction=target.correction)
+
+    for rung in opts.rungs:
+        if rung == "summary":
+            break
+        if rung == "snapshot" and not target.vision:
+            steps.append(RungRecord("snapshot", notes=("skipped: the reader has no vision",)))
+            continue
+        result = _apply(rung, current, target, opts)
+        steps.append(result.record)
+        current = result.conversation
+        tokens = target.tokens(current.path())
+        if tokens <= budget:
+            return LadderResult(
+                current, tuple(steps), before, tokens, budget, correction=target.correction
+            )
+
+    if "summary" in opts.rungs:
+        chosen = summarizer or ModelledSummarizer()
+        result, summary = summarize_middle(current, target, chosen, keep_turns=opts.keep_turns)
+        steps.append(result.record)
+        tokens = _summary_tokens(target, summary, result.conversation)
+        failure = (
+            None
+            if tokens <= budget
+            else _budget_failure(result.conversation, target, budget, tokens)
+        )
+        calls = 1 if summary.source == "model" else 0
+        return LadderResult(
+            result.conversation,
+            tuple(steps),
+            before,
+            tokens,
+            budget,
+            failure,
+            summary,
+            calls,
+            target.correction,
+        )
+    return LadderResult(
+        current,
+        tuple(steps),
+        before,
+        tokens,
+        budget,
+        _budget_failure(current, target, budget, tokens),
+        correction=target.correction,
+    )
+
+
+def _apply(rung: str, conv: Conversation, target: Target, opts: LadderOptions) -> StrategyResult:
+    if rung == "elide":
+        return elide(conv, keep_turns=opts.keep_turns, min_chars=opts.elide_min_chars)
+    if rung == "drop_images":
+        return drop_images(conv, keep_turns=opts.keep_turns)
+    if rung == "snapshot":
+        return snapshot(conv, target, replace(opts.sheets, keep_turns=opts.keep_turns))
+    raise ValueError(f"unknown rung {rung!r}; rungs: {', '.join(RUNGS)}")
+
+
+def _budget_failure(conv: Conversation, target: Target, budget: int, tokens: int) -> str:
+    path = conv.path()
+    head = find_cut(path, keep_turns=0).split(path)[0]
+    floor = target.tokens(head)
+    if floor > budget:
+        return (
+            f"the budget of {budget:,} tokens is smaller than the verbatim head alone "
+            f"({floor:,} tokens); nothing the ladder may remove can fit it"
+        )
+    return f"still {tokens:,} tokens after every rung, over the budget of {budget:,}"
+
+
+# --- reactive recovery ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """A provider's refusal: the count it made by its own rule."""
+
+    counted: int
+    limit: int
+    message: str
+
+
+Send = Callable[[Sequence[Message]], Rejection | None]
+
+
+def recover(
+    conv: Conversation,
+    target: Target,
+    budget: int,
+    send: Send,
+    *,
+    options: LadderOptions | None = None,
+    attempts: int = 3,
+) -> LadderResult:
+    """Send, and on a rejection re-plan with free rungs only under a corrected estimator.
+
+    The correction is the provider's count over our estimate for the same
+    request, so later plans (``LadderResult.correction``) start out right.
+    """
+    opts = options or LadderOptions()
+    result = run_ladder(conv, target, budget, options=opts, summarizer=None)
+    current_target = target
+    free = replace(opts, rungs=FREE_RUNGS)
+    for _ in range(attempts):
+        rejection = send(result.conversation.path())
+        if rejection is None:
+            return result
+        estimate = max(1, current_target.tokens(result.conversation.path()))
+        factor = current_target.correction * rejection.counted / estimate
+        current_target = current_target.with_correction(
+            max(factor, current_target.correction * 1.01)
+        )
+        # Tighter plan: fewer verbatim turns, every uneventful result elided.
+        free = replace(free, keep_turns=max(1, free.keep_turns - 1), elide_min_chars=0)
+        result = run_ladder(conv, current_target, budget, options=free)
+        result = replace(
+            result,
+            steps=(
+                RungRecord(
+                    "recover",
+                    notes=(
+                        f"provider counted {rejection.counted:,} > {rejection.limit:,}: "
+                        f"estimator corrected ×{current_target.correction:.3f}",
+                    ),
+                    data={
+                        "provider_count": rejection.counted,
+                        "correction": current_target.correction,
+                    },
+                ),
+                *result.steps,
+            ),
+        )
+    final = send(result.conversation.path())
+    if final is not None:
+        return replace(result, failure=f"provider still rejects: {final.message}")
+    return result

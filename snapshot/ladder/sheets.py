@@ -1,0 +1,233 @@
+"""Rung 3, snapshots: the middle of the history drawn as text on pixel sheets.
+
+Shape: verbatim head (the task and constraints), the middle rendered to pages
+with the reader's profile, verbatim tail (recent turns). The middle's source
+text is kept with the conversation (in the snapshot message's ``meta``), and
+every pass redraws all pages from it, never from earlier pixels: identical
+source gives identical pages, so a provider's prompt cache keeps hitting.
+
+Options, each measured in the report like any other choice:
+
+- ``factsheet_chars``: exact identifiers from the imaged middle kept as a short
+  text list beside the pages, within that budget.
+- ``foveate_chars``: the last that many characters of the middle (nearest the
+  tail) drawn with the profile's medium font; the rest with its dense font.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from snapshot.geometry import Geometry
+from snapshot.ladder.cut import find_cut
+from snapshot.ladder.needles import candidates
+from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
+from snapshot.ladder.serialize import ROLE_MARKERS, serialize
+from snapshot.ladder.target import Target
+from snapshot.page import Page, render_document
+from snapshot.transcript.model import Conversation, ImageBlock, Message, TextBlock
+
+SNAPSHOT_KIND = "snapshot"
+
+
+@dataclass(frozen=True)
+class SheetOptions:
+    keep_turns: int = 2
+    factsheet_chars: int = 0
+    foveate_chars: int = 0
+    # Image only when the pages cost at most this share of the text they replace.
+    max_cost_ratio: float = 1.0
+
+
+def is_snapshot(message: Message) -> bool:
+    return message.meta.get("kind") == SNAPSHOT_KIND
+
+
+def factsheet(source: str, budget: int) -> str:
+    """Exact identifiers from ``source``, most frequent first, within ``budget`` characters."""
+    if budget <= 0:
+        return ""
+    found = candidates(source)
+    counts: Counter[str] = Counter()
+    for kind in ("hex", "path", "number", "name"):
+        for s in found.get(kind, ()):
+            counts[s] = source.count(s)
+    lines: list[str] = []
+    used = len("Exact identifiers from the pages:\n")
+    for ident, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if used + len(ident) + 1 > budget:
+            continue
+        lines.append(ident)
+        used += len(ident) + 1
+    return "Exact identifiers from the pages:\n" + "\n".join(lines) if lines else ""
+
+
+def reading_guide(
+    pages: Sequence[Page], middle: Sequence[Message], tail_first: Message | None, fonts: str
+) -> str:
+    covered = f"messages #{middle[0].id[-8:]} to #{middle[-1].id[-8:]}" if middle else "no messages"
+    resume = (
+        f"The verbatim conversation resumes after the pages with message #{tail_first.id[-8:]}."
+        if tail_first is not None
+        else "No verbatim messages follow the pages."
+    )
+    roles = ", ".join(ROLE_MARKERS[k] for k in ("user", "assistant", "tool_call", "tool_result"))
+    return (
+        f"The {len(pages)} image(s) below are pages of the earlier conversation "
+        f"({covered}, {len(middle)} messages), drawn as plain text in {fonts}. "
+        "Read each page left to right, top to bottom; its first row says 'page i/n'. "
+        f"Each message starts with a role line: {roles}. "
+        "A small reverse-video arrow cell marks a line break inside the flowed text. "
+        f"{resume}"
+    )
+
+
+def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Page], list[str]]:
+    """Pages for ``source`` and the text spans no font could draw."""
+    geometry = target.geometry
+    if geometry is None:
+        return [], []
+    near = target.medium_geometry if options.foveate_chars > 0 else None
+    if near is not None and len(source) > options.foveate_chars:
+        split = len(source) - options.foveate_chars
+        parts: list[tuple[str, Geometry]] = [(source[:split], geometry), (source[split:], near)]
+    else:
+        parts = [(source, near or geometry)] if near is not None else [(source, geometry)]
+    pages: list[Page] = []
+    kept: list[str] = []
+    for text, geo in parts:
+        rendering = render_document(text, geo, unrenderable="keep")
+        pages.extend(rendering.pages)
+        kept.extend(span.text for span in rendering.kept)
+    return pages, kept
+
+
+def snapshot(
+    conv: Conversation, target: Target, options: SheetOptions | None = None
+) -> StrategyResult:
+    """Image the middle of ``conv`` for ``target``; head and tail stay byte-identical."""
+    opts = options or SheetOptions()
+    path = conv.path()
+    if not target.vision or target.geometry is None:
+        return StrategyResult(conv, RungRecord("snapshot", notes=("reader cannot see images",)))
+
+    cut = find_cut(path, keep_turns=opts.keep_turns)
+    head, middle, tail = cut.split(path)
+    # Fold an earlier snapshot into this one: its retained source text, never its pixels.
+    earlier = [m for m in middle if is_snapshot(m)]
+    fresh = [m for m in middle if not is_snapshot(m)]
+    if not fresh:
+        note = "no middle to image" if not earlier else "nothing new since the last snapshot"
+        return StrategyResult(conv, RungRecord("snapshot", notes=(note,)))
+    source = "\n".join([str(m.meta["source_text"]) for m in earlier] + [serialize(fresh)])
+    covered = [mid for m in earlier for mid in m.meta.get("covers", ())] + [m.id for m in fresh]
+
+    pages, kept = _render(source, target, opts)
+    if len(pages) == 0:
+        return StrategyResult(
+            conv, RungRecord("snapshot", notes=("middle is empty after normalization",))
+        )
+
+    existing_images = sum(len(m.images()) for m in head + tail)
+    if len(pages) + existing_images > target.max_images:
+        return StrategyResult(
+            conv,
+            RungRecord(
+                "snapshot",
+                notes=(
+                    f"refused: {len(pages)} pages + {existing_images} other images exceed "
+                    f"the provider's {target.max_images} images per request",
+                ),
+                data={"refused": "max_images"},
+            ),
+        )
+    pngs = [p.png() for p in pages]
+    too_big = [i + 1 for i, b in enumerate(pngs) if _base64_len(len(b)) > target.max_image_bytes]
+    if too_big:
+        return StrategyResult(
+            conv,
+            RungRecord(
+                "snapshot",
+                notes=(f"refused: pages {too_big} exceed {target.max_image_bytes:,} bytes base64",),
+                data={"refused": "max_image_bytes"},
+            ),
+        )
+
+    text_cost = target.tokens(middle)
+    page_cost = sum(target.image_tokens(*p.geometry.size) for p in pages)
+    facts = factsheet(source, opts.factsheet_chars)
+    kept_text = "\n".join(kept)
+    side_cost = round(target.text_tokens(facts + kept_text) * target.correction)
+    if page_cost + side_cost > opts.max_cost_ratio * text_cost:
+        return StrategyResult(
+            conv,
+            RungRecord(
+                "snapshot",
+                notes=(
+                    f"unprofitable: {len(pages)} pages cost {page_cost:,} tokens, "
+                    f"the text {text_cost:,}",
+                ),
+                data={
+                    "refused": "unprofitable",
+                    "page_tokens": page_cost,
+                    "text_tokens": text_cost,
+                },
+            ),
+        )
+
+    fonts = " and ".join(sorted({p.geometry.font.name for p in pages}))
+    blocks: list[TextBlock | ImageBlock] = [
+        TextBlock(
+            reading_guide(pages, fresh if not earlier else middle, tail[0] if tail else None, fonts)
+        )
+    ]
+    for i, (page, png) in enumerate(zip(pages, pngs, strict=True), start=1):
+        w, h = page.geometry.size
+        blocks.append(
+            ImageBlock(
+                "image/png", data=png, width=w, height=h, origin=f"snapshot page {i}/{len(pages)}"
+            )
+        )
+    if facts:
+        blocks.append(TextBlock(facts))
+    if kept_text:
+        blocks.append(TextBlock("Text the page fonts cannot draw, in page order:\n" + kept_text))
+
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    message = Message(
+        id=f"snapshot-{digest[:16]}",
+        parent=None,
+        role="user",
+        blocks=tuple(blocks),
+        meta={
+            "kind": SNAPSHOT_KIND,
+            "source_text": source,
+            "source_sha256": digest,
+            "covers": covered,
+            "model": target.model,
+        },
+    )
+    record = RungRecord(
+        "snapshot",
+        changed=len(middle),
+        chars_removed=len(source),
+        notes=(f"{len(middle)} messages → {len(pages)} pages",),
+        data={
+            "pages": len(pages),
+            "page_bytes": sum(len(b) for b in pngs),
+            "page_tokens": page_cost,
+            "text_tokens": text_cost,
+            "factsheet_chars": len(facts),
+            "kept_chars": len(kept_text),
+            "source_sha256": digest,
+            "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in pages}),
+        },
+    )
+    return StrategyResult(linear_copy(conv, [*head, message, *tail]), record)
+
+
+def _base64_len(n: int) -> int:
+    return 4 * ((n + 2) // 3)
