@@ -1,0 +1,845 @@
+"""Claude Code session JSONL and Claude Agent SDK stream-json → the neutral model.
+
+Claude Code (``~/.claude/projects/<project>/<session>.jsonl``)
+    One JSON record per line. ``user`` and ``assistant`` records carry an API
+    ``message``; one API response is split over several ``assistant`` records
+    that share ``message.id`` (one content block each), and since Claude Code
+    2.1 the results of parallel tool calls are written *between* those
+    records. We merge every record of one API message into one
+    :class:`Message` (what the model actually produced) and re-chain the
+    interleaved results behind it, so the path from the tip stays linear.
+
+    ``parentUuid`` gives the tree; records we do not keep (``progress``,
+    ``file-history-snapshot``, ``attachment``, hook ``system`` records, ...)
+    are transparent: a message whose parent is a skipped record continues
+    from that record's nearest kept ancestor. Skipped records are counted by
+    type in the warnings.
+
+    The ``{"type":"system","subtype":"compact_boundary"}`` record is kept as a
+    system message with ``meta["kind"] = "compact_boundary"``. Its
+    ``parentUuid`` is null (the compacted session restarts from the summary);
+    we link it to ``logicalParentUuid`` instead, so the path from the tip is
+    the whole session — pre-compaction history, boundary, real summary, rest —
+    and a reader wanting only what the model saw after compaction cuts at the
+    boundary. The user record with ``isCompactSummary: true`` keeps
+    ``meta["compact_summary"] = True``.
+
+    Subagent files (``<session>/subagents/agent-<id>.jsonl``, and the older
+    ``<project>/agent-<id>.jsonl``) import as their own conversation with the
+    session's id and ``agent`` set to the agent id.
+
+Claude Agent SDK stream-json (``agent_log_raw.txt``)
+    The same API messages without ``uuid``/``parentUuid`` links: a linear
+    stream of ``system``/``init``, ``assistant``, ``user``, ``result`` records.
+    The first user turn is not in the log but in the sibling prompt file
+    (``…agent_log_raw…`` → ``…prompt…``). Records with a ``parent_tool_use_id``
+    belong to a subagent and become their own conversation (``agent`` = that
+    tool-use id). After a ``compact_boundary`` the synthetic user message
+    holding the summary is marked ``compact_summary``.
+
+Both read the file line by line; a line is never longer than
+:data:`MAX_RECORD_BYTES` in memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import struct
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    ImageBlock,
+    Message,
+    Role,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+    tool_pairing,
+)
+
+NAME = "claude-code-jsonl"
+
+# One record larger than this is skipped with a warning instead of being
+# parsed: real records top out at a few MB (pasted screenshots, huge tool
+# output); anything bigger is more likely a broken file than a message.
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+
+# Warnings listing every instance of a problem would drown the useful ones.
+MAX_WARNINGS_PER_KIND = 20
+
+
+# --- shared helpers (also used by the codex importer) --------------------------
+
+
+@dataclass
+class Warnings:
+    """Collects warnings, capping each kind so a broken file stays readable."""
+
+    items: list[str] = field(default_factory=list)
+    per_kind: Counter[str] = field(default_factory=Counter)
+
+    def add(self, message: str, kind: str | None = None) -> None:
+        key = kind or message
+        self.per_kind[key] += 1
+        n = self.per_kind[key]
+        if n <= MAX_WARNINGS_PER_KIND:
+            self.items.append(message)
+        elif n == MAX_WARNINGS_PER_KIND + 1:
+            self.items.append(f"(further {kind or 'similar'} warnings not shown)")
+
+    def extend_counts(self, what: str, counts: Mapping[str, int]) -> None:
+        if counts:
+            detail = ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+            self.items.append(f"{what} ({detail})")
+
+    def tuple(self) -> tuple[str, ...]:
+        return tuple(self.items)
+
+
+def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]:
+    """``(line_number, record)`` for every parseable line of a JSONL file.
+
+    Blank lines are ignored; malformed JSON, invalid UTF-8 and oversized lines
+    are reported with file and line and the rest of the file is still read.
+    """
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    with fh:
+        lineno = 0
+        while True:
+            raw = fh.readline(MAX_RECORD_BYTES + 1)
+            if not raw:
+                return
+            lineno += 1
+            if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
+                # Skip the rest of this line without holding it in memory.
+                skipped = len(raw)
+                while raw and not raw.endswith(b"\n"):
+                    raw = fh.readline(MAX_RECORD_BYTES)
+                    skipped += len(raw)
+                warnings.add(
+                    f"{path}:{lineno}: record of {skipped} bytes exceeds the "
+                    f"{MAX_RECORD_BYTES}-byte limit; skipped",
+                    "oversized",
+                )
+                continue
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                warnings.add(
+                    f"{path}:{lineno}: invalid UTF-8 at byte {exc.start}; "
+                    "undecodable bytes replaced with U+FFFD",
+                    "utf8",
+                )
+                text = raw.decode("utf-8", errors="replace")
+            try:
+                record = json.loads(text)
+            except json.JSONDecodeError as exc:
+                warnings.add(f"{path}:{lineno}: malformed JSON ({exc.msg}); line skipped", "json")
+                continue
+            yield lineno, record
+
+
+def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
+    """The first complete JSON-object lines of a sniffed head (for detection)."""
+    out: list[dict[str, Any]] = []
+    lines = head.split(b"\n")
+    if len(lines) > 1:
+        lines = lines[:-1]  # the last piece may be cut by the sniff limit
+    for line in lines:
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            # A first record longer than the sniff window is common (a huge
+            # prompt); judge on what we have.
+            continue
+        if not isinstance(record, dict):
+            return []
+        out.append(record)
+        if len(out) >= limit:
+            break
+    return out
+
+
+_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def sniff_image(data: bytes) -> tuple[str, int | None, int | None] | None:
+    """``(media_type, width, height)`` from the header bytes, or None if not an image.
+
+    Reads only headers, so pixels stay undecoded until someone needs them.
+    """
+    media: str | None = None
+    for magic, mt in _MAGIC:
+        if data.startswith(magic):
+            media = mt
+            break
+    if media is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        media = "image/webp"
+    if media is None:
+        return None
+    width = height = None
+    try:
+        if media == "image/png" and data[12:16] == b"IHDR":
+            width, height = struct.unpack(">II", data[16:24])
+        elif media == "image/gif":
+            width, height = struct.unpack("<HH", data[6:10])
+        elif media == "image/jpeg":
+            width, height = _jpeg_size(data)
+    except struct.error:
+        pass
+    return media, width, height
+
+
+def _jpeg_size(data: bytes) -> tuple[int | None, int | None]:
+    i = 2
+    while i + 9 < len(data):
+        if data[i] != 0xFF:
+            i += 1
+            continue
+        marker = data[i + 1]
+        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
+            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
+            return width, height
+        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
+            i += 2
+            continue
+        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
+        i += 2 + length
+    return None, None
+
+
+def decode_image(
+    b64: Any, declared: str | None, origin: str, where: str, warnings: Warnings
+) -> ImageBlock | TextBlock:
+    """A base64 image → ImageBlock; anything that is not an image → a visible placeholder.
+
+    The placeholder keeps the spot in the transcript (a reader sees an image
+    was there) and the warning says why it was dropped.
+    """
+    if not isinstance(b64, str):
+        warnings.add(f"{where}: image without base64 data; replaced by a placeholder", "image")
+        return TextBlock("[image omitted: no data]")
+    try:
+        data = base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError):
+        try:
+            # Some writers wrap lines or drop padding; be lenient before giving up.
+            data = base64.b64decode(re.sub(r"\s+", "", b64) + "==", validate=False)
+        except (binascii.Error, ValueError):
+            warnings.add(f"{where}: image data is not valid base64; dropped", "image")
+            return TextBlock("[image omitted: data is not valid base64]")
+    found = sniff_image(data)
+    if found is None:
+        warnings.add(
+            f"{where}: image data ({len(data)} bytes, declared {declared or 'no type'}) "
+            "is not a PNG, JPEG, GIF or WebP image; dropped",
+            "image",
+        )
+        return TextBlock(f"[image omitted: {len(data)} bytes that are not an image]")
+    media, width, height = found
+    if declared and declared != media:
+        warnings.add(f"{where}: image declared {declared} but is {media}; using {media}", "image")
+    return ImageBlock(media_type=media, data=data, width=width, height=height, origin=origin)
+
+
+def prompt_file_for(path: Path) -> Path | None:
+    """The sibling file holding the first user turn of an SDK/Codex run log."""
+    if "agent_log_raw" not in path.name:
+        return None
+    candidate = path.with_name(path.name.replace("agent_log_raw", "prompt", 1))
+    return candidate if candidate.is_file() else None
+
+
+def read_prompt(path: Path, warnings: Warnings) -> str | None:
+    prompt = prompt_file_for(path)
+    if prompt is None:
+        if "agent_log_raw" in path.name:
+            warnings.add(f"{path}: no sibling prompt file; the first user turn is missing")
+        return None
+    raw = prompt.read_bytes()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        warnings.add(f"{prompt}: invalid UTF-8 at byte {exc.start}; replaced with U+FFFD")
+        return raw.decode("utf-8", errors="replace")
+
+
+def pairing_warnings(conv_label: str, messages: Sequence[Message], warnings: Warnings) -> None:
+    """Report tool results without calls and calls without results on the live path."""
+    p = tool_pairing(messages)
+    for call_id in p.orphan_results:
+        warnings.add(f"{conv_label}: tool result {call_id!r} has no earlier call", "orphan")
+    for call_id in p.unanswered_calls:
+        warnings.add(f"{conv_label}: tool call {call_id!r} has no result", "unanswered")
+
+
+def matches_select(values: Mapping[str, Any], select: Mapping[str, str]) -> bool:
+    return all(str(values.get(k)) == v for k, v in select.items())
+
+
+# --- Anthropic content blocks → model blocks -------------------------------------
+
+
+def _tool_result_content(
+    content: Any, where: str, warnings: Warnings
+) -> tuple[TextBlock | ImageBlock, ...]:
+    if content is None:
+        return ()
+    if isinstance(content, str):
+        return (TextBlock(content),)
+    if not isinstance(content, list):
+        return (TextBlock(json.dumps(content, ensure_ascii=False)),)
+    out: list[TextBlock | ImageBlock] = []
+    for item in content:
+        if not isinstance(item, dict):
+            out.append(TextBlock(str(item)))
+            continue
+        kind = item.get("type")
+        if kind == "text":
+            out.append(TextBlock(str(item.get("text", ""))))
+        elif kind == "image":
+            out.append(_image_block(item, "tool_result", where, warnings))
+        elif kind == "tool_reference":
+            # Tool-search results name a tool the model may now call.
+            out.append(TextBlock(str(item.get("tool_name", ""))))
+        else:
+            warnings.add(f"{where}: tool result part {kind!r} kept as JSON text", "part")
+            out.append(TextBlock(json.dumps(item, ensure_ascii=False)))
+    return tuple(out)
+
+
+def _image_block(
+    item: Mapping[str, Any], origin: str, where: str, warnings: Warnings
+) -> ImageBlock | TextBlock:
+    source = item.get("source")
+    if not isinstance(source, dict):
+        warnings.add(f"{where}: image block without a source; replaced by a placeholder", "image")
+        return TextBlock("[image omitted: no source]")
+    if source.get("type") == "base64":
+        return decode_image(source.get("data"), source.get("media_type"), origin, where, warnings)
+    if source.get("type") == "url":
+        # Kept as a reference; nothing is fetched.
+        return ImageBlock(media_type="image/*", path=str(source.get("url")), origin=origin)
+    warnings.add(
+        f"{where}: image source {source.get('type')!r} not supported; placeholder", "image"
+    )
+    return TextBlock(f"[image omitted: {source.get('type')} source]")
+
+
+def content_blocks(content: Any, where: str, warnings: Warnings) -> list[Block]:
+    """Anthropic Messages content (a string or a list of blocks) → model blocks."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [TextBlock(content)]
+    if not isinstance(content, list):
+        warnings.add(f"{where}: message content of type {type(content).__name__}; kept as text")
+        return [TextBlock(json.dumps(content, ensure_ascii=False))]
+    out: list[Block] = []
+    for item in content:
+        if isinstance(item, str):
+            out.append(TextBlock(item))
+            continue
+        if not isinstance(item, dict):
+            warnings.add(f"{where}: content item {item!r:.40} is not an object; skipped", "item")
+            continue
+        kind = item.get("type")
+        if kind == "text":
+            out.append(TextBlock(str(item.get("text", ""))))
+        elif kind == "thinking":
+            out.append(ThinkingBlock(str(item.get("thinking", "")), item.get("signature")))
+        elif kind == "redacted_thinking":
+            out.append(ThinkingBlock("", item.get("data")))
+        elif kind in ("tool_use", "server_tool_use"):
+            raw_input = item.get("input")
+            tool_input = raw_input if isinstance(raw_input, dict) else {"input": raw_input}
+            out.append(ToolCall(str(item.get("id", "")), str(item.get("name", "")), tool_input))
+        elif kind == "tool_result" or (isinstance(kind, str) and kind.endswith("_tool_result")):
+            call_id = str(item.get("tool_use_id", ""))
+            parts = _tool_result_content(item.get("content"), where, warnings)
+            out.append(ToolResult(call_id, parts, bool(item.get("is_error", False))))
+        elif kind == "image":
+            out.append(_image_block(item, "inline", where, warnings))
+        else:
+            # Never drop content silently: keep it readable and say so.
+            warnings.add(f"{where}: content block {kind!r} kept as JSON text", "block")
+            out.append(TextBlock(json.dumps(item, ensure_ascii=False)))
+    return out
+
+
+# --- Claude Code session JSONL -------------------------------------------------------
+
+# Records that carry no message; skipped and counted.
+_MESSAGE_TYPES = ("user", "assistant")
+_CC_KEYS = ("parentUuid", "sessionId", "uuid", "leafUuid", "messageId")
+_CC_TYPES = {
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "progress",
+    "attachment",
+    "queue-operation",
+    "permission-mode",
+    "last-prompt",
+}
+_SDK_TYPES = {"system", "assistant", "user", "result", "stream_event"}
+
+_UNRESOLVED = object()
+
+
+@dataclass
+class _Draft:
+    """A message being assembled from one or more records."""
+
+    id: str
+    role: Role
+    parent: str | None
+    blocks: list[Block]
+    meta: dict[str, Any]
+    line: int
+
+
+class _Tree:
+    """Resolves ``parentUuid`` links to kept messages while the file is read.
+
+    Skipped records and the continuation records of a merged API message are
+    transparent: a link to one of them means a link to its own parent. The
+    results of one assistant message's tool calls all point at that message
+    (at the record holding their call), i.e. they are siblings in the raw
+    tree; we chain them one after the other in file order instead (the
+    message's *group*), and whatever continues from any member of the group
+    continues from its last member, so the live path holds every result.
+    """
+
+    def __init__(self) -> None:
+        self.kept: set[str] = set()  # uuids of kept messages (message id = uuid)
+        self.through: dict[str, str | None] = {}  # transparent uuid -> its parentUuid
+        self.group_of: dict[str, str] = {}  # message id -> assistant message id
+        self.tail: dict[str, str] = {}  # assistant message id -> last member
+
+    def known(self, ref: str) -> bool:
+        return ref in self.kept or ref in self.through
+
+    def resolve(self, ref: str | None) -> str | object | None:
+        seen: set[str] = set()
+        while ref is not None:
+            if ref in self.kept:
+                return ref
+            if ref in seen:
+                return None  # a cycle of transparent records: treat as a root
+            if ref not in self.through:
+                return _UNRESOLVED
+            seen.add(ref)
+            ref = self.through[ref]
+        return None
+
+    def attach(self, ref: str | None) -> str | object | None:
+        """The message a new message continues from (the tail of a group)."""
+        found = self.resolve(ref)
+        if isinstance(found, str) and found in self.group_of:
+            return self.tail[self.group_of[found]]
+        return found
+
+    def add(self, mid: str, role: Role, parent: str | None, has_results: bool) -> None:
+        self.kept.add(mid)
+        if role == "assistant":
+            self.group_of[mid] = mid
+            self.tail[mid] = mid
+        elif has_results and parent is not None and parent in self.group_of:
+            group = self.group_of[parent]
+            self.group_of[mid] = group
+            self.tail[group] = mid
+
+
+def _agent_from_path(path: Path) -> str | None:
+    if path.stem.startswith("agent-"):
+        return path.stem[len("agent-") :]
+    return None
+
+
+def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
+    warnings = Warnings()
+    skipped: Counter[str] = Counter()
+    tree = _Tree()
+    drafts: list[_Draft] = []
+    by_api_id: dict[str, _Draft] = {}
+    session_id: str | None = None
+    agent_id: str | None = None
+    any_sidechain = False
+    recognised = 0
+    titles: list[str] = []
+    outside: list[str] = []
+
+    def place(ref: str | None) -> str | None:
+        """The message a new record continues from.
+
+        A parent that is not in the file (a subagent's context lives in the
+        main session; a compacted session's pre-compaction tip can be pruned)
+        is replaced by the previous message in file order, so nothing read
+        from this file falls off the path; the count is reported.
+        """
+        found = tree.attach(ref)
+        if found is _UNRESOLVED and ref is not None:
+            outside.append(ref)
+            found = tree.attach(drafts[-1].id) if drafts else None
+        return found if isinstance(found, str) else None
+
+    for lineno, rec in iter_json_lines(path, warnings):
+        where = f"{path}:{lineno}"
+        if not isinstance(rec, dict):
+            warnings.add(f"{where}: record is not a JSON object; skipped", "record")
+            continue
+        kind = rec.get("type")
+        uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
+        parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
+        if session_id is None and isinstance(rec.get("sessionId"), str):
+            session_id = rec["sessionId"]
+        if agent_id is None and isinstance(rec.get("agentId"), str) and rec.get("isSidechain"):
+            agent_id = rec["agentId"]
+        if rec.get("isSidechain"):
+            any_sidechain = True
+        if uuid is not None and tree.known(uuid):
+            # Resumed sessions can repeat records; the first copy wins.
+            skipped["duplicate uuid"] += 1
+            continue
+
+        if kind == "system" and rec.get("subtype") == "compact_boundary":
+            cm = rec.get("compactMetadata") or {}
+            logical = rec.get("logicalParentUuid")
+            mid = uuid or f"line-{lineno}"
+            ref = parent if parent is not None else logical
+            pid = place(ref)
+            drafts.append(
+                _Draft(
+                    id=mid,
+                    role="system",
+                    parent=pid,
+                    blocks=[TextBlock(str(rec.get("content") or "Conversation compacted"))],
+                    meta={
+                        "kind": "compact_boundary",
+                        "trigger": cm.get("trigger"),
+                        "pre_tokens": cm.get("preTokens"),
+                        "timestamp": rec.get("timestamp"),
+                        "logical_parent": logical,
+                    },
+                    line=lineno,
+                )
+            )
+            tree.add(mid, "system", pid, False)
+            continue
+
+        if kind in _CC_TYPES:
+            recognised += 1
+        if kind == "summary" and isinstance(rec.get("summary"), str):
+            titles.append(rec["summary"])
+        if kind not in _MESSAGE_TYPES:
+            skipped[str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"] += 1
+            if uuid is not None:
+                tree.through[uuid] = parent
+            continue
+
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            warnings.add(f"{where}: {kind} record without a message object; skipped", "record")
+            if uuid is not None:
+                tree.through[uuid] = parent
+            continue
+        blocks = content_blocks(msg.get("content"), where, warnings)
+        api_id = msg.get("id") if kind == "assistant" else None
+
+        if isinstance(api_id, str) and api_id in by_api_id:
+            # Another block of an API message already started: merge it, and
+            # make this record transparent.
+            target = by_api_id[api_id]
+            target.blocks.extend(blocks)
+            if isinstance(msg.get("usage"), dict):
+                target.meta["usage"] = msg["usage"]
+            if msg.get("stop_reason"):
+                target.meta["stop_reason"] = msg["stop_reason"]
+            if uuid is not None:
+                tree.through[uuid] = parent
+            continue
+
+        mid = uuid or f"line-{lineno}"
+        m: dict[str, Any] = {"timestamp": rec.get("timestamp")}
+        if api_id:
+            m["api_id"] = api_id
+        if msg.get("model"):
+            m["model"] = msg["model"]
+        if isinstance(msg.get("usage"), dict):
+            m["usage"] = msg["usage"]
+        if msg.get("stop_reason"):
+            m["stop_reason"] = msg["stop_reason"]
+        if rec.get("isMeta"):
+            m["is_meta"] = True
+        if rec.get("isCompactSummary"):
+            m["compact_summary"] = True
+        if rec.get("isSidechain"):
+            m["sidechain"] = True
+        pid = place(parent)
+        d = _Draft(mid, kind, pid, blocks, m, lineno)
+        drafts.append(d)
+        tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
+        if isinstance(api_id, str):
+            by_api_id[api_id] = d
+
+    warnings.extend_counts("skipped non-message records", skipped)
+    if not recognised:
+        raise TranscriptError(
+            f"{path}: no Claude Code records found; is this a Claude Code session file? "
+            "(force another format with --format)"
+        )
+    if not drafts:
+        # Real session files can hold only a title or a file snapshot.
+        warnings.add(f"{path}: no user or assistant messages; the conversation is empty")
+
+    if outside:
+        warnings.add(
+            f"{path}: {len(outside)} records continue from records not in this file "
+            f"(first: {outside[0]!r}); each linked to the message before it"
+        )
+    messages = [Message(d.id, d.parent, d.role, tuple(d.blocks), d.meta) for d in drafts]
+
+    agent = agent_id or _agent_from_path(path) or ("sidechain" if any_sidechain else "main")
+    conv = Conversation(
+        id=session_id or _session_from_path(path),
+        messages=tuple(messages),
+        tip=messages[-1].id if messages else None,
+        agent=agent,
+        format=NAME,
+        source=str(path),
+        meta={**_agent_meta(path), **({"titles": titles} if titles else {})},
+    )
+    try:
+        pairing_warnings(f"{path}", conv.path(), warnings)
+    except TranscriptError as exc:  # a parent cycle in a hand-edited file
+        raise TranscriptError(f"{path}: {exc}") from exc
+    conv = replace(conv, warnings=warnings.tuple())
+    values = {"id": conv.id, "session_id": conv.id, "agent": conv.agent}
+    return [conv] if matches_select(values, options.select) else []
+
+
+def _session_from_path(path: Path) -> str:
+    # <session>/subagents/agent-x.jsonl → <session>
+    if path.parent.name == "subagents":
+        return path.parent.parent.name
+    return path.stem
+
+
+def _agent_meta(path: Path) -> dict[str, Any]:
+    """Facts from the ``agent-<id>.meta.json`` written beside newer subagent files."""
+    side = path.with_name(path.stem + ".meta.json")
+    if not side.is_file():
+        return {}
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {"agent_meta": data} if isinstance(data, dict) else {}
+
+
+# --- Claude Agent SDK stream-json ----------------------------------------------------
+
+
+def _is_sdk(records: Sequence[Mapping[str, Any]]) -> bool:
+    return any(
+        r.get("type") in _SDK_TYPES
+        and "session_id" in r
+        and ("parent_tool_use_id" in r or r.get("subtype") == "init")
+        for r in records
+    )
+
+
+def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
+    warnings = Warnings()
+    skipped: Counter[str] = Counter()
+    session_id: str | None = None
+    meta: dict[str, Any] = {}
+    # One stream per agent: "main" and each subagent's parent tool-use id.
+    streams: dict[str, list[_Draft]] = {"main": []}
+    by_api_id: dict[tuple[str, str], _Draft] = {}
+    summary_pending: dict[str, bool] = {}
+
+    prompt = read_prompt(path, warnings)
+    if prompt is not None:
+        streams["main"].append(
+            _Draft("prompt", "user", None, [TextBlock(prompt)], {"source": "prompt file"}, 0)
+        )
+
+    for lineno, rec in iter_json_lines(path, warnings):
+        where = f"{path}:{lineno}"
+        if not isinstance(rec, dict):
+            warnings.add(f"{where}: record is not a JSON object; skipped", "record")
+            continue
+        kind = rec.get("type")
+        if session_id is None and isinstance(rec.get("session_id"), str):
+            session_id = rec["session_id"]
+        agent = rec.get("parent_tool_use_id") or "main"
+        if not isinstance(agent, str):
+            agent = "main"
+        stream = streams.setdefault(agent, [])
+        raw_uuid = rec.get("uuid")
+        mid = raw_uuid if isinstance(raw_uuid, str) else f"line-{lineno}"
+
+        if kind == "system" and rec.get("subtype") == "init":
+            for key in ("model", "cwd", "tools", "claude_code_version", "permissionMode"):
+                if key in rec:
+                    meta[key] = rec[key]
+            continue
+        if kind == "system" and rec.get("subtype") == "compact_boundary":
+            cm = rec.get("compact_metadata") or rec.get("compactMetadata") or {}
+            stream.append(
+                _Draft(
+                    mid,
+                    "system",
+                    None,
+                    [TextBlock("Conversation compacted")],
+                    {
+                        "kind": "compact_boundary",
+                        "trigger": cm.get("trigger"),
+                        "pre_tokens": cm.get("pre_tokens", cm.get("preTokens")),
+                    },
+                    lineno,
+                )
+            )
+            summary_pending[agent] = True
+            continue
+        if kind == "result":
+            for key in (
+                "subtype",
+                "is_error",
+                "duration_ms",
+                "num_turns",
+                "total_cost_usd",
+                "usage",
+            ):
+                if key in rec:
+                    meta[f"result_{key}" if key == "subtype" else key] = rec[key]
+            continue
+        if kind not in _MESSAGE_TYPES:
+            skipped[str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"] += 1
+            continue
+        msg = rec.get("message")
+        if not isinstance(msg, dict):
+            warnings.add(f"{where}: {kind} record without a message object; skipped", "record")
+            continue
+        blocks = content_blocks(msg.get("content"), where, warnings)
+        api_id = msg.get("id") if kind == "assistant" else None
+        if isinstance(api_id, str) and (agent, api_id) in by_api_id:
+            target = by_api_id[(agent, api_id)]
+            target.blocks.extend(blocks)
+            if isinstance(msg.get("usage"), dict):
+                target.meta["usage"] = msg["usage"]
+            continue
+        m: dict[str, Any] = {}
+        if api_id:
+            m["api_id"] = api_id
+        if msg.get("model"):
+            m["model"] = msg["model"]
+        if isinstance(msg.get("usage"), dict):
+            m["usage"] = msg["usage"]
+        if kind == "user" and summary_pending.pop(agent, False):
+            # The SDK marks the post-compaction summary only as synthetic.
+            m["compact_summary"] = True
+        if rec.get("isSynthetic"):
+            m["synthetic"] = True
+        d = _Draft(mid, kind, None, blocks, m, lineno)
+        stream.append(d)
+        if isinstance(api_id, str):
+            by_api_id[(agent, api_id)] = d
+
+    warnings.extend_counts("skipped non-message records", skipped)
+    conv_id = session_id or path.stem
+    out: list[Conversation] = []
+    for agent, drafts in streams.items():
+        if not drafts:
+            continue
+        messages: list[Message] = []
+        parent: str | None = None
+        seen: set[str] = set()
+        for d in drafts:
+            mid = d.id if d.id not in seen else f"{d.id}-{d.line}"
+            seen.add(mid)
+            messages.append(Message(mid, parent, d.role, tuple(d.blocks), d.meta))
+            parent = mid
+        w = Warnings(list(warnings.items), Counter(warnings.per_kind))
+        pairing_warnings(f"{path} ({agent})", messages, w)
+        conv = Conversation(
+            id=conv_id,
+            messages=tuple(messages),
+            tip=parent,
+            agent=agent,
+            format=NAME,
+            source=str(path),
+            meta={**meta, "variant": "agent-sdk-stream-json"},
+            warnings=w.tuple(),
+        )
+        if matches_select({"id": conv_id, "session_id": conv_id, "agent": agent}, options.select):
+            out.append(conv)
+    if not any(c.messages for c in out) and not options.select:
+        raise TranscriptError(f"{path}: no messages found in this Agent SDK log")
+    return out
+
+
+# --- the format ------------------------------------------------------------------------
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if path.is_dir():
+        return False
+    records = head_records(head)
+    if not records:
+        return False
+    if _is_sdk(records):
+        return True
+    return any(
+        r.get("type") in _CC_TYPES and any(k in r for k in _CC_KEYS) and "session_id" not in r
+        for r in records
+    )
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if path.is_dir():
+        raise TranscriptError(
+            f"{path}: is a folder; give one Claude Code session file "
+            "(or import the folder to import every file in it)"
+        )
+    with path.open("rb") as fh:
+        head = fh.read(256 * 1024)
+    if _is_sdk(head_records(head, limit=20)):
+        return _load_sdk(path, options)
+    return _load_claude_code(path, options)
+
+
+FORMAT = Format(
+    name=NAME,
+    description="Claude Code session JSONL (with subagent files) and Claude Agent SDK stream-json",
+    sniff=sniff,
+    load=load,
+)
