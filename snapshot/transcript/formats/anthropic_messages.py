@@ -1,0 +1,254 @@
+"""Anthropic Messages API request bodies: ``system`` plus ``messages`` of content blocks.
+
+Blocks: ``text``, ``image`` (base64 source; URL sources kept as a note, never
+fetched), ``tool_use``, ``tool_result`` (text and image content, ``is_error``),
+``thinking`` (with its signature) and ``redacted_thinking`` (kept as a
+signature-only thinking block). Other block types (documents, server tool
+blocks, ...) are skipped and counted.
+
+Pairing: ``tool_use.id`` = ``tool_result.tool_use_id``. A user message that
+answers tool calls stays one user message holding the results, as the API
+shapes it.
+
+Accepts a request body object, a bare list of messages, or a JSON-lines file of
+request bodies (one conversation per line).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats.openai_chat import (
+    head_text,
+    image_from_bytes,
+    iter_jsonl,
+    load_json,
+    pairing_warnings,
+)
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    ImageBlock,
+    Message,
+    Role,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+)
+
+NAME = "anthropic-messages"
+
+
+class _Parser:
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.warns: list[str] = []
+        self.skipped: dict[str, int] = {}
+
+    def skip(self, kind: str) -> None:
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+    def image(self, block: Mapping[str, Any], at: str) -> Block:
+        source = block.get("source")
+        if not isinstance(source, Mapping):
+            self.warns.append(f"{at}: image block without a source; kept as a note")
+            return TextBlock("[image without a source]")
+        kind = source.get("type")
+        if kind == "base64":
+            try:
+                data = base64.b64decode(str(source.get("data") or ""), validate=False)
+                return image_from_bytes(data, "inline")
+            except (binascii.Error, ValueError, TranscriptError) as exc:
+                self.warns.append(f"{at}: image dropped: {exc}")
+                return TextBlock(f"[image not kept: {exc}]")
+        if kind == "url":
+            self.warns.append(f"{at}: image URL kept as text (not fetched)")
+            return TextBlock(f"[image: {source.get('url')}]")
+        self.warns.append(f"{at}: image source {kind!r} kept as a note")
+        return TextBlock(f"[image: {kind} source]")
+
+    def result_content(self, content: Any, at: str) -> tuple[TextBlock | ImageBlock, ...]:
+        if content is None:
+            return ()
+        if isinstance(content, str):
+            return (TextBlock(content),)
+        if not isinstance(content, list):
+            return (TextBlock(str(content)),)
+        out: list[TextBlock | ImageBlock] = []
+        for j, part in enumerate(content):
+            if not isinstance(part, Mapping):
+                self.skip("non-object block")
+                continue
+            if part.get("type") == "text":
+                out.append(TextBlock(str(part.get("text") or "")))
+            elif part.get("type") == "image":
+                img = self.image(part, f"{at} part {j}")
+                if isinstance(img, TextBlock | ImageBlock):
+                    out.append(img)
+            else:
+                self.skip(f"tool_result part {part.get('type')!r}")
+        return tuple(out)
+
+    def blocks(self, content: Any, at: str) -> list[Block]:
+        if isinstance(content, str):
+            return [TextBlock(content)] if content else []
+        if not isinstance(content, list):
+            self.warns.append(f"{at}: content is neither text nor a list of blocks; skipped")
+            return []
+        out: list[Block] = []
+        for i, b in enumerate(content):
+            bat = f"{at} block {i}"
+            if not isinstance(b, Mapping):
+                self.skip("non-object block")
+                continue
+            kind = b.get("type")
+            if kind == "text":
+                out.append(TextBlock(str(b.get("text") or "")))
+            elif kind == "image":
+                out.append(self.image(b, bat))
+            elif kind == "tool_use":
+                raw = b.get("input")
+                out.append(
+                    ToolCall(
+                        id=str(b.get("id") or f"{bat}-call"),
+                        name=str(b.get("name") or "unknown"),
+                        input=dict(raw) if isinstance(raw, Mapping) else {"_input": raw},
+                    )
+                )
+            elif kind == "tool_result":
+                call_id = b.get("tool_use_id")
+                if not call_id:
+                    self.warns.append(f"{bat}: tool_result without tool_use_id")
+                out.append(
+                    ToolResult(
+                        call_id=str(call_id or f"{bat}-missing"),
+                        content=self.result_content(b.get("content"), bat),
+                        is_error=bool(b.get("is_error", False)),
+                    )
+                )
+            elif kind == "thinking":
+                out.append(ThinkingBlock(str(b.get("thinking") or ""), b.get("signature")))
+            elif kind == "redacted_thinking":
+                out.append(ThinkingBlock("", str(b.get("data") or "")))
+            else:
+                self.skip(f"block {kind!r}")
+        return out
+
+
+def conversation_from_body(
+    body: Mapping[str, Any] | Sequence[Any], *, conv_id: str, source: str = "", where: str = ""
+) -> Conversation:
+    """A conversation from one request body (or a bare list of messages)."""
+    where = where or source or conv_id
+    parser = _Parser(where)
+    meta: dict[str, Any] = {}
+    messages: list[Message] = []
+    if isinstance(body, Mapping):
+        records = body.get("messages")
+        if not isinstance(records, list):
+            raise TranscriptError(f"{where}: request body without a 'messages' list")
+        for key in ("model", "tools", "max_tokens"):
+            if key in body:
+                meta[key] = body[key]
+        system = body.get("system")
+        if system:
+            blocks = parser.blocks(system, f"{where}: system")
+            messages.append(Message("system", None, "system", tuple(blocks)))
+    else:
+        records = list(body)
+    for i, rec in enumerate(records):
+        at = f"{where}: message {i}"
+        if not isinstance(rec, Mapping):
+            parser.skip("non-object message")
+            continue
+        role = rec.get("role")
+        if role not in ("user", "assistant"):
+            parser.skip(f"role {role!r}")
+            continue
+        nrole: Role = "user" if role == "user" else "assistant"
+        parent = messages[-1].id if messages else None
+        blocks = parser.blocks(rec.get("content"), at)
+        messages.append(Message(f"m{i}", parent, nrole, tuple(blocks)))
+    warns = parser.warns
+    if parser.skipped:
+        what = ", ".join(f"{n} × {k}" for k, n in sorted(parser.skipped.items()))
+        warns.append(f"{where}: skipped what is not Anthropic Messages: {what}")
+        meta["skipped"] = dict(parser.skipped)
+    warns.extend(pairing_warnings(messages, where))
+    return Conversation(
+        id=conv_id,
+        messages=tuple(messages),
+        tip=messages[-1].id if messages else None,
+        format=NAME,
+        source=source,
+        meta=meta,
+        warnings=tuple(warns),
+    )
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if path.is_dir():
+        raise TranscriptError(f"{path}: a folder; anthropic-messages imports a JSON file")
+    if options.select and set(options.select) - {"line"}:
+        raise TranscriptError(f"{path}: request bodies can only be selected by line=N")
+    if path.suffix == ".jsonl":
+        file_warns: list[str] = []
+        out = []
+        for lineno, body in iter_jsonl(path, file_warns):
+            if options.select and options.select.get("line") != str(lineno):
+                continue
+            if not isinstance(body, Mapping):
+                file_warns.append(f"{path}:{lineno}: not a request body; skipped")
+                continue
+            out.append(
+                conversation_from_body(
+                    body,
+                    conv_id=f"{path.stem}#{lineno}",
+                    source=str(path),
+                    where=f"{path}:{lineno}",
+                )
+            )
+        if not out and not options.select:
+            raise TranscriptError(f"{path}: no request bodies found")
+        return [replace(c, warnings=(*file_warns, *c.warnings)) for c in out]
+    data = load_json(path)
+    if not isinstance(data, Mapping | list):
+        raise TranscriptError(f"{path}: expected a request body object or a list of messages")
+    return [conversation_from_body(data, conv_id=path.stem, source=str(path))]
+
+
+# Markers only Anthropic bodies have; a plain text-only body is left to openai-chat,
+# which reads it the same way.
+_MARKERS = re.compile(
+    r'"type"\s*:\s*"(tool_use|tool_result|thinking|redacted_thinking)"'
+    r'|"source"\s*:\s*\{\s*"type"\s*:\s*"(base64|url)"'
+    r'|^\{\s*"system"|,\s*"system"\s*:|"anthropic_version"'
+)
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if path.is_dir():
+        return False
+    text = head_text(head)
+    if not text.startswith(("{", "[")) or (text.startswith("{") and '"messages"' not in text):
+        return False
+    if '"role"' not in text:
+        return False
+    return _MARKERS.search(text) is not None
+
+
+FORMAT = Format(
+    name=NAME,
+    description="Anthropic Messages API request body (system, messages of content blocks)",
+    sniff=sniff,
+    load=load,
+)
