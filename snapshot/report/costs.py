@@ -1,0 +1,66 @@
+"""Dollars for a compacted request and for the turns that follow it, with prompt caching.
+
+After a compaction the conversation goes on. Each following turn sends the
+compacted prefix plus everything since; a provider's prompt cache bills what
+it has seen before at the cache-read price and the rest at the cache-write
+price. A strategy whose prefix stays byte-identical (a snapshot redrawn from
+the same source, a summary, a one-off elision) pays the cache write once; one
+that changes the prefix every turn pays it again every turn.
+
+>>> from snapshot.billing.prices import price_for
+>>> p = price_for("claude-sonnet-4-5")
+>>> round(session_dollars(10_000, 500, 3, p, prefix_stable=True), 4)
+0.0496
+>>> round(session_dollars(10_000, 500, 3, p, prefix_stable=False), 4)
+0.1237
+"""
+
+from __future__ import annotations
+
+from snapshot.billing.prices import Price
+
+
+def _rate(value: float | None, fallback: float) -> float:
+    return fallback if value is None else value
+
+
+def request_dollars(tokens: int, price: Price | None) -> float | None:
+    """The compacted request itself, uncached, at the input price."""
+    if price is None:
+        return None
+    return tokens * price.input / 1e6
+
+
+def session_dollars(
+    prefix_tokens: int,
+    turn_tokens: int,
+    turns: int,
+    price: Price | None,
+    *,
+    prefix_stable: bool,
+) -> float | None:
+    """Input cost of ``turns`` requests after compaction (output is the same for every strategy).
+
+    Turn ``t`` sends the prefix plus ``t`` turns of new material. With a
+    stable prefix everything sent before is a cache read and only the newest
+    turn a cache write; otherwise the whole request is written again.
+    """
+    if price is None:
+        return None
+    write = _rate(price.cache_write, price.input) / 1e6
+    read = _rate(price.cache_read, price.input) / 1e6
+    total = 0.0
+    for t in range(1, turns + 1):
+        sent_before = prefix_tokens + (t - 1) * turn_tokens
+        if t == 1 or not prefix_stable:
+            total += (sent_before + turn_tokens) * write
+        else:
+            total += sent_before * read + turn_tokens * write
+    return total
+
+
+def summary_call_dollars(input_tokens: int, output_tokens: int, price: Price | None) -> float | None:
+    """The summarizing model call: its input uncached, its output at the output price."""
+    if price is None or price.output is None:
+        return None
+    return (input_tokens * price.input + output_tokens * price.output) / 1e6
