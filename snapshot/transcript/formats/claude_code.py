@@ -156,6 +156,55 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
             yield lineno, record
 
 
+# A whole-document format (one JSON value per file) must be parsed at once;
+# refuse files far beyond any real trajectory rather than exhaust memory.
+MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
+
+
+def read_json_document(path: Path, warnings: Warnings) -> Any:
+    """Parse a file holding one JSON document, reporting bad UTF-8 and bad JSON by line."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES:
+            raise TranscriptError(
+                f"{path}: {size} bytes is more than the {MAX_DOCUMENT_BYTES}-byte limit "
+                "for a single JSON document"
+            )
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        warnings.add(
+            f"{path}:{line}: invalid UTF-8 at byte {exc.start}; undecodable bytes "
+            "replaced with U+FFFD"
+        )
+        text = raw.decode("utf-8", errors="replace")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(
+            f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
+            "the file holds one JSON document, so nothing can be imported"
+        ) from exc
+    except RecursionError as exc:
+        raise TranscriptError(f"{path}: JSON nested too deeply to import") from exc
+
+
+def tail_bytes(path: Path, n: int = 4096) -> bytes:
+    """The last ``n`` bytes of a file (formats that put their marker at the end)."""
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - n))
+            return fh.read()
+    except OSError:
+        return b""
+
+
 def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
     """The first complete JSON-object lines of a sniffed head (for detection)."""
     out: list[dict[str, Any]] = []

@@ -1,0 +1,171 @@
+"""mini-swe-agent trajectories (``trajectory_format: mini-swe-agent-1``) → the neutral model.
+
+A trajectory is one JSON document: ``messages`` (OpenAI-style ``role`` /
+``content``), ``info`` (exit status, submission, cost) and ``instance_id``.
+There are no tool-call ids: the agent answers with text holding exactly one
+fenced ```` ```bash ```` block, mini-swe-agent runs it, and the next user
+message is its output. So each assistant turn with exactly one bash block
+gets a :class:`ToolCall` ``bash`` with id ``call-<n>`` (n counting calls from
+1, stable across imports), and the next user message becomes its
+:class:`ToolResult` (``is_error`` when ``<returncode>`` is not 0).
+
+The assistant's text is kept whole, bash block included: it is what the model
+wrote and what it saw again on the next turn. A turn with no or several bash
+blocks was rejected by mini-swe-agent (its "format error" reply follows as a
+plain user message); it gets no call, and ``Conversation.meta["format_errors"]``
+counts such turns. Reasoning returned by the provider
+(``extra.response.choices[0].message.reasoning``) is kept as thinking.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats.claude_code import (
+    Warnings,
+    matches_select,
+    pairing_warnings,
+    read_json_document,
+    tail_bytes,
+)
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+)
+
+NAME = "mini-swe-agent-1"
+
+# mini-swe-agent's own action regex (DefaultAgent.parse_action).
+ACTION_RE = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
+_RETURNCODE_RE = re.compile(r"<returncode>(-?\d+)</returncode>")
+
+
+def _text(content: Any) -> str:
+    """Message content → text; newer runs may use a list of typed parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
+
+
+def _reasoning(msg: dict[str, Any]) -> str | None:
+    try:
+        r = msg["extra"]["response"]["choices"][0]["message"].get("reasoning")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None
+    return r if isinstance(r, str) and r else None
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a folder; give one mini-swe-agent .traj.json file")
+    warnings = Warnings()
+    doc = read_json_document(path, warnings)
+    if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
+        raise TranscriptError(
+            f"{path}: not a mini-swe-agent trajectory (expected an object with a 'messages' list)"
+        )
+    fmt = doc.get("trajectory_format")
+    if fmt not in (None, NAME):
+        warnings.add(f"{path}: trajectory_format {fmt!r}, read as {NAME}")
+    raw_info = doc.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
+    conv_id = str(doc.get("instance_id") or path.name.removesuffix(".traj.json"))
+
+    messages: list[Message] = []
+    open_call: str | None = None
+    n_calls = 0
+    format_errors = 0
+    for i, raw in enumerate(doc["messages"]):
+        where = f"{path}: messages[{i}]"
+        if not isinstance(raw, dict):
+            warnings.add(f"{where} is not an object; skipped", "record")
+            continue
+        role = raw.get("role")
+        text = _text(raw.get("content"))
+        blocks: list[Block] = []
+        meta: dict[str, Any] = {}
+        if role == "assistant":
+            if open_call is not None:
+                warnings.add(f"{where}: tool call {open_call!r} has no result", "unanswered")
+                open_call = None
+            reasoning = _reasoning(raw)
+            if reasoning:
+                blocks.append(ThinkingBlock(reasoning))
+            blocks.append(TextBlock(text))
+            actions = ACTION_RE.findall(text)
+            if len(actions) == 1:
+                n_calls += 1
+                open_call = f"call-{n_calls}"
+                blocks.append(ToolCall(open_call, "bash", {"command": actions[0]}))
+            else:
+                format_errors += 1
+                meta["format_error"] = f"{len(actions)} bash blocks"
+        elif role == "user" and open_call is not None:
+            m = _RETURNCODE_RE.search(text)
+            failed = m is not None and m.group(1) != "0"
+            blocks.append(ToolResult(open_call, (TextBlock(text),), failed))
+            open_call = None
+        elif role in ("system", "user"):
+            blocks.append(TextBlock(text))
+        elif role == "tool":
+            warnings.add(f"{where}: role 'tool' in a mini-swe-agent run; kept as a user message")
+            role = "user"
+            blocks.append(TextBlock(text))
+        else:
+            warnings.add(f"{where}: unknown role {role!r}; skipped", "role")
+            continue
+        parent = messages[-1].id if messages else None
+        messages.append(Message(f"m{i}", parent, role, tuple(blocks), meta))
+
+    if not messages:
+        raise TranscriptError(f"{path}: the trajectory holds no messages")
+    pairing_warnings(str(path), messages, warnings)
+    conv_meta: dict[str, Any] = {"format_errors": format_errors, "instance_id": conv_id}
+    for key in ("exit_status", "mini_version", "model_stats"):
+        if key in info:
+            conv_meta[key] = info[key]
+    if isinstance(info.get("submission"), str):
+        conv_meta["submission_chars"] = len(info["submission"])
+    conv = Conversation(
+        id=conv_id,
+        messages=tuple(messages),
+        tip=messages[-1].id,
+        format=NAME,
+        source=str(path),
+        meta=conv_meta,
+        warnings=warnings.tuple(),
+    )
+    if not matches_select({"id": conv_id, "instance_id": conv_id}, options.select):
+        return []
+    return [conv]
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    if path.is_dir() or not head.lstrip().startswith(b"{"):
+        return False
+    # The marker sits at the end of the document, after the messages.
+    marker = b'"trajectory_format": "mini-swe-agent'
+    compact = b'"trajectory_format":"mini-swe-agent'
+    tail = tail_bytes(path)
+    return any(m in chunk for m in (marker, compact) for chunk in (head, tail))
+
+
+FORMAT = Format(
+    name=NAME,
+    description="mini-swe-agent trajectory (one fenced bash block per assistant turn)",
+    sniff=sniff,
+    load=load,
+)
