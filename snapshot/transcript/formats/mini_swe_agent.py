@@ -36,6 +36,7 @@ from snapshot.transcript.model import (
     Block,
     Conversation,
     Message,
+    Role,
     TextBlock,
     ThinkingBlock,
     ToolCall,
@@ -94,10 +95,12 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             warnings.add(f"{where} is not an object; skipped", "record")
             continue
         role = raw.get("role")
+        out_role: Role
         text = _text(raw.get("content"))
         blocks: list[Block] = []
         meta: dict[str, Any] = {}
         if role == "assistant":
+            out_role = "assistant"
             if open_call is not None:
                 warnings.add(f"{where}: tool call {open_call!r} has no result", "unanswered")
                 open_call = None
@@ -114,21 +117,23 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 format_errors += 1
                 meta["format_error"] = f"{len(actions)} bash blocks"
         elif role == "user" and open_call is not None:
+            out_role = "user"
             m = _RETURNCODE_RE.search(text)
             failed = m is not None and m.group(1) != "0"
             blocks.append(ToolResult(open_call, (TextBlock(text),), failed))
             open_call = None
-        elif role in ("system", "user"):
+        elif role == "system" or role == "user":
+            out_role = role
             blocks.append(TextBlock(text))
         elif role == "tool":
             warnings.add(f"{where}: role 'tool' in a mini-swe-agent run; kept as a user message")
-            role = "user"
+            out_role = "user"
             blocks.append(TextBlock(text))
         else:
             warnings.add(f"{where}: unknown role {role!r}; skipped", "role")
             continue
         parent = messages[-1].id if messages else None
-        messages.append(Message(f"m{i}", parent, role, tuple(blocks), meta))
+        messages.append(Message(f"m{i}", parent, out_role, tuple(blocks), meta))
 
     if not messages:
         raise TranscriptError(f"{path}: the trajectory holds no messages")
