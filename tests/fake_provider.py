@@ -245,7 +245,12 @@ def _decode_png(rec: Recorded, data: Any, where: str) -> None:
         rec.problems.append(f"{where}: image data missing")
         return
     try:
-        png = base64.b64decode(data, validate=True)
+        if rec.provider == "gemini" and ("-" in data or "_" in data or len(data) % 4):
+            # Gemini's JSON mapping of bytes (proto3) accepts URL-safe base64
+            # with or without padding, and google-genai sends it that way.
+            png = base64.b64decode(data + "=" * (-len(data) % 4), altchars=b"-_", validate=True)
+        else:
+            png = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
         rec.problems.append(f"{where}: image data is not valid base64")
         return

@@ -18,6 +18,7 @@ from snapshot.errors import SnapshotError
 # One module per group of subcommands; add a line when a group lands.
 COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.render",
+    "snapshot.cli.probe",
 )
 
 

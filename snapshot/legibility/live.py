@@ -219,7 +219,9 @@ def _check_api(provider: Provider, api: str) -> Api:
     raise LiveError(f"{provider} has no {api!r} API here; use one of: {', '.join(_APIS[provider])}")
 
 
-def key_from_env(provider: Provider, env: Mapping[str, str] | None = None) -> str:
+def key_from_env(
+    provider: Provider, env: Mapping[str, str] | None = None, *, model: str | None = None
+) -> str:
     """The provider's API key from the environment, or :class:`MissingKeyError`."""
     env = os.environ if env is None else env
     for name in KEY_ENV[provider]:
@@ -227,7 +229,8 @@ def key_from_env(provider: Provider, env: Mapping[str, str] | None = None) -> st
         if value:
             return value
     names = " or ".join(KEY_ENV[provider])
-    raise MissingKeyError(f"a live {provider} probe needs {names} set in the environment")
+    what = f"probing {model}" if model else f"a live {provider} call"
+    raise MissingKeyError(f"{what} needs {names} set in the environment")
 
 
 def import_sdk(provider: Provider) -> Any:

@@ -604,7 +604,7 @@ def run_probe(
     from snapshot.legibility import live
 
     target = live.target_for(model, api=api)
-    key = api_key if api_key is not None else live.key_from_env(target.provider)
+    key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)  # fail on a missing extra before rendering
     page = build_page(seed, font, target.page_size or DEFAULT_PAGE_SIZE)
     when = datetime.datetime.now(datetime.UTC)

@@ -1,0 +1,680 @@
+"""Live probes, offline: the battery, its scoring, records, and each SDK against a fake server.
+
+No test reaches a real provider: every SDK is pointed at ``fake_provider`` on
+127.0.0.1, and a guard fails any socket connection to another address.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_provider import FakeProvider
+
+from snapshot.errors import SnapshotError, UnknownModelError
+from snapshot.legibility import live, probes, records
+from snapshot.legibility.probes import Question, score_answer
+
+# Key-shaped fakes: long enough that redaction by value applies, and shaped
+# like the real thing so the pattern redaction is exercised too.
+KEYS = {
+    "anthropic": "sk-ant-api03-FAKEfakeFAKE0123456789abcdefXYZ",
+    "openai": "sk-proj-FAKEfakeFAKE0123456789abcdefXYZ",
+    "gemini": "AIzaFAKEfakeFAKE0123456789abcdefXYZ12345",
+}
+KEY_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
+
+# One model per way of sending a page: (model, api, provider, detail, level, scope).
+CASES = [
+    ("claude-sonnet-4-6", None, "anthropic", None, None, None),
+    ("gpt-5.5", None, "openai", "original", None, None),
+    ("gpt-4o", "responses", "openai", "high", None, None),
+    ("gpt-5.4", "responses", "openai", "original", None, None),
+    ("gemini-3-flash", None, "gemini", None, "MEDIA_RESOLUTION_HIGH", "part"),
+    ("gemini-2.5-pro", None, "gemini", None, "MEDIA_RESOLUTION_HIGH", "request"),
+]
+SDKS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google.genai"}
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any connection that is not to the loopback fake server."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in (
+            "127.0.0.1",
+            "::1",
+            "localhost",
+        ):
+            raise AssertionError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A developer's real keys or base URLs must never be picked up by a test.
+    for name in (*KEY_ENV, "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeProvider]:
+    with FakeProvider(KEYS, "1: placeholder", max_requests=8, lifetime=60.0) as server:
+        yield server
+
+
+def tiny_png() -> bytes:
+    from PIL import Image
+
+    img = Image.new("1", (56, 28), 1)
+    img.putpixel((3, 4), 0)
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    return buf.getvalue()
+
+
+def need_sdk(provider: str) -> None:
+    pytest.importorskip(
+        SDKS[provider], reason=f"the [live] extra ({provider} SDK) is not installed"
+    )
+
+
+# --- the battery ------------------------------------------------------------
+
+
+def test_battery_is_deterministic_and_seeded() -> None:
+    a, b = probes.make_battery(7, 20_000), probes.make_battery(7, 20_000)
+    assert a == b
+    assert probes.make_battery(8, 20_000).text != a.text
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_battery_plants_every_kind_and_never_states_the_absent(seed: int) -> None:
+    capacity = 6_000 + 700 * seed
+    bat = probes.make_battery(seed, capacity)
+    assert len(bat.text) <= capacity
+    kinds = [q.kind for q in bat.questions]
+    assert kinds.count("hex") == 2 and kinds.count("number") == 2
+    assert kinds.count("identifier") == 2 and kinds.count("gist") == 1
+    assert kinds.count("never_stated") == 2
+    assert [q.qid for q in bat.questions] == list(range(1, len(bat.questions) + 1))
+    for value in bat.planted:
+        assert value in bat.text
+    for q in bat.questions:
+        if q.kind in ("hex", "number", "identifier"):
+            assert q.expected in bat.text
+    # The case-contrast twin is on the page, so a case slip reads a real name.
+    camel = next(
+        q.expected for q in bat.questions if q.kind == "identifier" and "-" not in q.expected
+    )
+    assert camel[0].upper() + camel[1:] in bat.text
+    # Needles are spread over the page, not bunched at the top.
+    lines = bat.text.splitlines()
+    hits = [i for i, line in enumerate(lines) if any(v in line for v in bat.planted)]
+    assert max(hits) - min(hits) > len(lines) // 4
+
+
+def test_prompt_numbers_every_question_and_asks_for_not_stated() -> None:
+    bat = probes.make_battery(3, 10_000)
+    prompt = bat.prompt()
+    assert "not stated" in prompt and "illegible" in prompt
+    for q in bat.questions:
+        assert f"{q.qid}. {q.text}" in prompt
+    # The answers themselves never leak into the questions.
+    for q in bat.questions:
+        if q.kind in ("hex", "number", "identifier"):
+            assert q.expected not in prompt
+
+
+def test_battery_refuses_a_page_too_small() -> None:
+    with pytest.raises(ValueError, match="too small"):
+        probes.make_battery(0, 500)
+
+
+# --- scoring ----------------------------------------------------------------
+
+HEX = Question(1, "hex", "digest?", "3fa9c0e1b27d4411")
+NUM = Question(2, "number", "rows?", "5,861,728")
+DEC = Question(3, "number", "p99?", "1.6818")
+CAMEL = Question(4, "identifier", "helper?", "loadLedgerEntry")
+TRAP = Question(5, "identifier", "job?", "job-O0l1Ia0b")
+GIST = Question(6, "gist", "about? A) x; B) y", "B")
+NEVER = Question(7, "never_stated", "port?", "not stated")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "score"),
+    [
+        (HEX, "3fa9c0e1b27d4411", "exact"),
+        (HEX, "`3fa9c0e1b27d4411`", "exact"),
+        (HEX, "3FA9C0E1B27D4411", "exact"),  # same value; case traps are identifiers' job
+        (HEX, "The digest is 3fa9c0e1b27d4411.", "exact"),
+        (HEX, "3fa9c0e1b27d44l1", "wrong"),  # l for 1: a silent substitution
+        (HEX, "3fa9c0e1b27d8411", "wrong"),  # 8 for 4
+        (HEX, "3fa9c0e1b27d4411 or 3fa9c0e1b27d4471", "wrong"),  # a hedge is not a read
+        (HEX, "illegible", "abstained"),
+        (HEX, "not stated", "abstained"),  # it is on the page: saying otherwise abstains
+        (HEX, "", "abstained"),
+        (HEX, None, "abstained"),
+        (NUM, "5,861,728", "exact"),
+        (NUM, "5861728", "exact"),
+        (NUM, "5861728 rows", "exact"),
+        (NUM, "5,867,728", "wrong"),
+        (DEC, "1.6818", "exact"),
+        (DEC, "1.6818 s", "exact"),
+        (DEC, "1.6B18", "wrong"),
+        (CAMEL, "loadLedgerEntry", "exact"),
+        (CAMEL, "LoadLedgerEntry", "wrong"),  # the case-contrast twin
+        (CAMEL, "I cannot read it with certainty", "abstained"),
+        (TRAP, "job-O0l1Ia0b", "exact"),
+        (TRAP, "job-00l1Ia0b", "wrong"),  # O read as 0
+        (TRAP, "job-O0I1Ia0b", "wrong"),  # l read as I
+        (GIST, "B", "exact"),
+        (GIST, "B) y", "exact"),
+        (GIST, "A", "wrong"),
+        (GIST, "illegible", "abstained"),
+        (NEVER, "not stated", "exact"),
+        (NEVER, "Not stated.", "exact"),
+        (NEVER, "The page does not mention it", "exact"),
+        (NEVER, "9100", "wrong"),  # a confabulated port
+        (NEVER, "illegible", "abstained"),
+    ],
+)
+def test_scoring(question: Question, answer: str | None, score: str) -> None:
+    result = score_answer(question, answer)
+    assert result.score == score, (question.expected, answer, result)
+
+
+def test_wrong_answers_carry_their_edit_distance() -> None:
+    assert score_answer(HEX, "3fa9c0e1b27d44l1").distance == 1
+    assert score_answer(TRAP, "job-00l1Ia0b").distance == 1
+    assert score_answer(HEX, "3fa9c0e1b27d4411").distance == 0
+
+
+def test_parse_answers_tolerates_preamble_fences_and_styles() -> None:
+    reply = "Here are my answers:\n```\n1: abc\n2. def\n 3) ghi\n- 4: jkl\nQ5: mno\n1: late\n9: out\n```"
+    assert probes.parse_answers(reply, 5) == {1: "abc", 2: "def", 3: "ghi", 4: "jkl", 5: "mno"}
+
+
+def test_scoring_a_whole_reply() -> None:
+    bat = probes.make_battery(5, 12_000)
+    assert {r.score for r in probes.score_reply(bat, probes.canned_reply(bat))} == {"exact"}
+    hexq = next(q for q in bat.questions if q.kind == "hex")
+    never = next(q for q in bat.questions if q.kind == "never_stated")
+    wrong_hex = ("0" if hexq.expected[0] != "0" else "1") + hexq.expected[1:]
+    reply = probes.canned_reply(bat, [(hexq.qid, wrong_hex), (never.qid, "8080")])
+    silent = next(q.qid for q in bat.questions if q.qid not in (hexq.qid, never.qid))
+    reply = "\n".join(line for line in reply.splitlines() if not line.startswith(f"{silent}:"))
+    got = {r.qid: r.score for r in probes.score_reply(bat, reply)}
+    assert got[hexq.qid] == "wrong" and got[never.qid] == "wrong"
+    assert got[silent] == "abstained"  # a missing answer is silence, not a confabulation
+    assert probes.counts(probes.score_reply(bat, reply))["wrong"] == 2
+
+
+# --- redaction and records ---------------------------------------------------
+
+
+def test_redact_known_secrets_and_key_shapes() -> None:
+    text = (
+        f"bad key {KEYS['openai']} and {KEYS['anthropic']} and {KEYS['gemini']}; "
+        "Authorization: Bearer abcdefgh12345678; echoed sk-proj-****************XYZ1"
+    )
+    out = records.redact(text, ["my-custom-secret-value"])
+    for key in KEYS.values():
+        assert key not in out
+    assert "abcdefgh12345678" not in out and "****XYZ1" not in out
+    assert records.redact("token my-custom-secret-value", ["my-custom-secret-value"]) == (
+        "token [REDACTED]"
+    )
+    # Short "secrets" are not substituted everywhere: that would wreck a record.
+    assert records.redact("a cat", ["a"]) == "a cat"
+
+
+def make_record(**kw: Any) -> records.ProbeRecord:
+    base: dict[str, Any] = {
+        "model": "claude-sonnet-4-6",
+        "provider": "anthropic",
+        "api": "messages",
+        "profile": None,
+        "font": "snap5x8",
+        "page_sha256": "ab" * 32,
+        "page_size": (1568, 728),
+        "seed": 0,
+        "battery": probes.BATTERY,
+        "image_options": {},
+        "questions": (records.QuestionResult(1, "hex", "q?", "00ff", "00ff", "exact", 0),),
+        "reply": "1: 00ff",
+        "timestamp": "2026-11-29T23:59:00Z",
+        "duration_s": 1.5,
+        "usage": {"input_tokens": 10},
+        "snapshot_version": "0.1.0",
+    }
+    base.update(kw)
+    return records.ProbeRecord(**base)
+
+
+def test_record_round_trip_naming_and_no_overwrite(tmp_path: Path) -> None:
+    rec = make_record(model="anthropic/claude opus")
+    first = records.save(rec, tmp_path)
+    second = records.save(rec, tmp_path)
+    assert first.name == "2026-11-29-anthropic_claude_opus-abababab.json"
+    assert second.name == "2026-11-29-anthropic_claude_opus-abababab-2.json"
+    assert records.load(first) == rec
+    data = json.loads(first.read_text())
+    assert data["counts"] == {"exact": 1, "abstained": 0, "wrong": 0}
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_record_redacts_a_key_that_came_back_in_a_reply(tmp_path: Path) -> None:
+    key = KEYS["openai"]
+    rec = make_record(
+        reply=f"1: {key}",
+        questions=(records.QuestionResult(1, "hex", "q?", "00ff", key, "wrong", 30),),
+    )
+    path = records.save(rec, tmp_path, secrets=[key])
+    assert key not in path.read_text()
+    assert "[REDACTED]" in path.read_text()
+
+
+def test_load_rejects_what_is_not_a_record(tmp_path: Path) -> None:
+    bad = tmp_path / "x.json"
+    bad.write_text("[1, 2]")
+    with pytest.raises(SnapshotError, match="not a probe record"):
+        records.load(bad)
+    bad.write_text('{"schema": "other"}')
+    with pytest.raises(SnapshotError, match="not a probe record"):
+        records.load(bad)
+
+
+# --- targets, keys, the extra ---------------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
+def test_target_picks_how_each_model_takes_a_page(
+    model: str,
+    api: str | None,
+    provider: str,
+    detail: str | None,
+    level: str | None,
+    scope: str | None,
+) -> None:
+    t = live.target_for(model, api=api)
+    assert (t.provider, t.detail, t.media_resolution, t.media_resolution_scope) == (
+        provider,
+        detail,
+        level,
+        scope,
+    )
+    assert t.api == (
+        api or {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}[provider]
+    )
+
+
+def test_unknown_model_and_api_are_user_errors() -> None:
+    with pytest.raises(UnknownModelError, match="no live provider"):
+        live.target_for("llama-3-70b")
+    with pytest.raises(live.LiveError, match="no 'responses' API"):
+        live.target_for("claude-sonnet-4-6", api="responses")
+
+
+def test_key_from_env_prefers_gemini_key_and_names_the_variable() -> None:
+    env = {"GOOGLE_API_KEY": "g-second", "GEMINI_API_KEY": "g-first"}
+    assert live.key_from_env("gemini", env) == "g-first"
+    assert live.key_from_env("gemini", {"GOOGLE_API_KEY": "g-second"}) == "g-second"
+    with pytest.raises(live.MissingKeyError, match="GEMINI_API_KEY or GOOGLE_API_KEY"):
+        live.key_from_env("gemini", {"GEMINI_API_KEY": "  "})
+    with pytest.raises(live.MissingKeyError, match=r"probing gpt-5\.5 needs OPENAI_API_KEY"):
+        live.key_from_env("openai", {}, model="gpt-5.5")
+
+
+def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import now raises ImportError
+    with pytest.raises(live.MissingExtraError, match=r"pip install 'snapshot\[live\]'"):
+        live.import_sdk("anthropic")
+
+
+# --- each SDK against the fake server -------------------------------------------
+
+
+@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
+def test_ask_sends_the_page_as_the_provider_expects(
+    fake: FakeProvider,
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+    model: str,
+    api: str | None,
+    provider: str,
+    detail: str | None,
+    level: str | None,
+    scope: str | None,
+) -> None:
+    need_sdk(provider)
+    caplog.set_level(logging.DEBUG)  # SDK debug logs must not carry the key either
+    png = tiny_png()
+    target = live.target_for(model, api=api)
+    reply = live.ask(
+        target,
+        png,
+        "What is on the page?",
+        api_key=KEYS[provider],
+        base_url=fake.base_url(provider),
+        timeout=10,
+        max_retries=0,
+    )
+    assert reply.text == "1: placeholder"
+    assert reply.usage.get("output_tokens") == 42
+    assert len(fake.requests) == 1
+    rec = fake.requests[0]
+    assert rec.problems == []
+    assert (rec.provider, rec.api, rec.model) == (
+        provider,
+        target.api,
+        model,
+    )
+    assert rec.png == png  # the exact bytes, not a re-encoding
+    assert rec.prompt == "What is on the page?"
+    assert (rec.detail, rec.media_resolution, rec.media_resolution_scope) == (detail, level, scope)
+    assert rec.auth_header in ("authorization", "x-api-key", "x-goog-api-key")
+    out, err = capfd.readouterr()
+    for key in KEYS.values():
+        assert key not in caplog.text and key not in out and key not in err
+
+
+def test_fake_server_rejects_a_malformed_request(fake: FakeProvider) -> None:
+    # The fake's checks must be able to fail: a request with the key in the
+    # body, a JPEG media type, no text part and a bogus detail is refused.
+    import urllib.request
+
+    body = {
+        "model": "gpt-5.5",
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "image_url",
+                        "image_url": {
+                            "url": "data:image/jpeg;base64," + base64.b64encode(b"x").decode(),
+                            "detail": "ultra",
+                        },
+                    }
+                ],
+            }
+        ],
+        "note": KEYS["openai"],
+    }
+    req = urllib.request.Request(
+        fake.base_url("openai") + "/chat/completions",
+        data=json.dumps(body).encode(),
+        headers={"content-type": "application/json", "x-api-key": KEYS["openai"]},
+    )
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(req, timeout=10)
+    assert err.value.code == 400
+    problems = " | ".join(fake.problems)
+    for expected in (
+        "API key appears in the request body",
+        "API key appears in header 'x-api-key'",
+        "no valid openai auth header",
+        "not a data:image/png;base64 URL",
+        "no text prompt",
+    ):
+        assert expected in problems
+    assert KEYS["openai"] not in json.dumps(fake.requests[0].headers)
+
+
+def test_fake_server_budget_is_bounded() -> None:
+    import urllib.request
+
+    with FakeProvider(KEYS, "x", max_requests=1, lifetime=10.0) as server:
+        codes = []
+        for _ in range(2):
+            req = urllib.request.Request(
+                server.base_url("anthropic") + "/v1/messages", data=b"{}", method="POST"
+            )
+            try:
+                urllib.request.urlopen(req, timeout=5)
+            except urllib.error.HTTPError as exc:
+                codes.append(exc.code)
+        assert codes == [400, 429]
+        assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+def test_provider_errors_are_one_line_and_never_quote_the_key(provider: str) -> None:
+    need_sdk(provider)
+    key = KEYS[provider]
+    model = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5.5", "gemini": "gemini-3-flash"}[
+        provider
+    ]
+    # Some providers echo the key they rejected; the error must not pass it on.
+    with FakeProvider(
+        KEYS,
+        "",
+        max_requests=4,
+        lifetime=30.0,
+        fail_status=401,
+        fail_message=f"Incorrect API key provided: {key}",
+    ) as server:
+        with pytest.raises(live.LiveError) as err:
+            live.ask(
+                live.target_for(model),
+                tiny_png(),
+                "q",
+                api_key=key,
+                base_url=server.base_url(provider),
+                timeout=10,
+                max_retries=0,
+            )
+        assert len(server.requests) == 1  # no retries were asked for: none made
+    message = str(err.value)
+    assert key not in message and "\n" not in message
+    assert model in message and "REDACTED" in message
+
+
+# --- end to end: rendered page, SDK, fake server, scoring, record ------------------
+
+
+@pytest.fixture(scope="module")
+def page() -> probes.ProbePage:
+    return probes.build_page(seed=11, font="snap5x8")
+
+
+def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
+    import hashlib
+
+    from snapshot.read import load_png
+
+    import snapshot
+
+    assert page.png.startswith(b"\x89PNG")
+    assert page.sha256 == hashlib.sha256(page.png).hexdigest()
+    assert page.size == probes.DEFAULT_PAGE_SIZE
+    assert probes.build_page(seed=11, font="snap5x8") == page  # deterministic bytes
+    # The project's own decoder reads every planted value back off the pixels:
+    # the page is fair, so a model's miss is the model's.
+    text = snapshot.read(load_png(page.png), snapshot.load_font("snap5x8"))
+    for value in page.battery.planted:
+        assert value in text
+
+
+@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
+def test_probe_end_to_end(
+    page: probes.ProbePage,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    model: str,
+    api: str | None,
+    provider: str,
+    detail: str | None,
+    level: str | None,
+    scope: str | None,
+) -> None:
+    need_sdk(provider)
+    caplog.set_level(logging.DEBUG)
+    bat = page.battery
+    hexq = next(q for q in bat.questions if q.kind == "hex")
+    never = next(q for q in bat.questions if q.kind == "never_stated")
+    ident = next(q for q in bat.questions if q.kind == "identifier" and "-" not in q.expected)
+    canned = probes.canned_reply(
+        bat,
+        [
+            (hexq.qid, "illegible"),  # abstained
+            (never.qid, "4317"),  # confabulated
+            (ident.qid, ident.expected[0].upper() + ident.expected[1:]),  # case slip
+        ],
+    )
+    with FakeProvider(KEYS, canned, max_requests=2, lifetime=60.0) as server:
+        record = probes.run_probe(
+            model,
+            seed=11,
+            api=api,
+            api_key=KEYS[provider],
+            base_url=server.base_url(provider),
+            timeout=20,
+            max_retries=0,
+        )
+        assert len(server.requests) == 1
+        rec = server.requests[0]
+    assert rec.problems == []
+    assert rec.png == page.png
+    assert rec.prompt == bat.prompt()
+    assert (rec.detail, rec.media_resolution) == (detail, level)
+    assert record.page_sha256 == page.sha256
+    assert record.counts() == {"exact": len(bat.questions) - 3, "abstained": 1, "wrong": 2}
+    by_id = {q.qid: q for q in record.questions}
+    assert by_id[hexq.qid].score == "abstained"
+    assert by_id[never.qid].score == "wrong"
+    assert by_id[ident.qid].score == "wrong" and by_id[ident.qid].distance == 1
+    assert record.image_options == live.target_for(model, api=api).image_options()
+    path = records.save(record, tmp_path)
+    assert path.name.startswith(record.timestamp[:10] + "-" + model)
+    assert path.name.endswith(page.sha256[:8] + ".json")
+    assert records.load(path) == record
+    text = path.read_text()
+    for key in KEYS.values():
+        assert key not in text and key not in caplog.text
+
+
+# --- the command line ------------------------------------------------------------
+
+
+def cli(argv: list[str]) -> int:
+    import argparse
+
+    from snapshot.cli import main
+    from snapshot.cli import probe as probe_cli
+
+    try:
+        return main(argv)
+    except ModuleNotFoundError:
+        # Another group's CLI module has not landed yet: drive this one alone,
+        # through the same error handling as main().
+        parser = argparse.ArgumentParser(prog="snapshot")
+        probe_cli.register(parser.add_subparsers(dest="command", required=True))
+        args = parser.parse_args(argv)
+        try:
+            return int(args.func(args))
+        except SnapshotError as exc:
+            print(f"snapshot: error: {exc}", file=sys.stderr)
+            return 2
+
+
+def test_cli_lists_probe() -> None:
+    from snapshot.cli import COMMAND_MODULES
+
+    assert "snapshot.cli.probe" in COMMAND_MODULES
+
+
+@pytest.mark.parametrize(
+    ("model", "var"),
+    [
+        ("claude-opus-4-8", "ANTHROPIC_API_KEY"),
+        ("gpt-5.5", "OPENAI_API_KEY"),
+        ("gemini-3-flash", "GEMINI_API_KEY"),
+    ],
+)
+def test_cli_without_a_key_says_which_variable_in_one_line(
+    model: str, var: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code = cli(["probe", "--model", model, "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and var in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["probe", "--model", "llama-3-70b"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no live provider" in err
+
+
+def test_cli_probe_writes_a_dated_record_and_json(
+    page: probes.ProbePage,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    need_sdk("anthropic")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    canned = probes.canned_reply(page.battery)
+    with FakeProvider(KEYS, canned, max_requests=2, lifetime=60.0) as server:
+        code = cli(
+            [
+                "probe",
+                "--model",
+                "claude-sonnet-4-6",
+                "--seed",
+                "11",
+                "--out",
+                str(tmp_path / "probes"),
+                "--base-url",
+                server.base_url("anthropic"),
+                "--timeout",
+                "20",
+                "--json",
+            ]
+        )
+        assert len(server.requests) == 1 and server.problems == []
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["counts"]["exact"] == len(page.battery.questions)
+    saved = Path(data["record_path"])
+    assert saved.parent == tmp_path / "probes" and saved.exists()
+    assert saved.name.endswith(f"-claude-sonnet-4-6-{page.sha256[:8]}.json")
+    assert KEYS["anthropic"] not in out + err + saved.read_text()
+
+    # The table form says the same in words.
+    with FakeProvider(KEYS, canned, max_requests=2, lifetime=60.0) as server:
+        code = cli(
+            [
+                "probe",
+                "--model",
+                "claude-sonnet-4-6",
+                "--seed",
+                "11",
+                "--out",
+                str(tmp_path / "probes"),
+                "--base-url",
+                server.base_url("anthropic"),
+            ]
+        )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert f"exact {len(page.battery.questions)}/{len(page.battery.questions)}" in out
+    assert "record: " in out and len(list((tmp_path / "probes").iterdir())) == 2
