@@ -1,0 +1,144 @@
+"""``snapshot export CONV --to anthropic|openai|markdown``: a conversation as a request body.
+
+CONV is a conversation stored in the workspace (its id), a store file, or any
+file ``snapshot import`` understands. The body goes to standard output; each
+repair the exporter made (an unanswered call given an error result, an orphan
+result turned into text, ...) is one ``snapshot: note:`` line on standard
+error. Nothing is written to the workspace.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from snapshot.transcript.model import Conversation
+
+TARGETS = ("anthropic", "openai", "openai-responses", "gemini", "markdown")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    register_export(subparsers)
+
+
+def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "export",
+        help="print a conversation as a provider request body or Markdown",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "conv", metavar="CONV", help="a stored conversation id, a store file, or a file to import"
+    )
+    p.add_argument("--to", required=True, choices=TARGETS, help="the body to produce")
+    p.add_argument(
+        "--model", default=None, help="the model named in the body (a placeholder otherwise)"
+    )
+    p.add_argument(
+        "--workspace",
+        metavar="DIR",
+        default=".snapshot",
+        help="the store's directory (default: .snapshot)",
+    )
+    p.add_argument(
+        "--agent", default=None, help="which agent's transcript (default: main, or the only one)"
+    )
+    p.add_argument(
+        "--format", default=None, metavar="F", help="force the importer when CONV is a file"
+    )
+    p.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="pick one conversation from a file holding many",
+    )
+    p.add_argument("--compact", action="store_true", help="one-line JSON instead of indented")
+    p.set_defaults(func=cmd_export)
+
+
+def _pick(convs: list[Conversation], agent: str | None, what: str) -> Conversation:
+    from snapshot.errors import TranscriptError
+
+    if not convs:
+        raise TranscriptError(f"{what}: holds no conversation")
+    ids = list(dict.fromkeys(c.id for c in convs))
+    if len(ids) > 1:
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        raise TranscriptError(
+            f"{what} holds {len(ids)} conversations ({shown}); pick one with --select KEY=VALUE"
+        )
+    agents = [c.agent for c in convs]
+    if agent is not None:
+        for c in convs:
+            if c.agent == agent:
+                return c
+        raise TranscriptError(f"{what} has no agent {agent!r}; agents: {', '.join(agents)}")
+    for c in convs:
+        if c.agent == "main":
+            return c
+    if len(convs) == 1:
+        return convs[0]
+    raise TranscriptError(f"{what} has several agents ({', '.join(agents)}); pick one with --agent")
+
+
+def _is_store_file(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".json":
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+    return b'"schema_version"' in head
+
+
+def load_conversation(args: argparse.Namespace) -> Conversation:
+    """The conversation CONV names: stored id, store file, or importable file."""
+    from snapshot.errors import TranscriptError
+    from snapshot.transcript.formats import import_path, parse_select
+    from snapshot.transcript.store import Store
+
+    ident: str = args.conv
+    path = Path(ident)
+    if path.exists():
+        if _is_store_file(path):
+            # <workspace>/<conversation id>/<agent>.json
+            store = Store(path.parent.parent)
+            return store.load(path.parent.name, path.stem)
+        convs = import_path(path, format=args.format, select=parse_select(args.select))
+        return _pick(convs, args.agent, str(path))
+    store = Store(args.workspace)
+    try:
+        agents = store.agents(ident)
+    except TranscriptError:
+        agents = []
+    if not agents:
+        raise TranscriptError(
+            f"{ident!r} is neither a file nor a conversation stored in {args.workspace}; "
+            "give a transcript file or a stored conversation id"
+        )
+    agent = args.agent or ("main" if "main" in agents else agents[0] if len(agents) == 1 else None)
+    if agent is None:
+        raise TranscriptError(
+            f"stored conversation {ident!r} has several agents ({', '.join(agents)}); pick one with --agent"
+        )
+    return store.load(ident, agent)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from snapshot.transcript.export import export
+
+    conv = load_conversation(args)
+    result = export(conv, args.to, model=args.model)
+    for note in result.notes:
+        print(f"snapshot: note: {note}", file=sys.stderr)
+    if isinstance(result.body, str):
+        sys.stdout.write(result.body)
+    else:
+        indent = None if args.compact else 1
+        json.dump(result.body, sys.stdout, ensure_ascii=False, indent=indent)
+        sys.stdout.write("\n")
+    return 0
