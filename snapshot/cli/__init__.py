@@ -19,6 +19,7 @@ from snapshot.errors import SnapshotError
 COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.render",
     "snapshot.cli.probe",
+    "snapshot.cli.transcripts",
     "snapshot.cli.export",
 )
 
