@@ -80,7 +80,7 @@ SRC_ENFORCEMENT = (
 )
 SRC_BRIEF = "project brief, issue 3 (no vendor page at hand)"
 
-Provider = Literal["anthropic", "openai", "google", "xai", "mistral", "qwen", "deepseek"]
+Provider = Literal["anthropic", "openai", "google", "xai", "mistral", "qwen", "deepseek", "unknown"]
 PROVIDERS: tuple[Provider, ...] = (
     "anthropic",
     "openai",
@@ -866,13 +866,45 @@ MEASUREMENTS: tuple[Measurement, ...] = (
 )
 
 
+# --------------------------------------------------------------------------- conservative fallback
+
+_F_FALLBACK = Fact(
+    "derived from the tables above",
+    "uncertain",
+    COMPILED,
+    "768x1024 is passed unresampled by every documented scheme here except Gemini 2.x tiling "
+    "(Anthropic both tiers, OpenAI tiles and 1536-patch boxes, Mistral, Grok, Qwen); billed as "
+    "28-px patches, the costliest per pixel of the documented schemes",
+)
+#: The profile used for an unknown model only when the caller asks for it.
+FALLBACK_FAMILY = Family(
+    "fallback",
+    "unknown",
+    "snap8x16",
+    (768, 1024),
+    (
+        Evidence(
+            "unknown reader: the large font, which every measured reader read best", _F_FALLBACK
+        ),
+        _E_DEFAULT_PAGE,
+    ),
+)
+FALLBACK_MODEL = Model("fallback", "fallback", AnthropicPatches(label="uncertain"), _F_FALLBACK)
+_F_FALLBACK_LIMITS = Fact("strictest of the routes above", "uncertain", COMPILED)
+FALLBACK_LIMIT_FACTS: tuple[LimitFact, ...] = (
+    LimitFact("fallback", "max_images", 20, _F_FALLBACK_LIMITS),
+    LimitFact("fallback", "max_image_bytes", 5 * MB, _F_FALLBACK_LIMITS),
+    LimitFact("fallback", "max_request_bytes", 20 * 1000 * 1000, _F_FALLBACK_LIMITS),
+)
+
+
 def limit_facts_for(route: str) -> tuple[LimitFact, ...]:
     """The limit rows of one route.
 
     >>> sorted(f.field for f in limit_facts_for("bedrock"))
     ['max_image_bytes', 'max_request_bytes']
     """
-    return tuple(f for f in LIMIT_FACTS if f.route == route)
+    return tuple(f for f in (*LIMIT_FACTS, *FALLBACK_LIMIT_FACTS) if f.route == route)
 
 
 def text_tokenizer_for(model: str, family: str) -> TextTokenizer:
@@ -882,6 +914,10 @@ def text_tokenizer_for(model: str, family: str) -> TextTokenizer:
     'o200k_base'
     """
     return TEXT_TOKENIZER_BY_MODEL.get(model) or TEXT_TOKENIZER_BY_FAMILY.get(family, _TT_GENERIC)
+
+
+#: Every route name a limit row may use.
+ROUTE_NAMES: tuple[str, ...] = (*PROVIDERS, *dict.fromkeys(r.name for r in ROUTES), "fallback")
 
 
 def _check_tables() -> None:
@@ -894,7 +930,7 @@ def _check_tables() -> None:
     for prefix, target in PREFIXES.items():
         assert target in MODELS, prefix
     for lf in LIMIT_FACTS:
-        assert lf.route in PROVIDERS or any(r.name == lf.route for r in ROUTES), lf
+        assert lf.route in ROUTE_NAMES, lf
     assert set(TEXT_TOKENIZER_BY_FAMILY) == set(FAMILIES)
 
 

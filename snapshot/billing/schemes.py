@@ -59,6 +59,8 @@ class Scheme(Protocol):
 
     def describe(self) -> str: ...
 
+    def __hash__(self) -> int: ...  # schemes key the solver's cache
+
 
 def _check(width: int, height: int) -> None:
     if not (isinstance(width, int) and isinstance(height, int)) or width < 1 or height < 1:
