@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from snapshot.ladder.cut import find_cut
 from snapshot.ladder.elide import elide
@@ -48,6 +49,7 @@ class LadderResult:
     summary: Summary | None = None
     model_calls: int = 0
     correction: float = 1.0
+    pages: tuple[Any, ...] = ()
 
     @property
     def fits(self) -> bool:
@@ -68,7 +70,14 @@ def summarize_middle(
         return StrategyResult(
             conv, RungRecord("summary", notes=("no middle to summarize",))
         ), Summary(text="", source="modelled", input_chars=0, output_chars=0)
-    summary = summarizer.summarize(conv, middle)
+    # A summarizer reads an earlier snapshot's retained source text, not its pixels.
+    readable = [
+        Message(m.id, m.parent, m.role, (TextBlock(str(m.meta["source_text"])),), m.meta)
+        if m.meta.get("kind") == "snapshot"
+        else m
+        for m in middle
+    ]
+    summary = summarizer.summarize(conv, readable)
     text = summary.text
     if text is None:
         text = (
@@ -115,6 +124,7 @@ def run_ladder(
     opts = options or LadderOptions()
     before = target.tokens(conv.path())
     steps: list[RungRecord] = []
+    pages: tuple[Any, ...] = ()
     current = linear_copy(conv, conv.path())
     tokens = before
     if tokens <= budget:
@@ -129,10 +139,17 @@ def run_ladder(
         result = _apply(rung, current, target, opts)
         steps.append(result.record)
         current = result.conversation
+        pages = result.pages or pages
         tokens = target.tokens(current.path())
         if tokens <= budget:
             return LadderResult(
-                current, tuple(steps), before, tokens, budget, correction=target.correction
+                current,
+                tuple(steps),
+                before,
+                tokens,
+                budget,
+                correction=target.correction,
+                pages=pages,
             )
 
     if "summary" in opts.rungs:
@@ -165,6 +182,7 @@ def run_ladder(
         budget,
         _budget_failure(current, target, budget, tokens),
         correction=target.correction,
+        pages=pages,
     )
 
 

@@ -37,8 +37,11 @@ class RungRecord:
 
 @dataclass(frozen=True)
 class StrategyResult:
+    """A strategy's output conversation, its record, and any pages it drew (for reading back)."""
+
     conversation: Conversation
     record: RungRecord
+    pages: tuple[Any, ...] = ()
 
 
 def linear_copy(source: Conversation, path: Sequence[Message]) -> Conversation:

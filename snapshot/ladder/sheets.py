@@ -226,7 +226,7 @@ def snapshot(
             "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in pages}),
         },
     )
-    return StrategyResult(linear_copy(conv, [*head, message, *tail]), record)
+    return StrategyResult(linear_copy(conv, [*head, message, *tail]), record, tuple(pages))
 
 
 def _base64_len(n: int) -> int:

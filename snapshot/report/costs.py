@@ -59,7 +59,9 @@ def session_dollars(
     return total
 
 
-def summary_call_dollars(input_tokens: int, output_tokens: int, price: Price | None) -> float | None:
+def summary_call_dollars(
+    input_tokens: int, output_tokens: int, price: Price | None
+) -> float | None:
     """The summarizing model call: its input uncached, its output at the output price."""
     if price is None or price.output is None:
         return None

@@ -1,0 +1,329 @@
+"""Every conversation × strategy × profile: tokens, dollars, pages, time and needle recall."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from snapshot.billing.prices import Price, price_for
+from snapshot.ladder.cut import find_cut
+from snapshot.ladder.elide import elide
+from snapshot.ladder.images import drop_images
+from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
+from snapshot.ladder.needles import Needle, draw_needles, found
+from snapshot.ladder.record import StrategyResult
+from snapshot.ladder.serialize import serialize
+from snapshot.ladder.sheets import SheetOptions, snapshot
+from snapshot.ladder.summary import CorpusSummarizer, ModelledSummarizer, Summarizer, Summary
+from snapshot.ladder.target import Target
+from snapshot.page import Page
+from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
+from snapshot.report.readability import PageReader, Recall, pages_recall, visible_text
+from snapshot.report.sources import Source
+from snapshot.transcript.model import Conversation
+
+STRATEGIES = (
+    "none",
+    "elide",
+    "drop_images",
+    "snapshot",
+    "snapshot+factsheet",
+    "snapshot+foveate",
+    "summary",
+    "ladder",
+)
+
+OcrFn = Callable[[Page], str]
+
+
+@dataclass(frozen=True)
+class Settings:
+    keep_turns: int = 2
+    needles_per_kind: int = 4
+    factsheet_chars: int = 2000
+    foveate_chars: int = 6000
+    next_turns: int = 10
+    budget_ratio: float = 0.3
+    ocr_pages: int = 0  # pages per conversation × profile read by the real OCR engine
+    seed: int = 20261129
+
+
+@dataclass(frozen=True)
+class Row:
+    source: str
+    category: str
+    model: str
+    strategy: str
+    tokens_before: int
+    tokens_after: int
+    seconds: float
+    needles: int
+    request_usd: float | None = None
+    session_usd: float | None = None
+    session_usd_rolling: float | None = None
+    call_usd: float | None = None
+    budget: int | None = None
+    fits: bool | None = None
+    pages: int = 0
+    page_bytes: int = 0
+    recall_text: float | None = None
+    recall_oracle: float | None = None
+    recall_ocr: float | None = None
+    ocr_pages: int = 0
+    summary_source: str | None = None
+    rungs: str = ""
+    note: str = ""
+
+    @property
+    def recall(self) -> float | None:
+        """Recall for a seeing reader: through the oracle where there are pages, else the text."""
+        return self.recall_oracle if self.recall_oracle is not None else self.recall_text
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _seed(source_id: str, settings: Settings) -> int:
+    return int(hashlib.sha256(f"{settings.seed}:{source_id}".encode()).hexdigest()[:8], 16)
+
+
+def needles_for(source: Source, settings: Settings) -> list[Needle]:
+    """Needles drawn from the span every strategy compacts (the same cut for all)."""
+    path = source.conversation.path()
+    _, middle, _ = find_cut(path, keep_turns=settings.keep_turns).split(path)
+    return draw_needles(
+        serialize(middle), seed=_seed(source.id, settings), per_kind=settings.needles_per_kind
+    )
+
+
+def _share(hits: Sequence[bool]) -> float | None:
+    return sum(hits) / len(hits) if hits else None
+
+
+def _plus(a: float | None, b: float | None) -> float | None:
+    return None if a is None else a + (b or 0.0)
+
+
+@dataclass
+class _Run:
+    """One conversation read by one target: the fixed facts every row of it shares."""
+
+    source: Source
+    target: Target
+    settings: Settings
+    needles: list[Needle]
+    reader: PageReader
+    ocr: OcrFn | None
+    price: Price | None = field(init=False)
+    before: int = field(init=False)
+    turn_tokens: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        path = self.source.conversation.path()
+        self.price = price_for(self.target.model)
+        self.before = self.target.tokens(path)
+        # Future turns add this conversation's own average tokens per message pair.
+        self.turn_tokens = max(1, 2 * self.before // max(2, len(path)))
+
+    def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> Row:
+        call = kw.get("call_usd")
+        n = self.settings.next_turns
+        return Row(
+            source=self.source.id,
+            category=self.source.category,
+            model=self.target.model,
+            strategy=strategy,
+            tokens_before=self.before,
+            tokens_after=tokens_after,
+            seconds=seconds,
+            needles=len(self.needles),
+            request_usd=request_dollars(tokens_after, self.price),
+            session_usd=_plus(
+                session_dollars(tokens_after, self.turn_tokens, n, self.price, prefix_stable=True),
+                call,
+            ),
+            session_usd_rolling=_plus(
+                session_dollars(tokens_after, self.turn_tokens, n, self.price, prefix_stable=False),
+                call,
+            ),
+            **kw,
+        )
+
+    def text_recall(self, conv: Conversation) -> float | None:
+        if not self.needles:
+            return None
+        return _share(found(self.needles, visible_text(conv.path())))
+
+    def page_recall(self, conv: Conversation, pages: Sequence[Page]) -> Recall:
+        return pages_recall(
+            self.needles,
+            conv,
+            pages,
+            self.reader,
+            ocr=self.ocr,
+            ocr_sample=self.settings.ocr_pages,
+            seed=_seed(self.source.id, self.settings),
+        )
+
+    def summary_usd(self, summary: Summary | None) -> float | None:
+        # A corpus summary was paid for by the session that wrote it; the row still
+        # prices the call it stands for, so strategies compare on equal terms.
+        if summary is None:
+            return None
+        cpt = self.target.chars_per_token
+        return summary_call_dollars(
+            round(summary.input_chars / cpt), round(summary.output_chars / cpt), self.price
+        )
+
+
+def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0
+
+
+def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row:
+    pages = list(res.pages)
+    data = res.record.data
+    rec = run.page_recall(res.conversation, pages) if pages else None
+    return run.row(
+        name,
+        run.target.tokens(res.conversation.path()),
+        seconds,
+        pages=len(pages),
+        page_bytes=int(data.get("page_bytes", 0)),
+        recall_text=rec.text if rec else run.text_recall(res.conversation),
+        recall_oracle=rec.oracle if rec else None,
+        recall_ocr=rec.ocr if rec else None,
+        ocr_pages=rec.ocr_pages if rec else 0,
+        rungs=name,
+        note="; ".join(res.record.notes[:1]),
+    )
+
+
+def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: float) -> Row:
+    target = run.target
+    after = target.tokens(res.conversation.path())
+    recall: float | None
+    if summary.text is None:
+        # Price the measured output size in place of the placeholder text.
+        placeholder = next(m for m in res.conversation.path() if m.meta.get("kind") == "summary")
+        after += round(summary.output_chars / target.chars_per_token) - target.message_tokens(
+            placeholder
+        )
+        recall = None
+        note = "modelled: no real summary offline, readability not measured"
+    else:
+        recall = run.text_recall(res.conversation)
+        note = f"{summary.source} summary"
+    return run.row(
+        "summary",
+        after,
+        seconds,
+        call_usd=run.summary_usd(summary),
+        recall_text=recall,
+        summary_source=summary.source,
+        rungs="summary",
+        note=note,
+    )
+
+
+def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
+    budget = max(1, int(run.before * run.settings.budget_ratio))
+    opts = LadderOptions(keep_turns=run.settings.keep_turns)
+    lad, seconds = _timed(
+        lambda: run_ladder(
+            run.source.conversation, run.target, budget, summarizer=summarizer, options=opts
+        )
+    )
+    kw: dict[str, Any] = {}
+    if lad.summary is not None and lad.summary.text is None:
+        kw["note"] = "summary modelled: readability not measured"
+    elif lad.pages:
+        rec = run.page_recall(lad.conversation, lad.pages)
+        kw.update(
+            recall_text=rec.text,
+            recall_oracle=rec.oracle,
+            recall_ocr=rec.ocr,
+            ocr_pages=rec.ocr_pages,
+        )
+    else:
+        kw["recall_text"] = run.text_recall(lad.conversation)
+    snap = next((s for s in lad.steps if s.rung == "snapshot" and s.changed), None)
+    if lad.failure:
+        kw["note"] = lad.failure
+    return run.row(
+        "ladder",
+        lad.tokens_after,
+        seconds,
+        budget=budget,
+        fits=lad.fits,
+        pages=len(lad.pages),
+        page_bytes=int(snap.data.get("page_bytes", 0)) if snap else 0,
+        call_usd=run.summary_usd(lad.summary),
+        summary_source=lad.summary.source if lad.summary else None,
+        rungs=" → ".join(lad.rungs_taken) or "none needed",
+        **kw,
+    )
+
+
+def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
+    conv, target, settings = run.source.conversation, run.target, run.settings
+    keep = settings.keep_turns
+    rows = [run.row("none", run.before, 0.0, recall_text=run.text_recall(conv), rungs="none")]
+    for name, rung in (("elide", elide), ("drop_images", drop_images)):
+        res, dt = _timed(rung, conv, keep_turns=keep)
+        rows.append(
+            run.row(
+                name,
+                target.tokens(res.conversation.path()),
+                dt,
+                recall_text=run.text_recall(res.conversation),
+                rungs=name,
+                note=f"{res.record.changed} replaced",
+            )
+        )
+    sheet = SheetOptions(keep_turns=keep)
+    for name, opts in (
+        ("snapshot", sheet),
+        ("snapshot+factsheet", replace(sheet, factsheet_chars=settings.factsheet_chars)),
+        ("snapshot+foveate", replace(sheet, foveate_chars=settings.foveate_chars)),
+    ):
+        if not target.vision:
+            rows.append(
+                run.row(
+                    name,
+                    run.before,
+                    0.0,
+                    recall_text=run.text_recall(conv),
+                    rungs=name,
+                    note="reader has no vision: no pages",
+                )
+            )
+            continue
+        res, dt = _timed(snapshot, conv, target, opts)
+        rows.append(_sheet_row(run, name, res, dt))
+    (res, summary), dt = _timed(summarize_middle, conv, target, summarizer, keep_turns=keep)
+    rows.append(_summary_row(run, res, summary, dt))
+    rows.append(_ladder_row(run, summarizer))
+    return rows
+
+
+def evaluate(
+    source: Source, targets: Sequence[Target], settings: Settings, *, ocr: OcrFn | None = None
+) -> list[Row]:
+    """All strategies on one conversation for each target."""
+    needles = needles_for(source, settings)
+    reader = PageReader()  # shared across targets: identical pages are decoded once
+    corpus = CorpusSummarizer()
+    summarizer: Summarizer = (
+        corpus if corpus.available(source.conversation) else ModelledSummarizer()
+    )
+    rows: list[Row] = []
+    for target in targets:
+        run = _Run(source, target, settings, needles, reader, ocr)
+        rows.extend(_evaluate_target(run, summarizer))
+    return rows
