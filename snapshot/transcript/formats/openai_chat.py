@@ -417,17 +417,25 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 
 
 _ROLE_RE = re.compile(rb'"role"\s*:\s*"(system|developer|user|assistant|tool|function)"')
+# A list whose first object has a role before any nested object: a list of messages,
+# not a list of events that merely mention a role deep inside.
+_LIST_OF_MESSAGES = re.compile(r'^\[\s*\{[^{}]*"role"\s*:')
+_MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 
 
 def sniff(path: Path, head: bytes) -> bool:
     if path.is_dir():
         return False
     text = head_text(head)
-    if not text.startswith(("[", "{")):
-        return False
-    if text.startswith("{") and '"messages"' not in text:
-        return False
-    return _ROLE_RE.search(head) is not None
+    if text.startswith("["):
+        return _LIST_OF_MESSAGES.match(text) is not None or _is_tau_head(text)
+    if text.startswith("{"):
+        return _MESSAGES_KEY.search(text) is not None and _ROLE_RE.search(head) is not None
+    return False
+
+
+def _is_tau_head(text: str) -> bool:
+    return re.match(r'^\[\s*\{\s*"(task_id|reward|info|traj|trial)"', text) is not None
 
 
 FORMAT = Format(
