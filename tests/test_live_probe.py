@@ -30,6 +30,8 @@ KEYS = {
     "openai": "sk-proj-FAKEfakeFAKE0123456789abcdefXYZ",
     "gemini": "AIzaFAKEfakeFAKE0123456789abcdefXYZ12345",
 }
+# The project's dense font: the page every live probe is about.
+FONT = "snap5x8"
 KEY_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
 # One model per way of sending a page: (model, api, provider, detail, level, scope).
@@ -65,7 +67,14 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     # A developer's real keys or base URLs must never be picked up by a test.
-    for name in (*KEY_ENV, "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
+    for name in (
+        *KEY_ENV,
+        "ANTHROPIC_BASE_URL",
+        "OPENAI_BASE_URL",
+        "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_CLOUD_PROJECT",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -345,6 +354,18 @@ def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch
         live.import_sdk("anthropic")
 
 
+def test_sdk_log_records_are_redacted_during_a_call(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    key = KEYS["openai"]
+    logging.getLogger("openai._base_client")  # exists once the SDK is imported
+    with live._redacting_logs((key,)):
+        logging.getLogger("openai._base_client").debug("headers: %s", {"authorization": key})
+    logging.getLogger("openai._base_client").debug("after the call")
+    assert key not in caplog.text
+    assert "[REDACTED]" in caplog.text and "after the call" in caplog.text
+    assert not logging.getLogger("openai._base_client").filters  # removed afterwards
+
+
 # --- each SDK against the fake server -------------------------------------------
 
 
@@ -489,23 +510,22 @@ def test_provider_errors_are_one_line_and_never_quote_the_key(provider: str) -> 
 
 @pytest.fixture(scope="module")
 def page() -> probes.ProbePage:
-    return probes.build_page(seed=11, font="snap5x8")
+    return probes.build_page(seed=11, font=FONT)
 
 
 def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
     import hashlib
 
-    from snapshot.read import load_png
-
     import snapshot
+    from snapshot.read import load_png
 
     assert page.png.startswith(b"\x89PNG")
     assert page.sha256 == hashlib.sha256(page.png).hexdigest()
     assert page.size == probes.DEFAULT_PAGE_SIZE
-    assert probes.build_page(seed=11, font="snap5x8") == page  # deterministic bytes
+    assert probes.build_page(seed=11, font=FONT) == page  # deterministic bytes
     # The project's own decoder reads every planted value back off the pixels:
     # the page is fair, so a model's miss is the model's.
-    text = snapshot.read(load_png(page.png), snapshot.load_font("snap5x8"))
+    text = snapshot.read(load_png(page.png), snapshot.load_font(FONT))
     for value in page.battery.planted:
         assert value in text
 
@@ -539,6 +559,7 @@ def test_probe_end_to_end(
     with FakeProvider(KEYS, canned, max_requests=2, lifetime=60.0) as server:
         record = probes.run_probe(
             model,
+            font=FONT,
             seed=11,
             api=api,
             api_key=KEYS[provider],
@@ -640,6 +661,8 @@ def test_cli_probe_writes_a_dated_record_and_json(
                 "claude-sonnet-4-6",
                 "--seed",
                 "11",
+                "--font",
+                FONT,
                 "--out",
                 str(tmp_path / "probes"),
                 "--base-url",
@@ -668,6 +691,8 @@ def test_cli_probe_writes_a_dated_record_and_json(
                 "claude-sonnet-4-6",
                 "--seed",
                 "11",
+                "--font",
+                FONT,
                 "--out",
                 str(tmp_path / "probes"),
                 "--base-url",

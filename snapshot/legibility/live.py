@@ -443,7 +443,9 @@ def _ask_gemini(
     http: dict[str, Any] = {"timeout": int(timeout * 1000)}  # milliseconds
     if base_url is not None:
         http["base_url"] = base_url
-    client = genai.Client(api_key=api_key, http_options=types.HttpOptions(**http))
+    # vertexai=False: an API key means the Gemini API, whatever
+    # GOOGLE_GENAI_USE_VERTEXAI says in the environment.
+    client = genai.Client(api_key=api_key, vertexai=False, http_options=types.HttpOptions(**http))
     level = target.media_resolution
     per_part = level if target.media_resolution_scope != "request" else None
     image = types.Part.from_bytes(data=png, mime_type="image/png", media_resolution=per_part)
