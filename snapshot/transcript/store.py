@@ -194,11 +194,23 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+def _file_mode() -> int:
+    # mkstemp creates 0600 files; stored transcripts get the usual 0666 & ~umask.
+    # Reading the umask means setting it, so do it once, at import.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _file_mode()
+
+
 def atomic_write(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), _FILE_MODE)
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())

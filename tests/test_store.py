@@ -1,0 +1,331 @@
+"""The crash-safe store: round trips, turn boundaries, ids, schema versions, locking, bad files."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from pathlib import Path
+
+import pytest
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.model import (
+    Conversation,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+    linear,
+)
+from snapshot.transcript.store import (
+    SCHEMA_VERSION,
+    Store,
+    atomic_write,
+    safe_id,
+    validate_id,
+)
+from snapshot.transcript.tree import Checkpoint, branch
+
+
+def sample(conv_id: str = "c1", agent: str = "main") -> Conversation:
+    return linear(
+        conv_id,
+        [
+            (
+                "m1",
+                "user",
+                [TextBlock("héllo"), ImageBlock("image/png", b"\x89PNG\x00", width=2, height=3)],
+            ),
+            (
+                "m2",
+                "assistant",
+                [ThinkingBlock("hmm", "sig"), ToolCall("k1", "bash", {"cmd": "ls"})],
+            ),
+            ("m3", "tool", [ToolResult("k1", (TextBlock("a.txt"),), is_error=True)]),
+            ("m4", "assistant", [TextBlock("done")]),
+        ],
+        agent=agent,
+        format="test",
+        source="x.jsonl",
+        meta={"k": [1, 2]},
+        warnings=("w1",),
+    )
+
+
+def test_round_trip_keeps_everything(tmp_path: Path) -> None:
+    store = Store(tmp_path / "ws")
+    conv = sample()
+    path = store.save(conv)
+    assert path == tmp_path / "ws" / "c1" / "main.json"
+    assert store.load("c1") == conv
+    doc = json.loads(path.read_text())
+    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    assert store.conversations() == ["c1"]
+
+
+def test_two_agents_of_one_conversation_keep_two_files(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample(agent="main"))
+    store.save(sample(agent="agent-a1b2"))
+    assert sorted(p.name for p in (tmp_path / "c1").glob("*.json")) == [
+        "agent-a1b2.json",
+        "main.json",
+    ]
+    assert store.agents("c1") == ["agent-a1b2", "main"]
+    assert store.load("c1", "agent-a1b2").agent == "agent-a1b2"
+
+
+def test_a_save_mid_turn_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample())
+    mid = branch(sample(), "m2")  # the call k1 has no result on this path
+    with pytest.raises(TranscriptError, match=r"mid-turn at 'm2'.*k1 \(bash\).*no result"):
+        store.save(mid)
+    assert store.load("c1").tip == "m4"  # the stored turn is untouched
+
+
+def test_a_result_on_an_abandoned_branch_does_not_close_the_call(tmp_path: Path) -> None:
+    conv = sample()
+    alt = Message("alt", "m2", "user", (TextBlock("interrupt"),))
+    conv = conv.with_messages([*conv.messages, alt], "alt")
+    with pytest.raises(TranscriptError, match="mid-turn"):
+        Store(tmp_path).save(conv)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../evil",
+        "..",
+        ".",
+        "/etc/passwd",
+        "a/b",
+        "a\\b",
+        "",
+        ".hidden",
+        "x" * 129,
+        "a\x00b",
+        "a b",
+        "é",
+        "c.lock",
+    ],
+)
+def test_unsafe_ids_are_refused(tmp_path: Path, bad: str) -> None:
+    store = Store(tmp_path / "ws")
+    with pytest.raises(TranscriptError):
+        validate_id(bad)
+    with pytest.raises(TranscriptError):
+        store.save(sample(conv_id=bad))
+    with pytest.raises(TranscriptError):
+        store.save(sample(agent=bad))
+    with pytest.raises(TranscriptError):
+        store.load(bad)
+    assert not (tmp_path / "evil").exists() and not (tmp_path / "ws").exists()
+
+
+def test_traversal_error_says_what_to_do() -> None:
+    with pytest.raises(TranscriptError, match="path separator; use letters, digits"):
+        validate_id("../x")
+    with pytest.raises(TranscriptError, match="at most 128"):
+        validate_id("a" * 200)
+
+
+def test_safe_id_maps_any_string_to_a_stable_distinct_file_name() -> None:
+    assert safe_id("plain-id_1.2") == "plain-id_1.2"
+    a, b = safe_id("task/3 trial 0"), safe_id("task/3 trial:0")
+    assert a != b and a == safe_id("task/3 trial/0".replace("/0", " 0"))
+    for raw in ("../../etc", "/abs/path", "", "é" * 300, "..."):
+        validate_id(safe_id(raw))
+
+
+def test_corrupted_file_is_a_clear_error_naming_the_file(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.save(sample())
+    path.write_bytes(path.read_bytes()[:50])  # truncated by hand
+    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store file") as info:
+        store.load("c1")
+    assert "\n" not in str(info.value)
+    path.write_text("[1, 2]")
+    with pytest.raises(TranscriptError, match="expected a JSON object"):
+        store.load("c1")
+    path.write_text(json.dumps({"schema_version": 1, "conversation": {"id": "c1"}}))
+    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store file.*messages"):
+        store.load("c1")
+    path.write_text(json.dumps({"schema_version": 1}))
+    with pytest.raises(TranscriptError, match="no conversation record"):
+        store.load("c1")
+    path.write_bytes(b"\xff\xfe garbage")
+    with pytest.raises(TranscriptError, match="corrupted"):
+        store.load("c1")
+
+
+def test_a_file_holding_another_conversation_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample("c2"))
+    (tmp_path / "c1").mkdir()
+    (tmp_path / "c2" / "main.json").rename(tmp_path / "c1" / "main.json")
+    with pytest.raises(TranscriptError, match="moved or copied by hand"):
+        store.load("c1")
+
+
+def test_missing_conversation_names_the_stored_agents(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample(agent="sub"))
+    with pytest.raises(TranscriptError, match="stored agents of 'c1': sub"):
+        store.load("c1")
+    with pytest.raises(TranscriptError, match="import it first"):
+        store.load("nope")
+
+
+def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.save(sample())
+    doc = json.loads(path.read_text())
+    doc["schema_version"] = SCHEMA_VERSION + 1
+    path.write_text(json.dumps(doc))
+    with pytest.raises(TranscriptError, match=r"schema_version 2 is newer.*upgrade snapshot"):
+        store.load("c1")
+    doc["schema_version"] = "one"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(TranscriptError, match="not a version number"):
+        store.load("c1")
+
+
+def test_a_version_0_file_is_migrated(tmp_path: Path) -> None:
+    """Version 0: flat record, no schema_version, no agent, no tip, links in ``parent_id``."""
+    (tmp_path / "old").mkdir()
+    v0 = {
+        "id": "old",
+        "format": "claude-code-jsonl",
+        "messages": [
+            {
+                "id": "a",
+                "parent_id": None,
+                "role": "user",
+                "blocks": [{"type": "text", "text": "hi"}],
+            },
+            {
+                "id": "b",
+                "parent_id": "a",
+                "role": "assistant",
+                "blocks": [{"type": "text", "text": "yo"}],
+            },
+            {
+                "id": "c",
+                "parent_id": "a",
+                "role": "assistant",
+                "blocks": [{"type": "text", "text": "alt"}],
+            },
+        ],
+    }
+    (tmp_path / "old" / "sub.json").write_text(json.dumps(v0))
+    store = Store(tmp_path)
+    conv = store.load("old", "sub")
+    assert conv.agent == "sub"  # from the file name
+    assert conv.tip == "c"  # the last message recorded
+    assert [m.parent for m in conv.messages] == [None, "a", "a"]
+    assert conv.format == "claude-code-jsonl"
+    # Saving writes the current version.
+    store.save(conv)
+    assert json.loads((tmp_path / "old" / "sub.json").read_text())["schema_version"] == 1
+
+
+def test_checkpoints_survive_a_restart(tmp_path: Path) -> None:
+    Store(tmp_path).save_all(sample(), [Checkpoint("start", "m1"), Checkpoint("done", "m4")])
+    fresh = Store(tmp_path)  # a new process would build a new Store
+    assert fresh.load_checkpoints("c1") == (Checkpoint("start", "m1"), Checkpoint("done", "m4"))
+    assert (tmp_path / "c1" / "main.checkpoints.json").is_file()
+    assert fresh.agents("c1") == ["main"]  # the checkpoints file is not an agent
+    assert fresh.load_checkpoints("c1", "other") == ()
+
+
+def test_corrupted_or_newer_checkpoints_file(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save_checkpoints("c1", "main", [Checkpoint("a", "m1")])
+    path = store.checkpoints_path("c1")
+    path.write_text("{not json")
+    with pytest.raises(TranscriptError, match=rf"{path}: corrupted"):
+        store.load_checkpoints("c1")
+    path.write_text(json.dumps({"schema_version": 9, "checkpoints": []}))
+    with pytest.raises(TranscriptError, match="newer"):
+        store.load_checkpoints("c1")
+    path.write_text(json.dumps({"schema_version": 1, "checkpoints": [{"label": 3}]}))
+    with pytest.raises(TranscriptError, match="bad entry"):
+        store.load_checkpoints("c1")
+
+
+def test_atomic_write_leaves_no_temp_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "f.json"
+    atomic_write(target, b"one")
+    atomic_write(target, b"two")
+    assert target.read_bytes() == b"two"
+    assert os.listdir(tmp_path) == ["f.json"]
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask  # not mkstemp's private 0600
+
+
+def test_a_stale_temp_file_from_a_killed_writer_is_cleaned(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample())
+    stale = tmp_path / "c1" / ".main.json.abc123.tmp"
+    stale.write_bytes(b"{half a fi")
+    assert store.load("c1") == sample()  # a temp file never shadows the real one
+    store.save(sample())
+    assert not stale.exists()
+
+
+def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path)
+    store.save(sample())
+
+    def boom(src: str, dst: str) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        store.save(branch(sample(), "m1"))
+    monkeypatch.undo()
+    assert store.load("c1").tip == "m4"
+    assert [p.name for p in (tmp_path / "c1").iterdir() if p.suffix == ".tmp"] == []
+
+
+def test_update_is_reentrant_and_refuses_identity_changes(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.save(sample())
+    with store.lock("c1"):
+        store.update("c1", "main", lambda c: branch(c, "m1"))  # save() inside update() inside lock
+    assert store.load("c1").tip == "m1"
+    with pytest.raises(TranscriptError, match="must not change"):
+        store.update("c1", "main", lambda c: sample("c9"))
+
+
+def _append_many(root: str, worker: int, count: int) -> None:
+    store = Store(root)
+    for k in range(count):
+
+        def add(conv: Conversation, k: int = k) -> Conversation:
+            mid = f"w{worker}-{k}"
+            msg = Message(mid, conv.tip, "user", (TextBlock(f"from {worker}"),))
+            return conv.with_messages([*conv.messages, msg], mid)
+
+        store.update("shared", "main", add)
+
+
+def test_concurrent_writers_are_serialized(tmp_path: Path) -> None:
+    """Four processes append 25 messages each with load-modify-save; none is lost."""
+    store = Store(tmp_path)
+    store.save(linear("shared", [("root", "user", [TextBlock("start")])]))
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_append_many, args=(str(tmp_path), w, 25)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(120)
+        assert p.exitcode == 0
+    conv = store.load("shared")
+    assert len(conv.messages) == 101
+    assert len(conv.path()) == 101  # one chain: each writer saw every earlier append
