@@ -516,8 +516,8 @@ def page() -> probes.ProbePage:
 def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
     import hashlib
 
-    import snapshot
-    from snapshot.read import load_png
+    from snapshot.glyphs import load_font
+    from snapshot.read import load_png, read
 
     assert page.png.startswith(b"\x89PNG")
     assert page.sha256 == hashlib.sha256(page.png).hexdigest()
@@ -525,7 +525,7 @@ def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage
     assert probes.build_page(seed=11, font=FONT) == page  # deterministic bytes
     # The project's own decoder reads every planted value back off the pixels:
     # the page is fair, so a model's miss is the model's.
-    text = snapshot.read(load_png(page.png), snapshot.load_font(FONT))
+    text = read(load_png(page.png), load_font(FONT))
     for value in page.battery.planted:
         assert value in text
 
