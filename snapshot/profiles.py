@@ -116,7 +116,7 @@ class Solution:
         return self.chars_per_page / self.tokens
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=8192)
 def _grid(font_name: str, width: int, height: int, padding: int) -> tuple[int, int] | None:
     """(cols, rows) that fit a width × height page, or None when none fit."""
     from snapshot.geometry import Geometry

@@ -1,0 +1,71 @@
+"""Text-side baseline: exact OpenAI counts offline, labelled estimates elsewhere."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snapshot.billing.providers import text_tokenizer_for
+from snapshot.billing.text_tokens import compare, count_text
+
+SAMPLE = (
+    "def f(x):\n    return x ** 2  # héllo 日本語\n\n"
+    "commit 3f9a2c1e <|endoftext|> ticket ABC-1234\n" * 20
+)
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_quicktok_matches_the_reference_bpe(encoding: str) -> None:
+    bpe_openai = pytest.importorskip("bpe_openai")
+    model, family = (
+        ("gpt-4o", "openai-tiles") if encoding == "o200k_base" else ("gpt-4", "openai-text")
+    )
+    tok = text_tokenizer_for(model, family)
+    assert tok.encoding == encoding
+    n = count_text(SAMPLE, tok)
+    ref = len(bpe_openai.get_encoding(encoding).encode(SAMPLE, disallowed_special=()))
+    assert n.exact and n.tokens == ref
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(max_size=300))
+def test_quicktok_matches_reference_on_any_text(text: str) -> None:
+    bpe_openai = pytest.importorskip("bpe_openai")
+    n = count_text(text, text_tokenizer_for("gpt-4o", "openai-tiles"))
+    ref = bpe_openai.get_encoding("o200k_base").encode(text, disallowed_special=())
+    assert n.tokens == len(ref)
+
+
+@pytest.mark.parametrize(
+    ("model", "family", "cpt"),
+    [
+        ("claude-sonnet-4-5", "claude-standard", 3.4),
+        ("claude-opus-4-7", "claude-high-res", 2.5),
+        ("gemini-3.6-flash", "gemini-3-flash", 4.0),
+    ],
+)
+def test_claude_and_gemini_are_labelled_estimates(model: str, family: str, cpt: float) -> None:
+    n = count_text("a" * 1000, text_tokenizer_for(model, family))
+    assert not n.exact
+    assert "estimate" in n.method
+    assert n.tokens == math.ceil(1000 / cpt)
+    assert abs(n.chars_per_token - cpt) < 0.05
+
+
+def test_break_even_is_the_texts_own_density() -> None:
+    n = count_text("x" * 3400, text_tokenizer_for("claude-sonnet-4-5", "claude-standard"))
+    cheap = compare(n, pages=1, tokens_per_page=500, chars_imaged=3400)
+    dear = compare(n, pages=2, tokens_per_page=1456, chars_imaged=3400)
+    assert cheap.imaging_pays and cheap.saved_tokens == 500
+    assert not dear.imaging_pays and dear.saved_fraction < 0
+    # Imaging pays exactly when pages pack more chars per image token than the break-even.
+    for c in (cheap, dear):
+        assert c.imaging_pays == (c.image_chars_per_token > c.break_even)
+
+
+def test_empty_text_counts_zero() -> None:
+    assert count_text("", text_tokenizer_for("claude-sonnet-4-5", "claude-standard")).tokens == 0
+    assert count_text("", text_tokenizer_for("gpt-4o", "openai-tiles")).tokens == 0

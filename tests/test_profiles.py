@@ -1,0 +1,155 @@
+"""profile_for: exact ids, aliases, dated ids, gateway routes, unknown ids, text-only models."""
+
+from __future__ import annotations
+
+import pytest
+
+import snapshot
+from snapshot.billing import providers
+from snapshot.billing.providers import ALIASES, MODELS, PREFIXES
+from snapshot.errors import InputError, UnknownModelError
+from snapshot.profiles import (
+    Profile,
+    all_profiles,
+    fallback_profile,
+    image_tokens,
+    profile_for,
+    resolve,
+)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "canonical", "route"),
+    [
+        ("claude-sonnet-4-5", "claude-sonnet-4-5", "anthropic"),
+        ("claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "anthropic"),
+        ("claude-haiku-4-5-20251001", "claude-haiku-4-5", "anthropic"),
+        ("Claude-Opus-4-7", "claude-opus-4-7", "anthropic"),
+        # Bedrock: bare, versioned, and cross-region inference profiles.
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5", "bedrock"),
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5", "bedrock"),
+        ("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5", "bedrock"),
+        ("apac.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5", "bedrock"),
+        ("global.anthropic.claude-opus-4-6-v1", "claude-opus-4-6", "bedrock"),
+        ("anthropic.claude-opus-4-7", "claude-opus-4-7", "bedrock"),
+        ("bedrock/us.anthropic.claude-opus-4-7", "claude-opus-4-7", "bedrock"),
+        # Vertex: @date and dateless.
+        ("claude-sonnet-4-5@20250929", "claude-sonnet-4-5", "vertex"),
+        ("claude-opus-4-5@20251101", "claude-opus-4-5", "vertex"),
+        ("vertex_ai/claude-opus-4-7", "claude-opus-4-7", "vertex"),
+        # OpenRouter and provider/model strings (dotted versions).
+        ("anthropic/claude-sonnet-4.5", "claude-sonnet-4-5", "openrouter"),
+        ("anthropic/claude-opus-4.7", "claude-opus-4-7", "openrouter"),
+        ("openrouter/anthropic/claude-sonnet-4.5", "claude-sonnet-4-5", "openrouter"),
+        ("openai/gpt-4.1", "gpt-4.1", "openrouter"),
+        ("google/gemini-2.5-pro", "gemini-2.5-pro", "openrouter"),
+        ("deepseek/deepseek-chat", "deepseek-chat", "openrouter"),
+        # Dated and undated OpenAI / Google ids.
+        ("gpt-4o-2024-08-06", "gpt-4o", "openai"),
+        ("gpt-4o-mini-2024-07-18", "gpt-4o-mini", "openai"),
+        ("gpt-4.1-mini-2025-04-14", "gpt-4.1-mini", "openai"),
+        ("gpt-5-mini-2025-08-07", "gpt-5-mini", "openai"),
+        ("o3-mini-2025-01-31", "o3-mini", "openai"),
+        ("gemini-2.5-flash-preview-05-20", "gemini-2.5-flash", "google"),
+        ("gemini-2.0-flash-001", "gemini-2.0-flash", "google"),
+        ("pixtral-12b-2409", "pixtral-12b", "mistral"),
+        ("qwen2.5-vl-72b-instruct", "qwen2.5-vl", "qwen"),
+    ],
+)
+def test_resolution(model_id: str, canonical: str, route: str) -> None:
+    p = profile_for(model_id)
+    assert (p.canonical, p.route) == (canonical, route)
+    assert p.model == model_id
+
+
+def test_every_table_entry_resolves() -> None:
+    for name in MODELS:
+        assert profile_for(name).canonical == name
+    for alias, (target, _) in ALIASES.items():
+        assert profile_for(alias).canonical == target
+    for prefix, target in PREFIXES.items():
+        assert profile_for(prefix + ("x" if prefix.endswith("-") else "")).canonical == target
+
+
+def test_every_route_resolves_a_claude_model() -> None:
+    shapes = {
+        "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        "vertex": "claude-sonnet-4-5@20250929",
+        "openrouter": "anthropic/claude-sonnet-4.5",
+    }
+    assert set(shapes) == {r.name for r in providers.ROUTES}
+    for route, model_id in shapes.items():
+        assert profile_for(model_id).route == route
+
+
+def test_model_decides_geometry_route_decides_limits() -> None:
+    direct = profile_for("claude-sonnet-4-5")
+    bedrock = profile_for("us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    openrouter = profile_for("anthropic/claude-sonnet-4.5")
+    assert direct.scheme == bedrock.scheme == openrouter.scheme
+    assert direct.font == bedrock.font == openrouter.font
+    assert direct.limits.max_image_bytes == 10 * 1024 * 1024
+    assert bedrock.limits.max_image_bytes == 5 * 1024 * 1024
+    assert bedrock.limits.max_request_bytes == 20_000_000
+    assert bedrock.limits.max_images == 100  # Bedrock adds no count limit of its own
+    assert openrouter.limits.max_images == 20  # its per-request image cap
+    assert profile_for("claude-sonnet-4-5@20250929").limits.max_request_bytes == 30_000_000
+
+
+def test_high_res_tier_follows_the_model_on_every_route() -> None:
+    for model_id in ("claude-opus-4-7", "anthropic.claude-opus-4-7", "anthropic/claude-opus-4.7"):
+        assert profile_for(model_id).scheme.max_tokens == 4784  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("model_id", ["o1-mini", "o3-mini", "deepseek-chat", "gpt-3.5-turbo"])
+def test_text_only_models_cannot_see(model_id: str) -> None:
+    p = profile_for(model_id)
+    assert not p.vision
+    with pytest.raises(InputError, match="no vision"):
+        p.solution()
+    with pytest.raises(InputError, match="no vision"):
+        image_tokens(p, 100, 100)
+    record = p.as_dict()
+    assert record["vision"] is False and record["page"] is None
+
+
+def test_unknown_model_names_families_and_what_to_do() -> None:
+    with pytest.raises(UnknownModelError) as info:
+        profile_for("llama-9-vision")
+    msg = str(info.value)
+    assert "llama-9-vision" in msg
+    for family in ("claude-standard", "openai-patches", "gemini-3-flash"):
+        assert family in msg
+    assert "fallback" in msg and "--profile" in msg
+    assert "\n" not in msg
+    assert resolve("llama-9-vision") is None
+
+
+def test_fallback_only_when_asked() -> None:
+    p = profile_for("llama-9-vision", fallback=True)
+    assert p.fallback and p.family == "fallback" and p.model == "llama-9-vision"
+    assert p.font == "snap8x16"
+    assert p.limits.max_images == 20
+    assert fallback_profile().scheme.label == "uncertain"
+
+
+def test_image_tokens_by_id_and_profile() -> None:
+    assert image_tokens("claude-sonnet-4-5", 1920, 1080) == 1560
+    assert image_tokens("claude-opus-4-7", 1920, 1080) == 2691
+    assert image_tokens("gpt-4o", 1024, 1024) == 765
+    assert image_tokens("gpt-5.4", 1024, 1024) == 1229
+    # The profile uses detail 'original' (10 000 patches): 64x64 patches x 1.2, no shrink.
+    assert image_tokens("gpt-5.4", 2048, 2048) == 4916
+    assert image_tokens("gemini-3.6-flash", 4096, 512) == 1120
+    assert image_tokens(profile_for("gemini-2.5-pro"), 960, 540) == 6 * 258
+
+
+def test_public_surface() -> None:
+    assert snapshot.profile_for is profile_for
+    assert snapshot.image_tokens is image_tokens
+    assert snapshot.Profile is Profile
+
+
+def test_all_profiles_one_per_model() -> None:
+    profiles = all_profiles()
+    assert [p.canonical for p in profiles] == list(MODELS)
