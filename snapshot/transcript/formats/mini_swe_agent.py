@@ -115,7 +115,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 blocks.append(ToolCall(open_call, "bash", {"command": actions[0]}))
             else:
                 format_errors += 1
-                meta["format_error"] = f"{len(actions)} bash blocks"
+                meta["format_error"] = True
+                meta["bash_blocks"] = len(actions)
         elif role == "user" and open_call is not None:
             out_role = "user"
             m = _RETURNCODE_RE.search(text)
