@@ -221,7 +221,7 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
             # prompt); judge on what we have.
             continue
         if not isinstance(record, dict):
-            return []
+            continue  # a stray line does not decide; the other lines do
         out.append(record)
         if len(out) >= limit:
             break
@@ -864,7 +864,10 @@ def sniff(path: Path, head: bytes) -> bool:
         return False
     records = head_records(head)
     if not records:
-        return False
+        # A first record longer than the sniff window (a huge pasted prompt):
+        # Claude Code writes its link keys before the message, so look there.
+        first = head.lstrip()[:4096]
+        return first.startswith(b"{") and b'"parentUuid"' in first and b'"sessionId"' in first
     if _is_sdk(records):
         return True
     return any(
