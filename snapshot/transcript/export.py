@@ -652,7 +652,10 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                     {"type": "message", "role": role, "content": content(blocks, "user message")}
                 )
         else:
+            # The turn's text first, then its calls: nothing may come between a
+            # call and its output, and the outputs follow the turn.
             texts: list[str] = []
+            calls: list[dict[str, Any]] = []
             for b in turn.blocks:
                 if isinstance(b, TextBlock):
                     texts.append(b.text)
@@ -664,10 +667,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                 elif isinstance(b, ThinkingBlock):
                     thinking += 1
                 elif isinstance(b, ToolCall):
-                    if texts:
-                        items.append(_responses_assistant("\n\n".join(texts)))
-                        texts = []
-                    items.append(
+                    calls.append(
                         {
                             "type": "function_call",
                             "call_id": b.id,
@@ -677,6 +677,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                     )
             if texts:
                 items.append(_responses_assistant("\n\n".join(texts)))
+            items.extend(calls)
     if thinking:
         notes.append(f"{thinking} thinking block(s) left out (reasoning items need provider ids)")
     if not items:
