@@ -1,0 +1,175 @@
+"""``snapshot cost`` and ``snapshot profiles`` through the real CLI entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import snapshot.cli as cli
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    # Only this group is loaded, so a half-finished sibling module cannot break these tests.
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("snapshot.cli.cost",))
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_cost_is_registered() -> None:
+    assert "snapshot.cli.cost" in cli.COMMAND_MODULES
+
+
+def test_cost_size_json(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--size", "1920x1080", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {k: data[k] for k in ("model", "scheme", "tokens", "seen", "resized")} == {
+        "model": "claude-sonnet-4-5",
+        "scheme": "anthropic-patches",
+        "tokens": 1560,
+        "seen": [1456, 819],
+        "resized": True,
+    }
+    assert data["dollars"] == pytest.approx(1560 * 3.0 / 1e6)
+
+
+@pytest.mark.parametrize(
+    ("model", "size", "tokens", "resized"),
+    [
+        ("gpt-4o", "1024x1024", 765, True),
+        ("gpt-4o", "512x2048", 765, False),
+        ("claude-opus-4-7", "3840x2160", 4784, True),
+        ("gemini-3.6-flash", "1568x728", 1120, False),
+        ("us.anthropic.claude-haiku-4-5-20251001-v1:0", "1568x728", 1456, False),
+    ],
+)
+def test_cost_size_examples(run, model: str, size: str, tokens: int, resized: bool) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", model, "--size", size, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["tokens"], data["resized"]) == (tokens, resized)
+
+
+def test_cost_size_human(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "gpt-5.4", "--size", "1024x1024")
+    assert code == 0
+    assert "1229 tokens" in out and "not resized" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("cost", "--model", "no-such-model", "--size", "10x10"),
+        ("profiles", "--model", "no-such-model"),
+        ("cost", "--model", "gpt-4o", "--size", "ten by ten"),
+        ("cost", "--model", "o3-mini", "--size", "100x100"),
+    ],
+)
+def test_errors_are_one_line_exit_2(run, argv: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run(*argv)
+    assert code == 2
+    assert out == ""
+    assert err.startswith("snapshot: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_unknown_model_with_fallback(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("profiles", "--model", "my-vlm", "--fallback", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["fallback"] is True and data["model"] == "my-vlm"
+
+
+def _sample(tmp_path: Path) -> Path:
+    text = "".join(
+        f"step {i}: ran pytest -q, 3 failed in test_{i % 7}.py, sha {i * 7919:08x}\n"
+        for i in range(400)
+    )
+    path = tmp_path / "history.txt"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_cost_text_openai_exact(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = _sample(tmp_path)
+    code, out, _ = run("cost", "--model", "gpt-4o", "--text", str(path), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["text_tokens_exact"] is True and data["break_even_is_estimate"] is False
+    assert data["pages"] >= 1
+    assert data["image_tokens"] == data["pages"] * data["tokens_per_page"] == data["pages"] * 765
+    assert data["saved_tokens"] == data["text_tokens"] - data["image_tokens"]
+    assert data["imaging_pays"] == (data["image_tokens"] < data["text_tokens"])
+    assert data["break_even_chars_per_token"] == pytest.approx(
+        data["chars"] / data["text_tokens"], abs=1e-3
+    )
+    assert data["text_dollars"] is not None and data["image_dollars"] is not None
+
+
+def test_cost_text_claude_is_labelled_estimate(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = _sample(tmp_path)
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path))
+    assert code == 0
+    assert "estimate" in out and "ESTIMATE" in out and "break-even" in out
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path), "--json")
+    data = json.loads(out)
+    assert data["text_tokens_exact"] is False and data["break_even_is_estimate"] is True
+
+
+def test_cost_text_for_a_text_only_model(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "o3-mini", "--text", str(_sample(tmp_path)), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["vision"] is False and "image_tokens" not in data
+
+
+def test_profiles_json_fields(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("profiles", "--json")
+    assert code == 0
+    records = json.loads(out)
+    keys = {
+        "model", "family", "scheme", "vision", "page", "cols", "rows", "chars_per_page",
+        "tokens_per_page", "chars_per_token", "max_images", "max_image_bytes", "evidence",
+    }  # fmt: skip
+    assert len(records) > 40
+    for r in records:
+        assert keys <= set(r)
+        assert r["evidence"]
+        if r["vision"]:
+            assert r["chars_per_token"] == pytest.approx(
+                r["chars_per_page"] / r["tokens_per_page"], abs=1e-3
+            )
+
+
+def test_profiles_one_model(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("profiles", "--model", "gemini-3.6-flash", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["page"] == [1568, 728] and data["tokens_per_page"] == 1120
+    code, out, _ = run("profiles", "--model", "claude-fable-5")
+    assert code == 0 and "evidence [measured" in out
+
+
+def test_profile_file_overrides(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "mine.toml"
+    f.write_text('[[profile]]\nmodel = "claude-sonnet-4-5"\nfont = "snap5x8"\npage = [1568, 728]\n')
+    code, out, _ = run("profiles", "--model", "claude-sonnet-4-5", "--profile", str(f), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (
+        data["font"] == "snap5x8"
+        and data["page"] == [1568, 728]
+        and data["tokens_per_page"] == 1456
+    )
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": "claude-sonnet-4-5", "page": [1920, 1080]}')
+    code, _, err = run("profiles", "--profile", str(bad))
+    assert code == 2 and "resized" in err
