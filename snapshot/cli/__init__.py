@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.probe",
     "snapshot.cli.transcripts",
     "snapshot.cli.export",
+    "snapshot.cli.cost",
 )
 
 
