@@ -184,7 +184,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             meta["submission_chars"] = len(info["submission"])
     conv_id = path.name.removesuffix(".traj")
     out: list[Conversation] = []
-    for agent, history in by_agent.items():
+    for index, (agent, history) in enumerate(by_agent.items()):
         w = Warnings(list(warnings.items), warnings.per_kind.copy())
         messages = _agent_messages(path, agent, history, w)
         if not messages:
@@ -195,7 +195,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             messages=tuple(messages),
             tip=messages[-1].id,
             # The first agent is the session's main one, whatever SWE-agent calls it.
-            agent="main" if not out else agent,
+            agent="main" if index == 0 else agent,
             format=NAME,
             source=str(path),
             meta={**meta, "swe_agent_name": agent},
