@@ -1,0 +1,221 @@
+"""Grids of atlas indices to packed 1-bit pixel rows, and those rows to PNG bytes.
+
+Pure functions. The fast path never touches single pixels: each glyph row is a
+small integer of ``pitch`` bits (``Font.rowbits``), one fancy index gathers
+those integers for the whole page, and groups of ``g = 8 / gcd(pitch, 8)``
+neighbouring cells are OR-ed into ``g * pitch``-bit integers whose bytes are
+already PNG scanline bytes (5 px cells: 8 cells = 40 bits = 5 bytes).
+
+Packed rows use PNG's bit order and meaning: leftmost pixel in the high bit,
+1 = white. So black-on-white ink is a 0 bit.
+
+>>> from snapshot.glyphs import load_font
+>>> from snapshot.geometry import Geometry
+>>> font = load_font("misc-5x8")
+>>> g = Geometry(font, cols=8, rows=2, header=False)
+>>> grid = np.array([[font.index_of(c) for c in "Hi there"]] * 2)
+>>> packed = rasterize(grid, font, g)
+>>> packed.shape, unpack(packed, g.size).shape
+((20, 6), (20, 44))
+>>> to_png(packed, g.size)[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+True
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from math import gcd
+
+import numpy as np
+
+from snapshot.geometry import Geometry
+from snapshot.glyphs import SPACE, Font
+
+#: zlib level for PNG data: 1-bit text barely compresses further at higher levels,
+#: and level 1 is several times faster (see bench/README.md).
+PNG_LEVEL = 1
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _lane_mask(byte: int) -> np.uint64:
+    """``byte`` repeated in all eight byte lanes of a uint64."""
+    return np.uint64(byte * 0x0101010101010101)
+
+
+def shift_tables(lanes: np.ndarray, pitch: int, offset: int) -> list[tuple[int, np.ndarray]]:
+    """Per cell slot k of a byte-aligned group: (first byte j, table ``(2, words, n)``).
+
+    The table holds each glyph's contribution to bytes j and j + 1 of the group
+    (eight glyph rows per uint64, one per byte lane) for a cell that starts
+    ``offset + k * pitch`` bits into the group. Pure; callers cache it.
+    """
+    group = 8 // gcd(pitch, 8)
+    lanes_t = np.ascontiguousarray(lanes.T)  # (words, n): 1-D gathers per word are fastest
+    out = []
+    for k in range(group):
+        j, o = divmod(offset + k * pitch, 8)
+        left = 8 - o - pitch  # where the pattern's low bit lands in byte j
+        table = np.zeros((2, *lanes_t.shape), np.uint64)
+        if left >= 0:
+            table[0] = lanes_t << np.uint64(left)
+        else:
+            table[0] = (lanes_t >> np.uint64(-left)) & _lane_mask(0xFF >> -left)
+            spill = 8 + left  # the low bits continue at the top of byte j + 1
+            table[1] = (lanes_t << np.uint64(spill)) & _lane_mask((0xFF << spill) & 0xFF)
+        out.append((j, table))
+    return out
+
+
+def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
+    """Packed ink bits (1 = ink) for pitches up to 8 px: ``(rows * h, nbytes)`` uint8.
+
+    Each cell is gathered as ``ceil(h / 8)`` uint64 words holding one glyph row
+    per byte lane, so all rows of a cell move together. A group of ``g`` cells
+    ends on a byte boundary and fills ``g * pitch / 8`` bytes; per slot k one
+    gather from a pre-shifted table and one or two ORs place the cells (their
+    bits never overlap). ``offset`` (0..7) shifts everything right (the left
+    padding); a group's spill byte is the next group's first byte.
+    """
+    rows, cols = grid.shape
+    w, h = font.cell
+    pw = w + col_gap
+    group = 8 // gcd(pw, 8)
+    nb = group * pw // 8  # bytes per group
+    ncols = -(-cols // group) * group
+    if ncols != cols:
+        grid = np.concatenate([grid, np.full((rows, ncols - cols), SPACE, grid.dtype)], 1)
+    ngroups = ncols // group
+    tables = font.cached(("shift_tables", col_gap, offset), lambda: _tables(font, col_gap, offset))
+    words = tables[0][1].shape[1]
+    total = ngroups * nb + 1
+    span = ngroups * nb
+    out = np.zeros((words, rows, total + nb), np.uint64)  # + nb: room for strided views
+    slots = [np.ascontiguousarray(grid[:, k::group]) for k in range(group)]
+    for k, (j, table) in enumerate(tables):
+        spills = bool(table[1].any())
+        for word in range(words):
+            o = out[word]
+            o[:, j : j + span : nb] |= table[0, word][slots[k]]
+            if spills:
+                o[:, j + 1 : j + 1 + span : nb] |= table[1, word][slots[k]]
+    # (words, rows, total) of 8-lane words -> bytes (rows, h, total)
+    as_bytes = out[:, :, :total].astype("<u8", copy=False).view(np.uint8)
+    as_bytes = as_bytes.reshape(words, rows, total, 8).transpose(1, 0, 3, 2)
+    as_bytes = as_bytes.reshape(rows, words * 8, total)[:, :h]
+    return np.ascontiguousarray(as_bytes).reshape(rows * h, total)
+
+
+def _tables(font: Font, col_gap: int, offset: int) -> list[tuple[int, np.ndarray]]:
+    lanes = font.lanes
+    if col_gap:
+        lanes = lanes << np.uint64(col_gap)
+    return shift_tables(lanes, font.cell[0] + col_gap, offset)
+
+
+def _packed_wide(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
+    """Packed ink bits for pitches over 8 px: gather bytes, then pack."""
+    rows = grid.shape[0]
+    h = font.cell[1]
+    atlas = font.atlas
+    if col_gap:
+        atlas = np.concatenate([atlas, np.zeros((len(atlas), h, col_gap), np.uint8)], axis=2)
+    ry = np.arange(h)
+    pix = atlas[grid[:, None, :], ry[None, :, None]]  # (rows, h, cols, pw), no transpose copy
+    flat = pix.reshape(rows * h, -1)
+    if offset:
+        flat = np.concatenate([np.zeros((rows * h, offset), np.uint8), flat], axis=1)
+    return np.packbits(flat, axis=1)
+
+
+def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
+    """Draw a grid of atlas indices as packed 1-bit PNG rows ``(H, ceil(W / 8))`` uint8.
+
+    ``grid`` is ``(r, c)`` with ``r <= geometry.rows`` and ``c <= geometry.cols``,
+    drawn from the top-left cell (the header row, when the geometry has one, is
+    the grid's first row). Unpack with :func:`unpack` for an H×W image.
+
+    >>> from snapshot.glyphs import load_font
+    >>> font = load_font("misc-5x8")
+    >>> g = Geometry(font, cols=3, rows=1, header=False, padding=0)
+    >>> px = unpack(rasterize(np.array([[font.index_of("|")] * 3]), font, g), g.size)
+    >>> (px == 0).sum(axis=0).tolist()
+    [0, 0, 6, 0, 0, 0, 0, 6, 0, 0, 0, 0, 6, 0, 0]
+    """
+    g = geometry
+    grid = np.asarray(grid)
+    if grid.ndim != 2 or grid.shape[0] > g.rows or grid.shape[1] > g.cols:
+        raise ValueError(f"grid shape {grid.shape} does not fit {g.cols}x{g.rows} cells")
+    width, height = g.size
+    rowbytes = (width + 7) // 8
+    w, h = font.cell
+    ph = h + g.row_gap
+    out = np.zeros((height, rowbytes), np.uint8)
+    rows = grid.shape[0]
+    if rows and grid.shape[1]:
+        x0, y0 = g.origin
+        q, s = divmod(x0, 8)
+        grid = grid.astype(np.intp, copy=False)
+        if w + g.col_gap <= 8:
+            block = _packed_lanes(grid, font, g.col_gap, s)
+        else:
+            block = _packed_wide(grid, font, g.col_gap, s)
+        nb = min(block.shape[1], rowbytes - q)
+        if g.row_gap:
+            ys = (y0 + np.arange(rows)[:, None] * ph + np.arange(h)[None, :]).ravel()
+            out[ys, q : q + nb] = block[:, :nb]
+        else:
+            out[y0 : y0 + rows * h, q : q + nb] = block[:, :nb]
+    if g.ink == "black-on-white":
+        np.invert(out, out=out)
+    return out
+
+
+def unpack(packed: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Packed 1-bit rows to an H×W uint8 image (0 black, 255 white).
+
+    >>> unpack(np.array([[0b10100000]], np.uint8), (3, 1)).tolist()
+    [[255, 0, 255]]
+    """
+    width, _ = size
+    bits = np.unpackbits(packed, axis=1)[:, :width]
+    return bits * np.uint8(255)
+
+
+def pack(pixels: np.ndarray) -> np.ndarray:
+    """An H×W image (ink dark) to packed 1-bit rows (threshold at 128).
+
+    >>> pack(np.array([[255, 0, 255]], np.uint8)).tolist()
+    [[160]]
+    """
+    return np.packbits(np.asarray(pixels) >= 128, axis=1)
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = PNG_LEVEL) -> bytes:
+    """Encode a 1-bit grayscale PNG; same input, same bytes (no timestamps, fixed zlib level).
+
+    Takes packed rows ``(H, ceil(W / 8))`` or an H×W uint8 image.
+
+    >>> png = to_png(np.full((2, 3), 255, np.uint8), (3, 2))
+    >>> png[12:16], struct.unpack(">II", png[16:24])
+    (b'IHDR', (3, 2))
+    """
+    width, height = size
+    arr = np.asarray(packed_or_pixels)
+    rowbytes = (width + 7) // 8
+    if arr.shape == (height, width) and (width != rowbytes or arr.max(initial=0) > 1):
+        arr = pack(arr)
+    if arr.shape != (height, rowbytes) or arr.dtype != np.uint8:
+        raise ValueError(f"expected packed rows {(height, rowbytes)} or pixels {(height, width)}")
+    raw = np.empty((height, rowbytes + 1), np.uint8)
+    raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
+    raw[:, 1:] = arr
+    ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    # Z_RLE: on 1-bit text as small as the default strategy, about twice as fast
+    comp = zlib.compressobj(level, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
+    idat = comp.compress(raw.tobytes()) + comp.flush()
+    return _PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")

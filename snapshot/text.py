@@ -1,0 +1,456 @@
+"""Text normalization and layout: text in, grids of atlas indices out.
+
+Everything here is linear in the text length and vectorized over code points
+(a 5 MB single line wraps as fast as 5 MB of short lines).
+
+>>> from snapshot.glyphs import load_font
+>>> from snapshot.geometry import Geometry
+>>> normalize("a\\tb  \\r\\nc\\x1b[31md\\x00").text
+'a       b\\ncd␀'
+>>> g = Geometry(load_font("misc-5x8"), cols=4, rows=3)
+>>> [grid.shape for grid in layout("hello world", g)]
+[(2, 4), (2, 4)]
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from snapshot.errors import InputError
+from snapshot.geometry import Geometry
+from snapshot.glyphs import CONTINUE, KEPT, NEWLINE, REPLACEMENT, SPACE
+
+# CSI (incl. 8-bit-free forms), OSC (BEL or ST terminated), DCS/SOS/PM/APC strings,
+# then any other two- or three-byte escape.
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"
+    r"|\x1b[ -/]*[0-~]"
+    r"|\x1b"
+)
+_ZERO_WIDTH = "\u200b\u200c\u200d\u200e\u200f\u2060\u2061\u2062\u2063\u2064\ufeff\u180e\u00ad"
+_ZERO_WIDTH += "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_ZERO_WIDTH_RE = re.compile(f"[{_ZERO_WIDTH}]")
+_CONTROL_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
+_CONTROL_MAP = {c: 0x2400 + c for c in range(0x20) if c != 0x0A}
+_CONTROL_MAP[0x7F] = 0x2421
+_TRAILING_RE = re.compile(r" +(?=\n|\Z)")
+_LINE_BREAK = -3  # lines mode: a newline that ends a row instead of being drawn
+
+
+@dataclass(frozen=True)
+class NormalizedText:
+    """Normalized text plus counts of what normalization changed.
+
+    >>> n = normalize("x\\r\\ny\\u200b\\x07")
+    >>> n.text, n.crlf, n.zero_width, n.controls
+    ('x\\ny␇', 1, 1, 1)
+    """
+
+    text: str
+    crlf: int = 0  # CRLF pairs and lone CRs folded to LF
+    tabs: int = 0
+    ansi: int = 0  # escape sequences removed
+    zero_width: int = 0
+    controls: int = 0  # control characters replaced by their U+2400 pictures
+    trailing_spaces: int = 0
+    nfc_changed: bool = False
+    invalid_utf8: int = 0  # U+FFFD introduced while decoding bytes
+
+    def changes(self) -> dict[str, int]:
+        """The nonzero counts, by name."""
+        names = ("crlf", "tabs", "ansi", "zero_width", "controls", "trailing_spaces")
+        out = {n: int(getattr(self, n)) for n in names if getattr(self, n)}
+        if self.nfc_changed:
+            out["nfc_changed"] = 1
+        if self.invalid_utf8:
+            out["invalid_utf8"] = self.invalid_utf8
+        return out
+
+
+def decode_bytes(data: bytes) -> tuple[str, int]:
+    """UTF-8 with invalid bytes replaced by U+FFFD; also return how many were introduced.
+
+    >>> decode_bytes(b"ok \\xff\\xfe!")
+    ('ok ��!', 2)
+    """
+    text = data.decode("utf-8", errors="replace")
+    introduced = text.count("\ufffd") - data.count("\ufffd".encode())
+    return text, introduced
+
+
+def read_text(path: str | Path) -> NormalizedText:
+    """Read a file (or ``-`` for stdin) as UTF-8, counting replaced bytes, and normalize."""
+    import sys
+
+    if str(path) == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    text, bad = decode_bytes(data)
+    norm = normalize(text)
+    return NormalizedText(**{**norm.__dict__, "invalid_utf8": bad})
+
+
+def normalize(text: str) -> NormalizedText:
+    """Fold CRLF, strip ANSI escapes, drop zero-width characters, NFC, expand tabs,
+    show other control characters as U+2400 pictures, strip trailing spaces per line.
+
+    Idempotent: ``normalize(normalize(t).text).text == normalize(t).text``.
+
+    >>> normalize("\\x1b]0;title\\x07ls\\x1b[0m  \\n\\x7f").text
+    'ls\\n␡'
+    """
+    if not isinstance(text, str):
+        raise InputError(f"text must be str, got {type(text).__name__}")
+    s = text
+    ansi = 0
+    if "\x1b" in s:
+        s, ansi = _ANSI.subn("", s)
+    crlf = 0
+    if "\r" in s:
+        crlf = s.count("\r")
+        s = s.replace("\r\n", "\n").replace("\r", "\n")
+    zero_width = 0
+    if not s.isascii():
+        s, zero_width = _ZERO_WIDTH_RE.subn("", s)
+    nfc_changed = False
+    if not s.isascii() and not unicodedata.is_normalized("NFC", s):
+        s = unicodedata.normalize("NFC", s)
+        nfc_changed = True
+    tabs = s.count("\t")
+    if tabs:
+        s = s.expandtabs(8)
+    controls = 0
+    if _CONTROL_RE.search(s):
+        controls = len(_CONTROL_RE.findall(s))
+        s = s.translate(_CONTROL_MAP)
+    before = len(s)
+    if " \n" in s or s.endswith(" "):
+        s = _TRAILING_RE.sub("", s)
+    return NormalizedText(
+        text=s,
+        crlf=crlf,
+        tabs=tabs,
+        ansi=ansi,
+        zero_width=zero_width,
+        controls=controls,
+        trailing_spaces=before - len(s),
+        nfc_changed=nfc_changed,
+    )
+
+
+# --------------------------------------------------------------------------- header
+
+
+_HEADER_RE = re.compile(
+    r"page (\d+)/(\d+) (flow|lines\+?) (\S+) (\d+)x(\d+) pad (\d+) gap (\d+)x(\d+) "
+    r"cell (\d+)x(\d+)$"
+)
+_HEADER_START_RE = re.compile(r"page (\d+)/(\d+) (flow|lines\+?) ")
+
+
+def header_text(geometry: Geometry, number: int, total: int, continued: bool = False) -> str:
+    """The header row: page number, mode, font and grid, so a reader can self-configure.
+
+    Cut to the page width; the most useful fields come first. ``continued``
+    (lines mode) says the page's last line goes on on the next page.
+
+    >>> from snapshot.glyphs import load_font
+    >>> header_text(Geometry(load_font("misc-5x8"), cols=80, rows=10), 1, 3)
+    'page 1/3 flow misc-5x8 80x10 pad 2 gap 0x0 cell 5x8'
+    """
+    g = geometry
+    w, h = g.font.cell
+    mode = "flow" if g.flow else ("lines+" if continued else "lines")
+    name = g.font.name.replace(" ", "_")
+    return (
+        f"page {number}/{total} {mode} {name} {g.cols}x{g.rows} "
+        f"pad {g.padding} gap {g.col_gap}x{g.row_gap} cell {w}x{h}"
+    )[: g.cols]
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a page header says (see :func:`header_text`); None where it was cut off."""
+
+    number: int
+    total: int
+    flow: bool
+    continued: bool
+    font: str | None = None
+    cols: int | None = None
+    rows: int | None = None
+    padding: int | None = None
+    col_gap: int | None = None
+    row_gap: int | None = None
+    cell: tuple[int, int] | None = None
+
+
+def parse_header(line: str) -> Header | None:
+    """Parse a header row; None when it is not one. A cut-off header gives the
+    page number and mode only.
+
+    >>> parse_header("page 2/3 lines+ snap5x8 312x90 pad 2 gap 0x0 cell 5x8").continued
+    True
+    >>> parse_header("page 2/3 flow snap5").cols is None
+    True
+    """
+    text = line.rstrip(" ")
+    m = _HEADER_RE.match(text)
+    if m is not None:
+        n, t, mode, font, c, r, pad, cg, rg, w, h = m.groups()
+        return Header(
+            number=int(n),
+            total=int(t),
+            flow=mode == "flow",
+            continued=mode == "lines+",
+            font=font,
+            cols=int(c),
+            rows=int(r),
+            padding=int(pad),
+            col_gap=int(cg),
+            row_gap=int(rg),
+            cell=(int(w), int(h)),
+        )
+    m = _HEADER_START_RE.match(text + " ")
+    if m is None:
+        return None
+    n, t, mode = m.groups()
+    return Header(int(n), int(t), flow=mode == "flow", continued=mode == "lines+")
+
+
+def text_indices(text: str, geometry: Geometry) -> np.ndarray:
+    """Atlas indices for a short string drawn as-is (headers), one per cell."""
+    cps = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+    idx, atlas = geometry.font.lookup(cps)
+    idx = np.where(idx < 0, REPLACEMENT, idx).astype(np.int32)
+    wide = atlas.wide[idx]
+    if wide.any():
+        reps = 1 + wide.astype(np.int64)
+        tails = (np.cumsum(reps) - 1)[wide]
+        idx = np.repeat(idx, reps)
+        idx[tails] = idx[tails - 1] + 1
+    return idx[: geometry.cols]
+
+
+# --------------------------------------------------------------------------- layout
+
+
+@dataclass(frozen=True)
+class KeptSpan:
+    """A run of characters no font can draw, kept as text (``unrenderable="keep"``).
+
+    ``start``/``end`` index the normalized text; the page shows the KEPT marker
+    at (``page``, ``row``, ``col``) (0-based page, text row and column).
+    """
+
+    start: int
+    end: int
+    text: str
+    page: int
+    row: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Result of :func:`layout_document`: grids plus what each page covers."""
+
+    grids: list[np.ndarray]
+    spans: list[tuple[int, int]]  # [start, end) in the normalized text, per page
+    continued: list[bool]  # lines mode: the page's last line goes on on the next page
+    replaced: dict[str, int] = field(default_factory=dict)
+    kept: tuple[KeptSpan, ...] = ()
+
+
+def layout(text: str, geometry: Geometry) -> list[np.ndarray]:
+    """One ``(text_rows, cols)`` int32 grid of atlas indices per page.
+
+    ``text`` is normalized first (normalizing twice changes nothing).
+
+    >>> from snapshot.glyphs import load_font
+    >>> g = Geometry(load_font("misc-5x8"), cols=3, rows=2, header=False)
+    >>> [g.font.chars[i] for i in layout("ab\\nc", g)[0].ravel()] == ["a", "b", "\\ue000", "c", " ", " "]
+    True
+    """
+    return layout_document(text, geometry).grids
+
+
+def _undrawable_runs(bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (exclusive) of each maximal run of True."""
+    edges = np.diff(np.concatenate([[False], bad, [False]]).astype(np.int8))
+    return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+
+
+def layout_document(text: str, geometry: Geometry, *, unrenderable: str = "replace") -> Layout:
+    """Layout plus bookkeeping: per-page text spans, replaced counts, kept spans.
+
+    >>> from snapshot.glyphs import load_font
+    >>> g = Geometry(load_font("misc-5x8"), cols=10, rows=3)
+    >>> lay = layout_document("x\\ue000y", g)
+    >>> lay.replaced, lay.spans
+    ({'\\ue000': 1}, [(0, 3)])
+    """
+    if unrenderable not in ("replace", "keep"):
+        raise InputError(f"unrenderable must be 'replace' or 'keep', got {unrenderable!r}")
+    s = normalize(text).text
+    g = geometry
+    cols, per_rows = g.cols, g.text_rows
+    if not s:
+        return Layout(grids=[], spans=[], continued=[])
+    cps = np.frombuffer(s.encode("utf-32-le"), np.uint32)
+    nl = cps == 10
+    idx, atlas = g.font.lookup(np.where(nl, np.uint32(32), cps))
+    idx = idx.astype(np.int32)
+    n = len(cps)
+    src = np.arange(n, dtype=np.int64)
+    bad = idx < 0
+    bad &= ~nl
+    replaced: dict[str, int] = {}
+    kept_runs: list[tuple[int, int]] = []
+    if bad.any():
+        if unrenderable == "replace":
+            chars, counts = np.unique(cps[bad], return_counts=True)
+            replaced = {chr(int(c)): int(k) for c, k in zip(chars, counts, strict=True)}
+            idx[bad] = REPLACEMENT
+        else:
+            starts, ends = _undrawable_runs(bad)
+            kept_runs = list(zip(starts.tolist(), ends.tolist(), strict=True))
+            idx[starts] = KEPT
+            keep = ~bad
+            keep[starts] = True
+            idx, src, nl = idx[keep], src[keep], nl[keep]
+    if g.flow:
+        idx[nl] = NEWLINE
+    else:
+        idx[nl] = _LINE_BREAK
+        if s.endswith("\n"):
+            idx[-1] = NEWLINE  # the final newline is drawn, so "a" and "a\n" differ
+    # wide glyphs take two cells: the left half, then its right half at index + 1
+    wide = np.zeros(len(idx), bool)
+    nonneg = idx >= 0
+    wide[nonneg] = atlas.wide[idx[nonneg]]
+    if wide.any():
+        reps = 1 + wide.astype(np.int64)
+        idx = np.repeat(idx, reps)
+        src = np.repeat(src, reps)
+        tails = np.cumsum(reps) - 1
+        tails = tails[wide]
+        idx[tails] = idx[tails - 1] + 1
+        wide = np.repeat(wide, reps)
+        wide[tails] = False
+    if g.flow:
+        lay = _flow(idx, src, wide, cols, per_rows, n)
+    else:
+        lay = _lines(idx, src, wide, cols, per_rows, n)
+    grids, spans, continued, cell_pos = lay
+    kept: list[KeptSpan] = []
+    if kept_runs:
+        for (a, b), (page, row, col) in zip(kept_runs, cell_pos(KEPT), strict=True):
+            kept.append(KeptSpan(a, b, s[a:b], page, row, col))
+    return Layout(grids, spans, continued, replaced, tuple(kept))
+
+
+def _flow(idx, src, wide, cols, per_rows, n):
+    if wide.any():
+        pads: list[int] = []
+        shift = 0
+        for i in np.flatnonzero(wide).tolist():
+            if (i + shift) % cols == cols - 1:
+                pads.append(i)
+                shift += 1
+        if pads:
+            at = np.array(pads, np.int64)
+            idx = np.insert(idx, at, SPACE)
+            src = np.insert(src, at, src[at])
+    per_page = cols * per_rows
+    pages = -(-len(idx) // per_page)
+    flat = np.full(pages * per_page, SPACE, np.int32)
+    flat[: len(idx)] = idx
+    grid = flat.reshape(pages, per_rows, cols)
+    starts = src[np.arange(pages) * per_page].tolist()
+    spans = list(zip(starts, [*starts[1:], n], strict=True))
+
+    def cell_pos(index: int) -> list[tuple[int, int, int]]:
+        pos = np.flatnonzero(idx == index)
+        return [(int(p // per_page), int(p % per_page // cols), int(p % cols)) for p in pos]
+
+    return list(grid), spans, [False] * pages, cell_pos
+
+
+def _line_cols(k: np.ndarray, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row within line, column) of the k-th cell of a line; continuation rows start at 1."""
+    first = k < cols
+    rest = np.maximum(k - cols, 0)
+    row = np.where(first, 0, 1 + rest // (cols - 1))
+    col = np.where(first, k, 1 + rest % (cols - 1))
+    return row, col
+
+
+def _lines(idx, src, wide, cols, per_rows, n):
+    brk = idx == _LINE_BREAK
+    line_start_src = np.concatenate([[0], src[brk] + 1])
+    line_all = np.cumsum(brk) - brk
+    keep = ~brk
+    idx, src, wide, line = idx[keep], src[keep], wide[keep], line_all[keep]
+    nlines = len(line_start_src)
+
+    def positions(line: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        counts = np.bincount(line, minlength=nlines)
+        first_cell = np.cumsum(counts) - counts
+        return counts, np.arange(len(line)) - first_cell[line]
+
+    counts, k = positions(line)
+    if wide.any():
+        pads: list[int] = []
+        current, shift = -1, 0
+        for i in np.flatnonzero(wide).tolist():
+            if line[i] != current:
+                current, shift = int(line[i]), 0
+            _, col = _line_cols(np.array([k[i] + shift]), cols)
+            if col[0] == cols - 1:
+                pads.append(i)
+                shift += 1
+        if pads:
+            at = np.array(pads, np.int64)
+            idx = np.insert(idx, at, SPACE)
+            src = np.insert(src, at, src[at])
+            line = np.insert(line, at, line[at])
+            counts, k = positions(line)
+    rows_per_line = 1 + np.maximum(0, -(-(counts - cols) // (cols - 1)))
+    row_start = np.cumsum(rows_per_line) - rows_per_line
+    total_rows = int(rows_per_line.sum())
+    r, c = _line_cols(k, cols)
+    grow = row_start[line] + r
+    pages = -(-total_rows // per_rows)
+    grid = np.full((pages * per_rows, cols), SPACE, np.int32)
+    grid[grow, c] = idx
+    is_cont = np.zeros(pages * per_rows + 1, bool)
+    is_cont[:total_rows] = True
+    is_cont[row_start] = False
+    grid[is_cont[:-1], 0] = CONTINUE
+    row_src = np.full(pages * per_rows + 1, n, np.int64)
+    row_src[row_start] = line_start_src
+    firsts = (c == 1) & (r >= 1)
+    row_src[grow[firsts]] = src[firsts]
+    starts = row_src[np.arange(pages) * per_rows].tolist()
+    spans = list(zip(starts, [*starts[1:], n], strict=True))
+    continued = [bool(is_cont[(p + 1) * per_rows]) for p in range(pages)]
+
+    def cell_pos(index: int) -> list[tuple[int, int, int]]:
+        pos = np.flatnonzero(idx == index)
+        return [
+            (int(grow[p] // per_rows), int(grow[p] % per_rows), int(c[p])) for p in pos.tolist()
+        ]
+
+    return list(grid.reshape(pages, per_rows, cols)), spans, continued, cell_pos
