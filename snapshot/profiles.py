@@ -28,7 +28,6 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +38,7 @@ from snapshot.errors import BudgetError, InputError, UnknownModelError
 
 if TYPE_CHECKING:
     from snapshot.geometry import Geometry
+    from snapshot.glyphs import Font
 
 
 # --------------------------------------------------------------------------- limits
@@ -89,7 +89,7 @@ def png_bytes_bound(width: int, height: int) -> int:
     Providers count the base64 form. 1-bit is what ``raster.to_png`` writes.
 
     >>> png_bytes_bound(1568, 728)
-    191468
+    191328
     """
     raw = height * (1 + math.ceil(width / 8))  # filter byte + packed row
     deflate = raw + 5 * math.ceil(raw / 65535) + 6  # stored blocks + zlib header/adler
@@ -116,14 +116,12 @@ class Solution:
         return self.chars_per_page / self.tokens
 
 
-@functools.lru_cache(maxsize=8192)
-def _grid(font_name: str, width: int, height: int, padding: int) -> tuple[int, int] | None:
+def _grid(font: Font, width: int, height: int, padding: int) -> tuple[int, int] | None:
     """(cols, rows) that fit a width × height page, or None when none fit."""
     from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
 
     try:
-        g = Geometry.fit(load_font(font_name), width, height, padding=padding)
+        g = Geometry.fit(font, width, height, padding=padding)
     except InputError:
         return None
     return g.cols, g.rows
@@ -157,10 +155,12 @@ def solve_page(
     widths, heights = scheme.sides(bound_w), scheme.sides(bound_h)
     if not widths or not heights:
         raise BudgetError(f"no page fits {scheme.describe()} inside {bound_w}x{bound_h}")
+    from snapshot.glyphs import load_font
+
+    font = load_font(font_name)
     tall, wide = max(heights), max(widths)
-    cols = {w: g[0] for w in widths if (g := _grid(font_name, w, tall, padding))}
-    rows = {h: g[1] for h in heights if (g := _grid(font_name, wide, h, padding))}
-    best: tuple[Fraction, int, int] | None = None
+    cols = {w: g[0] for w in widths if (g := _grid(font, w, tall, padding))}
+    rows = {h: g[1] for h in heights if (g := _grid(font, wide, h, padding))}
     best_sol: Solution | None = None
     for w, c in cols.items():
         for h, r in rows.items():
@@ -173,9 +173,7 @@ def solve_page(
             if limits.max_request_bytes is not None and nbytes > limits.max_request_bytes:
                 continue
             tokens = scheme.tokens(w, h)
-            key = (Fraction(chars, tokens), chars, -w * h)
-            if best is None or key > best:
-                best = key
+            if best_sol is None or _better(chars, tokens, w * h, best_sol):
                 best_sol = Solution((w, h), c, r, chars, tokens, nbytes)
     if best_sol is None:
         raise BudgetError(
@@ -183,6 +181,16 @@ def solve_page(
             f"{bound_w}x{bound_h} and the byte budget; use a smaller font or a larger bound"
         )
     return best_sol
+
+
+def _better(chars: int, tokens: int, area: int, best: Solution) -> bool:
+    """More chars per token (exact integer comparison), then more chars, then less area."""
+    lhs, rhs = chars * best.tokens, best.chars_per_page * tokens
+    if lhs != rhs:
+        return lhs > rhs
+    if chars != best.chars_per_page:
+        return chars > best.chars_per_page
+    return area < best.size[0] * best.size[1]
 
 
 # --------------------------------------------------------------------------- profile
@@ -219,8 +227,10 @@ class Profile:
                 f"{self.model} has no vision input: it cannot read pages; keep its history as text"
             )
         if self.page is not None:
+            from snapshot.glyphs import load_font
+
             w, h = self.page
-            grid = _grid(self.font, w, h, self.padding)
+            grid = _grid(load_font(self.font), w, h, self.padding)
             if grid is None:
                 raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
             return Solution(
@@ -389,8 +399,9 @@ def _build(
 def fallback_profile(model_id: str = "fallback") -> Profile:
     """The documented conservative profile for a model no table knows.
 
-    >>> fallback_profile("my-vlm").solution().size
-    (756, 1008)
+    >>> p = fallback_profile("my-vlm")
+    >>> p.font, p.legible_max, p.fallback
+    ('snap8x16', (768, 1024), True)
     """
     return _build(
         model_id, tables.FALLBACK_MODEL, tables.FALLBACK_FAMILY, "fallback", fallback=True

@@ -28,6 +28,7 @@ Worked example (Anthropic's documented table)::
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 from fractions import Fraction
@@ -349,8 +350,12 @@ class OpenAIPatches:
         w, h = self.seen(width, height)
         return _cdiv(w, self.patch) * _cdiv(h, self.patch)
 
+    @functools.cached_property
+    def _multiplier(self) -> Fraction:
+        return Fraction(self.multiplier)
+
     def tokens(self, width: int, height: int) -> int:
-        return math.ceil(self.patches(width, height) * Fraction(self.multiplier))
+        return math.ceil(self.patches(width, height) * self._multiplier)
 
     def sides(self, limit: int) -> tuple[int, ...]:
         return _multiples(self.patch, min(limit, self.max_side))
