@@ -193,17 +193,17 @@ def run_render(args: argparse.Namespace) -> int:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from snapshot.errors import ImageError
+    from snapshot.errors import ImageError, SnapshotError
     from snapshot.glyphs import available_fonts, load_font
     from snapshot.read import _as_ink, find_header, load_png, read
 
     pixels = load_png(args.page)
+    text: str | None = None
     if args.font:
         text = read(pixels, load_font(args.font))
     else:
         img = _as_ink(pixels, None)
-        text = None
-        tried = []
+        tried: list[str] = []
         for name in available_fonts():
             if name == "unifont":
                 continue  # too slow to load just to probe; pass --font unifont
@@ -216,7 +216,7 @@ def run_read(args: argparse.Namespace) -> int:
             if header.font and header.font != name:
                 try:
                     font = load_font(header.font)
-                except Exception:
+                except SnapshotError:
                     continue
             text = read(pixels, font)
             break
@@ -225,6 +225,7 @@ def run_read(args: argparse.Namespace) -> int:
                 f"{args.page}: no snapshot page header found with any font ({', '.join(tried)}); "
                 "pass --font NAME"
             )
+    assert text is not None
     sys.stdout.write(text)
     if text and not text.endswith("\n"):
         sys.stdout.write("\n")
