@@ -18,10 +18,13 @@ from snapshot.errors import SnapshotError
 # One module per group of subcommands; add a line when a group lands.
 COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.render",
+    "snapshot.cli.session",
     "snapshot.cli.probe",
     "snapshot.cli.transcripts",
     "snapshot.cli.export",
     "snapshot.cli.cost",
+    "snapshot.cli.report",
+    "snapshot.cli.legibility",
 )
 
 

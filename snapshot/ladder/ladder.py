@@ -126,9 +126,16 @@ def run_ladder(
     steps: list[RungRecord] = []
     pages: tuple[Any, ...] = ()
     current = linear_copy(conv, conv.path())
-    tokens = before
+    if not target.vision and any(m.images() for m in current.path()):
+        # A reader without vision never receives an image: every one becomes a placeholder.
+        blind = drop_images(current, keep_turns=0)
+        steps.append(replace(blind.record, notes=("reader has no vision", *blind.record.notes)))
+        current = blind.conversation
+    tokens = target.tokens(current.path())
     if tokens <= budget:
-        return LadderResult(current, (), before, tokens, budget, correction=target.correction)
+        return LadderResult(
+            current, tuple(steps), before, tokens, budget, correction=target.correction
+        )
 
     for rung in opts.rungs:
         if rung == "summary":
@@ -155,14 +162,37 @@ def run_ladder(
     if "summary" in opts.rungs:
         chosen = summarizer or ModelledSummarizer()
         result, summary = summarize_middle(current, target, chosen, keep_turns=opts.keep_turns)
+        summarized = _summary_tokens(target, summary, result.conversation)
+        calls = 1 if summary.source == "model" else 0
+        if summarized >= tokens:
+            # A summary longer than what it replaces only costs more: keep the free result.
+            steps.append(
+                RungRecord(
+                    "summary",
+                    notes=(
+                        f"not taken: the {summary.source} summary ({summarized:,} tokens in all) "
+                        f"would not shrink the request ({tokens:,})",
+                    ),
+                )
+            )
+            return LadderResult(
+                current,
+                tuple(steps),
+                before,
+                tokens,
+                budget,
+                _budget_failure(current, target, budget, tokens),
+                correction=target.correction,
+                pages=pages,
+                model_calls=calls,
+            )
         steps.append(result.record)
-        tokens = _summary_tokens(target, summary, result.conversation)
+        tokens = summarized
         failure = (
             None
             if tokens <= budget
             else _budget_failure(result.conversation, target, budget, tokens)
         )
-        calls = 1 if summary.source == "model" else 0
         return LadderResult(
             result.conversation,
             tuple(steps),

@@ -81,10 +81,11 @@ def read_manifest(manifest: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def corpus_sources(manifest: Path, *, limit: int | None = None) -> Iterator[Source]:
-    """Import every manifest entry (lazily: the corpus is large)."""
+def corpus_sources(manifest: Path, *, start: int = 0, limit: int | None = None) -> Iterator[Source]:
+    """Import manifest entries ``start``… (lazily: the corpus is large)."""
     root = manifest.parent
-    for entry in read_manifest(manifest)[:limit]:
+    entries = read_manifest(manifest)[start:]
+    for entry in entries[:limit] if limit is not None else entries:
         select = {str(k): str(v) for k, v in (entry.get("select") or {}).items()}
         convs = import_path(root / entry["path"], select=select or None)
         main = next((c for c in convs if c.agent == "main"), convs[0])

@@ -1,0 +1,172 @@
+"""``snapshot report`` (the main job) and ``snapshot compact`` (one provider-ready request)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="run the compaction benchmark and write reports/REPORT.md with plots",
+        description=(
+            "Run every compaction strategy and the ladder on conversations × profiles and write "
+            "REPORT.md, results.json and PNG plots. With no --corpus it runs on the package's own "
+            "demo transcripts; with --corpus PATH/benchmark.manifest.json, on the benchmark corpus."
+        ),
+    )
+    p.add_argument("--corpus", type=Path, help="benchmark.manifest.json of a transcript corpus")
+    p.add_argument(
+        "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
+    )
+    p.add_argument(
+        "--model",
+        dest="models",
+        action="append",
+        help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
+    )
+    p.add_argument("--workers", type=int, help="processes (default: one per core)")
+    p.add_argument("--limit", type=int, help="only the first N conversations")
+    p.add_argument(
+        "--ocr-pages",
+        type=int,
+        default=0,
+        help="pages per conversation and profile read by the real OCR engine (needs the [ocr] extra)",
+    )
+    p.add_argument(
+        "--budget-ratio",
+        type=float,
+        default=0.3,
+        help="ladder budget as a share of each conversation's tokens (default 0.3)",
+    )
+    p.add_argument("--no-legibility", action="store_true", help="skip the legibility lab sections")
+    p.set_defaults(func=cmd_report)
+
+    c = subparsers.add_parser(
+        "compact",
+        help="compact one conversation into a provider-ready request within a token budget",
+        description=(
+            "Climb the ladder (elide, drop images, snapshot, summary) until CONV fits --budget tokens "
+            "for --model, then write the request body the provider accepts, the pages, and a JSON "
+            "record of every rung taken."
+        ),
+    )
+    c.add_argument("conv", help="a transcript file, a store file, or a stored conversation id")
+    c.add_argument(
+        "--model", required=True, help="the reader's model id (decides pages, prices, limits)"
+    )
+    c.add_argument("--budget", type=int, required=True, help="token budget for the request")
+    c.add_argument(
+        "--out", type=Path, required=True, help="folder for request.json, pages and record.json"
+    )
+    c.add_argument("--json", action="store_true", help="print the record as JSON")
+    c.add_argument(
+        "--keep-turns", type=int, default=2, help="recent turns kept verbatim (default 2)"
+    )
+    c.add_argument(
+        "--factsheet",
+        type=int,
+        default=0,
+        metavar="CHARS",
+        help="exact identifiers beside the pages, within CHARS",
+    )
+    c.add_argument(
+        "--summarizer",
+        default="auto",
+        help="auto (real corpus summary where one exists, else none), none, or live:MODEL (needs the [live] extra and a key)",
+    )
+    c.add_argument(
+        "--api", choices=["chat", "responses"], default="chat", help="OpenAI request shape"
+    )
+    c.add_argument(
+        "--provider-limit",
+        type=int,
+        help="check the request with a simulated provider (offline stand-in) that counts exactly and rejects above this many tokens; the ladder recovers with free rungs",
+    )
+    c.add_argument("--format", help="force the transcript format")
+    c.add_argument("--select", action="append", default=[], metavar="KEY=VALUE")
+    c.add_argument("--agent", help="agent of a multi-agent conversation")
+    c.add_argument("--workspace", type=Path, default=Path(".snapshot"))
+    c.set_defaults(func=cmd_compact)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from snapshot.errors import InputError
+    from snapshot.report.main import make_report
+    from snapshot.report.matrix import Settings
+    from snapshot.report.run import DEFAULT_MODELS
+
+    if args.corpus is not None and not args.corpus.is_file():
+        raise InputError(
+            f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
+        )
+    settings = Settings(ocr_pages=args.ocr_pages, budget_ratio=args.budget_ratio)
+    files = make_report(
+        args.corpus,
+        args.out,
+        models=tuple(args.models or DEFAULT_MODELS),
+        settings=settings,
+        workers=args.workers,
+        limit=args.limit,
+        use_ocr=args.ocr_pages > 0,
+        legibility=not args.no_legibility,
+    )
+    r = files.result
+    print(f"{len(r.sources)} conversations × {len(r.models)} profiles in {r.seconds:.0f} s")
+    for err in r.errors:
+        print(f"  failed: {err}")
+    print(f"wrote {files.report}, {files.results}")
+    for path in files.figures.values():
+        if path is not None:
+            print(f"      {path}")
+    return 0
+
+
+def _summarizer(spec: str, conv: Any) -> Any:
+    from snapshot.errors import InputError
+    from snapshot.ladder.summary import CorpusSummarizer, LiveSummarizer
+
+    if spec == "none":
+        return None
+    if spec == "auto":
+        corpus = CorpusSummarizer()
+        return corpus if corpus.available(conv) else None
+    if spec.startswith("live:") and len(spec) > 5:
+        return LiveSummarizer(spec[5:])
+    raise InputError(f"--summarizer {spec!r}: use auto, none, or live:MODEL")
+
+
+def cmd_compact(args: argparse.Namespace) -> int:
+    from snapshot.cli.export import load_conversation
+    from snapshot.ladder.compact import compact
+
+    conv = load_conversation(args)
+    outcome = compact(
+        conv,
+        args.model,
+        args.budget,
+        keep_turns=args.keep_turns,
+        factsheet_chars=args.factsheet,
+        summarizer=_summarizer(args.summarizer, conv),
+        openai_api=args.api,
+        provider_limit=args.provider_limit,
+    )
+    record = outcome.write(args.out)
+    if args.json:
+        print(json.dumps(record, indent=1, ensure_ascii=False))
+    else:
+        print(
+            f"{record['tokens_before']:,} → {record['tokens_after']:,} tokens "
+            f"(budget {args.budget:,}, {'met' if record['fits'] else 'NOT met'}); "
+            f"rungs: {' → '.join(record['rungs_taken']) or 'none needed'}; "
+            f"{len(record['pages'])} page(s); request: {record['request_file']}"
+        )
+        for note in record["notes"]:
+            print(f"  note: {note}", file=sys.stderr)
+        if record["failure"]:
+            print(f"  {record['failure']}", file=sys.stderr)
+    return 0 if record["fits"] else 1

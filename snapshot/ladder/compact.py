@@ -1,0 +1,137 @@
+"""Provider-ready output: one conversation compacted into a request the provider accepts.
+
+The ladder decides what to send; the exporter writes it in the provider's own
+shape (Anthropic Messages, OpenAI chat or Responses, Gemini); the pages and a
+JSON record of every rung go beside it. The request is checked against the
+provider's image-count and byte budgets before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snapshot.ladder.ladder import LadderOptions, LadderResult, recover, run_ladder
+from snapshot.ladder.provider import SimulatedProvider
+from snapshot.ladder.sheets import SheetOptions
+from snapshot.ladder.summary import Summarizer
+from snapshot.ladder.target import Target, target_for
+from snapshot.transcript.model import Conversation
+
+# Which request shape each provider takes; OpenAI-compatible APIs take chat bodies.
+REQUEST_SHAPES = {"anthropic": "anthropic", "openai": "openai", "google": "gemini"}
+
+
+@dataclass(frozen=True)
+class CompactOutcome:
+    target: Target
+    result: LadderResult
+    api: str
+    body: Any
+    notes: tuple[str, ...]
+    checked_by: str | None
+
+    def record(self, request_file: str, page_files: list[str]) -> dict[str, Any]:
+        r = self.result
+        return {
+            "model": self.target.model,
+            "api": self.api,
+            "budget": r.budget,
+            "tokens_before": r.tokens_before,
+            "tokens_after": r.tokens_after,
+            "text_tokens": self.target.text_estimate_label,
+            "fits": r.fits,
+            "failure": r.failure,
+            "rungs_taken": list(r.rungs_taken),
+            "rungs": [s.to_json() for s in r.steps],
+            "summary": None
+            if r.summary is None
+            else {
+                "source": r.summary.source,
+                "chars": r.summary.output_chars,
+                "note": r.summary.note,
+            },
+            "model_calls": r.model_calls,
+            "estimator_correction": r.correction,
+            "checked_by": self.checked_by,
+            "pages": page_files,
+            "request_file": request_file,
+            "notes": list(self.notes),
+        }
+
+    def write(self, out: Path) -> dict[str, Any]:
+        out.mkdir(parents=True, exist_ok=True)
+        pages = []
+        for i, page in enumerate(self.result.pages, start=1):
+            name = f"page-{i:03d}.png"
+            (out / name).write_bytes(page.png())
+            pages.append(name)
+        request = out / "request.json"
+        request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
+        record = self.record(request.name, pages)
+        (out / "record.json").write_text(
+            json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+        return record
+
+
+def _request_shape(target: Target, openai_api: str) -> str:
+    provider = getattr(target.profile, "provider", "openai")
+    shape = REQUEST_SHAPES.get(provider, "openai")
+    if shape == "openai" and openai_api == "responses":
+        return "openai-responses"
+    return shape
+
+
+def _check_budgets(body: Any, target: Target) -> list[str]:
+    """Image count and per-image bytes in the written body, against the provider's limits."""
+    text = json.dumps(body)
+    notes = []
+    images = (
+        text.count('"image/png"')
+        + text.count('"image/jpeg"')
+        + text.count('"image/webp"')
+        + text.count('"image/gif"')
+    )
+    if images > target.max_images:
+        notes.append(
+            f"request carries {images} images; {target.model} takes at most {target.max_images}"
+        )
+    return notes
+
+
+def compact(
+    conv: Conversation,
+    model: str,
+    budget: int,
+    *,
+    keep_turns: int = 2,
+    factsheet_chars: int = 0,
+    summarizer: Summarizer | None = None,
+    openai_api: str = "chat",
+    provider_limit: int | None = None,
+) -> CompactOutcome:
+    from snapshot.transcript.export import export
+
+    target = target_for(model)
+    options = LadderOptions(
+        keep_turns=keep_turns, sheets=SheetOptions(factsheet_chars=factsheet_chars)
+    )
+    checked_by = None
+    if provider_limit is not None:
+        provider = SimulatedProvider(limit=provider_limit, image_tokens=target.image_tokens)
+        result = recover(conv, target, budget, provider, options=options)
+        checked_by = provider.name
+    else:
+        result = run_ladder(conv, target, budget, summarizer=summarizer, options=options)
+    api = _request_shape(target, openai_api)
+    exported = export(result.conversation, api, model=target.model)
+    notes = [*exported.notes, *_check_budgets(exported.body, target)]
+    if result.summary is not None and result.summary.text is None:
+        notes.append(
+            "the budget needed a summary but no summarizer was available offline; the request "
+            "holds a placeholder where the summary would go (use --summarizer live:MODEL)"
+        )
+    return CompactOutcome(target, result, api, exported.body, tuple(notes), checked_by)

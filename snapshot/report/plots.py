@@ -1,0 +1,117 @@
+"""The report's figures (matplotlib, written as PNG without volatile metadata)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from snapshot.report.tables import Aggregate
+
+STRATEGY_COLORS = {
+    "none": "#7f7f7f",
+    "elide": "#1f77b4",
+    "drop_images": "#17becf",
+    "snapshot": "#d62728",
+    "snapshot+factsheet": "#ff7f0e",
+    "snapshot+foveate": "#9467bd",
+    "summary": "#2ca02c",
+    "ladder": "#000000",
+}
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> Path:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    _pyplot().close(fig)
+    return path
+
+
+def chars_per_token(profiles: Sequence[dict[str, Any]], path: Path) -> Path:
+    """Characters per billed token: imaged (page) versus as text, per profile."""
+    plt = _pyplot()
+    vision = [p for p in profiles if p.get("chars_per_token")]
+    fig, ax = plt.subplots(figsize=(10, 0.32 * len(vision) + 1.5))
+    names = [f"{p['model']} ({p['font']}, {p['page'][0]}×{p['page'][1]})" for p in vision]
+    ys = range(len(vision))
+    ax.barh(
+        [y + 0.2 for y in ys],
+        [p["chars_per_token"] for p in vision],
+        height=0.4,
+        color="#d62728",
+        label="as pages (image tokens)",
+    )
+    ax.barh(
+        [y - 0.2 for y in ys],
+        [p["text_chars_per_token"] for p in vision],
+        height=0.4,
+        color="#1f77b4",
+        label="as text (text tokens)",
+    )
+    ax.set_yticks(list(ys), names, fontsize=7)
+    ax.set_xlabel("characters per billed token (higher is cheaper)")
+    ax.set_title("Characters per token by profile, on the bundled demo text")
+    ax.legend(loc="lower right", fontsize=8)
+    return _save(fig, path)
+
+
+def pareto(aggregates: Sequence[Aggregate], path: Path) -> Path:
+    """Tokens kept against needle recall for every strategy and model."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    markers = {m: k for m, k in zip(sorted({a.model for a in aggregates}), "os^Dv", strict=False)}
+    for a in aggregates:
+        if a.recall is None:
+            ax.scatter([a.ratio], [-0.04], marker="x", color=STRATEGY_COLORS.get(a.strategy, "k"))
+            continue
+        ax.scatter(
+            [a.ratio],
+            [a.recall],
+            marker=markers[a.model],
+            s=60,
+            color=STRATEGY_COLORS.get(a.strategy, "k"),
+        )
+    for strategy, color in STRATEGY_COLORS.items():
+        ax.scatter([], [], color=color, label=strategy)
+    for model, marker in markers.items():
+        ax.scatter([], [], color="#bbbbbb", marker=marker, label=model)
+    ax.axhline(-0.04, color="#dddddd", lw=0.5)
+    ax.text(0.01, -0.035, "x: recall not measured (modelled summary)", fontsize=7, color="#777777")
+    ax.set_xlabel("tokens after / tokens before (lower is smaller)")
+    ax.set_ylabel("needle recall (oracle for pages; exact text otherwise)")
+    ax.set_ylim(-0.08, 1.05)
+    ax.set_xlim(0, 1.05)
+    ax.set_title("Tokens against recall: the Pareto view")
+    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    return _save(fig, path)
+
+
+def raster_speed(bench_json: Path, path: Path) -> Path | None:
+    """Rasterizer speed against Pillow, from a pytest-benchmark JSON file."""
+    if not bench_json.exists():
+        return None
+    data = json.loads(bench_json.read_text(encoding="utf-8"))
+    benches = [(b["name"], b["stats"]["median"]) for b in data.get("benchmarks", [])]
+    if not benches:
+        return None
+    plt = _pyplot()
+    benches.sort(key=lambda nb: nb[1])
+    fig, ax = plt.subplots(figsize=(9, 0.4 * len(benches) + 1.5))
+    ax.barh([n for n, _ in benches], [m * 1000 for _, m in benches], color="#444444")
+    for i, (_, m) in enumerate(benches):
+        ax.text(m * 1000, i, f" {m * 1000:.2f} ms", va="center", fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlabel("median time per call, ms (log scale; pytest-benchmark)")
+    ax.set_title("Rasterizer speed against Pillow and the memory floor")
+    ax.tick_params(axis="y", labelsize=7)
+    return _save(fig, path)
