@@ -7,6 +7,7 @@ No test reaches a real provider: every SDK is pointed at ``fake_provider`` on
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import logging
@@ -34,15 +35,20 @@ KEYS = {
 FONT = "snap5x8"
 KEY_ENV = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
 
-# One model per way of sending a page: (model, api, provider, detail, level, scope).
+# One model per way of sending a page: (model, api, provider, detail, media_resolution).
+# The options follow each model's profile scheme: `original` where OpenAI offers
+# it, `high` on tile models; Gemini 3's flat-budget level per image part, and
+# none for Gemini 2.x, whose tiling is billed at the default.
 CASES = [
-    ("claude-sonnet-4-6", None, "anthropic", None, None, None),
-    ("gpt-5.5", None, "openai", "original", None, None),
-    ("gpt-4o", "responses", "openai", "high", None, None),
-    ("gpt-5.4", "responses", "openai", "original", None, None),
-    ("gemini-3-flash", None, "gemini", None, "MEDIA_RESOLUTION_HIGH", "part"),
-    ("gemini-2.5-pro", None, "gemini", None, "MEDIA_RESOLUTION_HIGH", "request"),
+    ("claude-sonnet-4-6", None, "anthropic", None, None),
+    ("claude-opus-4-8", None, "anthropic", None, None),
+    ("gpt-5.5", None, "openai", "original", None),
+    ("gpt-4o", "responses", "openai", "high", None),
+    ("gpt-5.4", "responses", "openai", "original", None),
+    ("gemini-3-flash", None, "gemini", None, "MEDIA_RESOLUTION_HIGH"),
+    ("gemini-2.5-pro", None, "gemini", None, None),
 ]
+CASE_NAMES = ("model", "api", "provider", "detail", "level")
 SDKS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google.genai"}
 
 
@@ -310,32 +316,54 @@ def test_load_rejects_what_is_not_a_record(tmp_path: Path) -> None:
 # --- targets, keys, the extra ---------------------------------------------------
 
 
-@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
-def test_target_picks_how_each_model_takes_a_page(
-    model: str,
-    api: str | None,
-    provider: str,
-    detail: str | None,
-    level: str | None,
-    scope: str | None,
+@pytest.mark.parametrize(CASE_NAMES, CASES)
+def test_target_follows_the_model_profile(
+    model: str, api: str | None, provider: str, detail: str | None, level: str | None
 ) -> None:
-    t = live.target_for(model, api=api)
-    assert (t.provider, t.detail, t.media_resolution, t.media_resolution_scope) == (
-        provider,
-        detail,
-        level,
-        scope,
-    )
-    assert t.api == (
-        api or {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}[provider]
-    )
+    import dataclasses
+
+    from snapshot.profiles import profile_for
+
+    t = live.target_for(model, api=api, font=FONT)
+    assert (t.provider, t.detail, t.media_resolution) == (provider, detail, level)
+    default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
+    assert t.api == (api or default_api[provider])
+    profile = profile_for(model)
+    assert (t.profile, t.family, t.font) == (profile.canonical, profile.family, FONT)
+    # The page is the one the profile solves for this font: no resize at the provider.
+    assert t.page_size == dataclasses.replace(profile, font=FONT).solution().size
+
+
+def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> None:
+    import dataclasses
+
+    from snapshot.profiles import fallback_profile
+
+    t = live.target_for("claude-opus-9", font=FONT)
+    assert (t.provider, t.api, t.profile, t.family) == ("anthropic", "messages", None, None)
+    assert t.page_size == dataclasses.replace(fallback_profile("x"), font=FONT).solution().size
+    assert live.target_for("gemini-9-flash", font=FONT).media_resolution == "MEDIA_RESOLUTION_HIGH"
+    assert live.target_for("gpt-9", font=FONT).detail == "high"
+
+
+@pytest.mark.parametrize(
+    ("model", "message"),
+    [
+        ("o3-mini", "no vision input"),
+        ("grok-4.5", "served by xai"),
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0", "goes through bedrock"),
+    ],
+)
+def test_models_a_live_probe_cannot_reach_are_user_errors(model: str, message: str) -> None:
+    with pytest.raises(live.LiveError, match=message):
+        live.target_for(model, font=FONT)
 
 
 def test_unknown_model_and_api_are_user_errors() -> None:
     with pytest.raises(UnknownModelError, match="no live provider"):
-        live.target_for("llama-3-70b")
+        live.target_for("llama-3-70b", font=FONT)
     with pytest.raises(live.LiveError, match="no 'responses' API"):
-        live.target_for("claude-sonnet-4-6", api="responses")
+        live.target_for("claude-sonnet-4-6", api="responses", font=FONT)
 
 
 def test_key_from_env_prefers_gemini_key_and_names_the_variable() -> None:
@@ -369,7 +397,7 @@ def test_sdk_log_records_are_redacted_during_a_call(caplog: pytest.LogCaptureFix
 # --- each SDK against the fake server -------------------------------------------
 
 
-@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
+@pytest.mark.parametrize(CASE_NAMES, CASES)
 def test_ask_sends_the_page_as_the_provider_expects(
     fake: FakeProvider,
     caplog: pytest.LogCaptureFixture,
@@ -379,12 +407,11 @@ def test_ask_sends_the_page_as_the_provider_expects(
     provider: str,
     detail: str | None,
     level: str | None,
-    scope: str | None,
 ) -> None:
     need_sdk(provider)
     caplog.set_level(logging.DEBUG)  # SDK debug logs must not carry the key either
     png = tiny_png()
-    target = live.target_for(model, api=api)
+    target = live.target_for(model, api=api, font=FONT)
     reply = live.ask(
         target,
         png,
@@ -406,7 +433,9 @@ def test_ask_sends_the_page_as_the_provider_expects(
     )
     assert rec.png == png  # the exact bytes, not a re-encoding
     assert rec.prompt == "What is on the page?"
-    assert (rec.detail, rec.media_resolution, rec.media_resolution_scope) == (detail, level, scope)
+    assert (rec.detail, rec.media_resolution) == (detail, level)
+    if level is not None:
+        assert rec.media_resolution_scope == "part"
     assert rec.auth_header in ("authorization", "x-api-key", "x-goog-api-key")
     out, err = capfd.readouterr()
     for key in KEYS.values():
@@ -491,7 +520,7 @@ def test_provider_errors_are_one_line_and_never_quote_the_key(provider: str) -> 
     ) as server:
         with pytest.raises(live.LiveError) as err:
             live.ask(
-                live.target_for(model),
+                live.target_for(model, font=FONT),
                 tiny_png(),
                 "q",
                 api_key=key,
@@ -513,6 +542,18 @@ def page() -> probes.ProbePage:
     return probes.build_page(seed=11, font=FONT)
 
 
+@functools.cache
+def page_for(model: str, api: str | None) -> probes.ProbePage:
+    """The page run_probe draws for ``model``: its profile's size, in FONT."""
+    t = live.target_for(model, api=api, font=FONT)
+    return probes.build_page(11, t.font, t.page_size, t.padding)
+
+
+def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:
+    with pytest.raises(SnapshotError, match="needs 900"):
+        probes.build_page(0, FONT, (200, 100))
+
+
 def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
     import hashlib
 
@@ -530,9 +571,8 @@ def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage
         assert value in text
 
 
-@pytest.mark.parametrize(("model", "api", "provider", "detail", "level", "scope"), CASES)
+@pytest.mark.parametrize(CASE_NAMES, CASES)
 def test_probe_end_to_end(
-    page: probes.ProbePage,
     tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
     model: str,
@@ -540,10 +580,10 @@ def test_probe_end_to_end(
     provider: str,
     detail: str | None,
     level: str | None,
-    scope: str | None,
 ) -> None:
     need_sdk(provider)
     caplog.set_level(logging.DEBUG)
+    page = page_for(model, api)
     bat = page.battery
     hexq = next(q for q in bat.questions if q.kind == "hex")
     never = next(q for q in bat.questions if q.kind == "never_stated")
@@ -579,7 +619,8 @@ def test_probe_end_to_end(
     assert by_id[hexq.qid].score == "abstained"
     assert by_id[never.qid].score == "wrong"
     assert by_id[ident.qid].score == "wrong" and by_id[ident.qid].distance == 1
-    assert record.image_options == live.target_for(model, api=api).image_options()
+    assert record.image_options == live.target_for(model, api=api, font=FONT).image_options()
+    assert record.page_size == page.size and record.font == FONT
     path = records.save(record, tmp_path)
     assert path.name.startswith(record.timestamp[:10] + "-" + model)
     assert path.name.endswith(page.sha256[:8] + ".json")
@@ -645,13 +686,13 @@ def test_cli_unknown_model_is_one_line(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_cli_probe_writes_a_dated_record_and_json(
-    page: probes.ProbePage,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
 ) -> None:
     need_sdk("anthropic")
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    page = page_for("claude-sonnet-4-6", None)
     canned = probes.canned_reply(page.battery)
     with FakeProvider(KEYS, canned, max_requests=2, lifetime=60.0) as server:
         code = cli(

@@ -22,7 +22,12 @@ def register(subparsers: Any) -> None:
         ),
     )
     p.add_argument("--model", required=True, help="model id, e.g. claude-opus-4-8, gpt-5.5")
-    p.add_argument("--font", default="snap5x8", help="font to draw the page with (default snap5x8)")
+    p.add_argument(
+        "--font",
+        default=None,
+        help="font to draw the page with (default: the model profile's font; the page is "
+        "re-solved for another font)",
+    )
     p.add_argument(
         "--out",
         default="reports/probes",

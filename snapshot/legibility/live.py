@@ -8,8 +8,12 @@ Each provider takes a page its own way, and the differences matter for a
 - OpenAI Chat Completions: an ``image_url`` part with a data URL and a
   ``detail``; Responses: an ``input_image`` part with the same two. ``original``
   skips the downscale to the ``high`` box on the models that offer it.
-- Gemini generateContent: ``inline_data`` with a ``media_resolution`` (per part
-  on Gemini 3, for the whole request on Gemini 2.x).
+- Gemini generateContent: ``inline_data`` with a ``media_resolution`` on the
+  image part (Gemini 3, whose bill is a flat budget per level).
+
+What to send (detail, media resolution, font, page size) comes from the
+model's :mod:`snapshot.profiles` profile, so a probe measures the page the
+project would actually send.
 
 The SDKs are imported lazily (optional extra ``[live]``). Keys come from the
 environment; base URLs can be overridden, which is how the tests point every
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import importlib
 import logging
 import os
@@ -31,6 +36,7 @@ from typing import Any, Literal
 
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility.records import redact
+from snapshot.profiles import Profile, fallback_profile, profile_for
 
 Provider = Literal["anthropic", "openai", "gemini"]
 Api = Literal["messages", "chat", "responses", "generate_content"]
@@ -67,14 +73,12 @@ _SDK: dict[Provider, tuple[str, str]] = {
 # Loggers whose records may carry request details; see _redacting_logs.
 _SDK_LOGGERS = ("anthropic", "openai", "google_genai", "google.genai", "httpx", "httpcore")
 
-# Fallback until snapshot.profiles exists: model id prefix -> provider, and the
-# image options each family is sent with. These rows restate facts whose home
-# is snapshot.profiles (sources: ../shared/docs/providers.md, 2026-11: OpenAI
-# vision guide for `original` on gpt-5.4/5.5/5.6; Gemini media-resolution guide
-# for per-part levels on Gemini 3 and request-level on 2.x).
+# Which SDK serves a model no profile table knows yet (a model newer than the
+# tables): id prefix -> provider. Only the *API* is inferred here; the page and
+# font still come from snapshot.profiles (its conservative fallback profile),
+# and the image options are the ones every model of that provider accepts.
 _PREFIXES: tuple[tuple[str, Provider], ...] = (
     ("claude-", "anthropic"),
-    ("anthropic/", "anthropic"),
     ("gpt-", "openai"),
     ("chatgpt-", "openai"),
     ("o1", "openai"),
@@ -83,27 +87,34 @@ _PREFIXES: tuple[tuple[str, Provider], ...] = (
     ("gemini-", "gemini"),
     ("models/gemini-", "gemini"),
 )
-_OPENAI_ORIGINAL_PREFIXES = ("gpt-5.4", "gpt-5.5", "gpt-5.6")
-_GEMINI_REQUEST_LEVEL_PREFIXES = ("gemini-1", "gemini-2", "models/gemini-1", "models/gemini-2")
+
+# snapshot.profiles names providers by vendor; the SDK for each.
+_SDK_OF_VENDOR: dict[str, Provider] = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "google": "gemini",
+}
 
 
 @dataclass(frozen=True)
 class Target:
-    """How pages go to one model: provider, API, and the image options sent."""
+    """How pages go to one model: provider, API, image options, font and page size."""
 
     model: str
     provider: Provider
     api: Api
-    # OpenAI image `detail` ("original" | "high"); None for other providers.
+    font: str
+    page_size: tuple[int, int]
+    padding: int = 2
+    # OpenAI image `detail` ("original" | "high" ...); None for other providers.
     detail: str | None = None
-    # Gemini media resolution level (a MEDIA_RESOLUTION_* name) and where it is
-    # set: "part" (Gemini 3+) or "request" (generation config, Gemini 2.x).
+    # Gemini media resolution of the image part (a MEDIA_RESOLUTION_* name);
+    # None sends the model's default.
     media_resolution: str | None = None
-    media_resolution_scope: Literal["part", "request"] | None = None
-    # The snapshot.profiles profile this target came from, if any.
+    # The snapshot.profiles row (canonical id) and family this target follows;
+    # None when no table knows the model and the fallback profile was used.
     profile: str | None = None
-    # Page size the profile asks for (width, height), if it says.
-    page_size: tuple[int, int] | None = None
+    family: str | None = None
 
     def image_options(self) -> dict[str, str]:
         """The image options as recorded: only the ones this provider takes."""
@@ -112,7 +123,6 @@ class Target:
             out["detail"] = self.detail
         if self.media_resolution is not None:
             out["media_resolution"] = self.media_resolution
-            out["media_resolution_scope"] = self.media_resolution_scope or "part"
         return out
 
 
@@ -137,71 +147,73 @@ def provider_of(model: str) -> Provider:
     )
 
 
-def _profile_for(model: str) -> Any | None:
-    """The model's snapshot.profiles Profile, or None while that module is absent."""
+def target_for(model: str, *, api: str | None = None, font: str | None = None) -> Target:
+    """How to send pages to ``model``, from its snapshot.profiles profile.
+
+    ``api`` picks Responses over Chat Completions for OpenAI; ``font``
+    replaces the profile's font (the page is re-solved for it).
+    """
     try:
-        profiles = importlib.import_module("snapshot.profiles")
-    except ImportError:
-        return None
-    try:
-        return profiles.profile_for(model)
+        profile = profile_for(model)
     except UnknownModelError:
-        return None
+        # Newer than the tables: the provider from the id, the conservative page.
+        return _target(model, provider_of(model), api, fallback_profile(model), font, known=False)
+    if not profile.vision:
+        raise LiveError(f"{model} has no vision input: there is no page to probe")
+    provider = _SDK_OF_VENDOR.get(profile.provider)
+    if provider is None:
+        raise LiveError(
+            f"{model} is served by {profile.provider}; live probes support "
+            f"{', '.join(sorted(_SDK_OF_VENDOR))} models"
+        )
+    if profile.route != profile.provider:
+        raise LiveError(
+            f"{model} goes through {profile.route}; live probes call the vendor's own API: "
+            f"probe {profile.canonical} instead"
+        )
+    return _target(model, provider, api, profile, font, known=True)
 
 
-def target_for(model: str, *, api: str | None = None) -> Target:
-    """How to send pages to ``model``; ``api`` picks Responses over Chat for OpenAI."""
-    profile = _profile_for(model)
-    if profile is not None:
-        return _target_from_profile(model, profile, api)
-    return _fallback_target(model, provider_of(model), api)
-
-
-def _target_from_profile(model: str, profile: Any, api: str | None) -> Target:
-    # The Profile contract is still settling; read only what it names and
-    # fall back to the prefix table for the rest.
-    provider = getattr(profile, "provider", None) or provider_of(model)
-    if provider not in KEY_ENV:
-        provider = provider_of(model)
-    fallback = _fallback_target(model, provider, api)
-    detail = getattr(profile, "detail", None) if provider == "openai" else None
-    level = getattr(profile, "media_resolution", None) if provider == "gemini" else None
-    if level is not None:
-        level = str(getattr(level, "value", level)).upper()
-        if not level.startswith("MEDIA_RESOLUTION_"):
-            level = f"MEDIA_RESOLUTION_{level}"
-    size = getattr(profile, "page_size", None)
-    return Target(
-        model,
-        fallback.provider,
-        fallback.api,
-        detail=detail or fallback.detail,
-        media_resolution=level or fallback.media_resolution,
-        media_resolution_scope=fallback.media_resolution_scope,
-        profile=getattr(profile, "name", None),
-        page_size=(int(size[0]), int(size[1])) if size else None,
-    )
-
-
-def _fallback_target(model: str, provider: Provider, api: str | None) -> Target:
-    lowered = model.lower()
-    if provider == "anthropic":
-        return Target(model, provider, _check_api(provider, api or "messages"))
+def _target(
+    model: str,
+    provider: Provider,
+    api: str | None,
+    profile: Profile,
+    font: str | None,
+    *,
+    known: bool,
+) -> Target:
+    if font is not None and font != profile.font:
+        profile = dataclasses.replace(profile, font=font)
+    size = profile.solution().size
+    scheme = profile.scheme if known else None
+    detail = level = None
     if provider == "openai":
-        detail = "original" if lowered.startswith(_OPENAI_ORIGINAL_PREFIXES) else "high"
-        return Target(model, provider, _check_api(provider, api or "chat"), detail=detail)
-    scope: Literal["part", "request"] = (
-        "request" if lowered.startswith(_GEMINI_REQUEST_LEVEL_PREFIXES) else "part"
-    )
-    # HIGH (1120 tokens) is Gemini 3's default budget and the level at which 5x8
-    # pages were read (providers.md §3.2); stating it pins it against a change
-    # of default.
+        # The scheme's detail is the level its box and bill describe
+        # ("original" where offered); "high" is accepted by every vision model.
+        detail = getattr(scheme, "detail", None) or "high"
+    elif provider == "gemini":
+        # Gemini 3 bills a flat budget per media_resolution level, set per
+        # image part; Gemini 2.x's tiling is billed at the default, so its
+        # page is sent with none. A model newer than the tables gets HIGH,
+        # Gemini 3's default budget, stated to pin it.
+        named = getattr(scheme, "level", None)
+        if scheme is None:
+            level = "MEDIA_RESOLUTION_HIGH"
+        elif named is not None:
+            level = f"MEDIA_RESOLUTION_{str(named).upper()}"
+    default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
     return Target(
-        model,
-        provider,
-        _check_api(provider, api or "generate_content"),
-        media_resolution="MEDIA_RESOLUTION_HIGH",
-        media_resolution_scope=scope,
+        model=model,
+        provider=provider,
+        api=_check_api(provider, api or default_api[provider]),
+        font=profile.font,
+        page_size=(int(size[0]), int(size[1])),
+        padding=int(profile.padding),
+        detail=detail,
+        media_resolution=level,
+        profile=profile.canonical if known else None,
+        family=profile.family if known else None,
     )
 
 
@@ -446,17 +458,13 @@ def _ask_gemini(
     # vertexai=False: an API key means the Gemini API, whatever
     # GOOGLE_GENAI_USE_VERTEXAI says in the environment.
     client = genai.Client(api_key=api_key, vertexai=False, http_options=types.HttpOptions(**http))
-    level = target.media_resolution
-    per_part = level if target.media_resolution_scope != "request" else None
-    image = types.Part.from_bytes(data=png, mime_type="image/png", media_resolution=per_part)
-    config = None
-    if level is not None and target.media_resolution_scope == "request":
-        config = types.GenerateContentConfig(media_resolution=level)
+    image = types.Part.from_bytes(
+        data=png, mime_type="image/png", media_resolution=target.media_resolution
+    )
     with client:
         resp = client.models.generate_content(
             model=target.model,
             contents=[types.Content(role="user", parts=[image, types.Part.from_text(text=prompt)])],
-            config=config,
         )
     u = resp.usage_metadata
     return resp.text or "", _ints(

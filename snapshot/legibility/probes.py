@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from snapshot.errors import InputError
 from snapshot.legibility.records import ProbeRecord, QuestionResult, Score
 
 BATTERY = "agent-history/1"
@@ -234,14 +235,21 @@ def _clock(minute: int) -> str:
     return f"[{9 + minute // 60:02d}:{minute % 60:02d}]"
 
 
+# The needles and distractors take about 600 cells; below this a page has no
+# room for the filler that makes finding them a reading task.
+MIN_CAPACITY = 900
+
+
 def make_battery(seed: int = 0, capacity: int = 20_000) -> Battery:
     """A page text of at most ``capacity`` characters, its needles and questions.
 
     ``capacity`` is the number of cells on the page (``Geometry.chars_per_page``
     in flow mode, where a newline takes one cell), so the text fits one page.
     """
-    if capacity < 2_000:
-        raise ValueError(f"capacity {capacity} is too small for a battery page (need >= 2000)")
+    if capacity < MIN_CAPACITY:
+        raise ValueError(
+            f"capacity {capacity} is too small for a battery page (need >= {MIN_CAPACITY})"
+        )
     rng = random.Random(seed)
     topic_i = rng.randrange(len(_TOPICS))
     topic = _TOPICS[topic_i]
@@ -311,6 +319,8 @@ def make_battery(seed: int = 0, capacity: int = 20_000) -> Battery:
     # Filler fills what the needles leave, then needles go in at seeded places,
     # spread over the page (top, middle and bottom rows all get tested).
     budget = capacity - sum(len(n) + 10 for n in needles)
+    if budget < 0:  # only for unlucky seeds near MIN_CAPACITY
+        raise ValueError(f"capacity {capacity} cannot hold this battery's facts (seed {seed})")
     filler = _filler(rng, topic, budget)
     slots = sorted(rng.sample(range(1, max(len(filler), len(needles) + 1)), k=len(needles)))
     lines = list(filler)
@@ -528,9 +538,9 @@ def counts(results: Sequence[QuestionResult]) -> dict[str, int]:
 
 # --- running a probe -------------------------------------------------------
 
-# The page size used when no profile names one: the 1568x728 sheet at which
-# the peers measured 5x8 reads (anchors.md, pxpipe), which also stays inside
-# the no-resize box of Claude's standard tier, OpenAI's patch models and Gemini.
+# build_page's size when a caller gives none (run_probe and the CLI use the
+# model's profile): the 1568x728 sheet at which the peers measured 5x8 reads
+# (anchors.md, pxpipe).
 DEFAULT_PAGE_SIZE = (1568, 728)
 
 
@@ -546,26 +556,38 @@ class ProbePage:
 
 
 def build_page(
-    seed: int = 0, font: str = "snap5x8", page_size: tuple[int, int] = DEFAULT_PAGE_SIZE
+    seed: int = 0,
+    font: str = "snap5x8",
+    page_size: tuple[int, int] = DEFAULT_PAGE_SIZE,
+    padding: int = 2,
 ) -> ProbePage:
     """Render a seeded battery onto exactly one page with the project's renderer."""
     import hashlib
 
-    import snapshot
-    from snapshot.errors import InputError
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+    from snapshot.page import render
 
-    loaded = snapshot.load_font(font)
-    geometry = snapshot.Geometry.fit(loaded, *page_size)
+    loaded = load_font(font)
+    geometry = Geometry.fit(loaded, *page_size, padding=padding)
     capacity = int(geometry.chars_per_page)
+    if capacity < MIN_CAPACITY:
+        raise InputError(
+            f"a {page_size[0]}x{page_size[1]} page in {font} holds {capacity} characters; "
+            f"the probe battery needs {MIN_CAPACITY}: use a smaller font or a larger page"
+        )
     # Flow layout costs one cell per character and per newline, so a text of
     # at most `capacity` characters is one page; shrink and retry if the
     # renderer disagrees (wide fallback glyphs would take two cells).
     for _ in range(5):
-        battery = make_battery(seed, capacity)
-        pages = snapshot.render(battery.text, geometry)
+        try:
+            battery = make_battery(seed, capacity)
+        except ValueError as exc:
+            raise InputError(f"{exc}: use a smaller font or a larger page") from None
+        pages = render(battery.text, geometry)
         if len(pages) == 1:
             break
-        capacity = int(capacity * 0.9)
+        capacity = max(MIN_CAPACITY, int(capacity * 0.9))
     else:
         raise InputError(f"the probe battery does not fit one {page_size[0]}x{page_size[1]} page")
     page = pages[0]
@@ -585,7 +607,7 @@ def build_page(
 def run_probe(
     model: str,
     *,
-    font: str = "snap5x8",
+    font: str | None = None,
     seed: int = 0,
     api: str | None = None,
     api_key: str | None = None,
@@ -595,6 +617,8 @@ def run_probe(
 ) -> ProbeRecord:
     """Show ``model`` a battery page, score its reply, and return the record.
 
+    The page is the one the model's profile draws (its font and solved page
+    size); ``font`` replaces the font and the page is solved again for it.
     The key defaults to the provider's environment variable
     (:func:`snapshot.legibility.live.key_from_env`); the record holds no key.
     """
@@ -603,10 +627,10 @@ def run_probe(
     import snapshot
     from snapshot.legibility import live
 
-    target = live.target_for(model, api=api)
+    target = live.target_for(model, api=api, font=font)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)  # fail on a missing extra before rendering
-    page = build_page(seed, font, target.page_size or DEFAULT_PAGE_SIZE)
+    page = build_page(seed, target.font, target.page_size, target.padding)
     when = datetime.datetime.now(datetime.UTC)
     reply = live.ask(
         target,
@@ -623,6 +647,7 @@ def run_probe(
         provider=target.provider,
         api=target.api,
         profile=target.profile,
+        family=target.family,
         font=page.font,
         page_sha256=page.sha256,
         page_size=page.size,

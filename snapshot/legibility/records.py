@@ -101,6 +101,8 @@ class ProbeRecord:
     duration_s: float
     usage: dict[str, int]
     snapshot_version: str
+    # The profile family (snapshot.profiles) the page was drawn for.
+    family: str | None = None
     schema: str = SCHEMA
 
     def counts(self) -> dict[str, int]:
