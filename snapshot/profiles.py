@@ -219,6 +219,25 @@ class Profile:
     page: tuple[int, int] | None = None
     padding: int = 2
     fallback: bool = False
+    detail: str | None = None
+
+    def with_detail(self, detail: str) -> Profile:
+        """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
+
+        >>> profile_for("gpt-5.4").with_detail("high").image_tokens(2048, 2048)
+        3000
+        """
+        entry = tables.DETAIL_LEVELS.get(self.canonical)
+        if entry is None:
+            raise InputError(
+                f"{self.model} has one fixed billing scheme, no detail levels; drop --detail"
+            )
+        levels, fact = entry
+        if detail not in levels:
+            raise InputError(
+                f"{self.model} has no detail level {detail!r}; use one of: {', '.join(levels)}"
+            )
+        return dataclasses.replace(self, scheme=levels[detail], scheme_fact=fact, detail=detail)
 
     def solution(self) -> Solution:
         """The page this profile draws (fixed or solved) and its bill."""
@@ -289,6 +308,7 @@ class Profile:
             "max_image_bytes": self.limits.max_image_bytes,
             "max_request_bytes": self.limits.max_request_bytes,
             "fallback": self.fallback,
+            "detail": self.detail,
             "evidence": [
                 {
                     "claim": e.claim,
@@ -413,12 +433,14 @@ def profile_for(
     *,
     fallback: bool = False,
     overrides: Mapping[str, Profile] | None = None,
+    detail: str | None = None,
 ) -> Profile:
     """Resolve a model id (exact, alias, dated, gateway route) to its :class:`Profile`.
 
     ``overrides`` (from :func:`load_profiles`) win over the tables. An unknown id
     raises :class:`~snapshot.errors.UnknownModelError`, unless ``fallback`` asks
-    for the conservative profile.
+    for the conservative profile. ``detail`` picks an OpenAI detail level or a
+    Gemini 3 media_resolution (see :data:`~snapshot.billing.providers.DETAIL_LEVELS`).
 
     >>> profile_for("anthropic/claude-sonnet-4.5").route
     'openrouter'
@@ -426,14 +448,17 @@ def profile_for(
     False
     """
     if overrides and model_id in overrides:
-        return overrides[model_id]
-    found = resolve(model_id)
-    if found is None:
-        if fallback:
-            return fallback_profile(model_id)
-        raise UnknownModelError(_unknown_message(model_id))
-    row, route = found
-    return _build(model_id, row, tables.FAMILIES[row.family], route)
+        profile = overrides[model_id]
+    else:
+        found = resolve(model_id)
+        if found is None:
+            if not fallback:
+                raise UnknownModelError(_unknown_message(model_id))
+            profile = fallback_profile(model_id)
+        else:
+            row, route = found
+            profile = _build(model_id, row, tables.FAMILIES[row.family], route)
+    return profile.with_detail(detail) if detail else profile
 
 
 def image_tokens(model: str | Profile, width: int, height: int) -> int:

@@ -113,3 +113,11 @@ def test_prices_are_dated_and_sane() -> None:
         assert p.model in MODELS, p.model
     assert prices.dollars(1456, 3.0) == pytest.approx(0.004368)
     assert prices.dollars(10, None) is None
+
+
+def test_openrouter_image_price_matches_the_token_price() -> None:
+    # OpenRouter lists "$4.80/K input imgs" for Sonnet 4.5 = 1600 tokens x $3/M.
+    sonnet = prices.price_for("claude-sonnet-4-5")
+    assert sonnet is not None
+    per_thousand_images = 1000 * prices.dollars(1600, sonnet.input)  # type: ignore[operator]
+    assert per_thousand_images == pytest.approx(4.80)

@@ -336,3 +336,40 @@ def test_resized_size_is_the_largest_that_fits(size: tuple[int, int]) -> None:
             or math.ceil(nh / 28) * 28 > 1568
         )
         assert over or long_next > max(w, h)
+
+
+# ----------------------------------------------------------------- decision table (§0)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "size", "tokens"),
+    [
+        (STD, (1568, 784), 1568),
+        (STD, (1120, 1092), 1560),
+        (STD, (1568, 728), 1456),
+        (HI, (2576, 1456), 4784),
+        (HI, (1988, 1876), 4757),
+        (OpenAITiles(base=85, per_tile=170), (512, 2048), 765),
+        (OpenAITiles(base=70, per_tile=140), (512, 2048), 630),
+        (OpenAITiles(base=2833, per_tile=5667), (512, 2048), 25501),
+        (OpenAIPatches(multiplier="1.2", patch_budget=1536), (2048, 768), 1844),  # gpt-5-mini
+        (OpenAIPatches(multiplier="1.5", patch_budget=1536), (2048, 768), 2304),  # gpt-5-nano
+        (OpenAIPatches(multiplier="1.2", max_side=2048, patch_budget=2500), (1600, 1600), 3000),
+    ],
+)
+def test_decision_table_rows(scheme, size: tuple[int, int], tokens: int) -> None:  # type: ignore[no-untyped-def]
+    assert scheme.seen(*size) == size  # every row is a no-downscale sheet
+    assert scheme.tokens(*size) == tokens
+
+
+def test_decision_table_grok_example() -> None:
+    # "764x512 -> ~391" at ~1000 tokens per megapixel.
+    assert abs(GrokPatches().tokens(764, 512) - 391) <= 391 * 0.02
+
+
+def test_decision_table_px_per_token() -> None:
+    # Claude: 784 px per token on 28-multiples; OpenAI x1.2 patches: 1024/1.2 = 853.
+    assert 1568 * 784 / STD.tokens(1568, 784) == 784
+    p = OpenAIPatches(multiplier="1.2", patch_budget=1536)
+    assert round(2048 * 768 / 1843.2) == 853
+    assert p.patches(2048, 768) == 1536

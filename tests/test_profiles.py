@@ -153,3 +153,30 @@ def test_public_surface() -> None:
 def test_all_profiles_one_per_model() -> None:
     profiles = all_profiles()
     assert [p.canonical for p in profiles] == list(MODELS)
+
+
+def test_detail_levels() -> None:
+    # gpt-5.4: the docs' worked examples are at detail 'high'; the profile reads at 'original'.
+    assert profile_for("gpt-5.4").scheme.detail == "original"  # type: ignore[attr-defined]
+    high = profile_for("gpt-5.4", detail="high")
+    assert high.image_tokens(1024, 1024) == 1229 and high.image_tokens(2048, 2048) == 3000
+    assert profile_for("gpt-5.4", detail="auto").scheme == high.scheme  # auto = high on 5.4
+    assert (
+        profile_for("gpt-5.5", detail="auto").scheme == profile_for("gpt-5.5").scheme
+    )  # = original
+    assert profile_for("gpt-5.6-sol", detail="low").scheme.seen(2048, 2048) == (512, 512)
+    assert profile_for("gpt-4o", detail="low").image_tokens(4000, 3000) == 85
+    for level, budget in (("low", 280), ("medium", 560), ("high", 1120), ("ultra_high", 2240)):
+        assert profile_for("gemini-3.6-flash", detail=level).image_tokens(1568, 728) == budget
+    with pytest.raises(InputError, match="no detail level"):
+        profile_for("gpt-4o", detail="original")
+    with pytest.raises(InputError, match="no detail levels"):
+        profile_for("claude-sonnet-4-5", detail="high")
+
+
+def test_detail_level_pages_are_unresampled() -> None:
+    for model, (levels, _) in providers.DETAIL_LEVELS.items():
+        for level in levels:
+            p = profile_for(model, detail=level)
+            w, h = p.solution().size
+            assert p.scheme.seen(w, h) == (w, h), (model, level)

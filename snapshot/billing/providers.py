@@ -388,6 +388,103 @@ _MODEL_ROWS: tuple[Model, ...] = (
 )
 MODELS: MappingProxyType[str, Model] = MappingProxyType({m.model: m for m in _MODEL_ROWS})
 
+# --------------------------------------------------------------------------- detail levels
+
+
+def _tile_levels(model: str) -> dict[str, Scheme]:
+    high = MODELS[model].scheme
+    assert isinstance(high, OpenAITiles)
+    low = OpenAITiles(base=high.base, per_tile=high.per_tile, detail="low")
+    return {"low": low, "high": high, "auto": high}
+
+
+def _patch_levels(
+    mult: str,
+    low: tuple[int, int | None],
+    high: tuple[int, int | None],
+    original: tuple[int, int | None] | None,
+    auto: str,
+) -> dict[str, Scheme]:
+    levels = {
+        "low": _patches(mult, low[0], low[1], "low"),
+        "high": _patches(mult, high[0], high[1], "high"),
+    }
+    if original is not None:
+        levels["original"] = _patches(mult, original[0], original[1], "original")
+    levels["auto"] = levels[auto]
+    return levels
+
+
+def _flat_levels() -> dict[str, Scheme]:
+    levels: dict[str, Scheme] = {
+        name: GeminiFlat(budget=budget, level=name)
+        for name, budget in (("low", 280), ("medium", 560), ("high", 1120), ("ultra_high", 2240))
+    }
+    levels["auto"] = levels["high"]  # MEDIA_RESOLUTION_UNSPECIFIED = 1120 for images
+    return levels
+
+
+_F_DETAIL_C = Fact(SRC_OPENAI_VISION, "documented", "2026", "doc C 'Model sizing behavior'")
+_F_DETAIL_MINI = Fact(
+    SRC_OPENAI_MULT,
+    "measured",
+    "2026",
+    "high capped at the measured 1536 patches; 'detail:low is of no effect on these patches models'",
+)
+_F_DETAIL_TILES = Fact(
+    SRC_OPENAI_VISION, "documented", "2026", "low = base tokens only, model sees <=512x512"
+)
+_F_DETAIL_GEMINI = Fact(
+    SRC_GEMINI_MEDIA, "documented", "2026", "media_resolution LOW/MEDIUM/HIGH/ULTRA_HIGH"
+)
+
+_DETAIL_ROWS: dict[str, tuple[dict[str, Scheme], Fact]] = {
+    **{
+        m: (_tile_levels(m), _F_DETAIL_TILES)
+        for m, row in MODELS.items()
+        if row.scheme.kind == "openai-tiles"
+    },
+    **{
+        m: (_patch_levels("1.2", (512, None), (2048, 2500), (65535, None), "original"), _F_DETAIL_C)
+        for m in ("gpt-5.6-sol", "gpt-5.6-terra", "gpt-5.6-luna")
+    },
+    "gpt-5.5": (
+        _patch_levels("1.2", (512, None), (2048, 2500), (6000, 10000), "original"),
+        _F_DETAIL_C,
+    ),
+    "gpt-5.4": (
+        _patch_levels("1.2", (2048, 6144), (2048, 2500), (6000, 10000), "high"),
+        _F_DETAIL_C,
+    ),
+    **{
+        m: (_patch_levels("1.2", (2048, 6144), (2048, 1536), (6000, 10000), "high"), _F_DETAIL_MINI)
+        for m in ("gpt-5.4-mini", "gpt-5.4-nano")
+    },
+    "gpt-5.2": (_patch_levels("1.2", (2048, 6144), (2048, 6144), None, "high"), _F_DETAIL_C),
+    **{
+        m: (_patch_levels(mult, (2048, 1536), (2048, 1536), None, "high"), _F_DETAIL_MINI)
+        for m, mult in (
+            ("gpt-5-mini", "1.2"),
+            ("gpt-5-nano", "1.5"),
+            ("gpt-4.1-mini", "1.62"),
+            ("gpt-4.1-nano", "2.46"),
+            ("o4-mini", "1.72"),
+        )
+    },
+    **{
+        m: (_flat_levels(), _F_DETAIL_GEMINI)
+        for m, row in MODELS.items()
+        if row.scheme.kind == "gemini-flat"
+    },
+}
+#: Per model: the scheme each ``detail`` (OpenAI) or ``media_resolution`` (Gemini 3) level selects.
+#: A model row's own scheme is its default level: OpenAI 'original' where offered (the docs advise
+#: it for fine text), else 'high'; Gemini 3 the unspecified default.
+DETAIL_LEVELS: MappingProxyType[str, tuple[MappingProxyType[str, Scheme], Fact]] = MappingProxyType(
+    {m: (MappingProxyType(levels), fact) for m, (levels, fact) in _DETAIL_ROWS.items()}
+)
+
+
 # --------------------------------------------------------------------------- aliases and prefixes
 
 #: Documented ids that name a model in :data:`MODELS` (dated snapshots, marketing names).
@@ -932,6 +1029,9 @@ def _check_tables() -> None:
     for lf in LIMIT_FACTS:
         assert lf.route in ROUTE_NAMES, lf
     assert set(TEXT_TOKENIZER_BY_FAMILY) == set(FAMILIES)
+    for name, (levels, _) in DETAIL_LEVELS.items():
+        # the row's own scheme must be one of its levels (a multiplier typo would break this)
+        assert name in MODELS and MODELS[name].scheme in levels.values(), name
 
 
 _check_tables()

@@ -59,6 +59,12 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
         action="store_true",
         help="use the conservative fallback profile for a model no table knows",
     )
+    p.add_argument(
+        "--detail",
+        metavar="LEVEL",
+        help="OpenAI detail (low/high/original/auto) or Gemini 3 media_resolution "
+        "(low/medium/high/ultra_high); default: the profile's own level",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -66,7 +72,7 @@ def _resolve(args: argparse.Namespace, model: str) -> Any:
     from snapshot.profiles import load_profiles, profile_for
 
     overrides = load_profiles(args.profile) if args.profile else None
-    return profile_for(model, fallback=args.fallback, overrides=overrides)
+    return profile_for(model, fallback=args.fallback, overrides=overrides, detail=args.detail)
 
 
 def _parse_size(text: str) -> tuple[int, int]:
