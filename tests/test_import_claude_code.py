@@ -209,6 +209,23 @@ def test_subagent_file_is_its_own_conversation_with_the_session_id(tmp_path: Pat
     assert conv.get("s1").meta["sidechain"] is True
 
 
+def test_sidechain_records_inside_a_session_file_split_per_agent(tmp_path: Path) -> None:
+    side = user("s1", None, "sub task", isSidechain=True, agentId="ag7")
+    side_reply = asst("s2", "s1", "m8", text("sub answer"))
+    side_reply.update(isSidechain=True, agentId="ag7")
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [user("u1", None, "main task"), side, side_reply, asst("a1", "u1", "m1", text("ok"))],
+    )
+    convs = import_path(path)
+    assert [(c.agent, [m.id for m in c.path()]) for c in convs] == [
+        ("main", ["u1", "a1"]),
+        ("ag7", ["s1", "s2"]),
+    ]
+    assert {c.id for c in convs} == {SESSION}
+    assert any("split into 2 conversations" in w for w in convs[0].warnings)
+
+
 def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_imported(
     tmp_path: Path,
 ) -> None:

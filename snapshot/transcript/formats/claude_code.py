@@ -391,8 +391,9 @@ def _image_block(
     if source.get("type") == "base64":
         return decode_image(source.get("data"), source.get("media_type"), origin, where, warnings)
     if source.get("type") == "url":
-        # Kept as a reference; nothing is fetched.
-        return ImageBlock(media_type="image/*", path=str(source.get("url")), origin=origin)
+        # Not a file and never fetched (no network): the placeholder keeps the URL.
+        warnings.add(f"{where}: image given by URL is not fetched; kept as a placeholder", "image")
+        return TextBlock(f"[image at {source.get('url')}]")
     warnings.add(
         f"{where}: image source {source.get('type')!r} not supported; placeholder", "image"
     )
@@ -651,6 +652,8 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             m["compact_summary"] = True
         if rec.get("isSidechain"):
             m["sidechain"] = True
+            if isinstance(rec.get("agentId"), str):
+                m["agent_id"] = rec["agentId"]
         pid = place(parent)
         d = _Draft(mid, kind, pid, blocks, m, lineno)
         drafts.append(d)
@@ -675,23 +678,50 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         )
     messages = [Message(d.id, d.parent, d.role, tuple(d.blocks), d.meta) for d in drafts]
 
-    agent = agent_id or _agent_from_path(path) or ("sidechain" if any_sidechain else "main")
-    conv = Conversation(
-        id=session_id or _session_from_path(path),
-        messages=tuple(messages),
-        tip=messages[-1].id if messages else None,
-        agent=agent,
-        format=NAME,
-        source=str(path),
-        meta={**_agent_meta(path), **({"titles": titles} if titles else {})},
-    )
-    try:
-        pairing_warnings(f"{path}", conv.path(), warnings)
-    except TranscriptError as exc:  # a parent cycle in a hand-edited file
-        raise TranscriptError(f"{path}: {exc}") from exc
-    conv = replace(conv, warnings=warnings.tuple())
-    values = {"id": conv.id, "session_id": conv.id, "agent": conv.agent}
-    return [conv] if matches_select(values, options.select) else []
+    conv_id = session_id or _session_from_path(path)
+    meta = {**_agent_meta(path), **({"titles": titles} if titles else {})}
+    main = [x for x in messages if not x.meta.get("sidechain")]
+    groups: dict[str, list[Message]]
+    if main and len(main) < len(messages):
+        # Older Claude Code wrote Task sidechains into the session file itself:
+        # each agent becomes its own conversation, as a subagent file would.
+        groups = {"main": main}
+        for x in messages:
+            if x.meta.get("sidechain"):
+                groups.setdefault(str(x.meta.get("agent_id") or "sidechain"), []).append(x)
+        warnings.add(
+            f"{path}: main and sidechain records in one file; split into "
+            f"{len(groups)} conversations"
+        )
+    else:
+        agent = agent_id or _agent_from_path(path) or ("sidechain" if any_sidechain else "main")
+        groups = {agent: messages}
+
+    out: list[Conversation] = []
+    for agent, group in groups.items():
+        ids = {x.id for x in group}
+        # A link into another agent's part of the file starts a new root here.
+        group = [
+            x if x.parent is None or x.parent in ids else replace(x, parent=None) for x in group
+        ]
+        w = Warnings(list(warnings.items), warnings.per_kind.copy())
+        conv = Conversation(
+            id=conv_id,
+            messages=tuple(group),
+            tip=group[-1].id if group else None,
+            agent=agent,
+            format=NAME,
+            source=str(path),
+            meta=meta,
+        )
+        try:
+            pairing_warnings(f"{path}", conv.path(), w)
+        except TranscriptError as exc:  # a parent cycle in a hand-edited file
+            raise TranscriptError(f"{path}: {exc}") from exc
+        conv = replace(conv, warnings=w.tuple())
+        if matches_select({"id": conv_id, "session_id": conv_id, "agent": agent}, options.select):
+            out.append(conv)
+    return out
 
 
 def _session_from_path(path: Path) -> str:
