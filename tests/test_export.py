@@ -318,7 +318,8 @@ def anthropic_bodies(draw: st.DrawFn) -> dict[str, Any]:
                 for cid in pending
             ]
             pending = []
-            content.append({"type": "text", "text": draw(_words)})
+            if not content or draw(st.booleans()):  # a turn of results alone is common
+                content.append({"type": "text", "text": draw(_words)})
             messages.append({"role": "user", "content": content})
         else:
             content = [{"type": "text", "text": draw(_words)}]

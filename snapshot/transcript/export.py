@@ -209,7 +209,12 @@ class _Planner:
                 if not blocks:
                     self.notes.append(f"{msg.id}: assistant message with no content left out")
                     continue
-                if last_assistant is not None and turns[-1] is window and window.empty():
+                if (
+                    last_assistant is not None
+                    and turns[-1] is window
+                    and window.empty()
+                    and not answered
+                ):
                     # Nothing was said since the previous assistant turn: it is the same
                     # turn (a response logged in pieces); its calls stay open.
                     turns.pop()
