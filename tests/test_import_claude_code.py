@@ -244,6 +244,22 @@ def test_malformed_lines_are_reported_with_file_and_line_and_the_rest_imported(
     assert any(f"{path}:3:" in w and "not a JSON object" in w for w in conv.warnings)
 
 
+def test_json_python_cannot_hold_is_a_warning_not_a_crash(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "s.jsonl",
+        [
+            user("u1", None, "hello"),
+            "[" * 200_000 + "]" * 200_000,
+            '{"n": ' + "9" * 10_000 + "}",
+            asst("a1", "u1", "m1", text("still here")),
+        ],
+    )
+    [conv] = import_path(path)
+    assert [m.id for m in conv.messages] == ["u1", "a1"]
+    assert any(f"{path}:2: unreadable JSON (nested too deeply)" in w for w in conv.warnings)
+    assert any(f"{path}:3: unreadable JSON" in w for w in conv.warnings)
+
+
 def test_invalid_utf8_is_reported_and_replaced(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     good = json.dumps(user("u1", None, "caf\u00e9")).encode()

@@ -153,6 +153,12 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
             except json.JSONDecodeError as exc:
                 warnings.add(f"{path}:{lineno}: malformed JSON ({exc.msg}); line skipped", "json")
                 continue
+            except (ValueError, RecursionError) as exc:
+                # Valid JSON Python will not hold: an integer of thousands of
+                # digits, nesting deeper than the parser's stack.
+                reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+                warnings.add(f"{path}:{lineno}: unreadable JSON ({reason}); line skipped", "json")
+                continue
             yield lineno, record
 
 
@@ -191,6 +197,8 @@ def read_json_document(path: Path, warnings: Warnings) -> Any:
         ) from exc
     except RecursionError as exc:
         raise TranscriptError(f"{path}: JSON nested too deeply to import") from exc
+    except ValueError as exc:  # e.g. an integer beyond Python's digit limit
+        raise TranscriptError(f"{path}: unreadable JSON ({exc})") from exc
 
 
 def tail_bytes(path: Path, n: int = 4096) -> bytes:

@@ -88,7 +88,7 @@ def _tool_calls(raw: Any, where: str, warnings: Warnings) -> list[ToolCall]:
         if isinstance(args, str):
             try:
                 parsed = json.loads(args) if args.strip() else {}
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 warnings.add(f"{where}: tool-call arguments are not JSON; kept as text", "args")
                 parsed = {"arguments": args}
         if not isinstance(parsed, dict):
