@@ -106,6 +106,17 @@ def test_stored_conversation_by_file_and_by_id(
         ["export", "conv-1", "--workspace", str(ws), "--to", "gemini"], capsys, monkeypatch
     )
     assert code == 0 and out2 == out
+    # A store file copied out of its workspace still exports.
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(stored.read_bytes())
+    code, out3, err = run(["export", str(copy), "--to", "gemini"], capsys, monkeypatch)
+    assert code == 0 and out3 == out, err
+    # A newer schema than this snapshot knows is refused, not misread.
+    doc = json.loads(stored.read_text())
+    doc["schema_version"] = 99
+    copy.write_text(json.dumps(doc))
+    code, _, err = run(["export", str(copy), "--to", "gemini"], capsys, monkeypatch)
+    assert code == 2 and "schema_version 99" in err
 
 
 def test_bad_requests_fail_on_one_line_with_status_2(

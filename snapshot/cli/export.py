@@ -95,6 +95,30 @@ def _is_store_file(path: Path) -> bool:
     return b'"schema_version"' in head
 
 
+def _load_store_file(path: Path) -> Conversation:
+    """A store file, read through its workspace (migrations, checks) when it sits in one."""
+    from snapshot.errors import TranscriptError
+    from snapshot.transcript.model import conversation_from_dict
+    from snapshot.transcript.store import SCHEMA_VERSION, Store
+
+    try:
+        # <workspace>/<conversation id>/<agent>.json
+        return Store(path.parent.parent).load(path.parent.name, path.stem)
+    except TranscriptError as exc:
+        # A store file copied out of its workspace: read it directly if it is
+        # the current version (an older one needs the store's migrations).
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise exc from None
+        if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
+            raise
+        record = doc.get("conversation")
+        if not isinstance(record, dict):
+            raise
+        return conversation_from_dict(record)
+
+
 def load_conversation(args: argparse.Namespace) -> Conversation:
     """The conversation CONV names: stored id, store file, or importable file."""
     from snapshot.errors import TranscriptError
@@ -105,9 +129,7 @@ def load_conversation(args: argparse.Namespace) -> Conversation:
     path = Path(ident)
     if path.exists():
         if _is_store_file(path):
-            # <workspace>/<conversation id>/<agent>.json
-            store = Store(path.parent.parent)
-            return store.load(path.parent.name, path.stem)
+            return _load_store_file(path)
         convs = import_path(path, format=args.format, select=parse_select(args.select))
         return _pick(convs, args.agent, str(path))
     store = Store(args.workspace)
