@@ -56,7 +56,22 @@ def safe_tail_start(path: Sequence[Message], start: int, floor: int) -> int:
     return start
 
 
-def find_cut(path: Sequence[Message], *, keep_turns: int) -> Cut:
+def find_cut(path: Sequence[Message], *, keep_turns: int, tail_share: float | None = None) -> Cut:
+    """The head/middle/tail split.
+
+    The tail holds the last ``keep_turns`` turns; with ``tail_share`` it is also
+    cut back to at most that share of the path's characters (agent runs have few
+    user turns, so "the last two turns" can be most of the session). The last
+    exchange always stays.
+    """
     head = head_end(path)
-    tail = safe_tail_start(path, recent_start(path, keep_turns), head)
+    start = recent_start(path, keep_turns)
+    if tail_share is not None and len(path) > 2:
+        sizes = [m.chars() for m in path]
+        allowed = tail_share * sum(sizes)
+        suffix = sum(sizes[start:])
+        while start < len(path) - 2 and suffix > allowed:
+            suffix -= sizes[start]
+            start += 1
+    tail = safe_tail_start(path, start, head)
     return Cut(head_end=head, tail_start=max(tail, head))

@@ -61,11 +61,16 @@ class LadderResult:
 
 
 def summarize_middle(
-    conv: Conversation, target: Target, summarizer: Summarizer, *, keep_turns: int
+    conv: Conversation,
+    target: Target,
+    summarizer: Summarizer,
+    *,
+    keep_turns: int,
+    tail_share: float | None = None,
 ) -> tuple[StrategyResult, Summary]:
     """Replace the middle with a summary message (head and tail verbatim)."""
     path = conv.path()
-    head, middle, tail = find_cut(path, keep_turns=keep_turns).split(path)
+    head, middle, tail = find_cut(path, keep_turns=keep_turns, tail_share=tail_share).split(path)
     if not middle:
         return StrategyResult(
             conv, RungRecord("summary", notes=("no middle to summarize",))
@@ -143,7 +148,7 @@ def run_ladder(
         if rung == "snapshot" and not target.vision:
             steps.append(RungRecord("snapshot", notes=("skipped: the reader has no vision",)))
             continue
-        result = _apply(rung, current, target, opts)
+        result = _apply(rung, current, target, opts, budget)
         steps.append(result.record)
         current = result.conversation
         pages = result.pages or pages
@@ -161,7 +166,13 @@ def run_ladder(
 
     if "summary" in opts.rungs:
         chosen = summarizer or ModelledSummarizer()
-        result, summary = summarize_middle(current, target, chosen, keep_turns=opts.keep_turns)
+        result, summary = summarize_middle(
+            current,
+            target,
+            chosen,
+            keep_turns=opts.keep_turns,
+            tail_share=opts.sheets.tail_share,
+        )
         summarized = _summary_tokens(target, summary, result.conversation)
         calls = 1 if summary.source == "model" else 0
         if summarized >= tokens:
@@ -216,14 +227,35 @@ def run_ladder(
     )
 
 
-def _apply(rung: str, conv: Conversation, target: Target, opts: LadderOptions) -> StrategyResult:
+def _apply(
+    rung: str, conv: Conversation, target: Target, opts: LadderOptions, budget: int
+) -> StrategyResult:
     if rung == "elide":
         return elide(conv, keep_turns=opts.keep_turns, min_chars=opts.elide_min_chars)
     if rung == "drop_images":
         return drop_images(conv, keep_turns=opts.keep_turns)
     if rung == "snapshot":
-        return snapshot(conv, target, replace(opts.sheets, keep_turns=opts.keep_turns))
+        return _snapshot_to_budget(conv, target, opts, budget)
     raise ValueError(f"unknown rung {rung!r}; rungs: {', '.join(RUNGS)}")
+
+
+def _snapshot_to_budget(
+    conv: Conversation, target: Target, opts: LadderOptions, budget: int
+) -> StrategyResult:
+    """Image the middle; if that does not fit, image more of the tail, down to the last exchange."""
+    share = opts.sheets.tail_share if opts.sheets.tail_share is not None else 0.2
+    best: StrategyResult | None = None
+    best_tokens = 0
+    for tail_share in (share, share / 2, share / 4, 0.0):
+        sheet = replace(opts.sheets, keep_turns=opts.keep_turns, tail_share=tail_share)
+        result = snapshot(conv, target, sheet)
+        tokens = target.tokens(result.conversation.path())
+        if best is None or tokens < best_tokens:
+            best, best_tokens = result, tokens
+        if tokens <= budget:
+            break
+    assert best is not None
+    return best
 
 
 def _budget_failure(conv: Conversation, target: Target, budget: int, tokens: int) -> str:

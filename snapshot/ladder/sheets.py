@@ -36,6 +36,8 @@ SNAPSHOT_KIND = "snapshot"
 @dataclass(frozen=True)
 class SheetOptions:
     keep_turns: int = 2
+    # The verbatim tail is also at most this share of the conversation's characters.
+    tail_share: float | None = 0.2
     factsheet_chars: int = 0
     foveate_chars: int = 0
     # Image only when the pages cost at most this share of the text they replace.
@@ -114,7 +116,7 @@ def snapshot(
     if not target.vision or target.geometry is None:
         return StrategyResult(conv, RungRecord("snapshot", notes=("reader cannot see images",)))
 
-    cut = find_cut(path, keep_turns=opts.keep_turns)
+    cut = find_cut(path, keep_turns=opts.keep_turns, tail_share=opts.tail_share)
     head, middle, tail = cut.split(path)
     # Fold an earlier snapshot into this one: its retained source text, never its pixels.
     earlier = [m for m in middle if is_snapshot(m)]

@@ -42,6 +42,7 @@ OcrFn = Callable[[Page], str]
 @dataclass(frozen=True)
 class Settings:
     keep_turns: int = 2
+    tail_share: float = 0.2
     needles_per_kind: int = 4
     factsheet_chars: int = 2000
     foveate_chars: int = 6000
@@ -93,7 +94,8 @@ def _seed(source_id: str, settings: Settings) -> int:
 def needles_for(source: Source, settings: Settings) -> list[Needle]:
     """Needles drawn from the span every strategy compacts (the same cut for all)."""
     path = source.conversation.path()
-    _, middle, _ = find_cut(path, keep_turns=settings.keep_turns).split(path)
+    cut = find_cut(path, keep_turns=settings.keep_turns, tail_share=settings.tail_share)
+    _, middle, _ = cut.split(path)
     return draw_needles(
         serialize(middle), seed=_seed(source.id, settings), per_kind=settings.needles_per_kind
     )
@@ -233,7 +235,10 @@ def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: floa
 
 def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
     budget = max(1, int(run.before * run.settings.budget_ratio))
-    opts = LadderOptions(keep_turns=run.settings.keep_turns)
+    opts = LadderOptions(
+        keep_turns=run.settings.keep_turns,
+        sheets=SheetOptions(tail_share=run.settings.tail_share),
+    )
     lad, seconds = _timed(
         lambda: run_ladder(
             run.source.conversation, run.target, budget, summarizer=summarizer, options=opts
@@ -286,7 +291,7 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
                 note=f"{res.record.changed} replaced",
             )
         )
-    sheet = SheetOptions(keep_turns=keep)
+    sheet = SheetOptions(keep_turns=keep, tail_share=settings.tail_share)
     for name, opts in (
         ("snapshot", sheet),
         ("snapshot+factsheet", replace(sheet, factsheet_chars=settings.factsheet_chars)),
@@ -306,7 +311,9 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
             continue
         res, dt = _timed(snapshot, conv, target, opts)
         rows.append(_sheet_row(run, name, res, dt))
-    (res, summary), dt = _timed(summarize_middle, conv, target, summarizer, keep_turns=keep)
+    (res, summary), dt = _timed(
+        summarize_middle, conv, target, summarizer, keep_turns=keep, tail_share=settings.tail_share
+    )
     rows.append(_summary_row(run, res, summary, dt))
     rows.append(_ladder_row(run, summarizer))
     return rows

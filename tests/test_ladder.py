@@ -1,0 +1,169 @@
+"""Ladder invariants on real-shaped and random conversations.
+
+Output is a valid provider request, the budget is met or the failure stated,
+head and tail are byte-identical to the source, the same input gives the same
+pages, the reactive path needs no model call, and a reader without vision
+never receives an image.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from ladder_helpers import agent_run, random_runs
+
+from snapshot.errors import UnknownModelError
+from snapshot.ladder.cut import find_cut
+from snapshot.ladder.ladder import LadderOptions, recover, run_ladder
+from snapshot.ladder.provider import SimulatedProvider
+from snapshot.ladder.sheets import SheetOptions, is_snapshot, snapshot
+from snapshot.ladder.target import Target, target_for
+from snapshot.report.sources import demo_sources
+from snapshot.transcript.export import export_anthropic, export_openai
+from snapshot.transcript.model import Conversation, tool_pairing
+
+
+@pytest.fixture(scope="module")
+def claude() -> Target:
+    return target_for("claude-sonnet-4-5")
+
+
+@pytest.fixture(scope="module")
+def gemini() -> Target:
+    return target_for("gemini-3-pro-preview")
+
+
+@pytest.fixture(scope="module")
+def blind() -> Target:
+    return target_for("o3-mini")
+
+
+@pytest.fixture(scope="module")
+def coding() -> Conversation:
+    return next(s.conversation for s in demo_sources() if "coding" in s.id)
+
+
+@pytest.fixture(scope="module")
+def browsing() -> Conversation:
+    return next(s.conversation for s in demo_sources() if "browse" in s.id)
+
+
+def _content(messages: object) -> list[tuple[object, ...]]:
+    """What a provider receives of each message (the parent link is bookkeeping)."""
+    return [(m.id, m.role, m.blocks, m.meta) for m in messages]  # type: ignore[attr-defined]
+
+
+def _valid_request(conv: Conversation) -> None:
+    assert tool_pairing(conv.path()).ok
+    for exported in (export_anthropic(conv), export_openai(conv)):
+        assert not [n for n in exported.notes if "orphan" in n or "unanswered" in n], exported.notes
+    roles = [m["role"] for m in export_anthropic(conv).body["messages"]]
+    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+    assert roles[0] == "user"
+
+
+def test_snapshot_keeps_head_and_tail_byte_identical(coding: Conversation, claude: Target) -> None:
+    res = snapshot(coding, claude, SheetOptions(keep_turns=2))
+    src, out = coding.path(), res.conversation.path()
+    head, middle, tail = find_cut(src, keep_turns=2, tail_share=0.2).split(src)
+    assert res.pages and middle
+    assert _content(out[: len(head)]) == _content(head)
+    assert _content(out[len(out) - len(tail) :]) == _content(tail)
+    (snap,) = [m for m in out if is_snapshot(m)]
+    assert len(snap.images()) == len(res.pages)
+    assert "page" in snap.text() and "resumes" in snap.text()
+    _valid_request(res.conversation)
+
+
+def test_same_input_gives_the_same_pages(coding: Conversation, claude: Target) -> None:
+    a = snapshot(coding, claude)
+    b = snapshot(coding, claude)
+    assert [p.png() for p in a.pages] == [p.png() for p in b.pages]
+    assert a.conversation.path()[1].id == b.conversation.path()[1].id
+
+
+def test_a_second_pass_redraws_from_the_retained_source(
+    coding: Conversation, claude: Target
+) -> None:
+    once = snapshot(coding, claude, SheetOptions(keep_turns=4)).conversation
+    twice = snapshot(once, claude, SheetOptions(keep_turns=1))
+    (snap,) = [m for m in twice.conversation.path() if is_snapshot(m)]
+    (first,) = [m for m in once.path() if is_snapshot(m)]
+    # The new source starts with the old source text: redrawn from text, never from pixels.
+    assert str(snap.meta["source_text"]).startswith(str(first.meta["source_text"]))
+    assert len(snap.meta["covers"]) > len(first.meta["covers"])
+
+
+def test_ladder_meets_the_budget_or_says_why(coding: Conversation, claude: Target) -> None:
+    before = claude.tokens(coding.path())
+    result = run_ladder(coding, claude, int(before * 0.7))
+    assert result.fits and result.failure is None
+    assert "snapshot" in result.rungs_taken or "elide" in result.rungs_taken
+    _valid_request(result.conversation)
+    impossible = run_ladder(coding, claude, 10)
+    assert not impossible.fits
+    assert impossible.failure and "budget" in impossible.failure
+
+
+def test_free_rungs_come_before_the_summary(coding: Conversation, claude: Target) -> None:
+    result = run_ladder(coding, claude, int(claude.tokens(coding.path()) * 0.9))
+    assert "summary" not in result.rungs_taken
+    assert result.model_calls == 0
+
+
+def test_a_reader_without_vision_never_gets_an_image(browsing: Conversation, blind: Target) -> None:
+    assert not blind.vision
+    assert any(m.images() for m in browsing.path())
+    for budget in (10**9, blind.tokens(browsing.path()) // 2):
+        result = run_ladder(browsing, blind, budget)
+        assert not any(m.images() for m in result.conversation.path())
+        assert not result.pages
+
+
+def test_reactive_recovery_needs_no_model_call(coding: Conversation, claude: Target) -> None:
+    # The estimate (characters per token) says it fits as it is; the provider counts
+    # exactly, by its own rule, and refuses.
+    estimate = claude.tokens(coding.path())
+    exact = SimulatedProvider(limit=10**9, image_tokens=claude.image_tokens).count(coding.path())
+    provider = SimulatedProvider(limit=int(exact * 0.9), image_tokens=claude.image_tokens)
+    result = recover(coding, claude, estimate, provider)
+    assert provider(result.conversation.path()) is None
+    assert result.model_calls == 0 and result.summary is None
+    assert result.steps[0].rung == "recover"
+    assert result.correction != 1.0
+
+
+def test_pages_over_the_byte_budget_are_refused(coding: Conversation, claude: Target) -> None:
+    tiny = replace(claude, max_image_bytes=100)
+    res = snapshot(coding, tiny)
+    assert res.conversation.path() == coding.path()
+    assert res.record.data["refused"] == "max_image_bytes"
+    few = replace(claude, max_images=0)
+    assert snapshot(coding, few).record.data["refused"] == "max_images"
+
+
+def test_no_middle_is_a_clear_note(claude: Target) -> None:
+    tiny = agent_run(0)
+    res = snapshot(tiny, claude)
+    assert res.conversation == tiny or res.conversation.path() == tiny.path()
+    assert res.record.notes and "middle" in res.record.notes[0]
+
+
+def test_unknown_model_is_a_clear_error() -> None:
+    with pytest.raises(UnknownModelError):
+        target_for("no-such-model-9000")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_runs())
+def test_ladder_invariants_on_random_runs(conv: Conversation) -> None:
+    target = target_for("gpt-5.1")
+    before = target.tokens(conv.path())
+    result = run_ladder(conv, target, max(1, before // 3), options=LadderOptions(keep_turns=1))
+    assert result.fits or result.failure
+    assert tool_pairing(result.conversation.path()).orphan_results == ()
+    src, out = conv.path(), result.conversation.path()
+    assert out[0].id == src[0].id and out[0].blocks == src[0].blocks
+    assert out[-1].blocks == src[-1].blocks
