@@ -9,6 +9,7 @@ never receives an image.
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -60,7 +61,7 @@ def _valid_request(conv: Conversation) -> None:
     for exported in (export_anthropic(conv), export_openai(conv)):
         assert not [n for n in exported.notes if "orphan" in n or "unanswered" in n], exported.notes
     roles = [m["role"] for m in export_anthropic(conv).body["messages"]]
-    assert all(a != b for a, b in zip(roles, roles[1:], strict=False)), roles
+    assert all(a != b for a, b in pairwise(roles)), roles
     assert roles[0] == "user"
 
 
