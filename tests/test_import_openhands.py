@@ -235,6 +235,18 @@ def test_old_logs_without_ids_pair_by_position(tmp_path: Path) -> None:
     assert conv.path()[4].tool_results()[0].call_id == conv.path()[3].tool_calls()[0].id
 
 
+def test_repeated_event_ids_still_give_unique_message_ids(tmp_path: Path) -> None:
+    events = [
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "a"}},
+        {"id": 1, "source": "agent", "action": "message", "args": {"content": "b"}},
+    ]
+    p = tmp_path / "dup.json"
+    p.write_text(json.dumps(events), encoding="utf-8")
+    (conv,) = import_path(p)
+    assert [m.text() for m in conv.path()] == ["a", "b"]
+    assert len({m.id for m in conv.messages}) == 2
+
+
 def test_not_events_is_a_clear_error(tmp_path: Path) -> None:
     p = tmp_path / "x.json"
     p.write_text(json.dumps({"hello": 1}), encoding="utf-8")

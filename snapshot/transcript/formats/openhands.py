@@ -96,14 +96,16 @@ class _Builder:
         self.call_of_event: dict[Any, str] = {}  # action event id -> tool call id
         self.meta: dict[str, Any] = {}
         self._response_of_last: str | None = None  # model_response id of the last message
+        self._ids: set[str] = set()
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1
 
     def add(self, mid: str, role: Role, blocks: Sequence[Block], meta: Mapping[str, Any]) -> None:
         parent = self.messages[-1].id if self.messages else None
-        if any(m.id == mid for m in self.messages[-3:]):  # duplicate event ids in the log
+        if mid in self._ids:  # a log that repeats event ids: message ids must stay unique
             mid = f"{mid}-{len(self.messages)}"
+        self._ids.add(mid)
         self.messages.append(Message(mid, parent, role, tuple(blocks), dict(meta)))
         self._response_of_last = None
 
