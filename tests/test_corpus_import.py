@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +25,14 @@ from typing import Any
 import pytest
 
 from snapshot.transcript.formats import SNIFF_BYTES, ImportOptions, formats
-from snapshot.transcript.model import Conversation, stats, tool_pairing
+from snapshot.transcript.model import (
+    Conversation,
+    TextBlock,
+    ThinkingBlock,
+    ToolResult,
+    stats,
+    tool_pairing,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -226,6 +234,23 @@ def test_manifest_entry_counts_agree(entry: dict[str, Any]) -> None:
     assert abs(s.chars - entry["chars"]) <= tol.chars * entry["chars"], label
     boundaries = sum(1 for m in conv.messages if m.meta.get("kind") == "compact_boundary")
     assert boundaries == entry["compact_boundaries"], label
+    # Japanese text must arrive intact: the manifest counts kana and CJK
+    # ideographs in text and tool-result text (not in call arguments).
+    assert _cjk(conv) == entry["cjk_chars"], label
+
+
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def _cjk(conv: Conversation) -> int:
+    n = 0
+    for m in conv.messages:
+        for b in m.blocks:
+            if isinstance(b, TextBlock | ThinkingBlock):
+                n += len(_CJK.findall(b.text))
+            elif isinstance(b, ToolResult):
+                n += len(_CJK.findall(b.text()))
+    return n
 
 
 @pytest.mark.parametrize(
