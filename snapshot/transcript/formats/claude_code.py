@@ -24,9 +24,16 @@ Claude Code (``~/.claude/projects/<project>/<session>.jsonl``)
     boundary. The user record with ``isCompactSummary: true`` keeps
     ``meta["compact_summary"] = True``.
 
+    A parent that is not in the file (a subagent's or compaction agent's
+    context lives in the main session; a pruned pre-compaction tip) is
+    replaced by the previous message in file order, and counted in a warning.
+    Rewinds and edits stay branches of the tree; the tip is the last message
+    written. Message ids are the ``uuid`` of the message's first record.
+
     Subagent files (``<session>/subagents/agent-<id>.jsonl``, and the older
     ``<project>/agent-<id>.jsonl``) import as their own conversation with the
-    session's id and ``agent`` set to the agent id.
+    session's id and ``agent`` set to the agent id; sidechain records found
+    inside a session file are split off the same way.
 
 Claude Agent SDK stream-json (``agent_log_raw.txt``)
     The same API messages without ``uuid``/``parentUuid`` links: a linear
@@ -451,7 +458,8 @@ def content_blocks(content: Any, where: str, warnings: Warnings) -> list[Block]:
 
 # --- Claude Code session JSONL -------------------------------------------------------
 
-# Records that carry no message; skipped and counted.
+# Records that become messages; every other type is skipped and counted
+# (compact boundaries excepted, see the module docstring).
 _MESSAGE_TYPES = ("user", "assistant")
 _CC_KEYS = ("parentUuid", "sessionId", "uuid", "leafUuid", "messageId")
 _CC_TYPES = {
