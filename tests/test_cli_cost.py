@@ -173,3 +173,74 @@ def test_profile_file_overrides(run, tmp_path: Path) -> None:  # type: ignore[no
     bad.write_text('{"model": "claude-sonnet-4-5", "page": [1920, 1080]}')
     code, _, err = run("profiles", "--profile", str(bad))
     assert code == 2 and "resized" in err
+
+
+@pytest.fixture
+def run_render(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("snapshot.cli.render",))
+
+    def _run(*argv: str) -> tuple[int, str, str]:
+        code = cli.main(list(argv))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return _run
+
+
+def test_render_uses_the_model_profile(run_render, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = _sample(tmp_path)
+    code, out, _ = run_render(
+        "render", str(src), "--model", "gemini-3.6-flash", "--out", str(tmp_path / "o"), "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["font"] == "snap5x8"
+    assert {(p["width"], p["height"]) for p in data["pages"]} == {(1568, 728)}
+    code, out, _ = run_render(
+        "render",
+        str(src),
+        "--model",
+        "gpt-5.4",
+        "--detail",
+        "high",
+        "--out",
+        str(tmp_path / "d"),
+        "--json",
+    )
+    assert code == 0
+    w, h = json.loads(out)["pages"][0]["width"], json.loads(out)["pages"][0]["height"]
+    assert (w // 32) * (h // 32) <= 2500 and w % 32 == 0 and h % 32 == 0
+
+
+def test_render_with_a_single_profile_file(run_render, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "p.json"
+    f.write_text(json.dumps({"model": "claude-sonnet-4-5", "font": "snap5x8", "page": [1568, 728]}))
+    code, out, _ = run_render(
+        "render",
+        str(_sample(tmp_path)),
+        "--profile",
+        str(f),
+        "--out",
+        str(tmp_path / "o"),
+        "--json",
+    )
+    assert code == 0
+    data = json.loads(out)
+    assert data["font"] == "snap5x8" and data["pages"][0]["width"] == 1568
+
+
+def test_render_unknown_model_is_one_line(run_render, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run_render(
+        "render", str(_sample(tmp_path)), "--model", "no-such-vlm", "--out", str(tmp_path / "o")
+    )
+    assert code == 2 and out == "" and err.count("\n") == 1
+    code, _, _ = run_render(
+        "render",
+        str(_sample(tmp_path)),
+        "--model",
+        "no-such-vlm",
+        "--fallback",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert code == 0

@@ -44,7 +44,21 @@ def register(subparsers: Any) -> None:
     )
     # Page size from a model's profile: snapshot.profiles resolves it.
     r.add_argument("--model", metavar="M", help="use the page geometry of model M's profile")
-    r.add_argument("--profile", metavar="FILE", help="JSON/TOML profiles file (with --model)")
+    r.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="JSON/TOML profiles file (with --model, or alone when it holds one profile)",
+    )
+    r.add_argument(
+        "--detail",
+        metavar="LEVEL",
+        help="with --model: OpenAI detail or Gemini 3 media_resolution level to size the page for",
+    )
+    r.add_argument(
+        "--fallback",
+        action="store_true",
+        help="with --model: use the conservative fallback profile if no table knows the model",
+    )
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=run_render)
 
@@ -83,13 +97,25 @@ def _geometry(args: argparse.Namespace) -> Any:
     from snapshot.geometry import DEFAULT_PAGE, Geometry
     from snapshot.glyphs import default_font_name, load_font
 
-    if args.profile and not args.model:
-        raise InputError("--profile needs --model: which model's page to use")
-    if args.model:
+    overrides = None
+    if args.profile:
         from snapshot import profiles
 
-        overrides = profiles.load_profiles(args.profile) if args.profile else None
-        geometry = profiles.profile_for(args.model, overrides=overrides).geometry()
+        overrides = profiles.load_profiles(args.profile)
+        if not args.model and len(overrides) != 1:
+            raise InputError(
+                f"{args.profile} holds {len(overrides)} profiles; pick one with --model"
+            )
+    model = args.model or (next(iter(overrides)) if overrides else None)
+    if args.detail and not model:
+        raise InputError("--detail needs --model: which model's detail level to use")
+    if model:
+        from snapshot import profiles
+
+        profile = profiles.profile_for(
+            model, overrides=overrides, detail=args.detail, fallback=args.fallback
+        )
+        geometry = profile.geometry()
         if args.font:
             geometry = Geometry.fit(load_font(args.font), *geometry.size, padding=geometry.padding)
     else:
