@@ -108,6 +108,9 @@ def test_out_writes_conversations_that_load_back(
     [conv] = [conversation_from_dict(d) for d in doc["conversations"]]
     assert conv.id == SESSION and [m.id for m in conv.path()] == ["u1", "a1", "r1"]
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's private 0600
 
 
 def test_out_into_a_missing_folder_is_a_clear_error(

@@ -228,6 +228,8 @@ def _write_out(target: Path, conversations: list[Conversation]) -> None:
             json.dump(doc, fh, ensure_ascii=False)
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp makes the file private; give it the mode a plain open would.
+        os.chmod(tmp, _plain_file_mode(target))
         os.replace(tmp, target)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -235,3 +237,11 @@ def _write_out(target: Path, conversations: list[Conversation]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _plain_file_mode(target: Path) -> int:
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
