@@ -203,7 +203,12 @@ NEVER = Question(7, "never_stated", "port?", "not stated")
         (NEVER, "not stated", "exact"),
         (NEVER, "Not stated.", "exact"),
         (NEVER, "The page does not mention it", "exact"),
+        (NEVER, "No exit code is stated on the page.", "exact"),
+        (NEVER, "N/A", "exact"),
+        (NEVER, "It is never mentioned", "exact"),
         (NEVER, "9100", "wrong"),  # a confabulated port
+        (NEVER, "Probably 9100 (not visible clearly)", "wrong"),  # a hedged invention
+        (NEVER, "not stated on page 1", "exact"),
         (NEVER, "illegible", "abstained"),
     ],
 )
@@ -676,6 +681,19 @@ def test_cli_without_a_key_says_which_variable_in_one_line(
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1 and var in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_with_a_key_but_no_sdk_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEYS["openai"])
+    monkeypatch.setitem(sys.modules, "openai", None)  # import now raises ImportError
+    code = cli(["probe", "--model", "gpt-5.5", "--font", FONT, "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "pip install 'snapshot[live]'" in err
+    assert KEYS["openai"] not in err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -379,9 +379,13 @@ _ANSWER_LINE = re.compile(
 # "The page does not say": the right answer to a never-stated question, an
 # abstention on any other.
 _SAYS_ABSENT = re.compile(
-    r"\b(not stated|not (?:mentioned|shown|given|present|specified|provided|included|found)"
-    r"|no (?:such|mention)|does not (?:say|state|mention)|doesn't (?:say|state|mention)"
-    r"|unknown|none|n/a)\b",
+    r"\b(not stated|not (?:mentioned|shown|given|present|specified|provided|included|found"
+    r"|visible|on the page|in the (?:page|image|text))"
+    r"|(?:isn't|is not|was not|wasn't|never) (?:stated|mentioned|shown|given|specified)"
+    r"|no (?:such|mention|information|record)"
+    r"|(?:does not|doesn't|did not|didn't) (?:say|state|mention|appear|show)"
+    r"|no\b[^.\n]{0,40}\b(?:stated|mentioned|given|shown|specified)"
+    r"|unknown|none|n/a)(?![\w/])",
     re.I,
 )
 # "I cannot read it": an abstention on every question.
@@ -390,6 +394,12 @@ _CANNOT_READ = re.compile(
     r"|(?:cannot|can't|can not|unable to) (?:read|make out|tell|determine|see|decipher))\b",
     re.I,
 )
+
+
+# What an invented answer to a never-stated question looks like: a number of
+# two or more digits (ports, exit codes, ids) or an email address. A lone digit
+# is allowed so "not stated on page 1" stays an abstention from guessing.
+_VALUE_LIKE = re.compile(r"\d{2,}|\S@\S")
 
 
 def parse_answers(reply: str, n: int) -> dict[int, str]:
@@ -481,6 +491,10 @@ def score_answer(question: Question, answer: str | None) -> QuestionResult:
     cleaned = _clean(answer)
 
     if question.kind == "never_stated":
+        # A value offered for a fact the page never states is a confabulation,
+        # hedged or not ("probably 9100, not clearly visible").
+        if _VALUE_LIKE.search(cleaned):
+            return result("wrong")
         if _SAYS_ABSENT.search(cleaned):
             return result("exact")
         if _CANNOT_READ.search(cleaned):
