@@ -375,6 +375,8 @@ def resolve(model_id: str) -> tuple[Model, str] | None:
         for v in variants:
             row = _lookup(v)
             if row is not None:
+                if route.name == "direct":
+                    return row, tables.DIRECT_ROUTE[tables.FAMILIES[row.family].provider]
                 return row, route.name
     row = _lookup(name)
     if row is None:

@@ -54,6 +54,12 @@ from snapshot.profiles import (
         ("gemini-2.0-flash-001", "gemini-2.0-flash", "google"),
         ("pixtral-12b-2409", "pixtral-12b", "mistral"),
         ("qwen2.5-vl-72b-instruct", "qwen2.5-vl", "qwen"),
+        # LiteLLM-style vendor prefixes for the vendor's own API, and retired Claude 3.x.
+        ("gemini/gemini-2.5-pro", "gemini-2.5-pro", "google"),
+        ("xai/grok-4", "grok-4", "xai"),
+        ("claude-3-5-sonnet-20241022", "claude-3-5-sonnet", "anthropic"),
+        ("anthropic.claude-3-5-sonnet-20241022-v2:0", "claude-3-5-sonnet", "bedrock"),
+        ("claude-3-7-sonnet@20250219", "claude-3-7-sonnet", "vertex"),
     ],
 )
 def test_resolution(model_id: str, canonical: str, route: str) -> None:
@@ -73,13 +79,30 @@ def test_every_table_entry_resolves() -> None:
 
 def test_every_route_resolves_a_claude_model() -> None:
     shapes = {
-        "bedrock": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-        "vertex": "claude-sonnet-4-5@20250929",
-        "openrouter": "anthropic/claude-sonnet-4.5",
+        "bedrock": ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "bedrock"),
+        "vertex": ("claude-sonnet-4-5@20250929", "vertex"),
+        "openrouter": ("anthropic/claude-sonnet-4.5", "openrouter"),
+        "direct": ("gemini/gemini-2.5-pro", "google"),
     }
     assert set(shapes) == {r.name for r in providers.ROUTES}
-    for route, model_id in shapes.items():
+    for model_id, route in shapes.values():
         assert profile_for(model_id).route == route
+
+
+@pytest.mark.parametrize("route", providers.ROUTES, ids=lambda r: r.pattern.pattern[:30])
+def test_every_route_row_matches_its_own_example(route: providers.Route) -> None:
+    examples = {
+        "bedrock": [
+            "global.anthropic.claude-opus-4-7",
+            "bedrock/anthropic.claude-haiku-4-5-20251001-v1:0",
+        ],
+        "vertex": ["claude-haiku-4-5@20251001", "vertex_ai/claude-sonnet-4-6"],
+        "openrouter": ["openrouter/openai/gpt-5.4", "x-ai/grok-4.5"],
+        "direct": ["mistral/pixtral-12b-2409", "xai/grok-4"],
+    }[route.name]
+    assert any(route.pattern.match(e) for e in examples)
+    for e in examples:
+        assert resolve(e) is not None, e
 
 
 def test_model_decides_geometry_route_decides_limits() -> None:

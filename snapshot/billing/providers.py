@@ -248,7 +248,8 @@ _FAMILY_ROWS: tuple[Family, ...] = (
         (1568, 1568),
         (_E_OPUS48, _E_OPUS48_LADDER, _E_CLAUDE_PAGE),
     ),
-    Family("claude-fable", "anthropic", "snap5x8", (1568, 1568), (_E_FABLE, _E_CLAUDE_PAGE)),
+    # 5x8 reads are published for 1568x728 only (30/30) and fell at 1928x1928 (20/30).
+    Family("claude-fable", "anthropic", "snap5x8", (1568, 728), (_E_FABLE, _E_CLAUDE_PAGE)),
     Family("openai-tiles", "openai", "snap8x16", (2048, 2048), (_E_GPT55, _E_NO_DIRECT)),
     Family(
         "openai-patches", "openai", "snap8x16", (1568, 1568), (_E_SOL, _E_GPT55, _E_OPENAI_PAGE)
@@ -274,6 +275,12 @@ _F_OPUS5 = Fact(
     "2026",
     "not named in the high-res list of the doc version at hand: standard tier assumed "
     "(a page valid there is valid in either tier)",
+)
+_F_CLAUDE_3 = Fact(
+    SRC_CLAUDE_VISION,
+    "uncertain",
+    "2026",
+    "retired models: the page's 'for other models' standard tier is assumed to cover them",
 )
 CLAUDE_STANDARD: Scheme = AnthropicPatches(max_edge=1568, max_tokens=1568)
 CLAUDE_HIGH_RES: Scheme = AnthropicPatches(max_edge=2576, max_tokens=4784)
@@ -329,6 +336,18 @@ _MODEL_ROWS: tuple[Model, ...] = (
     Model("claude-opus-4-6", "claude-standard", CLAUDE_STANDARD, _F_CLAUDE_STD),
     Model("claude-sonnet-4-6", "claude-standard", CLAUDE_STANDARD, _F_CLAUDE_STD),
     Model("claude-opus-5", "claude-opus-5", CLAUDE_STANDARD, _F_OPUS5),
+    # Claude 3.x (retired, but found in old transcripts): "other models" = standard tier.
+    *(
+        Model(m, "claude-standard", CLAUDE_STANDARD, _F_CLAUDE_3)
+        for m in (
+            "claude-3-7-sonnet",
+            "claude-3-5-sonnet",
+            "claude-3-5-haiku",
+            "claude-3-opus",
+            "claude-3-sonnet",
+            "claude-3-haiku",
+        )
+    ),
     # High-res tier: the models the vision page names.
     Model("claude-opus-4-7", "claude-high-res", CLAUDE_HIGH_RES, _F_CLAUDE_HI),
     Model("claude-opus-4-8", "claude-high-res", CLAUDE_HIGH_RES, _F_CLAUDE_HI),
@@ -787,6 +806,13 @@ ROUTES: tuple[Route, ...] = (
         re.compile(r"^vertex_ai/(?P<model>claude-.+)$"),
         Fact(SRC_VERTEX, "uncertain", COMPILED, "LiteLLM-style"),
     ),
+    # LiteLLM-style vendor prefixes that name the vendor's own API (OpenRouter spells
+    # these vendors google/, x-ai/, mistralai/); "direct" = the provider's own route.
+    Route(
+        "direct",
+        re.compile(r"^(?:gemini|xai|mistral)/(?P<model>[^/]+)$"),
+        Fact("BerriAI/litellm provider prefixes", "uncertain", COMPILED, "gemini/, xai/, mistral/"),
+    ),
     Route(
         "openrouter",
         re.compile(r"^(?:openrouter/)?(?P<vendor>[a-z0-9-]+)/(?P<model>[^/:]+)(?::[a-z-]+)?$"),
@@ -1013,8 +1039,12 @@ def text_tokenizer_for(model: str, family: str) -> TextTokenizer:
     return TEXT_TOKENIZER_BY_MODEL.get(model) or TEXT_TOKENIZER_BY_FAMILY.get(family, _TT_GENERIC)
 
 
-#: Every route name a limit row may use.
-ROUTE_NAMES: tuple[str, ...] = (*PROVIDERS, *dict.fromkeys(r.name for r in ROUTES), "fallback")
+#: Every route name a limit row may use ("direct" resolves to the provider's own).
+ROUTE_NAMES: tuple[str, ...] = (
+    *PROVIDERS,
+    *dict.fromkeys(r.name for r in ROUTES if r.name != "direct"),
+    "fallback",
+)
 
 
 def _check_tables() -> None:
