@@ -68,21 +68,24 @@ def degrade_glyphs(
     *,
     restore_filter: Filter = "bilinear",
     margin: int = 2,
+    offset: tuple[int, int] | None = None,
 ) -> np.ndarray:
     """Each glyph as a reader sees it after a down-and-back resample: (n, h, w) float ink 0..1.
 
     Every glyph sits at the same offset in its own small page, so all of them
-    meet the same sub-pixel phase and differences come from the shapes alone.
+    meet the same sub-pixel phase and differences come from the shapes alone;
+    ``offset`` (x, y) picks that phase (the oracle matches cells per phase).
     """
     n, h, w = bitmaps.shape
+    ox, oy = offset if offset is not None else (margin, margin)
     out = np.empty((n, h, w), dtype=np.float64)
-    size = (w + 2 * margin, h + 2 * margin)
+    size = (ox + w + margin, oy + h + margin)
     for k in range(n):
         page = np.full((size[1], size[0]), 255, dtype=np.uint8)
-        page[margin : margin + h, margin : margin + w][bitmaps[k] > 0] = 0
+        page[oy : oy + h, ox : ox + w][bitmaps[k] > 0] = 0
         small = resample(page, scale, filter)
         back = resample_to(small, size, restore_filter)
-        out[k] = (255.0 - back[margin : margin + h, margin : margin + w]) / 255.0
+        out[k] = (255.0 - back[oy : oy + h, ox : ox + w]) / 255.0
     return out
 
 

@@ -49,6 +49,11 @@ class PageLayout:
     row_boxes: tuple[Box, ...]  # native pixel box of each text row
     geometry: Geometry
 
+    @property
+    def paper(self) -> int:
+        """Background value of the page's pixels (pixels are true colours)."""
+        return 0 if self.geometry.ink == "white-on-black" else 255
+
     @classmethod
     def of(cls, page: Page) -> PageLayout:
         h, w = page.pixels.shape
@@ -72,40 +77,123 @@ class Reader(Protocol):
 
 @dataclass(frozen=True)
 class OracleReader:
-    """The font-aware decoder after restoring the page to its native size."""
+    """The font-aware decoder; after a resample, a matcher that knows the filter too.
+
+    At native size the project's decoder (:func:`snapshot.read.read`) is exact.
+    A resampled page no longer matches the crisp templates, so the oracle
+    brings it back to the native grid and compares each cell with the font's
+    glyphs put through the same down-and-back resample at the same sub-pixel
+    phase (``phase_bins`` per axis). Knowing font, grid and filter, it bounds
+    what any reader could recover. Its alphabet is printable ASCII (what the
+    hard lines use).
+    """
 
     restore_filter: Filter = "bilinear"
+    phase_bins: int = 8
 
     @property
     def name(self) -> str:
         return "oracle"
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
-        from snapshot.read import read as decode
+        if seen.scale == (1.0, 1.0):
+            from snapshot.read import read as decode
 
-        native = seen.pixels if seen.scale == (1.0, 1.0) else restore(seen, self.restore_filter)
-        if native.shape[0] != layout.size[1] or native.shape[1] != layout.size[0]:
-            native = native[: layout.size[1], : layout.size[0]]
-        # The decoder matches binary templates; a blurred page is thresholded at
-        # mid-gray first, the decision any bilevel reader has to make.
-        binary = np.where(native < 128, 0, 255).astype(np.uint8)
-        try:
-            text = decode(binary, layout.geometry.font, geometry=layout.geometry)
-        except ImageError:
-            # the degraded page no longer matches the font at all: nothing survived
-            return ["" for _ in rows]
-        lines = text.split("\n")
-        return [lines[r] if r < len(lines) else "" for r in rows]
+            try:
+                text = decode(seen.pixels, layout.geometry.font, geometry=layout.geometry)
+                lines = text.split("\n")
+                return [lines[r] if r < len(lines) else "" for r in rows]
+            except ImageError:
+                pass  # e.g. a heavily re-encoded page: fall through to the matcher
+        return self._match(seen, layout, rows)
+
+    def _match(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        g = layout.geometry
+        native = restore(seen, self.restore_filter).astype(np.float64) / 255.0
+        ink = native if layout.paper == 0 else 1.0 - native
+        w, h = g.cell
+        pw, ph = g.pitch
+        ox, oy = g.origin
+        first = 1 if g.header else 0
+        sx, sy = seen.scale
+        filt: Filter = seen.filter or "bicubic"
+        chars, bitmaps = _oracle_alphabet(g.font)
+        bins = self.phase_bins
+        offs_x = _phase_offsets(sx, bins)
+        offs_y = _phase_offsets(sy, bins)
+        cache: dict[tuple[int, int], np.ndarray] = {}
+
+        def templates(bx: int, by: int) -> np.ndarray:
+            if (bx, by) not in cache:
+                from snapshot.legibility.confusability import degrade_glyphs
+
+                t = degrade_glyphs(
+                    bitmaps,
+                    min(sx, sy) if sx == sy else sx,
+                    filt,
+                    restore_filter=self.restore_filter,
+                    offset=(offs_x[bx], offs_y[by]),
+                )
+                cache[(bx, by)] = t.reshape(len(t), -1)
+            return cache[(bx, by)]
+
+        def phase_bin(pos: int, s: float) -> int:
+            return min(bins - 1, int((pos * s) % 1.0 * bins))
+
+        out = []
+        for r in rows:
+            y = oy + (first + r) * ph
+            by = phase_bin(y, sy)
+            text = []
+            for c in range(g.cols):
+                x = ox + c * pw
+                cell = np.zeros((h, w))
+                part = ink[y : y + h, x : x + w]
+                cell[: part.shape[0], : part.shape[1]] = part
+                t = templates(phase_bin(x, sx), by)
+                d = ((t - cell.reshape(1, -1)) ** 2).sum(axis=1)
+                text.append(chars[int(np.argmin(d))])
+            out.append("".join(text).rstrip(" "))
+        return out
+
+
+@functools.lru_cache(maxsize=8)
+def _oracle_alphabet(font: Any) -> tuple[str, np.ndarray]:
+    from snapshot.legibility.confusability import glyph_set
+
+    gs = glyph_set(font)
+    space = np.zeros((1, *gs.bitmaps.shape[1:]), dtype=np.uint8)
+    return " " + gs.chars, np.concatenate([space, gs.bitmaps])
+
+
+def _phase_offsets(scale: float, bins: int) -> list[int]:
+    """For each phase bin, an integer offset (>= 3 px, room for filter support)
+    whose scaled position falls closest to the bin's centre."""
+    span = range(3, 3 + max(bins * 4, math.ceil(4 / scale)))
+    out = []
+    for b in range(bins):
+        target = (b + 0.5) / bins
+
+        def dist(d: int, target: float = target) -> float:
+            f = (d * scale) % 1.0
+            return min(abs(f - target), 1.0 - abs(f - target))
+
+        out.append(min(span, key=dist))
+    return out
 
 
 # ---------------------------------------------------------------------------- OCR crops
 
 
-def crop_rows(seen: Seen, boxes: Sequence[Box], *, pad: int = 4) -> list[np.ndarray]:
+def crop_rows(
+    seen: Seen, boxes: Sequence[Box], *, pad: int = 4, paper: int = 255
+) -> list[np.ndarray]:
     """Cut each row box out of the seen pixels (boxes are in native coordinates).
 
     Neighbouring rows touch on a dense page, so the crop is exact and the
-    breathing room an OCR model expects is added as fresh paper around it.
+    breathing room an OCR model expects is added as fresh paper around it. The
+    blank tail of a short row is trimmed (judged from the pixels alone), as a
+    text detector's box would be.
     """
     sx, sy = seen.scale
     h, w = seen.pixels.shape
@@ -116,8 +204,11 @@ def crop_rows(seen: Seen, boxes: Sequence[Box], *, pad: int = 4) -> list[np.ndar
         a1 = min(w, max(a0 + 1, math.ceil(x1 * sx)))
         b1 = min(h, max(b0 + 1, math.ceil(y1 * sy)))
         crop = seen.pixels[b0:b1, a0:a1]
+        inked = np.flatnonzero((np.abs(crop.astype(np.int16) - paper) > 64).any(axis=0))
+        end = int(inked[-1]) + 1 if len(inked) else 1
+        crop = crop[:, : max(end, 1)]
         p = max(1, round(pad * min(sx, sy)))
-        out = np.full((crop.shape[0] + 2 * p, crop.shape[1] + 2 * p), 255, dtype=np.uint8)
+        out = np.full((crop.shape[0] + 2 * p, crop.shape[1] + 2 * p), paper, dtype=np.uint8)
         out[p : p + crop.shape[0], p : p + crop.shape[1]] = crop
         crops.append(out)
     return crops
@@ -154,7 +245,9 @@ class RapidOcrReader:
         if not rows:
             return []
         engine = _rapidocr_engine()
-        crops = crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad)
+        crops = crop_rows(
+            seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper
+        )
         bgr = [np.repeat(c[:, :, None], 3, axis=2) for c in crops]
         # Call the recognizer directly: RapidOCR.__call__ would first upscale
         # any image under 30 px, a resize we did not ask for.
@@ -184,7 +277,9 @@ class TesseractReader:
             raise _missing_extra("tesseract", exc) from exc
         from PIL import Image
 
-        crops = crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad)
+        crops = crop_rows(
+            seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper
+        )
         return [
             pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
             for c in crops

@@ -139,6 +139,7 @@ class Seen:
     pixels: np.ndarray
     native_size: tuple[int, int]
     content_size: tuple[int, int]
+    filter: Filter | None = None  # the resampling filter used, when one was
 
     @property
     def scale(self) -> tuple[float, float]:
@@ -194,7 +195,7 @@ class Preprocess:
             out = pad(out, multiple=self.pad_multiple)
         if self.codec != "png":
             out = reencode(out, self.codec, self.quality)
-        return Seen(out, native, content)
+        return Seen(out, native, content, self.filter if content != native else None)
 
 
 NATIVE = Preprocess()

@@ -1,0 +1,248 @@
+"""``snapshot legibility`` and ``snapshot tune``: how readable pages are, and the densest
+page a reader still reads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from snapshot.errors import SnapshotError
+
+READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
+FILTER_CHOICES = ("nearest", "bilinear", "bicubic", "lanczos", "box", "all")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "legibility",
+        help="accuracy table (reader × font × scale) and nearest confusable glyph pairs",
+        description=(
+            "Render seeded hard lines (hex, ids, camelCase, code) in each font, apply what "
+            "the model's provider does to a page (or the --scale sweep), read them back "
+            "with each reader and score character and exact-token accuracy. With --page, "
+            "measure an existing page PNG instead."
+        ),
+    )
+    p.add_argument(
+        "--model", required=True, help="model id (its profile says what the provider does)"
+    )
+    p.add_argument(
+        "--font",
+        action="append",
+        help="font name or path (repeatable; default: the comparison set)",
+    )
+    p.add_argument(
+        "--reader",
+        action="append",
+        choices=READERS,
+        help="reader (repeatable; default: oracle and ocr)",
+    )
+    p.add_argument(
+        "--scale",
+        type=float,
+        nargs="+",
+        help="resample factors to sweep, e.g. 1 0.9 0.75 0.555 0.5",
+    )
+    p.add_argument(
+        "--filter",
+        action="append",
+        choices=FILTER_CHOICES,
+        help="resampling filter(s) for scales below 1 (default: all, since providers do not publish theirs)",
+    )
+    p.add_argument("--lines", type=int, default=24, help="hard lines per font (default 24)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the hard lines (default 0)")
+    p.add_argument(
+        "--pairs", type=int, default=8, help="confusable pairs to list per font (default 8)"
+    )
+    p.add_argument(
+        "--page", metavar="PNG", help="measure this page (read by the oracle as ground truth)"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.set_defaults(func=run_legibility)
+
+    t = sub.add_parser(
+        "tune",
+        help="search font, spacing, page size and ink for the most chars per token a reader reads",
+        description=(
+            "Rank candidate pages (font × col/row gap × ink × page size the provider passes "
+            "unresampled) by characters per billed token and read them densest first; the "
+            "first whose accuracy meets --target wins and is written as a profile file."
+        ),
+    )
+    t.add_argument("--model", required=True)
+    t.add_argument(
+        "--reader", default="ocr", choices=("oracle", "ocr", "rapidocr", "tesseract", "live")
+    )
+    t.add_argument(
+        "--target", type=float, default=0.99, help="character accuracy to meet (default 0.99)"
+    )
+    t.add_argument("--font", action="append", help="fonts to try (repeatable)")
+    t.add_argument("--col-gap", type=int, nargs="+", help="extra column pitch values (default 0 1)")
+    t.add_argument("--row-gap", type=int, nargs="+", help="extra row pitch values (default 0 1 2)")
+    t.add_argument("--ink", action="append", choices=("black-on-white", "white-on-black"))
+    t.add_argument(
+        "--lines", type=int, default=40, help="hard lines read per candidate style (default 40)"
+    )
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument(
+        "--out", metavar="FILE", help="profile file to write (default: profile-<model>.json)"
+    )
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=run_tune)
+
+
+def _filters(args: argparse.Namespace) -> tuple[Any, ...]:
+    from snapshot.legibility.resample import FILTERS
+
+    chosen = args.filter or ["all"]
+    return FILTERS if "all" in chosen else tuple(dict.fromkeys(chosen))
+
+
+def _check_counts(lines: int) -> None:
+    if lines < 1:
+        raise SnapshotError(f"--lines must be at least 1, got {lines}")
+
+
+def run_legibility(args: argparse.Namespace) -> int:
+    _check_counts(args.lines)
+    readers = args.reader or ["oracle", "ocr"]
+    if args.page:
+        return _run_page(args, readers)
+    from snapshot.legibility.lab import COMPARISON_FONTS, legibility_table, table_dict
+
+    table = legibility_table(
+        args.model,
+        fonts=args.font or COMPARISON_FONTS,
+        readers=readers,
+        scales=args.scale,
+        filters=_filters(args),
+        lines=args.lines,
+        seed=args.seed,
+        pairs=args.pairs,
+    )
+    if args.json:
+        json.dump(table_dict(table), sys.stdout, indent=2)
+        print()
+        return 0
+    out = sys.stdout
+    print(f"model {table.model}: {table.provider.note}", file=out)
+    print(f"{table.lines} hard lines (seed {table.seed})", file=out)
+    for s in table.skipped:
+        print(f"skipped {s}", file=out)
+    print(file=out)
+    print(
+        f"{'reader':<10} {'font':<12} {'preprocess':<22} {'chars':>6} {'tokens':>6} {'exact lines':>11}",
+        file=out,
+    )
+    for r in table.rows:
+        print(
+            f"{r.reader:<10} {r.font:<12} {r.preprocess:<22} {r.char_accuracy:6.3f} "
+            f"{r.token_accuracy:6.3f} {r.lines_exact:>5}/{r.lines:<5}",
+            file=out,
+        )
+    print(file=out)
+    print(
+        "nearest confusable pairs (pixel distance; after a resample: summed ink difference)",
+        file=out,
+    )
+    for c in table.confusable:
+        pairs = "  ".join(f"{p.a}~{p.b} {p.distance:.3g}" for p in c.nearest)
+        where = "native" if c.scale == 1.0 else f"x{c.scale:g} {c.filter}"
+        print(f"{c.font:<12} {where:<14} floor {c.floor:.3g}  {pairs}", file=out)
+    return 0
+
+
+def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
+    from snapshot.legibility.lab import measure_page
+
+    fonts = args.font or []
+    if len(fonts) != 1:
+        raise SnapshotError("--page needs exactly one --font: the font the page was drawn in")
+    result = measure_page(
+        args.page,
+        fonts[0],
+        readers=readers,
+        scales=args.scale or (1.0,),
+        filters=_filters(args),
+        sample=args.lines,
+        seed=args.seed,
+    )
+    if args.json:
+        json.dump(result, sys.stdout, indent=2)
+        print()
+        return 0
+    print(
+        f"page {args.page}: {result['rows']} text rows in {result['font']}; {result['sampled']} read per run"
+    )
+    for r in result["accuracy"]:
+        print(
+            f"{r['reader']:<10} {r['preprocess']:<22} chars {r['char_accuracy']:.3f}  tokens {r['token_accuracy']:.3f}"
+        )
+    return 0
+
+
+def run_tune(args: argparse.Namespace) -> int:
+    _check_counts(args.lines)
+    from snapshot.legibility import tune as tuning
+
+    reader = _tune_reader(args.reader, args.model)
+    kw: dict[str, Any] = {}
+    if args.font:
+        kw["fonts"] = args.font
+    if args.col_gap:
+        kw["col_gaps"] = args.col_gap
+    if args.row_gap:
+        kw["row_gaps"] = args.row_gap
+    if args.ink:
+        kw["inks"] = args.ink
+    result = tuning.tune(
+        args.model, reader, target=args.target, lines=args.lines, seed=args.seed, **kw
+    )
+    path = None
+    if result.winner is not None:
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.model)
+        path = tuning.write_profile(result, args.out or f"profile-{safe}.json")
+    if args.json:
+        doc: dict[str, Any] = (
+            tuning.profile_document(result) if result.winner else {"why": result.why}
+        )
+        doc["path"] = str(path) if path else None
+        json.dump(doc, sys.stdout, indent=2)
+        print()
+    else:
+        for t in result.trials:
+            c = t.candidate
+            mark = "WIN " if t is result.winner else "    "
+            print(
+                f"{mark}{c.font:<12} gap {c.col_gap}/{c.row_gap} {c.ink:<15} {c.page[0]}x{c.page[1]:<5} "
+                f"{c.density:6.2f} chars/token  accuracy {t.char_accuracy:.3f}"
+            )
+        for s in result.skipped:
+            print(f"skipped {s}")
+        print(result.why)
+        if path:
+            print(f"wrote {path} (use it with --profile {path})")
+    return 0 if result.winner is not None else 1
+
+
+def _tune_reader(name: str, model: str) -> Any:
+    if name == "live":
+        import importlib
+
+        try:
+            live = importlib.import_module("snapshot.legibility.live")
+        except ImportError:
+            live = None
+        make = getattr(live, "reader_for", None) if live is not None else None
+        if make is None:
+            raise SnapshotError(
+                "tune --reader live needs a live page reader (snapshot.legibility.live.reader_for), "
+                "which this build does not have; use --reader ocr or oracle, or run "
+                f"`snapshot probe --model {model}` to test the model itself"
+            )
+        return make(model)
+    from snapshot.legibility.readers import get_reader
+
+    return get_reader(name)

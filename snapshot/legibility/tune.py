@@ -1,0 +1,366 @@
+"""Profile tuning: the most characters per billed token that a reader still reads.
+
+The search space is font × cell spacing (extra column / row pitch) × ink style
+× page size. Density (characters per page / billed image tokens) is pure
+arithmetic, so candidates are ranked by it first and read only as needed: the
+first candidate, densest first, whose measured accuracy meets the target wins.
+Only page sizes the provider passes unresampled are candidates (a server-side
+downscale with an unpublished filter is what the lab shows destroys 5-px
+glyphs), so accuracy depends on font, spacing and ink alone and is measured
+once for each.
+
+The winner is written as a profile file that ``--profile FILE`` loads, with the
+full trail: every denser candidate and the accuracy that ruled it out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import SnapshotError, UnknownFontError
+from snapshot.legibility.hardlines import hard_lines
+from snapshot.legibility.readers import Reader, line_geometry, measure
+from snapshot.legibility.resample import NATIVE
+from snapshot.progress import progress
+
+DEFAULT_FONTS: tuple[str, ...] = ("snap5x8", "misc-5x8", "spleen-5x8", "misc-6x12", "snap8x16")
+DEFAULT_COL_GAPS: tuple[int, ...] = (0, 1)
+DEFAULT_ROW_GAPS: tuple[int, ...] = (0, 1, 2)
+DEFAULT_INKS: tuple[str, ...] = ("black-on-white", "white-on-black")
+PROFILE_FORMAT = "snapshot-profile/1"
+
+
+@dataclass(frozen=True)
+class Billing:
+    """What tuning needs from a profile: tokens and seen size for a w×h page."""
+
+    model: str
+    tokens: Callable[[int, int], int]
+    seen: Callable[[int, int], tuple[int, int]]
+    default_size: tuple[int, int]
+    page_sizes: tuple[tuple[int, int], ...]
+    source: str
+
+
+def _call_seen(profile: Any, w: int, h: int) -> tuple[int, int]:
+    """The size the provider's model receives for a w×h upload (the profile's scheme)."""
+    sw, sh = profile.scheme.seen(w, h)
+    return int(sw), int(sh)
+
+
+def _snap(sides: Sequence[int], target: int) -> int | None:
+    fit = [s for s in sides if s <= target]
+    return max(fit) if fit else None
+
+
+def billing_for(model: str, profile: Any | None = None) -> Billing:
+    """Billing and candidate page sizes from ``snapshot.profiles`` (the one source of
+    provider facts)."""
+    from snapshot import profiles
+
+    profile = profile or profiles.profile_for(model)  # UnknownModelError is a SnapshotError
+    w0, h0 = (int(v) for v in profile.geometry().size)
+    cap_w, cap_h = (int(v) for v in profile.legible_max)
+
+    def tokens(w: int, h: int) -> int:
+        return int(profiles.image_tokens(profile, w, h))
+
+    def seen(w: int, h: int) -> tuple[int, int]:
+        return _call_seen(profile, w, h)
+
+    # Page sizes around the profile's own, snapped to the sides its billing
+    # scheme wastes nothing on (multiples of the patch or tile).
+    sides = tuple(profile.scheme.sides(max(cap_w, cap_h, w0, h0)))
+    sizes = {(w0, h0)}
+    for fw, fh in ((0.5, 1.0), (1.0, 0.5), (0.5, 0.5), (0.75, 0.75)):
+        sw = _snap(sides, int(w0 * fw)) if sides else int(w0 * fw)
+        sh = _snap(sides, int(h0 * fh)) if sides else int(h0 * fh)
+        if sw and sh and sw >= 64 and sh >= 32:
+            sizes.add((sw, sh))
+    return Billing(
+        model=model,
+        tokens=tokens,
+        seen=seen,
+        default_size=(w0, h0),
+        page_sizes=tuple(sorted(sizes)),
+        source=f"snapshot.profiles: {profile.canonical} via {profile.route}, "
+        f"{profile.scheme.describe()}",
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    font: str
+    cell: tuple[int, int]
+    col_gap: int
+    row_gap: int
+    ink: str
+    page: tuple[int, int]
+    seen: tuple[int, int]
+    cols: int
+    rows: int
+    chars_per_page: int
+    tokens: int
+
+    @property
+    def density(self) -> float:
+        """Characters per billed image token."""
+        return self.chars_per_page / self.tokens if self.tokens else 0.0
+
+    @property
+    def resampled(self) -> bool:
+        return self.seen != self.page
+
+    @property
+    def style(self) -> tuple[str, int, int, str, tuple[int, int] | None]:
+        """What accuracy depends on (page size only through a provider resample)."""
+        scale = self.seen if self.resampled else None
+        return (self.font, self.col_gap, self.row_gap, self.ink, scale)
+
+
+@dataclass(frozen=True)
+class Trial:
+    candidate: Candidate
+    char_accuracy: float
+    token_accuracy: float
+    passed: bool
+    note: str
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    model: str
+    reader: str
+    target: float
+    lines: int
+    winner: Trial | None
+    trials: tuple[Trial, ...]  # in the order read: densest first
+    skipped: tuple[str, ...]  # fonts not available here, with the reason
+    billing_source: str
+    why: str = field(default="")
+
+
+def candidates(
+    billing: Billing,
+    fonts: Sequence[Any],
+    col_gaps: Sequence[int],
+    row_gaps: Sequence[int],
+    inks: Sequence[str],
+    sizes: Sequence[tuple[int, int]] | None = None,
+) -> list[Candidate]:
+    """Every combination that fits, densest first (ties: fewer tokens, then names)."""
+    from snapshot.geometry import Geometry
+
+    out = []
+    for font in fonts:
+        for cg in col_gaps:
+            for rg in row_gaps:
+                for ink in inks:
+                    for w, h in sizes or billing.page_sizes:
+                        if billing.seen(w, h) != (w, h):
+                            continue  # the provider would resample it: never drawn
+                        try:
+                            g = Geometry.fit(font, w, h, col_gap=cg, row_gap=rg, ink=ink)
+                        except SnapshotError:
+                            continue  # page too small for this cell
+                        out.append(
+                            Candidate(
+                                font=font.name,
+                                cell=tuple(font.cell),
+                                col_gap=cg,
+                                row_gap=rg,
+                                ink=ink,
+                                page=(w, h),
+                                seen=billing.seen(w, h),
+                                cols=g.cols,
+                                rows=g.rows,
+                                chars_per_page=g.chars_per_page,
+                                tokens=billing.tokens(w, h),
+                            )
+                        )
+    out.sort(key=lambda c: (-c.density, c.tokens, c.font, c.col_gap, c.row_gap, c.ink, c.page))
+    return out
+
+
+def load_fonts(names: Sequence[str]) -> tuple[list[Any], list[str]]:
+    """Fonts that load here, and a reason for each that does not."""
+    from snapshot.glyphs import load_font
+
+    fonts, skipped = [], []
+    for name in names:
+        try:
+            fonts.append(load_font(name))
+        except UnknownFontError as exc:
+            skipped.append(f"{name}: not available ({str(exc).split(';')[0]})")
+    return fonts, skipped
+
+
+def tune(
+    model: str,
+    reader: Reader,
+    *,
+    target: float = 0.99,
+    fonts: Sequence[str] = DEFAULT_FONTS,
+    col_gaps: Sequence[int] = DEFAULT_COL_GAPS,
+    row_gaps: Sequence[int] = DEFAULT_ROW_GAPS,
+    inks: Sequence[str] = DEFAULT_INKS,
+    sizes: Sequence[tuple[int, int]] | None = None,
+    lines: int = 40,
+    seed: int = 0,
+    billing: Billing | None = None,
+    max_reads: int | None = None,
+) -> TuneResult:
+    """Search for the densest candidate whose reader accuracy meets ``target``."""
+    if not 0.0 < target <= 1.0:
+        raise SnapshotError(f"--target must be in (0, 1], got {target}")
+    billing = billing or billing_for(model)
+    loaded, skipped = load_fonts(fonts)
+    if not loaded:
+        raise SnapshotError("no font to tune: " + "; ".join(skipped))
+    by_name = {f.name: f for f in loaded}
+    cands = candidates(billing, loaded, col_gaps, row_gaps, inks, sizes)
+    if not cands:
+        raise SnapshotError("no candidate page fits; give larger --size values")
+    text = hard_lines(lines, seed=seed)
+    cache: dict[tuple[Any, ...], tuple[float, float, str]] = {}
+    trials: list[Trial] = []
+    winner: Trial | None = None
+    for cand in progress(cands, desc="tune", total=len(cands), unit="candidate"):
+        key = cand.style
+        if key not in cache:
+            if max_reads is not None and len(cache) >= max_reads:
+                break
+            cache[key] = _accuracy(reader, by_name[cand.font], cand, text, seed)
+        acc, tok, note = cache[key]
+        trial = Trial(cand, acc, tok, acc >= target, note)
+        trials.append(trial)
+        if trial.passed:
+            winner = trial
+            break
+    result = TuneResult(
+        model=model,
+        reader=reader.name,
+        target=target,
+        lines=lines,
+        winner=winner,
+        trials=tuple(trials),
+        skipped=tuple(skipped),
+        billing_source=billing.source,
+    )
+    return _with_why(result)
+
+
+def _accuracy(
+    reader: Reader, font: Any, cand: Candidate, text: list[str], seed: int
+) -> tuple[float, float, str]:
+    # Candidates are pages the provider passes unresampled, so the reader sees
+    # them at native size; accuracy then depends on font, spacing and ink only.
+    geometry = line_geometry(font, text, col_gap=cand.col_gap, row_gap=cand.row_gap, ink=cand.ink)
+    m = measure(reader, text, geometry, NATIVE, seed=seed)
+    return m.char_accuracy, m.token_accuracy, "read at native size"
+
+
+def _with_why(result: TuneResult) -> TuneResult:
+    w = result.winner
+    if w is None:
+        best = max(result.trials, key=lambda t: t.char_accuracy, default=None)
+        why = (
+            f"no candidate reached {result.target:.3f} character accuracy with the "
+            f"{result.reader} reader"
+            + (
+                f"; the best was {best.candidate.font} (accuracy {best.char_accuracy:.3f})"
+                if best
+                else ""
+            )
+        )
+    else:
+        c = w.candidate
+        denser = [t for t in result.trials if t is not w]
+        why = (
+            f"{c.font} with col_gap={c.col_gap}, row_gap={c.row_gap}, {c.ink}, "
+            f"{c.page[0]}x{c.page[1]} px holds {c.chars_per_page} chars for {c.tokens} tokens "
+            f"({c.density:.2f} chars/token); the {result.reader} reader scored "
+            f"{w.char_accuracy:.3f} >= {result.target:.3f} on {result.lines} hard lines"
+        )
+        if denser:
+            worst = min(denser, key=lambda t: t.char_accuracy)
+            why += (
+                f"; {len(denser)} denser candidate(s) fell short "
+                f"(lowest: {worst.candidate.font} at {worst.char_accuracy:.3f})"
+            )
+    return TuneResult(
+        **{**{f: getattr(result, f) for f in result.__dataclass_fields__}, "why": why}
+    )
+
+
+def profile_document(result: TuneResult) -> dict[str, Any]:
+    """The profile file: an entry ``snapshot.profiles.load_profiles`` accepts, plus the
+    evidence (``tuned``: every candidate read, and why the winner won)."""
+    if result.winner is None:
+        raise SnapshotError(result.why)
+    c = result.winner.candidate
+    entry: dict[str, Any] = {
+        "model": result.model,
+        "base": result.model,
+        "font": c.font,
+        "page": list(c.page),
+        "evidence": [
+            f"snapshot tune ({result.reader} reader, target {result.target}): {result.why}"
+        ],
+    }
+    unsupported = {
+        k: v
+        for k, v in (("col_gap", c.col_gap), ("row_gap", c.row_gap), ("ink", c.ink))
+        if v != {"col_gap": 0, "row_gap": 0, "ink": "black-on-white"}[k]
+    }
+    return {
+        "profile": [entry],
+        "tuned": {
+            "format": PROFILE_FORMAT,
+            "reader": result.reader,
+            "target": result.target,
+            "lines": result.lines,
+            "billing": result.billing_source,
+            "why": result.why,
+            "geometry": {
+                "font": c.font,
+                "cell": list(c.cell),
+                "col_gap": c.col_gap,
+                "row_gap": c.row_gap,
+                "ink": c.ink,
+                "page": list(c.page),
+                "cols": c.cols,
+                "rows": c.rows,
+            },
+            # spacing and ink the profile entry cannot carry yet: apply them by hand
+            "not_in_profile": unsupported,
+            "chars_per_page": c.chars_per_page,
+            "image_tokens": c.tokens,
+            "chars_per_token": round(c.density, 4),
+            "char_accuracy": round(result.winner.char_accuracy, 4),
+            "token_accuracy": round(result.winner.token_accuracy, 4),
+            "rejected": [
+                {
+                    **{k: v for k, v in asdict(t.candidate).items() if k != "seen"},
+                    "chars_per_token": round(t.candidate.density, 4),
+                    "char_accuracy": round(t.char_accuracy, 4),
+                    "note": t.note,
+                }
+                for t in result.trials
+                if t is not result.winner
+            ],
+            "skipped_fonts": list(result.skipped),
+        },
+    }
+
+
+def write_profile(result: TuneResult, path: str | os.PathLike[str]) -> Path:
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(profile_document(result), indent=2) + "\n", encoding="utf-8")
+    return out
