@@ -10,9 +10,10 @@ Gateway). The other rows are the vendors' published list prices as recalled,
 labelled ``uncertain`` until someone checks the page; models with no price at
 hand have no row, and costs for them are reported in tokens only.
 
-Anthropic's cache rule is documented as multipliers of the input price
-(5-minute cache write 1.25×, cache read 0.1×); OpenAI and Google charge no
-separate cache write for implicit caching, so the write price equals input.
+Anthropic prices its cache as multipliers of the input price (5-minute cache
+write 1.25×, cache read 0.1×; :data:`ANTHROPIC_CACHE_FACT`); OpenAI and Google
+charge no separate cache write for implicit caching, so the write price equals
+input there.
 
 >>> p = price_for("claude-sonnet-4-5")
 >>> p.input, p.cache_write, p.cache_read, p.output
@@ -49,13 +50,24 @@ class Price:
     fact: Fact
 
 
+#: Anthropic prices prompt caching as multiples of the input price: 5-minute cache
+#: write 1.25x, cache read 0.1x (the 1-hour write, 2x, is not used here).
+ANTHROPIC_CACHE_WRITE = 1.25
+ANTHROPIC_CACHE_READ = 0.1
+ANTHROPIC_CACHE_FACT = Fact(
+    "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
+    "uncertain",
+    _RECALLED,
+    "multipliers recalled from the pricing table, not re-checked offline",
+)
+
+
 def _anthropic(model: str, inp: float, out: float, fact: Fact | None = None) -> Price:
-    # Cache prices follow the documented multipliers of the input price.
     return Price(
         model,
         inp,
-        round(inp * 1.25, 6),
-        round(inp * 0.1, 6),
+        round(inp * ANTHROPIC_CACHE_WRITE, 6),
+        round(inp * ANTHROPIC_CACHE_READ, 6),
         out,
         fact or Fact(_ANTHROPIC, "uncertain", _RECALLED, _RECALL_NOTE),
     )
