@@ -128,13 +128,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def _summarizer(spec: str, conv: Any) -> Any:
     from snapshot.errors import InputError
-    from snapshot.ladder.summary import CorpusSummarizer, LiveSummarizer
+    from snapshot.ladder.summary import LiveSummarizer, corpus_summarizer
 
     if spec == "none":
         return None
     if spec == "auto":
-        corpus = CorpusSummarizer()
-        return corpus if corpus.available(conv) else None
+        return corpus_summarizer(conv)
     if spec.startswith("live:") and len(spec) > 5:
         return LiveSummarizer(spec[5:])
     raise InputError(f"--summarizer {spec!r}: use auto, none, or live:MODEL")

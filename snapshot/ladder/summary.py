@@ -70,26 +70,33 @@ def real_summaries(conv: Conversation) -> list[Message]:
 
 @dataclass(frozen=True)
 class CorpusSummarizer:
-    """The summary Claude Code really wrote when this conversation was compacted."""
+    """The summary Claude Code really wrote when this conversation was compacted.
 
+    Bound to that text when made (:func:`corpus_summarizer`), so it still serves
+    after a rung has re-linked the path and the summary message is off it.
+    """
+
+    text: str
+    model: str = "claude-code"
     name: str = "corpus"
 
-    def available(self, conv: Conversation) -> bool:
-        return bool(real_summaries(conv))
-
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
-        found = real_summaries(conv)
-        if not found:
-            raise SnapshotError(f"conversation {conv.id!r} holds no real compaction summary")
-        text = found[0].text()
         return Summary(
-            text=text,
+            text=self.text,
             source="corpus",
             input_chars=len(serialize(span)),
-            output_chars=len(text),
-            model=str(found[0].meta.get("model") or "claude-code"),
+            output_chars=len(self.text),
+            model=self.model,
             note="real compaction summary recorded in the transcript",
         )
+
+
+def corpus_summarizer(conv: Conversation) -> CorpusSummarizer | None:
+    """A summarizer serving the conversation's first real compaction summary, if it has one."""
+    found = real_summaries(conv)
+    if not found:
+        return None
+    return CorpusSummarizer(found[0].text(), str(found[0].meta.get("model") or "claude-code"))
 
 
 @dataclass(frozen=True)

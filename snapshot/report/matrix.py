@@ -17,7 +17,7 @@ from snapshot.ladder.needles import Needle, draw_needles, found
 from snapshot.ladder.record import StrategyResult
 from snapshot.ladder.serialize import serialize
 from snapshot.ladder.sheets import SheetOptions, snapshot
-from snapshot.ladder.summary import CorpusSummarizer, ModelledSummarizer, Summarizer, Summary
+from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary, corpus_summarizer
 from snapshot.ladder.target import Target
 from snapshot.page import Page
 from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
@@ -325,10 +325,7 @@ def evaluate(
     """All strategies on one conversation for each target."""
     needles = needles_for(source, settings)
     reader = PageReader()  # shared across targets: identical pages are decoded once
-    corpus = CorpusSummarizer()
-    summarizer: Summarizer = (
-        corpus if corpus.available(source.conversation) else ModelledSummarizer()
-    )
+    summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer()
     rows: list[Row] = []
     for target in targets:
         run = _Run(source, target, settings, needles, reader, ocr)

@@ -102,7 +102,17 @@ def _work(job: Job) -> tuple[list[Row], SourceStats | None, str | None]:
         real_summary=source.has_real_summary,
         reference=dict(source.reference),
     )
-    rows = evaluate(source, _STATE["targets"], _STATE["settings"], ocr=_STATE["ocr"])
+    try:
+        rows = evaluate(source, _STATE["targets"], _STATE["settings"], ocr=_STATE["ocr"])
+    except Exception as exc:  # one broken conversation is reported in REPORT.md, not fatal
+        import traceback
+
+        where = traceback.extract_tb(exc.__traceback__)[-1]
+        return (
+            [],
+            stats,
+            f"{source.id}: {type(exc).__name__}: {exc} ({where.filename}:{where.lineno})",
+        )
     return rows, stats, None
 
 
