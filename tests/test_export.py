@@ -232,7 +232,9 @@ def conversations(draw: st.DrawFn) -> Conversation:
             for _ in range(draw(st.integers(0, 3))):
                 pool = [*issued, "orphan-1", "never"] if issued else ["orphan-1"]
                 cid = draw(st.sampled_from(pool))
-                content: list[TextBlock | ImageBlock] = [TextBlock("out")]
+                content: list[TextBlock | ImageBlock] = [
+                    TextBlock(f"out {draw(st.integers(0, 99))}")
+                ]
                 if draw(st.booleans()):
                     content.append(ImageBlock("image/png", data=PNG, width=3, height=2))
                 blocks.append(ToolResult(cid, tuple(content), draw(st.booleans())))
@@ -283,6 +285,33 @@ def test_bodies_obey_provider_rules_and_repairs_are_reported(conv: Conversation)
         if not pairing.ok:
             assert out.notes, f"{exporter.__name__}: repairs made without a note"
         json.dumps(out.body)  # serialisable as is
+        # Nothing said is lost: every text and tool-result text is somewhere in the body.
+        strings = "\n".join(_strings(out.body))
+        for text in _texts_of(conv):
+            assert text.rstrip() in strings, f"{exporter.__name__} lost {text!r}"
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _texts_of(conv: Conversation) -> list[str]:
+    out: list[str] = []
+    for m in conv.path():
+        for b in m.blocks:
+            if isinstance(b, TextBlock) and b.text.strip():
+                out.append(b.text)
+            elif isinstance(b, ToolResult) and b.text().strip():
+                out.append(b.text())
+            elif isinstance(b, ToolCall):
+                out.append(b.name.replace(".", "_").replace("/", "_"))
+    return out
 
 
 @settings(max_examples=100, deadline=None)
