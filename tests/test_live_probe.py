@@ -80,8 +80,17 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "GOOGLE_GEMINI_BASE_URL",
         "GOOGLE_GENAI_USE_VERTEXAI",
         "GOOGLE_CLOUD_PROJECT",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
     ):
         monkeypatch.delenv(name, raising=False)
+    # The fake server is on loopback: no proxy may stand in between.
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
 
 
 @pytest.fixture
@@ -505,6 +514,24 @@ def test_fake_server_budget_is_bounded() -> None:
                 codes.append(exc.code)
         assert codes == [400, 429]
         assert len(server.requests) == 1
+
+
+def test_fake_server_stops_by_itself() -> None:
+    import time
+    import urllib.request
+
+    server = FakeProvider(KEYS, "x", max_requests=4, lifetime=0.3)
+    server.start()
+    url = server.base_url("anthropic") + "/v1/messages"
+    time.sleep(1.0)
+    with pytest.raises(OSError):  # connection refused: nobody listens any more
+        urllib.request.urlopen(urllib.request.Request(url, data=b"{}"), timeout=2)
+    server.stop()  # idempotent
+
+
+def test_env_secrets_collects_every_provider_key() -> None:
+    env = {"OPENAI_API_KEY": "a-key-1", "GOOGLE_API_KEY": "g-key-2", "HOME": "/root"}
+    assert set(live.env_secrets(env)) == {"a-key-1", "g-key-2"}
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])

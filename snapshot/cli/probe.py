@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snapshot.legibility import probes, records
+    from snapshot.legibility import live, probes, records
 
     record = probes.run_probe(
         args.model,
@@ -61,9 +61,12 @@ def run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         timeout=args.timeout,
     )
-    path = records.save(record, args.out)
+    # Answers were redacted with the key used; every key in the environment is
+    # redacted again from what is written and printed, in case one came back.
+    secrets = live.env_secrets()
+    path = records.save(record, args.out, secrets)
     if args.json:
-        data = json.loads(record.to_json())
+        data = json.loads(record.to_json(secrets))
         data["record_path"] = str(path)
         json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")

@@ -245,6 +245,13 @@ def key_from_env(
     raise MissingKeyError(f"{what} needs {names} set in the environment")
 
 
+def env_secrets(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every provider key present in the environment, for redaction of outputs."""
+    env = os.environ if env is None else env
+    names = [n for names in KEY_ENV.values() for n in names]
+    return tuple(v for n in names if (v := env.get(n, "").strip()))
+
+
 def import_sdk(provider: Provider) -> Any:
     """The provider's SDK module, or a clear error naming the extra to install."""
     module, dist = _SDK[provider]
