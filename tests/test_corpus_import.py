@@ -79,14 +79,23 @@ def _claimed_units() -> list[Path]:
                 dirnames.remove(d)
         for name in sorted(filenames):
             file = here / name
-            head = file.read_bytes()[:SNIFF_BYTES]
+            with file.open("rb") as fh:
+                head = fh.read(SNIFF_BYTES)
             if any(f.sniff(file, head) for f in fmts):
                 units.append(file)
     return units
 
 
+MANIFEST = _manifest()
+UNITS = _claimed_units()
+
+
 def _detect(path: Path) -> Any:
-    head = b"" if path.is_dir() else path.read_bytes()[:SNIFF_BYTES]
+    if path.is_dir():
+        head = b""
+    else:
+        with path.open("rb") as fh:
+            head = fh.read(SNIFF_BYTES)
     return next((f for f in formats() if f.sniff(path, head)), None)
 
 
@@ -214,7 +223,7 @@ def _pick(convs: list[Conversation]) -> Conversation:
 
 
 @pytest.mark.parametrize(
-    "entry", _manifest(), ids=[e["id"] + str(e.get("select") or "") for e in _manifest()]
+    "entry", MANIFEST, ids=[e["id"] + str(e.get("select") or "") for e in MANIFEST]
 )
 def test_manifest_entry_counts_agree(entry: dict[str, Any]) -> None:
     assert CORPUS is not None
@@ -255,8 +264,8 @@ def _cjk(conv: Conversation) -> int:
 
 @pytest.mark.parametrize(
     "unit",
-    _claimed_units(),
-    ids=[str(p.relative_to(CORPUS)) for p in _claimed_units()] if CORPUS else [],
+    UNITS,
+    ids=[str(p.relative_to(CORPUS)) for p in UNITS] if CORPUS else [],
 )
 def test_every_claimed_corpus_file_imports(unit: Path) -> None:
     fmt = _detect(unit)
@@ -277,7 +286,7 @@ def test_every_claimed_corpus_file_imports(unit: Path) -> None:
 
 def test_claude_code_compactions_keep_the_real_summary() -> None:
     """The ladder's production baseline: boundary then the real summary, on one path."""
-    entries = [e for e in _manifest() if e["category"] == "claude_code_long_with_real_compaction"]
+    entries = [e for e in MANIFEST if e["category"] == "claude_code_long_with_real_compaction"]
     assert entries
     assert CORPUS is not None
     for e in entries:
@@ -297,7 +306,7 @@ def test_claude_code_compactions_keep_the_real_summary() -> None:
 
 def test_claude_code_subagent_shares_the_session_id() -> None:
     assert CORPUS is not None
-    [entry] = [e for e in _manifest() if e["category"] == "claude_code_subagent"]
+    [entry] = [e for e in MANIFEST if e["category"] == "claude_code_subagent"]
     sub = CORPUS / entry["path"]
     main_file = sub.parent.parent.with_suffix(".jsonl")
     fmt = _detect(sub)
@@ -310,7 +319,7 @@ def test_claude_code_subagent_shares_the_session_id() -> None:
 
 def test_inline_screenshots_become_image_bytes() -> None:
     assert CORPUS is not None
-    with_images = [e for e in _manifest() if e["dataset"] == "claude_code_log_real" and e["images"]]
+    with_images = [e for e in MANIFEST if e["dataset"] == "claude_code_log_real" and e["images"]]
     assert with_images
     for e in with_images:
         conv = _pick(_detect(CORPUS / e["path"]).load(CORPUS / e["path"], ImportOptions()))
