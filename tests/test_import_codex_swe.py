@@ -141,6 +141,36 @@ def test_codex_item_ids_restarting_in_a_second_turn_stay_distinct(tmp_path: Path
     assert len([b for m in conv.messages for b in m.tool_calls()]) == 2
 
 
+def test_codex_mcp_and_web_search_items(tmp_path: Path) -> None:
+    mcp = {
+        "id": "item_0",
+        "type": "mcp_tool_call",
+        "server": "fs",
+        "tool": "read",
+        "arguments": {"path": "/x"},
+        "result": None,
+        "error": None,
+        "status": "in_progress",
+    }
+    done = {**mcp, "error": {"message": "File not found"}, "status": "failed"}
+    search = {"id": "item_1", "type": "web_search", "query": "rust async"}
+    log = codex_log(
+        tmp_path,
+        {"type": "item.started", "item": mcp},
+        {"type": "item.completed", "item": done},
+        {"type": "item.completed", "item": search},
+    )
+    [conv] = import_path(log)
+    calls = [b for m in conv.messages for b in m.tool_calls()]
+    assert [(c.name, dict(c.input)) for c in calls] == [
+        ("fs.read", {"path": "/x"}),
+        ("web_search", {"query": "rust async"}),
+    ]
+    results = [b for m in conv.messages for b in m.tool_results()]
+    assert results[0].is_error and results[0].text() == "File not found"
+    assert tool_pairing(conv.path()).ok
+
+
 def test_codex_refuses_a_file_without_codex_events(tmp_path: Path) -> None:
     log = write_jsonl(tmp_path / "x.jsonl", [{"type": "user", "message": {}}])
     with pytest.raises(TranscriptError, match="no Codex exec events"):

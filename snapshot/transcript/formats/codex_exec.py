@@ -94,7 +94,10 @@ def _result(item: dict[str, Any]) -> tuple[ToolResult, dict[str, Any]]:
         res = item.get("result")
         if error:
             failed = True
-            text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
+            if isinstance(error, dict) and isinstance(error.get("message"), str):
+                text = error["message"]
+            else:
+                text = error if isinstance(error, str) else json.dumps(error, ensure_ascii=False)
         elif isinstance(res, dict) and isinstance(res.get("content"), list):
             text = "\n".join(str(p.get("text", "")) for p in res["content"] if isinstance(p, dict))
         else:
