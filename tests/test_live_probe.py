@@ -516,6 +516,28 @@ def test_fake_server_budget_is_bounded() -> None:
         assert len(server.requests) == 1
 
 
+@pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])
+@pytest.mark.parametrize("retries", [0, 1])
+def test_retries_are_bounded_by_max_retries(provider: str, retries: int) -> None:
+    need_sdk(provider)
+    model = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5.5", "gemini": "gemini-3-flash"}
+    with FakeProvider(
+        KEYS, "", max_requests=6, lifetime=60.0, fail_status=503, fail_message="overloaded"
+    ) as server:
+        with pytest.raises(live.LiveError, match="overloaded"):
+            live.ask(
+                live.target_for(model[provider], font=FONT),
+                tiny_png(),
+                "q",
+                api_key=KEYS[provider],
+                base_url=server.base_url(provider),
+                timeout=10,
+                max_retries=retries,
+            )
+        assert len(server.requests) == retries + 1
+        assert server.problems == []
+
+
 def test_fake_server_stops_by_itself() -> None:
     import time
     import urllib.request

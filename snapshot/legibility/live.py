@@ -330,7 +330,9 @@ def ask(
                     sdk, target, png, prompt, api_key, base_url, timeout, max_retries
                 )
             else:
-                text, usage = _ask_gemini(sdk, target, png, prompt, api_key, base_url, timeout)
+                text, usage = _ask_gemini(
+                    sdk, target, png, prompt, api_key, base_url, timeout, max_retries
+                )
     except LiveError:
         raise
     except Exception as exc:
@@ -457,9 +459,15 @@ def _ask_gemini(
     api_key: str,
     base_url: str | None,
     timeout: float,
+    max_retries: int,
 ) -> tuple[str, dict[str, int]]:
     types = importlib.import_module("google.genai.types")
-    http: dict[str, Any] = {"timeout": int(timeout * 1000)}  # milliseconds
+    http: dict[str, Any] = {
+        "timeout": int(timeout * 1000),  # milliseconds
+        # Attempts include the first call; stated so that max_retries means
+        # the same for every provider.
+        "retry_options": types.HttpRetryOptions(attempts=max_retries + 1),
+    }
     if base_url is not None:
         http["base_url"] = base_url
     # vertexai=False: an API key means the Gemini API, whatever
