@@ -274,8 +274,8 @@ def make_battery(seed: int = 0, capacity: int = 20_000) -> Battery:
     trap_other = trap_id[:-8] + trap_other
     msg = rng.choice(("fix off-by-one in batch cursor", "handle empty pages", "retry on timeout"))
 
-    # (line, is_needle): needle lines carry the facts asked about; distractors
-    # carry look-alikes in a different role.
+    # The facts asked about, and look-alike distractors in a different role
+    # (another artifact's digest, the skipped count, the job left alone).
     needles = [
         f"tool_result: built dist/{artifact}.tar.gz digest {digest}",
         f"tool_result: [main {commit}] {msg}",
@@ -327,13 +327,10 @@ def make_battery(seed: int = 0, capacity: int = 20_000) -> Battery:
     for offset, (slot, needle) in enumerate(zip(slots, needles, strict=True)):
         lines.insert(slot + offset, needle)
     text = "\n".join(f"{_clock(i)} {line}" for i, line in enumerate(lines))
-    if len(text) > capacity:  # clock prefixes are longer after 99 lines; trim filler
-        while len(text) > capacity:
-            for i in range(len(lines) - 1, -1, -1):
-                if lines[i] not in needles:
-                    del lines[i]
-                    break
-            text = "\n".join(f"{_clock(i)} {line}" for i, line in enumerate(lines))
+    # The budget counts 10 cells of clock and newline per line, one more than
+    # they take, so the text fits; a check keeps that promise explicit.
+    if len(text) > capacity:
+        raise AssertionError(f"battery text of {len(text)} cells overflows {capacity}")
 
     lowered = text.lower()
     for q, absent in never:
