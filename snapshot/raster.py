@@ -168,6 +168,8 @@ def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
             out[y0 : y0 + rows * h, q : q + nb] = block[:, :nb]
     if g.ink == "black-on-white":
         np.invert(out, out=out)
+    if width % 8:  # bits past the right edge: always 0, so pack(unpack(x)) == x
+        out[:, -1] &= np.uint8((0xFF << (8 - width % 8)) & 0xFF)
     return out
 
 

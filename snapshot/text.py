@@ -204,6 +204,8 @@ def parse_header(line: str) -> Header | None:
     True
     >>> parse_header("page 2/3 flow snap5").cols is None
     True
+    >>> parse_header("page 2/3 lines") is None  # "lines+" cut short: mode unknown
+    True
     """
     text = line.rstrip(" ")
     m = _HEADER_RE.match(text)
@@ -222,7 +224,7 @@ def parse_header(line: str) -> Header | None:
             row_gap=int(rg),
             cell=(int(w), int(h)),
         )
-    m = _HEADER_START_RE.match(text + " ")
+    m = _HEADER_START_RE.match(line)  # the mode must be followed by a space: not cut off
     if m is None:
         return None
     n, t, mode = m.groups()

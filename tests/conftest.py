@@ -1,0 +1,34 @@
+"""Shared fixtures. Progress bars stay off in tests (they write to stderr)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
+
+
+@pytest.fixture(scope="session")
+def dense():  # type: ignore[no-untyped-def]
+    """The project's dense font (snap5x8)."""
+    from snapshot.glyphs import load_font
+
+    return load_font("snap5x8")
+
+
+@pytest.fixture(scope="session")
+def medium():  # type: ignore[no-untyped-def]
+    """The project's medium font (snap8x16)."""
+    from snapshot.glyphs import load_font
+
+    return load_font("snap8x16")
+
+
+def system_font(name: str):  # type: ignore[no-untyped-def]
+    """A system font by name, or skip the test with the reason."""
+    from snapshot.glyphs import available_fonts, load_font
+
+    if name not in available_fonts():
+        pytest.skip(f"system font {name} is not installed (apt: xfonts-base / fonts-spleen)")
+    return load_font(name)
