@@ -235,6 +235,50 @@ def test_old_logs_without_ids_pair_by_position(tmp_path: Path) -> None:
     assert conv.path()[4].tool_results()[0].call_id == conv.path()[3].tool_calls()[0].id
 
 
+def test_images_in_messages_and_browser_screenshots(tmp_path: Path) -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (12, 8)).save(buf, format="PNG")
+    b64 = base64.b64encode(buf.getvalue()).decode()
+    events = [
+        {
+            "id": 0,
+            "source": "user",
+            "action": "message",
+            "args": {
+                "content": "see",
+                "image_urls": [f"data:image/png;base64,{b64}", "data:image/png;base64,AAAA"],
+            },
+        },
+        {
+            "id": 1,
+            "source": "agent",
+            "action": "browse",
+            "args": {"url": "http://x", "thought": "open"},
+        },
+        {
+            "id": 2,
+            "source": "agent",
+            "observation": "browse",
+            "cause": 1,
+            "content": "page text",
+            "extras": {"screenshot": b64},
+        },
+    ]
+    p = tmp_path / "browse.json"
+    p.write_text(json.dumps(events), encoding="utf-8")
+    (conv,) = import_path(p)
+    first = conv.path()[0]
+    assert [type(b).__name__ for b in first.blocks] == ["TextBlock", "ImageBlock", "TextBlock"]
+    assert any("image dropped" in w for w in conv.warnings)
+    (shot,) = conv.path()[2].tool_results()[0].images()
+    assert (shot.width, shot.height, shot.origin) == (12, 8, "screenshot")
+
+
 def test_repeated_event_ids_still_give_unique_message_ids(tmp_path: Path) -> None:
     events = [
         {"id": 1, "source": "user", "action": "message", "args": {"content": "a"}},
