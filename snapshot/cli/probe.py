@@ -87,6 +87,9 @@ def _print_table(record: Any, path: str) -> None:
         line = f"  {q.qid:>2} {q.kind:<12} {q.score:<9} {shown}"
         if q.score != "exact":
             line += f"   expected {_short(q.expected)}"
+            if q.score == "wrong" and q.distance:
+                # 1-2 edits is a misread glyph; more is an invention.
+                line += f" ({q.distance} edit{'s' if q.distance > 1 else ''} away)"
         print(line)
     c = record.counts()
     total = len(record.questions)
