@@ -9,11 +9,11 @@ provider's image-count and byte budgets before it is written.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from snapshot.ladder.ladder import LadderOptions, LadderResult, recover, run_ladder
+from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, LadderResult, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.sheets import SheetOptions
 from snapshot.ladder.summary import Summarizer
@@ -124,14 +124,19 @@ def compact(
         provider = SimulatedProvider(limit=provider_limit, image_tokens=target.image_tokens)
         result = recover(conv, target, budget, provider, options=options)
         checked_by = provider.name
+    elif summarizer is None:
+        # Offline there is no summary to send: a provider-ready request stops at the
+        # free rungs and says so, rather than carrying a placeholder for one.
+        result = run_ladder(conv, target, budget, options=replace(options, rungs=FREE_RUNGS))
+        if not result.fits:
+            result = replace(
+                result,
+                failure=f"{result.failure}; the next rung is a summary, and no summarizer is "
+                "available offline (use --summarizer live:MODEL)",
+            )
     else:
         result = run_ladder(conv, target, budget, summarizer=summarizer, options=options)
     api = _request_shape(target, openai_api)
     exported = export(result.conversation, api, model=target.model)
     notes = [*exported.notes, *_check_budgets(exported.body, target)]
-    if result.summary is not None and result.summary.text is None:
-        notes.append(
-            "the budget needed a summary but no summarizer was available offline; the request "
-            "holds a placeholder where the summary would go (use --summarizer live:MODEL)"
-        )
     return CompactOutcome(target, result, api, exported.body, tuple(notes), checked_by)
