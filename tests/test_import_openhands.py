@@ -183,6 +183,7 @@ def test_events_become_messages_following_openhands_prompt_building(tmp_path: Pa
         "observation agent_state_changed": 1,
         "event without action or observation": 1,
     }
+    assert any("event 13: neither an action nor an observation" in w for w in conv.warnings)
     # The final finish call has no result: reported, not hidden.
     assert any("without a result (oh-12)" in w for w in conv.warnings)
 

@@ -127,6 +127,7 @@ class _Builder:
             self.observation(at, eid, ev, meta)
         else:
             self.skip("event without action or observation")
+            self.warns.append(f"{at}: neither an action nor an observation; skipped")
 
     def action(self, at: str, eid: Any, ev: Mapping[str, Any], meta: dict[str, Any]) -> None:
         kind = str(ev.get("action"))
