@@ -163,3 +163,21 @@ def test_unknown_target_is_an_argument_error(
     with pytest.raises(SystemExit) as exc:
         run(["export", str(p), "--to", "bard"], capsys, monkeypatch)
     assert exc.value.code == 2
+
+
+def test_bodies_over_a_provider_limit_are_flagged() -> None:
+    from snapshot.billing.providers import limit_facts_for
+    from snapshot.cli.export import limit_notes
+
+    limit = {f.field: f.value for f in limit_facts_for("anthropic")}["max_images"]
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "QUFB"},
+    }
+    body = {"messages": [{"role": "user", "content": [image] * (limit + 1)}]}
+    (note,) = limit_notes(body, "anthropic")
+    assert f"{limit + 1} images" in note
+    assert (
+        limit_notes({"messages": [{"role": "user", "content": [image] * limit}]}, "anthropic") == []
+    )
+    assert limit_notes(body, "markdown") == []

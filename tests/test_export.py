@@ -18,6 +18,7 @@ from PIL import Image
 from snapshot.errors import TranscriptError
 from snapshot.transcript.export import (
     SYNTHETIC_RESULT,
+    body_image_sizes,
     export,
     export_anthropic,
     export_gemini,
@@ -524,6 +525,11 @@ def test_images_are_inline_base64_and_unusable_ones_are_noted(tmp_path: Path) ->
     g = export_gemini(conv)
     check_gemini(g.body)
     assert any("inlineData" in p for p in g.body["contents"][-1]["parts"])
+    # Two usable images, the same base64 in every provider's shape.
+    r = export_openai_responses(conv)
+    expected = sorted(len(base64.b64encode(b)) for b in (png_file.read_bytes(), PNG))
+    for body in (a.body, o.body, r.body, g.body):
+        assert sorted(body_image_sizes(body)) == expected
 
 
 def test_thinking_signed_kept_for_anthropic_and_left_out_elsewhere_with_a_note() -> None:

@@ -150,12 +150,53 @@ def load_conversation(args: argparse.Namespace) -> Conversation:
     return store.load(ident, agent)
 
 
+# Which billing route's request limits apply to each body.
+_ROUTES = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openai-responses": "openai",
+    "gemini": "google",
+}
+
+
+def limit_notes(body: object, target: str) -> list[str]:
+    """Where a body exceeds its provider's documented request limits (it would be refused)."""
+    from snapshot.billing.providers import limit_facts_for
+    from snapshot.transcript.export import body_image_sizes
+
+    route = _ROUTES.get(target)
+    if route is None:
+        return []
+    limits = {f.field: f.value for f in limit_facts_for(route)}
+    sizes = body_image_sizes(body)
+    notes: list[str] = []
+    if "max_images" in limits and len(sizes) > limits["max_images"]:
+        notes.append(
+            f"the body holds {len(sizes)} images; {route} takes at most {limits['max_images']} "
+            "per request (drop old images first)"
+        )
+    big = [n for n in sizes if n > limits.get("max_image_bytes", n)]
+    if big:
+        notes.append(
+            f"{len(big)} image(s) exceed {route}'s {limits['max_image_bytes']} bytes per image"
+        )
+    total = len(json.dumps(body, ensure_ascii=False).encode())
+    if total > limits.get("max_request_bytes", total):
+        notes.append(
+            f"the body is {total} bytes; {route} takes at most {limits['max_request_bytes']}"
+        )
+    return notes
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.transcript.export import export
 
     conv = load_conversation(args)
     result = export(conv, args.to, model=args.model)
-    for note in result.notes:
+    notes = [*result.notes]
+    if not isinstance(result.body, str):
+        notes += limit_notes(result.body, args.to)
+    for note in notes:
         print(f"snapshot: note: {note}", file=sys.stderr)
     if isinstance(result.body, str):
         sys.stdout.write(result.body)

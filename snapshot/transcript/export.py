@@ -876,6 +876,40 @@ def to_markdown(conv: Conversation) -> str:
     return text
 
 
+def body_image_sizes(body: Any) -> list[int]:
+    """Base64 length of every image a request body carries (any provider's shape).
+
+    For checking a body against a route's limits (images per request, bytes
+    per image) before it is sent.
+    """
+    sizes: list[int] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            source = value.get("source")
+            if value.get("type") == "image" and isinstance(source, dict):
+                sizes.append(len(str(source.get("data") or "")))
+                return
+            url = value.get("image_url")
+            if isinstance(url, dict):
+                url = url.get("url")
+            if value.get("type") in ("image_url", "input_image") and isinstance(url, str):
+                sizes.append(len(url.partition(",")[2]))
+                return
+            inline = value.get("inlineData")
+            if isinstance(inline, dict):
+                sizes.append(len(str(inline.get("data") or "")))
+                return
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(body)
+    return sizes
+
+
 def export(conv: Conversation, target: str, *, model: str | None = None) -> Export:
     """Export to one of :data:`TARGETS`."""
     if target == "anthropic":
