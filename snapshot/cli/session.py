@@ -1,0 +1,483 @@
+"""``snapshot tree|branch|fork|checkpoint|rewind|context``: the session tree on the command line.
+
+CONV is a conversation stored in the workspace (``--workspace``, default
+``.snapshot/``) or any file ``snapshot import`` understands. A file is
+imported; commands that change something then store the result so the
+change persists, and say so. Importing the same file again finds the stored
+copy instead of starting over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from snapshot.transcript.model import Conversation, ImageBlock, Message
+    from snapshot.transcript.store import Store
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "conv", metavar="CONV", help="a stored conversation id, or a file to import"
+    )
+    common.add_argument(
+        "--workspace",
+        metavar="DIR",
+        default=".snapshot",
+        help="the store's directory (default: .snapshot)",
+    )
+    common.add_argument(
+        "--agent", default=None, help="which agent's transcript (default: main, or the only one)"
+    )
+    common.add_argument(
+        "--format", default=None, metavar="F", help="force the importer when CONV is a file"
+    )
+    common.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="pick one conversation from a file holding many",
+    )
+
+    p = subparsers.add_parser(
+        "tree", parents=[common], help="show a conversation's message tree with the tip marked"
+    )
+    p.add_argument("--width", type=int, default=100, help="truncate lines to this many characters")
+    p.set_defaults(func=cmd_tree)
+
+    p = subparsers.add_parser(
+        "branch", parents=[common], help="move the tip to another message (nothing is deleted)"
+    )
+    p.add_argument("--to", required=True, metavar="MESSAGE_ID", help="the new tip")
+    p.set_defaults(func=cmd_branch)
+
+    p = subparsers.add_parser(
+        "fork", parents=[common], help="copy a path into a new conversation with fresh ids"
+    )
+    p.add_argument(
+        "--at", metavar="MESSAGE_ID", default=None, help="copy up to here (default: tip)"
+    )
+    p.add_argument("--id", dest="new_id", metavar="NEW_ID", default=None, help="the new id")
+    p.set_defaults(func=cmd_fork)
+
+    p = subparsers.add_parser(
+        "checkpoint",
+        parents=[common],
+        help="label a clean turn boundary (without LABEL: list the checkpoints)",
+    )
+    p.add_argument("label", metavar="LABEL", nargs="?", default=None)
+    p.add_argument("--at", metavar="MESSAGE_ID", default=None, help="the message (default: tip)")
+    p.set_defaults(func=cmd_checkpoint)
+
+    p = subparsers.add_parser(
+        "rewind",
+        parents=[common],
+        help="move the tip back to a checkpoint, noting what was explored",
+    )
+    p.add_argument("label", metavar="LABEL")
+    p.set_defaults(func=cmd_rewind)
+
+    p = subparsers.add_parser(
+        "context", parents=[common], help="where the tokens of the live path go, for a model"
+    )
+    p.add_argument("--model", required=True, metavar="M", help="the model id to price images for")
+    p.set_defaults(func=cmd_context)
+
+
+# --- resolving CONV --------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    store: Store
+    conv: Conversation
+    stored: bool  # already in the workspace (else freshly imported, not yet saved)
+    source: str  # the file it was imported from, if any
+
+    def reload(self) -> Conversation:
+        """The current stored state (call under the lock), or the imported conversation."""
+        if self.stored:
+            self.conv = self.store.load(self.conv.id, self.conv.agent)
+        return self.conv
+
+    @property
+    def name(self) -> str:
+        return f"{self.conv.id}/{self.conv.agent}"
+
+
+def _note(text: str) -> None:
+    print(f"snapshot: {text}", file=sys.stderr)
+
+
+def _pick_agent(agents: list[str], wanted: str | None, what: str) -> str:
+    from snapshot.errors import TranscriptError
+
+    if wanted is not None:
+        if wanted not in agents:
+            raise TranscriptError(
+                f"{what} has no agent {wanted!r}; agents: {', '.join(agents) or 'none'}"
+            )
+        return wanted
+    if "main" in agents:
+        return "main"
+    if len(agents) == 1:
+        return agents[0]
+    raise TranscriptError(f"{what} has several agents ({', '.join(agents)}); pick one with --agent")
+
+
+def _resolve(args: argparse.Namespace) -> Target:
+    from snapshot.errors import TranscriptError
+    from snapshot.transcript.store import Store, validate_id
+
+    store = Store(args.workspace)
+    ident: str = args.conv
+    try:
+        validate_id(ident)
+        stored_agents = store.agents(ident)
+    except TranscriptError:
+        stored_agents = []
+    if stored_agents:
+        agent = _pick_agent(stored_agents, args.agent, f"stored conversation {ident!r}")
+        return Target(store, store.load(ident, agent), stored=True, source="")
+    path = Path(ident)
+    if not path.exists():
+        raise TranscriptError(
+            f"{ident!r} is neither a conversation stored in {store.root} nor a file; "
+            "give a stored id or the path of a transcript to import"
+        )
+    return _import(store, path, args)
+
+
+def _import(store: Store, path: Path, args: argparse.Namespace) -> Target:
+    from snapshot.errors import TranscriptError
+    from snapshot.transcript.formats import import_path, parse_select
+    from snapshot.transcript.store import safe_id
+
+    convs = import_path(path, format=args.format, select=parse_select(args.select))
+    if not convs:
+        raise TranscriptError(f"{path}: holds no conversation")
+    ids = list(dict.fromkeys(c.id for c in convs))
+    if len(ids) > 1:
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        raise TranscriptError(
+            f"{path} holds {len(ids)} conversations ({shown}); pick one with --select KEY=VALUE"
+        )
+    agents = [c.agent for c in convs]
+    agent = _pick_agent(agents, args.agent, str(path))
+    conv = next(c for c in convs if c.agent == agent)
+    # File names come from ids; an id that cannot be one is mapped, not refused.
+    new_id, new_agent = safe_id(conv.id), safe_id(conv.agent)
+    if (new_id, new_agent) != (conv.id, conv.agent):
+        _note(f"{conv.id!r}/{conv.agent!r} is stored as {new_id}/{new_agent} (safe file names)")
+        conv = replace(conv, id=new_id, agent=new_agent)
+    if store.exists(conv.id, conv.agent):
+        _note(
+            f"using the stored copy of {path} at {store.path_for(conv.id, conv.agent)} "
+            f"(refer to it as {conv.id})"
+        )
+        return Target(store, store.load(conv.id, conv.agent), stored=True, source=str(path))
+    return Target(store, conv, stored=False, source=str(path))
+
+
+def _announce_stored(t: Target) -> None:
+    if not t.stored:
+        fmt = f" ({t.conv.format})" if t.conv.format else ""
+        _note(
+            f"imported {t.source}{fmt} and stored it as {t.conv.id} in "
+            f"{t.store.path_for(t.conv.id, t.conv.agent)} so tree operations persist; "
+            f"refer to it as {t.conv.id} from now on"
+        )
+        t.stored = True
+
+
+# --- describing messages ---------------------------------------------------------------
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _image_label(img: ImageBlock) -> str:
+    dims = f"{img.width}×{img.height}" if img.width and img.height else "size unknown"
+    return f"[image {img.media_type} {dims}]"
+
+
+def describe(m: Message) -> str:
+    """One line saying what a message holds."""
+    from snapshot.transcript.model import ImageBlock, TextBlock, ThinkingBlock, ToolCall, ToolResult
+
+    parts: list[str] = []
+    for b in m.blocks:
+        if isinstance(b, TextBlock):
+            if b.text.strip():
+                parts.append(_flat(b.text))
+        elif isinstance(b, ThinkingBlock):
+            parts.append(f"(thinking, {len(b.text)} chars)")
+        elif isinstance(b, ToolCall):
+            parts.append(f"→ {b.name}({_flat(b.arguments_json())})")
+        elif isinstance(b, ToolResult):
+            flag = " error" if b.is_error else ""
+            imgs = f" +{len(b.images())} image(s)" if b.images() else ""
+            parts.append(f"← {b.call_id}{flag}: {_flat(b.text())}{imgs}")
+        elif isinstance(b, ImageBlock):
+            parts.append(_image_label(b))
+    kind = m.meta.get("kind")
+    prefix = f"<{kind}> " if isinstance(kind, str) and kind else ""
+    return prefix + (" ".join(parts) if parts else "(empty)")
+
+
+def _clip(line: str, width: int) -> str:
+    return line if width <= 0 or len(line) <= width else line[: max(1, width - 1)] + "…"
+
+
+def tree_lines(conv: Conversation, labels: dict[str, list[str]], width: int) -> Iterator[str]:
+    """An indented view: a chain stays at one depth, each branch of a fork point goes one deeper."""
+    on_path = {m.id for m in conv.path()} if conv.tip is not None else set()
+    children: dict[str | None, list[Message]] = {}
+    roots: list[Message] = []
+    for m in conv.messages:
+        if m.parent is None or m.parent not in conv.index:
+            roots.append(m)
+        else:
+            children.setdefault(m.parent, []).append(m)
+    # Iterative depth-first walk: transcripts can be thousands of messages deep.
+    stack: list[tuple[Message, int]] = [(r, 1 if len(roots) > 1 else 0) for r in reversed(roots)]
+    while stack:
+        m, depth = stack.pop()
+        mark = "*" if m.id == conv.tip else ("•" if m.id in on_path else " ")
+        tags = "".join(f" [{label}]" for label in labels.get(m.id, ()))
+        missing = f" (parent {m.parent} missing)" if m.parent and m.parent not in conv.index else ""
+        tip = "  ← tip" if m.id == conv.tip else ""
+        head = f"{'  ' * depth}{mark} {m.id} {m.role}{tags}{missing}{tip}: "
+        yield _clip(head + describe(m), width)
+        kids = children.get(m.id, [])
+        step = 0 if len(kids) == 1 else 1
+        stack.extend((k, depth + step) for k in reversed(kids))
+
+
+# --- commands --------------------------------------------------------------------------
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+    t = _resolve(args)
+    conv = t.conv
+    labels: dict[str, list[str]] = {}
+    if t.stored:
+        for c in t.store.load_checkpoints(conv.id, conv.agent):
+            labels.setdefault(c.message, []).append(c.label)
+    branches = sum(1 for m in conv.messages if len(conv.children(m.id)) > 1) if conv.messages else 0
+    where = "stored" if t.stored else f"imported from {t.source}, not stored"
+    print(
+        f"{t.name} ({where}): {len(conv.messages)} messages, {branches} branch point"
+        f"{'s' if branches != 1 else ''}, tip {conv.tip}  (* tip, • path to the tip)"
+    )
+    for line in tree_lines(conv, labels, args.width):
+        print(line)
+    return 0
+
+
+def cmd_branch(args: argparse.Namespace) -> int:
+    from snapshot.transcript.tree import branch
+
+    t = _resolve(args)
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv = t.reload()
+        old = conv.tip
+        new = branch(conv, args.to)
+        t.store.save(new)
+        _announce_stored(t)
+    print(
+        f"{t.name}: tip moved from {old} to {new.tip}; nothing was deleted "
+        f"(snapshot branch {t.conv.id} --to {old} switches back)"
+    )
+    return 0
+
+
+def _free_fork_id(store: Store, base: str, agent: str) -> str:
+    from snapshot.transcript.store import MAX_ID_LENGTH, safe_id
+
+    stem = base[: MAX_ID_LENGTH - 12]
+    for k in range(1, 10_000):
+        candidate = safe_id(f"{stem}-fork{k}")
+        if not store.exists(candidate, agent):
+            return candidate
+    raise AssertionError("unreachable: 10,000 forks of one conversation")
+
+
+def cmd_fork(args: argparse.Namespace) -> int:
+    from snapshot.errors import TranscriptError
+    from snapshot.transcript.store import validate_id
+    from snapshot.transcript.tree import fork
+
+    t = _resolve(args)
+    src = t.conv
+    new_id = args.new_id or _free_fork_id(t.store, src.id, src.agent)
+    validate_id(new_id, "--id")
+    with t.store.lock(new_id, src.agent):
+        if t.store.exists(new_id, src.agent):
+            raise TranscriptError(
+                f"conversation {new_id}/{src.agent} already exists in {t.store.root}; "
+                "choose another --id"
+            )
+        forked = fork(src, new_id, at=args.at)
+        path = t.store.save(forked)
+    from_file = f" (imported from {t.source}; the source is unchanged)" if not t.stored else ""
+    print(
+        f"forked {t.name} at {args.at or src.tip} into {forked.id}/{forked.agent}{from_file}: "
+        f"{len(forked.messages)} messages with fresh ids, tip {forked.tip}, stored in {path}"
+    )
+    return 0
+
+
+def cmd_checkpoint(args: argparse.Namespace) -> int:
+    from snapshot.transcript.tree import add_checkpoint, reconcile_checkpoints
+
+    t = _resolve(args)
+    if args.label is None:
+        if args.at is not None:
+            from snapshot.errors import TranscriptError
+
+            raise TranscriptError("--at needs a LABEL to put on the message")
+        cps = t.store.load_checkpoints(t.conv.id, t.conv.agent) if t.stored else ()
+        report = reconcile_checkpoints(t.conv, cps)
+        if not cps:
+            print(f"{t.name}: no checkpoints")
+        for c in report.kept:
+            print(f"{c.label}\t{c.message}\t{describe(t.conv.get(c.message))[:80]}")
+        for d in report.dropped:
+            print(f"{d.checkpoint.label}\t{d.checkpoint.message}\t(stale: {d.reason})")
+        return 0
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv = t.reload()
+        existing = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
+        report = reconcile_checkpoints(conv, existing)
+        updated = add_checkpoint(conv, report.kept, args.label, at=args.at)
+        if not t.stored:
+            t.store.save(conv)
+            _announce_stored(t)
+        t.store.save_checkpoints(conv.id, conv.agent, updated)
+    for d in report.dropped:
+        _note(f"dropped checkpoint {d.checkpoint.label!r}: {d.reason}")
+    print(f"{t.name}: checkpoint {args.label!r} on {updated[-1].message}")
+    return 0
+
+
+def cmd_rewind(args: argparse.Namespace) -> int:
+    from snapshot.transcript.tree import rewind
+
+    t = _resolve(args)
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv = t.reload()
+        cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
+        result = rewind(conv, cps, args.label)
+        t.store.save(result.conversation)
+    print(
+        f"{t.name}: rewound to {args.label!r} ({result.checkpoint.message}), tip was {conv.tip}; "
+        f"{len(result.abandoned)} message(s) stay on the abandoned branch"
+    )
+    print(f"kept extract: {result.extract}")
+    return 0
+
+
+# --- context ----------------------------------------------------------------------------
+
+
+def _image_size(img: ImageBlock) -> tuple[int, int] | None:
+    if img.width and img.height:
+        return img.width, img.height
+    try:
+        import io
+
+        from PIL import Image
+
+        with Image.open(io.BytesIO(img.load_bytes())) as im:  # reads the header only
+            return int(im.size[0]), int(im.size[1])
+    except Exception:  # an unreadable image is reported as of unknown size
+        return None
+
+
+def _profiles() -> Any | None:
+    """``snapshot.profiles`` once it provides ``image_tokens`` (issue 3), else None."""
+    import importlib
+
+    try:
+        module = importlib.import_module("snapshot.profiles")
+    except ModuleNotFoundError as exc:
+        if exc.name == "snapshot.profiles":
+            return None
+        raise
+    if not hasattr(module, "image_tokens") or not hasattr(module, "profile_for"):
+        return None
+    return module
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    import math
+
+    from snapshot.transcript.tree import CONTEXT_KINDS, context_share
+
+    t = _resolve(args)
+    conv = t.conv
+    profiles = _profiles()
+    profile = profiles.profile_for(args.model) if profiles is not None else None  # unknown → error
+    path = conv.path() if conv.tip is not None else ()
+    share = context_share(path)
+    text_tokens = {k: math.ceil(share.chars[k] / 4) for k in CONTEXT_KINDS}
+    vision = bool(getattr(profile, "vision", True)) if profile is not None else True
+
+    image_rows: list[tuple[str, int, tuple[int, int] | None, int | None]] = []
+    for kind, img in share.images:
+        size = _image_size(img)
+        billed: int | None = None
+        if profile is not None and size is not None:
+            billed = int(profiles.image_tokens(profile, *size)) if vision else 0  # type: ignore[union-attr]
+        image_rows.append((kind, img.size, size, billed))
+
+    print(f"{t.name}: {len(path)} messages on the path to {conv.tip}, model {args.model}")
+    total_text = sum(text_tokens.values())
+    image_billed = sum(b for *_, b in image_rows if b is not None)
+    grand = total_text + image_billed
+    print(f"{'':14}{'chars':>12}{'tokens (est.)':>16}{'share':>8}")
+    for kind in CONTEXT_KINDS:
+        pct = 100 * text_tokens[kind] / grand if grand else 0.0
+        print(f"{kind:14}{share.chars[kind]:>12,}{text_tokens[kind]:>16,}{pct:>7.1f}%")
+    print(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   (estimate: chars/4)")
+
+    by_kind: dict[str, list[tuple[int, tuple[int, int] | None, int | None]]] = {}
+    for kind, nbytes, size, billed in image_rows:
+        by_kind.setdefault(kind, []).append((nbytes, size, billed))
+    for kind, rows in by_kind.items():
+        nbytes = sum(r[0] for r in rows)
+        unknown = sum(1 for r in rows if r[1] is None)
+        sizes: dict[str, int] = {}
+        for r in rows:
+            key = f"{r[1][0]}×{r[1][1]}" if r[1] else "unknown size"
+            sizes[key] = sizes.get(key, 0) + 1
+        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(sizes.items())[:6])
+        line = f"images in {kind}: {len(rows)}, {nbytes:,} bytes ({shown})"
+        if profile is not None:
+            billed = sum(r[2] or 0 for r in rows)
+            pct = 100 * billed / grand if grand else 0.0
+            line += f"; billed {billed:,} tokens ({pct:.1f}%)"
+            if unknown:
+                line += f", {unknown} of unknown size not priced"
+        print(line)
+    if not image_rows:
+        print("images: none")
+    if profiles is None:
+        print(
+            f"image billing: unavailable (snapshot.profiles is not installed yet); "
+            f"model {args.model!r} was not checked"
+        )
+    elif not vision:
+        print(f"image billing: {args.model} cannot see images; they would be dropped (0 tokens)")
+    else:
+        print(f"total: {grand:,} tokens (text estimated, images per the {args.model} profile)")
+    return 0
