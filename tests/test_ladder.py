@@ -8,8 +8,10 @@ never receives an image.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from itertools import pairwise
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,8 +22,9 @@ from snapshot.ladder.cut import find_cut
 from snapshot.ladder.ladder import LadderOptions, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.sheets import SheetOptions, is_snapshot, snapshot
+from snapshot.ladder.summary import corpus_summarizer
 from snapshot.ladder.target import Target, target_for
-from snapshot.report.sources import demo_sources
+from snapshot.report.sources import corpus_sources, demo_sources, read_manifest
 from snapshot.transcript.export import export_anthropic, export_openai
 from snapshot.transcript.model import Conversation, tool_pairing
 
@@ -168,3 +171,49 @@ def test_ladder_invariants_on_random_runs(conv: Conversation) -> None:
     src, out = conv.path(), result.conversation.path()
     assert out[0].id == src[0].id and out[0].blocks == src[0].blocks
     assert out[-1].blocks == src[-1].blocks
+
+
+def _corpus_manifest() -> Path | None:
+    env = os.environ.get("SNAPSHOT_CORPUS")
+    root = Path(env) if env else Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+    manifest = root / "benchmark.manifest.json"
+    return manifest if manifest.is_file() else None
+
+
+MANIFEST = _corpus_manifest()
+# One real conversation per kind of log: a Claude Code session that really compacted,
+# a mini-swe-agent run, a tau-bench chat and a WebVoyager run with screenshots.
+REAL = (
+    "claude_code_long_with_real_compaction",
+    "swe_mini_swe_agent_gemini3pro",
+    "tau_bench_customer_service",
+    "images_webvoyager",
+)
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(
+    MANIFEST is None,
+    reason="benchmark corpus not found: set SNAPSHOT_CORPUS or put it at ../shared/corpus",
+)
+@pytest.mark.parametrize("category", REAL)
+def test_ladder_invariants_on_real_conversations(
+    category: str, claude: Target, blind: Target
+) -> None:
+    assert MANIFEST is not None
+    entries = read_manifest(MANIFEST)
+    index = next(i for i, e in enumerate(entries) if e["category"] == category)
+    (source,) = corpus_sources(MANIFEST, start=index, limit=1)
+    conv = source.conversation
+    for target in (claude, blind):
+        before = target.tokens(conv.path())
+        result = run_ladder(conv, target, before // 3)
+        assert result.fits or result.failure
+        _valid_request(result.conversation)
+        src, out = conv.path(), result.conversation.path()
+        assert _content(out[:1]) == _content(src[:1])
+        assert _content(out[-1:]) == _content(src[-1:])
+        if not target.vision:
+            assert not any(m.images() for m in out)
+    if source.has_real_summary:
+        assert corpus_summarizer(conv) is not None
