@@ -345,3 +345,44 @@ def test_tree_and_context_of_a_real_claude_code_log(
     assert code == 0 and "*" in out
     code, out, _ = run(capsys, "context", str(logs[0]), "--model", "claude-sonnet-4-5")
     assert code == 0 and "tool results" in out
+
+
+# --- resume and retry ------------------------------------------------------------------------
+
+
+def test_resume_is_a_dry_run_until_save_and_reports_dropped_checkpoints(
+    ws: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "checkpoint", "demo", "start", "--at", "u1")
+    run(capsys, "checkpoint", "demo", "late", "--at", "r3")
+    raw = ws.path_for("demo").read_bytes()
+    code, out, _ = run(capsys, "resume", "demo", "--budget", "13")
+    assert code == 0 and "dry run: nothing written" in out
+    assert ws.path_for("demo").read_bytes() == raw
+    # s (4) + a3 (4) + r3 (2) + a4 (3) = 13 tokens; r3 alone cannot lead (its call is a3).
+    assert "keeps 4 of 10 messages, ~13 of 13 tokens" in out and "starts at a3" in out
+    assert "checkpoint 'start' dropped: its message 'u1' was trimmed away" in out
+    assert "checkpoint 'late' kept on r3" in out
+    code, out, _ = run(capsys, "resume", "demo", "--budget", "13", "--save")
+    assert code == 0 and "stored the trimmed conversation" in out
+    conv = ws.load("demo")
+    assert [m.id for m in conv.path()] == ["s", "a3", "r3", "a4"]
+    assert [c.label for c in ws.load_checkpoints("demo")] == ["late"]  # kept, not moved
+    code, out, _ = run(capsys, "resume", "demo", "--budget", "13")
+    assert "nothing to trim" in out
+
+
+def test_resume_over_budget_says_why(ws: Store, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "resume", "demo", "--budget", "0")
+    assert code == 0 and "over budget" in out and "keeps 2 of 10" in out
+
+
+def test_retry_moves_back_to_the_latest_prompt_or_says_there_is_none(
+    ws: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "retry", "demo")
+    assert code == 0 and "tip moved from a4 to u2" in out and "regenerates the reply" in out
+    assert ws.load("demo").tip == "u2"
+    ws.save(Conversation("sys-only", demo().messages[:1], "s"))
+    code, out, _ = run(capsys, "retry", "sys-only")
+    assert code == 1 and "nothing to retry" in out

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,30 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("label", metavar="LABEL")
     p.set_defaults(func=cmd_rewind)
+
+    p = subparsers.add_parser(
+        "resume",
+        parents=[common],
+        help="trim to the newest messages that fit a token budget (a dry run unless --save)",
+    )
+    p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
+    p.add_argument(
+        "--model",
+        default=None,
+        metavar="M",
+        help="price images with this model's profile (default: 1200 tokens an image)",
+    )
+    p.add_argument(
+        "--save",
+        action="store_true",
+        help="store the trimmed conversation in place of the full one (fork first to keep both)",
+    )
+    p.set_defaults(func=cmd_resume)
+
+    p = subparsers.add_parser(
+        "retry", parents=[common], help="move the tip back to the latest prompt to redo its reply"
+    )
+    p.set_defaults(func=cmd_retry)
 
     p = subparsers.add_parser(
         "context", parents=[common], help="where the tokens of the live path go, for a model"
@@ -272,7 +297,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
     if t.stored:
         for c in t.store.load_checkpoints(conv.id, conv.agent):
             labels.setdefault(c.message, []).append(c.label)
-    branches = sum(1 for m in conv.messages if len(conv.children(m.id)) > 1) if conv.messages else 0
+    # Counting parents once: Conversation.children() scans every message per call.
+    fanout = Counter(m.parent for m in conv.messages if m.parent is not None)
+    branches = sum(1 for n in fanout.values() if n > 1)
     where = "stored" if t.stored else f"imported from {t.source}, not stored"
     print(
         f"{t.name} ({where}): {len(conv.messages)} messages, {branches} branch point"
@@ -383,6 +410,96 @@ def cmd_rewind(args: argparse.Namespace) -> int:
         f"{len(result.abandoned)} message(s) stay on the abandoned branch"
     )
     print(f"kept extract: {result.extract}")
+    return 0
+
+
+def cmd_retry(args: argparse.Namespace) -> int:
+    from snapshot.transcript.tree import branch, retry_point
+
+    t = _resolve(args)
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv = t.reload()
+        point = retry_point(conv)
+        if not point.ready or point.message is None:
+            print(f"{t.name}: {point.reason}")
+            return 1
+        t.store.save(branch(conv, point.message))
+        _announce_stored(t)
+    print(f"{t.name}: tip moved from {conv.tip} to {point.message}; {point.reason}")
+    return 0
+
+
+def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
+    """The per-message token estimate for trimming, and words saying what it is."""
+    import math
+
+    from snapshot.errors import SnapshotError
+    from snapshot.transcript.tree import IMAGE_TOKEN_ESTIMATE, estimate_tokens
+
+    if model is None:
+        return estimate_tokens, f"chars/4, {IMAGE_TOKEN_ESTIMATE} an image"
+    profiles = _profiles()
+    if profiles is None:
+        raise SnapshotError("--model needs snapshot.profiles, which is not installed yet")
+    profile = profiles.profile_for(model)
+    vision = bool(getattr(profile, "vision", True))
+
+    def estimate(m: Message) -> int:
+        tokens = math.ceil(m.chars() / 4)
+        if vision:
+            for img in m.images():
+                size = _image_size(img)
+                tokens += (
+                    int(profiles.image_tokens(profile, *size)) if size else IMAGE_TOKEN_ESTIMATE
+                )
+        return tokens
+
+    seen = f"images per the {model} profile" if vision else f"{model} drops images"
+    return estimate, f"chars/4, {seen}"
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    from snapshot.transcript.tree import trim_for_resume
+
+    estimate, how = _estimator(args.model)
+    t = _resolve(args)
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv = t.reload()
+        cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
+        trim = trim_for_resume(conv, args.budget, estimate=estimate, checkpoints=cps)
+        if args.save and trim.dropped:
+            t.store.save_all(trim.conversation, trim.checkpoints.kept)
+            _announce_stored(t)
+    kept = trim.conversation
+    path_len = len(conv.path()) if conv.tip is not None else 0
+    off_path = len(conv.messages) - path_len
+    first = kept.meta.get("resume_trim", {}).get("first_kept") if trim.dropped else None
+    print(
+        f"{t.name}: keeps {len(kept.messages)} of {len(conv.messages)} messages, "
+        f"~{trim.tokens:,} of {args.budget:,} tokens (estimate: {how})"
+        + (f"; the kept tail starts at {first}" if first else "")
+    )
+    if trim.dropped:
+        print(
+            f"drops {len(trim.dropped)} message(s): {len(trim.dropped) - off_path} old ones on the "
+            f"path, {off_path} on abandoned branches"
+        )
+    if trim.over_budget:
+        print(
+            "over budget: no smaller tail can be sent without cutting a tool call from its result"
+        )
+    for c in trim.checkpoints.kept:
+        print(f"checkpoint {c.label!r} kept on {c.message}")
+    for d in trim.checkpoints.dropped:
+        print(f"checkpoint {d.checkpoint.label!r} dropped: {d.reason}")
+    if not trim.dropped:
+        print("nothing to trim")
+    elif args.save:
+        print(f"stored the trimmed conversation in {t.store.path_for(kept.id, kept.agent)}")
+    else:
+        print(
+            "dry run: nothing written; --save stores the trimmed conversation (fork first to keep both)"
+        )
     return 0
 
 
