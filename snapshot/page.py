@@ -128,7 +128,7 @@ def render_document(text: str, geometry: Geometry, *, unrenderable: str = "repla
     (3, {}, [('\\ue001', 1)])
     """
     norm = normalize(text).text
-    lay = layout_document(norm, geometry, unrenderable=unrenderable)
+    lay = layout_document(norm, geometry, unrenderable=unrenderable, normalized=True)
     total = len(lay.grids)
     font = geometry.font
     pages = []

@@ -40,7 +40,8 @@ _ZERO_WIDTH_RE = re.compile(f"[{_ZERO_WIDTH}]")
 _CONTROL_RE = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
 _CONTROL_MAP = {c: 0x2400 + c for c in range(0x20) if c != 0x0A}
 _CONTROL_MAP[0x7F] = 0x2421
-_TRAILING_RE = re.compile(r" +(?=\n|\Z)")
+# bytes.translate deletes these, leaving only C0 controls (other than LF) and DEL
+_NOT_CONTROL = bytes(b for b in range(256) if not ((b < 0x20 and b != 0x0A) or b == 0x7F))
 _LINE_BREAK = -3  # lines mode: a newline that ends a row instead of being drawn
 
 
@@ -72,6 +73,22 @@ class NormalizedText:
         if self.invalid_utf8:
             out["invalid_utf8"] = self.invalid_utf8
         return out
+
+
+def _strip_trailing_spaces(s: str) -> str:
+    """Remove spaces before each newline and at the end; linear, C-speed searches."""
+    parts = []
+    pos = 0
+    i = s.find(" \n")
+    while i != -1:
+        j = i
+        while j > pos and s[j - 1] == " ":
+            j -= 1
+        parts.append(s[pos:j])
+        pos = i + 1  # the newline starts the next part
+        i = s.find(" \n", pos)
+    parts.append(s[pos:].rstrip(" "))
+    return "".join(parts)
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:
@@ -113,15 +130,20 @@ def normalize(text: str) -> NormalizedText:
     if not isinstance(text, str):
         raise InputError(f"text must be str, got {type(text).__name__}")
     s = text
-    ansi = 0
-    if "\x1b" in s:
+    # C-speed scans rule out most work: the control bytes present (UTF-8 never
+    # hides a C0 byte inside a multi-byte sequence) and, for non-ASCII text,
+    # whether any zero-width character occurs at all
+    ascii_only = s.isascii()
+    found = s.encode("ascii" if ascii_only else "utf-8", "surrogatepass").translate(
+        None, _NOT_CONTROL
+    )
+    ansi = crlf = zero_width = controls = 0
+    if b"\x1b" in found:
         s, ansi = _ANSI.subn("", s)
-    crlf = 0
-    if "\r" in s:
+    if b"\r" in found:
         crlf = s.count("\r")
         s = s.replace("\r\n", "\n").replace("\r", "\n")
-    zero_width = 0
-    if not s.isascii():
+    if not ascii_only and _ZERO_WIDTH_RE.search(s):
         s, zero_width = _ZERO_WIDTH_RE.subn("", s)
     nfc_changed = False
     if not s.isascii() and not unicodedata.is_normalized("NFC", s):
@@ -130,13 +152,12 @@ def normalize(text: str) -> NormalizedText:
     tabs = s.count("\t")
     if tabs:
         s = s.expandtabs(8)
-    controls = 0
-    if _CONTROL_RE.search(s):
+    if found.strip(b"\t\r\x1b") and _CONTROL_RE.search(s):
         controls = len(_CONTROL_RE.findall(s))
         s = s.translate(_CONTROL_MAP)
     before = len(s)
     if " \n" in s or s.endswith(" "):
-        s = _TRAILING_RE.sub("", s)
+        s = _strip_trailing_spaces(s)
     return NormalizedText(
         text=s,
         crlf=crlf,
@@ -233,7 +254,7 @@ def parse_header(line: str) -> Header | None:
 
 def text_indices(text: str, geometry: Geometry) -> np.ndarray:
     """Atlas indices for a short string drawn as-is (headers), one per cell."""
-    cps = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+    cps = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), np.uint32)
     idx, atlas = geometry.font.lookup(cps)
     idx = np.where(idx < 0, REPLACEMENT, idx).astype(np.int32)
     wide = atlas.wide[idx]
@@ -294,8 +315,14 @@ def _undrawable_runs(bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
 
 
-def layout_document(text: str, geometry: Geometry, *, unrenderable: str = "replace") -> Layout:
+def layout_document(
+    text: str, geometry: Geometry, *, unrenderable: str = "replace", normalized: bool = False
+) -> Layout:
     """Layout plus bookkeeping: per-page text spans, replaced counts, kept spans.
+
+    ``text`` is normalized first unless ``normalized`` says it already is; spans
+    index the normalized text. ``unrenderable="keep"`` leaves each maximal run
+    no font can draw as a :class:`KeptSpan` and draws the KEPT marker once.
 
     >>> from snapshot.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=10, rows=3)
@@ -305,12 +332,12 @@ def layout_document(text: str, geometry: Geometry, *, unrenderable: str = "repla
     """
     if unrenderable not in ("replace", "keep"):
         raise InputError(f"unrenderable must be 'replace' or 'keep', got {unrenderable!r}")
-    s = normalize(text).text
+    s = text if normalized else normalize(text).text
     g = geometry
     cols, per_rows = g.cols, g.text_rows
     if not s:
         return Layout(grids=[], spans=[], continued=[])
-    cps = np.frombuffer(s.encode("utf-32-le"), np.uint32)
+    cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), np.uint32)
     nl = cps == 10
     idx, atlas = g.font.lookup(np.where(nl, np.uint32(32), cps))
     idx = idx.astype(np.int32)
@@ -343,14 +370,19 @@ def layout_document(text: str, geometry: Geometry, *, unrenderable: str = "repla
     nonneg = idx >= 0
     wide[nonneg] = atlas.wide[idx[nonneg]]
     if wide.any():
-        reps = 1 + wide.astype(np.int64)
-        idx = np.repeat(idx, reps)
-        src = np.repeat(src, reps)
-        tails = np.cumsum(reps) - 1
-        tails = tails[wide]
-        idx[tails] = idx[tails - 1] + 1
-        wide = np.repeat(wide, reps)
-        wide[tails] = False
+        # scatter each cell to its place after the right halves before it
+        pos = np.arange(len(idx)) + np.cumsum(wide) - wide
+        tails = pos[wide] + 1
+        total = len(idx) + len(tails)
+        out_idx = np.empty(total, np.int32)
+        out_src = np.empty(total, np.int64)
+        out_idx[pos] = idx
+        out_idx[tails] = idx[wide] + 1
+        out_src[pos] = src
+        out_src[tails] = src[wide]
+        out_wide = np.zeros(total, bool)
+        out_wide[pos] = wide
+        idx, src, wide = out_idx, out_src, out_wide
     if g.flow:
         lay = _flow(idx, src, wide, cols, per_rows, n)
     else:

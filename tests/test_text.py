@@ -254,3 +254,8 @@ def test_spans_cover_the_normalized_text(text: str, cols: int, flow: bool) -> No
         tails = np.array([c == "" for c in font.chars])
         drawn = sum(int(((grid != SPACE) & ~tails[grid]).sum()) for grid in lay.grids)
         assert drawn == sum(1 for ch in norm if ch != " ")
+
+
+def test_lone_surrogates_are_counted_not_fatal(dense) -> None:  # type: ignore[no-untyped-def]
+    lay = layout_document("a\ud800b", Geometry(dense, cols=10, rows=3))
+    assert lay.replaced == {"\ud800": 1}

@@ -1,0 +1,92 @@
+"""Helpers for the speed benchmarks: shared inputs, a full default page, ratio report.
+
+Run: ``.venv/bin/pytest bench/ --benchmark-only`` (side by side in one run; the
+ratios are printed at the end). The 1 M-char inputs live in ``../shared/bench``
+(or ``$SNAPSHOT_SHARED/bench``); tests that need them skip with the reason when
+they are absent.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+#: benchmark name -> median seconds, filled by ``record``
+MEDIANS: dict[str, float] = {}
+
+
+def shared_dir() -> Path | None:
+    """The shared data dir: $SNAPSHOT_SHARED, else ../shared next to the checkout."""
+    env = os.environ.get("SNAPSHOT_SHARED")
+    candidates = [Path(env)] if env else []
+    candidates.append(ROOT.parent / "shared")
+    for path in candidates:
+        if path.is_dir():
+            return path
+    return None
+
+
+def shared_text(name: str) -> str:
+    """A file from shared/bench as text, or skip the test saying where it was looked for."""
+    base = shared_dir()
+    if base is None or not (base / "bench" / name).is_file():
+        where = os.environ.get("SNAPSHOT_SHARED") or str(ROOT.parent / "shared")
+        pytest.skip(f"benchmark input bench/{name} not found under {where} (set SNAPSHOT_SHARED)")
+    return (base / "bench" / name).read_text(encoding="utf-8")
+
+
+def record(benchmark: Any, name: str, fn: Callable[[], Any], **pedantic: Any) -> Any:
+    """Run ``fn`` under pytest-benchmark and remember its median for the ratio report."""
+    result = benchmark.pedantic(fn, **pedantic) if pedantic else benchmark(fn)
+    stats = getattr(getattr(benchmark, "stats", None), "stats", None)
+    if stats is not None:
+        MEDIANS[name] = float(stats.median)
+    return result
+
+
+def page_text() -> str:
+    """About one dense page of agent-like text: the shared 100k input, or a built one."""
+    base = shared_dir()
+    if base is not None and (base / "bench" / "a_100k.txt").is_file():
+        return (base / "bench" / "a_100k.txt").read_text(encoding="utf-8")
+    line = '$ python -m pytest -q tests/test_io.py  # {"ok": true, "n": 42, "id": "0x5f3e"}\n'
+    return line * 1200
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    m = MEDIANS
+    if not m:
+        return
+    tr = terminalreporter
+    tr.section("snapshot speed ratios (medians, this run)")
+    if "rasterize" in m and "pillow_imagedraw" in m:
+        tr.write_line(
+            f"rasterize vs Pillow ImageDraw.text: {m['pillow_imagedraw'] / m['rasterize']:.1f}x faster (target >= 20x)"
+        )
+    if "rasterize" in m and "numpy_copy" in m:
+        tr.write_line(
+            f"rasterize vs numpy copy of the page (H x W uint8): {m['rasterize'] / m['numpy_copy']:.1f}x slower (target <= 25x)"
+        )
+    if "rasterize" in m and "numpy_copy_packed" in m:
+        tr.write_line(
+            f"rasterize vs numpy copy of the packed 1-bit page: {m['rasterize'] / m['numpy_copy_packed']:.1f}x slower"
+        )
+    if "rasterize_pixels" in m and "pillow_imagedraw" in m:
+        tr.write_line(
+            f"rasterize + unpack to H x W uint8 vs Pillow: {m['pillow_imagedraw'] / m['rasterize_pixels']:.1f}x faster"
+        )
+    for name in ("b_1m", "c_1m_nonascii"):
+        key = f"end_to_end_{name}"
+        if key in m:
+            tr.write_line(
+                f"text -> PNG bytes, {name}.txt: {1e6 / m[key] / 1e6:.2f} M chars/s (target >= 3)"
+            )
+    if "png_encode" in m:
+        tr.write_line(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
