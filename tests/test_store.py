@@ -286,7 +286,9 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(
+        TranscriptError, match=r"main.json: cannot be written \(disk full\).*intact"
+    ):
         store.save(branch(sample(), "m1"))
     monkeypatch.undo()
     assert store.load("c1").tip == "m4"
@@ -329,3 +331,26 @@ def test_concurrent_writers_are_serialized(tmp_path: Path) -> None:
     conv = store.load("shared")
     assert len(conv.messages) == 101
     assert len(conv.path()) == 101  # one chain: each writer saw every earlier append
+
+
+def test_a_broken_version_0_file_is_reported_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "old").mkdir()
+    path = tmp_path / "old" / "main.json"
+    for bad in (
+        {"id": "old", "messages": {"a": 1}},
+        {"id": "old", "messages": [3]},
+        {"id": "old", "messages": [{}]},
+    ):
+        path.write_text(json.dumps(bad))
+        with pytest.raises(TranscriptError, match=rf"{path}: corrupted store file"):
+            Store(tmp_path).load("old")
+
+
+def test_a_workspace_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "ws").write_text("not a folder")
+    with pytest.raises(TranscriptError, match="cannot create the workspace folder"):
+        Store(tmp_path / "ws").save(sample())
+    (tmp_path / "ws2").mkdir()
+    (tmp_path / "ws2" / "c1").write_text("not a folder")
+    with pytest.raises(TranscriptError, match="not a directory"):
+        Store(tmp_path / "ws2").save(sample())

@@ -117,7 +117,10 @@ def _migrate_0_to_1(doc: dict[str, Any], agent: str) -> dict[str, Any]:
     Version 1 wraps the record under ``conversation`` and names agent and tip.
     """
     messages = []
-    for m in doc.get("messages") or []:
+    raw = doc.get("messages") or []
+    if not isinstance(raw, list):
+        raise TranscriptError("its messages are not a list")
+    for m in raw:
         if not isinstance(m, Mapping):
             raise TranscriptError("a version-0 message record is not an object")
         m = dict(m)
@@ -128,7 +131,7 @@ def _migrate_0_to_1(doc: dict[str, Any], agent: str) -> dict[str, Any]:
     conv["messages"] = messages
     conv.setdefault("agent", agent)
     if "tip" not in conv:
-        conv["tip"] = messages[-1]["id"] if messages else None
+        conv["tip"] = messages[-1].get("id") if messages else None
     return {"schema_version": 1, "conversation": conv}
 
 
@@ -146,7 +149,13 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
             f"(up to {SCHEMA_VERSION}); upgrade snapshot to read it"
         )
     while version < SCHEMA_VERSION:
-        doc = MIGRATIONS[version](doc, agent)
+        try:
+            doc = MIGRATIONS[version](doc, agent)
+        except (TranscriptError, TypeError, AttributeError) as exc:
+            raise TranscriptError(
+                f"{path}: corrupted store file (cannot migrate it from schema_version "
+                f"{version}: {exc})"
+            ) from exc
         new_version = doc["schema_version"]
         assert new_version == version + 1, "a migration must advance one version"
         version = new_version
@@ -203,6 +212,30 @@ def _file_mode() -> int:
 
 
 _FILE_MODE = _file_mode()
+
+
+def make_dirs_durably(directory: Path) -> None:
+    """``mkdir -p`` that fsyncs each new directory's parent, so the new entries survive a power cut."""
+    missing: list[Path] = []
+    d = directory
+    while not d.exists():
+        missing.append(d)
+        if d.parent == d:
+            break
+        d = d.parent
+    for new in reversed(missing):
+        try:
+            new.mkdir()
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise TranscriptError(
+                f"cannot create the workspace folder {new}: {exc.strerror or exc}; "
+                "pick a workspace you can write to"
+            ) from exc
+        _fsync_dir(new.parent)
+    if not directory.is_dir():
+        raise TranscriptError(f"{directory} exists but is not a directory; pick another workspace")
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -270,7 +303,7 @@ class Store:
             finally:
                 held[lock_path] -= 1
             return
-        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs_durably(lock_path.parent)
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -315,8 +348,18 @@ class Store:
         data = _dumps(doc)
         with self.lock(conv.id, conv.agent):
             self._remove_stale_temps(path)
-            atomic_write(path, data)
+            self._write(path, data)
         return path
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
+        try:
+            atomic_write(path, data)
+        except OSError as exc:
+            raise TranscriptError(
+                f"{path}: cannot be written ({exc.strerror or exc}); the previous version is "
+                "intact; free some space or fix the folder's permissions and save again"
+            ) from exc
 
     def load(self, conv_id: str, agent: str = "main") -> Conversation:
         """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`."""
@@ -413,9 +456,8 @@ class Store:
             "checkpoints": [{"label": c.label, "message": c.message} for c in checkpoints],
         }
         with self.lock(conv_id, agent):
-            path.parent.mkdir(parents=True, exist_ok=True)
             self._remove_stale_temps(path)
-            atomic_write(path, _dumps(doc))
+            self._write(path, _dumps(doc))
         return path
 
     def save_all(
