@@ -288,11 +288,12 @@ def distinct_glyph(
 
 
 def _marker_designs(w: int, h: int, ascent: int) -> dict[int, np.ndarray]:
-    """Marker shapes scaled to the cell: ↵ NEWLINE, ↳-like CONTINUE, hatched KEPT box."""
+    """Marker shapes scaled to the cell: bold ↵ NEWLINE, capped ↳ CONTINUE, hatched KEPT box,
+    and a box with a punched-out "?" as the replacement glyph."""
     mid = max(1, min(h - 2, ascent - max(1, ascent // 3)))
     top = max(0, ascent - max(3, (ascent * 3) // 4))
     newline = np.zeros((h, w), np.uint8)
-    newline[top : mid + 1, w - 1] = 1  # right stem
+    newline[top : mid + 1, max(0, w - 2) : w] = 1  # a bold right stem: unlike the font's own ↵
     newline[mid, 0:w] = 1  # foot
     newline[mid - 1, 1] = newline[min(h - 1, mid + 1), 1] = 1  # arrow head
     cont = np.zeros((h, w), np.uint8)
