@@ -676,6 +676,7 @@ def _build(name: str, path: Path, pixel_size: int | None) -> Font:
         if i >= 5 and ch != WIDE_TAIL:
             lut[ord(ch)] = i
     lut[0x20] = SPACE
+    lut[0x0A] = NEWLINE  # layout draws newlines as the marker (lines mode re-maps them)
     lut[0xFFFD] = REPLACEMENT
     for cp in MARKER_RANGE:
         lut[cp] = _UNDRAWABLE

@@ -338,13 +338,10 @@ def layout_document(
     if not s:
         return Layout(grids=[], spans=[], continued=[])
     cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), np.uint32)
-    nl = cps == 10
-    idx, atlas = g.font.lookup(np.where(nl, np.uint32(32), cps))
-    idx = idx.astype(np.int32)
+    idx, atlas = g.font.lookup(cps)  # a newline looks up as the NEWLINE marker
     n = len(cps)
     src = np.arange(n, dtype=np.int64)
     bad = idx < 0
-    bad &= ~nl
     replaced: dict[str, int] = {}
     kept_runs: list[tuple[int, int]] = []
     if bad.any():
@@ -358,17 +355,15 @@ def layout_document(
             idx[starts] = KEPT
             keep = ~bad
             keep[starts] = True
-            idx, src, nl = idx[keep], src[keep], nl[keep]
-    if g.flow:
-        idx[nl] = NEWLINE
-    else:
-        idx[nl] = _LINE_BREAK
+            idx, src = idx[keep], src[keep]
+    if not g.flow:
+        idx[idx == NEWLINE] = _LINE_BREAK
         if s.endswith("\n"):
             idx[-1] = NEWLINE  # the final newline is drawn, so "a" and "a\n" differ
     # wide glyphs take two cells: the left half, then its right half at index + 1
-    wide = np.zeros(len(idx), bool)
-    nonneg = idx >= 0
-    wide[nonneg] = atlas.wide[idx[nonneg]]
+    # (line breaks, < 0, clip to index 0: space)
+    has_wide = atlas.wide.any()
+    wide = np.take(atlas.wide, idx, mode="clip") if has_wide else np.zeros(len(idx), bool)
     if wide.any():
         # scatter each cell to its place after the right halves before it
         pos = np.arange(len(idx)) + np.cumsum(wide) - wide
