@@ -119,7 +119,13 @@ def run_cost(args: argparse.Namespace) -> int:
 
 def _cost_size(args: argparse.Namespace, profile: Any, size: tuple[int, int]) -> int:
     from snapshot.billing.prices import dollars
+    from snapshot.errors import InputError
 
+    if not profile.vision:
+        raise InputError(
+            f"{args.model} is a text-only model: it cannot see images; "
+            "try `snapshot cost --text FILE` for its text tokens"
+        )
     w, h = size
     seen = profile.scheme.seen(w, h)
     tokens = profile.image_tokens(w, h)
@@ -137,6 +143,9 @@ def _cost_size(args: argparse.Namespace, profile: Any, size: tuple[int, int]) ->
         "dollars": cost,
         "price": price,
     }
+    padded = getattr(profile.scheme, "padded", None)
+    if padded is not None:
+        record["padded"] = list(padded(w, h))  # Anthropic: pad to 28-multiples, no resample
     if getattr(profile.scheme, "seen_documented", True) is False:
         record["seen_note"] = "internal resample undocumented (unknown): upload size shown"
     if args.json:
