@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from test_tree import trees
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.model import (
@@ -27,7 +29,7 @@ from snapshot.transcript.store import (
     safe_id,
     validate_id,
 )
-from snapshot.transcript.tree import Checkpoint, branch
+from snapshot.transcript.tree import Checkpoint, branch, open_calls
 
 
 def sample(conv_id: str = "c1", agent: str = "main") -> Conversation:
@@ -354,3 +356,20 @@ def test_a_workspace_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "ws2" / "c1").write_text("not a folder")
     with pytest.raises(TranscriptError, match="not a directory"):
         Store(tmp_path / "ws2").save(sample())
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(conv=trees(defects=True))
+def test_any_tree_round_trips_or_is_refused_exactly_when_mid_turn(
+    tmp_path_factory: pytest.TempPathFactory, conv: Conversation
+) -> None:
+    store = Store(tmp_path_factory.mktemp("ws"))
+    if open_calls(conv):
+        with pytest.raises(TranscriptError, match="mid-turn"):
+            store.save(conv)
+        assert not store.exists(conv.id)
+    else:
+        store.save(conv)
+        assert store.load(conv.id) == conv
