@@ -386,3 +386,14 @@ def test_retry_moves_back_to_the_latest_prompt_or_says_there_is_none(
     ws.save(Conversation("sys-only", demo().messages[:1], "s"))
     code, out, _ = run(capsys, "retry", "sys-only")
     assert code == 1 and "nothing to retry" in out
+
+
+def test_a_store_file_path_works_in_its_own_workspace(
+    ws: Store, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = ws.path_for("demo")
+    code, out, _ = run(
+        capsys, "branch", str(path), "--to", "u1", "--workspace", str(tmp_path / "x")
+    )
+    assert code == 0 and "tip moved from a4 to u1" in out and ws.load("demo").tip == "u1"
+    assert not (tmp_path / "x").exists()

@@ -177,7 +177,20 @@ def _resolve(args: argparse.Namespace) -> Target:
             f"{ident!r} is neither a conversation stored in {store.root} nor a file; "
             "give a stored id or the path of a transcript to import"
         )
+    if _is_store_file(path):
+        # <workspace>/<conversation id>/<agent>.json: work on it where it lies.
+        home = Store(path.parent.parent)
+        return Target(home, home.load(path.parent.name, path.stem), stored=True, source="")
     return _import(store, path, args)
+
+
+def _is_store_file(path: Path) -> bool:
+    if not path.is_file() or path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(64)
+    # The store writes compact JSON starting with its version key.
+    return head.startswith(b'{"schema_version":')
 
 
 def _import(store: Store, path: Path, args: argparse.Namespace) -> Target:
