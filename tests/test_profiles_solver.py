@@ -152,3 +152,25 @@ def test_solver_is_optimal_on_its_grid(budget: int, box: tuple[int, int]) -> Non
     scheme = AnthropicPatches(max_edge=1568, max_tokens=budget)
     sol = solve_page(scheme, "snap8x16", box, Limits())
     assert Fraction(sol.chars_per_page, sol.tokens) == _brute_best(scheme, "snap8x16", box, 28)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    w=st.integers(1, 1600),
+    h=st.integers(1, 800),
+    ink=st.floats(0.0, 1.0),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_png_bound_holds_for_the_real_encoder_on_any_page(
+    w: int, h: int, ink: float, seed: int
+) -> None:
+    # The byte budgets are checked against this bound, so it must hold even for noise.
+    import base64
+
+    import numpy as np
+
+    from snapshot.raster import to_png
+
+    rng = np.random.default_rng(seed)
+    pixels = np.where(rng.random((h, w)) < ink, 0, 255).astype(np.uint8)
+    assert len(base64.b64encode(to_png(pixels, (w, h)))) <= png_bytes_bound(w, h)
