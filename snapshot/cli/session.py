@@ -1,10 +1,12 @@
-"""``snapshot tree|branch|fork|checkpoint|rewind|context``: the session tree on the command line.
+"""``snapshot tree|branch|fork|checkpoint|rewind|resume|retry|context``: the session tree.
 
 CONV is a conversation stored in the workspace (``--workspace``, default
-``.snapshot/``) or any file ``snapshot import`` understands. A file is
+``.snapshot/``), a store file (``<ws>/<id>/<agent>.json``, worked on in its
+own workspace) or any file ``snapshot import`` understands. A file is
 imported; commands that change something then store the result so the
 change persists, and say so. Importing the same file again finds the stored
-copy instead of starting over.
+copy instead of starting over. Commands that change a stored conversation
+hold its lock from load to save, so two of them never undo each other.
 """
 
 from __future__ import annotations
