@@ -246,3 +246,24 @@ def test_tau_bench_corpus_all_runs_import() -> None:
     assert len(convs) == 200
     assert len({c.id for c in convs}) == 200
     assert all(c.path() for c in convs)
+
+
+def test_a_giant_single_record_imports_and_exports_whole(tmp_path: Path) -> None:
+    from snapshot.transcript.export import export_anthropic
+
+    huge = "x" * 3_000_000 + "END"
+    p = _write(
+        tmp_path,
+        [
+            {"role": "user", "content": "dump it"},
+            {
+                "role": "assistant",
+                "tool_calls": [{"id": "c", "function": {"name": "cat", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c", "content": huge},
+        ],
+    )
+    (conv,) = import_path(p)
+    assert conv.path()[-1].tool_results()[0].text() == huge
+    body = export_anthropic(conv).body
+    assert body["messages"][-1]["content"][0]["content"][0]["text"] == huge
