@@ -343,12 +343,14 @@ _DOTTED_VERSION = re.compile(r"(?<=\d)\.(?=\d)")
 def _lookup(name: str) -> Model | None:
     """Exact id, alias, id without a date suffix, then the longest prefix."""
     name = name.strip().lower()
+    # Strip one suffix at a time and try each shorter id, least stripped first, so
+    # o1-preview-2024-09-12 finds o1-preview before o1.
     candidates = [name]
-    stripped = name
     for _ in range(3):  # an id can carry more than one suffix (-preview-05-20, -latest)
         for pattern in tables.DATE_SUFFIXES:
-            stripped = pattern.sub("", stripped)
-        candidates.append(stripped)
+            shorter = pattern.sub("", candidates[-1])
+            if shorter != candidates[-1]:
+                candidates.append(shorter)
     for cand in candidates:
         if cand in tables.MODELS:
             return tables.MODELS[cand]

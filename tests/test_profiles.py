@@ -203,3 +203,18 @@ def test_detail_level_pages_are_unresampled() -> None:
             p = profile_for(model, detail=level)
             w, h = p.solution().size
             assert p.scheme.seen(w, h) == (w, h), (model, level)
+
+
+@pytest.mark.parametrize(
+    ("model_id", "canonical", "vision"),
+    [
+        ("o1-preview-2024-09-12", "o1-preview", False),  # not o1, which can see
+        ("o1-2024-12-17", "o1", True),
+        ("gpt-4-0613", "gpt-4", False),
+        ("gpt-3.5-turbo-0125", "gpt-3.5-turbo", False),
+        ("claude-3-5-sonnet-latest", "claude-3-5-sonnet", True),
+    ],
+)
+def test_suffixes_are_stripped_one_at_a_time(model_id: str, canonical: str, vision: bool) -> None:
+    p = profile_for(model_id)
+    assert (p.canonical, p.vision) == (canonical, vision)

@@ -381,6 +381,7 @@ _MODEL_ROWS: tuple[Model, ...] = (
     Model("o4-mini", "openai-patches", _patches("1.72", 2048, 1536, "high"), _F_PATCH_A),
     # OpenAI text-only.
     Model("o1-mini", "openai-text", NoVision(), _F_NONE_OPENAI),
+    Model("o1-preview", "openai-text", NoVision(), _F_NONE_OPENAI),
     Model("o3-mini", "openai-text", NoVision(), _F_NONE_OPENAI),
     Model("gpt-3.5-turbo", "openai-text", NoVision(), _F_NONE_OPENAI),
     Model("gpt-4", "openai-text", NoVision(), _F_NONE_OPENAI),
@@ -572,6 +573,7 @@ PREFIXES: MappingProxyType[str, str] = MappingProxyType(
         "gpt-4.5-": "gpt-4.5-preview",
         "gpt-3.5-turbo": "gpt-3.5-turbo",
         "o1-mini-": "o1-mini",
+        "o1-preview-": "o1-preview",
         "o1-pro-": "o1-pro",
         "o1-": "o1",
         "o3-mini-": "o3-mini",
