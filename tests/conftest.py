@@ -25,10 +25,15 @@ def medium():  # type: ignore[no-untyped-def]
     return load_font("snap8x16")
 
 
-def system_font(name: str):  # type: ignore[no-untyped-def]
-    """A system font by name, or skip the test with the reason."""
+def _system_font(name: str):  # type: ignore[no-untyped-def]
     from snapshot.glyphs import available_fonts, load_font
 
     if name not in available_fonts():
         pytest.skip(f"system font {name} is not installed (apt: xfonts-base / fonts-spleen)")
     return load_font(name)
+
+
+@pytest.fixture(scope="session")
+def system_font():  # type: ignore[no-untyped-def]
+    """``system_font(name)``: a system font by name, or skip the test saying why."""
+    return _system_font

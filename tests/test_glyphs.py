@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import system_font
 
 from snapshot import glyphs
 from snapshot.errors import UnknownFontError
@@ -61,7 +60,7 @@ def test_fixed_atlas_entries(dense) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("name", ["snap5x8", "snap8x16", "misc-5x8", "spleen-5x8", "misc-6x12"])
-def test_markers_and_replacement_stay_clear_of_every_glyph(name: str) -> None:
+def test_markers_and_replacement_stay_clear_of_every_glyph(name: str, system_font) -> None:  # type: ignore[no-untyped-def]
     font = load_font(name) if name.startswith("snap") else system_font(name)
     for index in (REPLACEMENT, NEWLINE, CONTINUE, KEPT):
         assert font.atlas[index].sum() > 0, "markers are visible"
@@ -74,7 +73,7 @@ def test_marker_code_points_in_text_are_never_drawn(dense) -> None:  # type: ign
     assert dense.index_of("\ud800") is None  # a lone surrogate
 
 
-def test_path_loading_of_each_format(tmp_path: Path) -> None:
+def test_path_loading_of_each_format(tmp_path: Path, system_font) -> None:  # type: ignore[no-untyped-def]
     misc = system_font("misc-5x8")
     assert misc.path.suffix == ".gz"  # gzipped PCF straight through freetype
     assert load_font(misc.path).cell == (5, 8)

@@ -8,7 +8,6 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import system_font
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -80,7 +79,7 @@ def test_rasterize_matches_the_reference(
 
 
 @pytest.mark.parametrize("name", ["misc-4x6", "misc-6x12", "spleen-8x16"])
-def test_other_cell_widths(name: str) -> None:
+def test_other_cell_widths(name: str, system_font) -> None:  # type: ignore[no-untyped-def]
     font = system_font(name)
     g = Geometry(font, cols=17, rows=3, padding=3, col_gap=1, header=False)
     grid = np.random.default_rng(1).integers(0, len(font.chars), (3, 17))

@@ -7,7 +7,6 @@ import zlib
 
 import numpy as np
 import pytest
-from conftest import system_font
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -134,7 +133,7 @@ def test_white_on_black(dense) -> None:  # type: ignore[no-untyped-def]
     assert read(page.pixels, dense) == page.text
 
 
-def test_page_from_another_font_is_refused(dense) -> None:  # type: ignore[no-untyped-def]
+def test_page_from_another_font_is_refused(dense, system_font) -> None:  # type: ignore[no-untyped-def]
     other = system_font("spleen-5x8")
     g_other = Geometry.fit(other, 800, 200)
     page = render(CODE * 4, g_other)[0]
