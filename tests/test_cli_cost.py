@@ -244,3 +244,28 @@ def test_render_unknown_model_is_one_line(run_render, tmp_path: Path) -> None:  
         str(tmp_path / "o"),
     )
     assert code == 0
+
+
+def test_profiles_lists_a_profile_file(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    f = tmp_path / "team.toml"
+    f.write_text(
+        '[[profile]]\nmodel = "fable-dense"\nbase = "claude-fable-5"\n\n'
+        '[[profile]]\nmodel = "house-vlm"\nfont = "snap8x16"\n[profile.scheme]\nkind = "mistral-patches"\n'
+    )
+    code, out, _ = run("profiles", "--profile", str(f), "--json")
+    assert code == 0
+    records = json.loads(out)
+    assert [r["model"] for r in records] == ["fable-dense", "house-vlm"]
+    assert records[0]["canonical"] == "claude-fable-5" and records[1]["scheme"] == "mistral-patches"
+
+
+def test_cost_text_from_stdin(run, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    import io
+    import sys
+
+    data = ("hello world " * 500).encode()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = run("cost", "--model", "gpt-5.4", "--text", "-", "--json")
+    assert code == 0
+    record = json.loads(out)
+    assert record["chars"] == len(data) and record["text_tokens_exact"] is True
