@@ -670,13 +670,30 @@ CORPUS_SAMPLES = [
 
 @pytest.mark.corpus
 @pytest.mark.parametrize(("rel", "select"), CORPUS_SAMPLES, ids=[r for r, _ in CORPUS_SAMPLES])
-def test_corpus_conversations_export_valid_bodies(rel: str, select: dict[str, str]) -> None:
+def test_corpus_screenshots_all_travel(rel: str, select: dict[str, str]) -> None:
     from snapshot.transcript.formats import import_path
 
     (conv,) = import_path(_corpus() / rel, select=select)
-    for exporter, check in EXPORTERS:
-        out = exporter(conv)
-        check(out.body)
     images = sum(len(m.images()) for m in conv.path())
-    body = json.dumps(to_anthropic(conv))
-    assert body.count('"type": "image"') == images  # every screenshot travels
+    for exporter, _ in EXPORTERS:
+        assert len(body_image_sizes(exporter(conv).body)) == images, exporter.__name__
+
+
+@pytest.mark.corpus
+def test_every_benchmark_conversation_exports_valid_bodies() -> None:
+    """All 74 manifest conversations (every importer's), all four providers."""
+    from snapshot.transcript.formats import import_path
+
+    root = _corpus()
+    entries = json.loads((root / "benchmark.manifest.json").read_text())
+    assert len(entries) == 74
+    for e in entries:
+        select = {k: str(v) for k, v in (e.get("select") or {}).items()}
+        for conv in import_path(root / e["path"], select=select):
+            for exporter, check in EXPORTERS:
+                try:
+                    check(exporter(conv).body)
+                except AssertionError as exc:
+                    raise AssertionError(
+                        f"{e['id']} ({conv.agent}) {exporter.__name__}: {exc}"
+                    ) from exc
