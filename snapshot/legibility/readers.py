@@ -27,7 +27,7 @@ import numpy as np
 
 from snapshot.errors import ImageError, SnapshotError
 from snapshot.legibility.metrics import Score, score_lines
-from snapshot.legibility.resample import NATIVE, Filter, Preprocess, Seen, restore
+from snapshot.legibility.resample import NATIVE, Filter, Preprocess, Seen, resample_to, restore
 
 if TYPE_CHECKING:
     from snapshot.geometry import Geometry
@@ -81,15 +81,17 @@ class OracleReader:
 
     At native size the project's decoder (:func:`snapshot.read.read`) is exact.
     A resampled page no longer matches the crisp templates, so the oracle
-    brings it back to the native grid and compares each cell with the font's
-    glyphs put through the same down-and-back resample at the same sub-pixel
-    phase (``phase_bins`` per axis). Knowing font, grid and filter, it bounds
-    what any reader could recover. Its alphabet is printable ASCII (what the
-    hard lines use).
+    brings it back to the native grid and compares each cell with what each
+    glyph of the font looks like at that very cell after the same resample:
+    for every glyph it draws a page of the same size with the glyph in every
+    other column (neighbours left as paper), puts it through the same
+    down-and-back resample, and cuts the cells out. Same page size, same
+    filter, same sub-pixel phase, so even ``nearest`` is matched exactly.
+    Knowing font, grid and filter, it bounds what any reader could recover.
+    Its alphabet is printable ASCII (what the hard lines use).
     """
 
     restore_filter: Filter = "bilinear"
-    phase_bins: int = 8
 
     @property
     def name(self) -> str:
@@ -109,52 +111,47 @@ class OracleReader:
 
     def _match(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         g = layout.geometry
-        native = restore(seen, self.restore_filter).astype(np.float64) / 255.0
-        ink = native if layout.paper == 0 else 1.0 - native
+        paper = float(layout.paper)
         w, h = g.cell
         pw, ph = g.pitch
         ox, oy = g.origin
         first = 1 if g.header else 0
-        sx, sy = seen.scale
         filt: Filter = seen.filter or "bicubic"
         chars, bitmaps = _oracle_alphabet(g.font)
-        bins = self.phase_bins
-        offs_x = _phase_offsets(sx, bins)
-        offs_y = _phase_offsets(sy, bins)
-        cache: dict[tuple[int, int], np.ndarray] = {}
+        nw, nh = seen.native_size
 
-        def templates(bx: int, by: int) -> np.ndarray:
-            if (bx, by) not in cache:
-                from snapshot.legibility.confusability import degrade_glyphs
+        text_rows = g.rows - first
+        y0 = oy + first * ph
+        want = np.asarray(rows, dtype=np.int64)
 
-                t = degrade_glyphs(
-                    bitmaps,
-                    min(sx, sy) if sx == sy else sx,
-                    filt,
-                    restore_filter=self.restore_filter,
-                    offset=(offs_x[bx], offs_y[by]),
-                )
-                cache[(bx, by)] = t.reshape(len(t), -1)
-            return cache[(bx, by)]
+        def cells(native: np.ndarray) -> np.ndarray:
+            """(len(rows), cols, h*w) ink values of the requested rows' cells."""
+            ink = np.abs(native.astype(np.float32) - paper) / 255.0
+            band = ink[y0 : y0 + text_rows * ph, ox : ox + g.cols * pw]
+            full = np.zeros((text_rows * ph, g.cols * pw), np.float32)
+            full[: band.shape[0], : band.shape[1]] = band
+            grid = full.reshape(text_rows, ph, g.cols, pw)[want, :h, :, :w]
+            return grid.transpose(0, 2, 1, 3).reshape(len(rows), g.cols, h * w)
 
-        def phase_bin(pos: int, s: float) -> int:
-            return min(bins - 1, int((pos * s) % 1.0 * bins))
-
-        out = []
-        for r in rows:
-            y = oy + (first + r) * ph
-            by = phase_bin(y, sy)
-            text = []
-            for c in range(g.cols):
-                x = ox + c * pw
-                cell = np.zeros((h, w))
-                part = ink[y : y + h, x : x + w]
-                cell[: part.shape[0], : part.shape[1]] = part
-                t = templates(phase_bin(x, sx), by)
-                d = ((t - cell.reshape(1, -1)) ** 2).sum(axis=1)
-                text.append(chars[int(np.argmin(d))])
-            out.append("".join(text).rstrip(" "))
-        return out
+        page = cells(restore(seen, self.restore_filter))
+        best = np.full((len(rows), g.cols), np.inf, np.float32)
+        pick = np.zeros((len(rows), g.cols), np.int64)
+        for k in range(len(chars)):
+            for parity in (0, 1):
+                canvas = np.full((nh, nw), paper, np.uint8)
+                block = np.zeros((text_rows, ph, g.cols, pw), bool)
+                block[:, :h, parity::2, :w] = bitmaps[k][:, None, :].astype(bool)
+                flat = block.reshape(text_rows * ph, g.cols * pw)
+                region = canvas[y0 : y0 + flat.shape[0], ox : ox + flat.shape[1]]
+                region[flat[: region.shape[0], : region.shape[1]]] = 255 - int(paper)
+                small = resample_to(canvas, seen.content_size, filt)
+                tpl = cells(resample_to(small, (nw, nh), self.restore_filter))
+                d = ((tpl - page) ** 2).sum(axis=2)
+                d[:, 1 - parity :: 2] = np.inf  # only the columns this page drew in
+                better = d < best
+                best[better] = d[better]
+                pick[better] = k
+        return ["".join(chars[int(i)] for i in row).rstrip(" ") for row in pick]
 
 
 @functools.lru_cache(maxsize=8)
@@ -164,22 +161,6 @@ def _oracle_alphabet(font: Any) -> tuple[str, np.ndarray]:
     gs = glyph_set(font)
     space = np.zeros((1, *gs.bitmaps.shape[1:]), dtype=np.uint8)
     return " " + gs.chars, np.concatenate([space, gs.bitmaps])
-
-
-def _phase_offsets(scale: float, bins: int) -> list[int]:
-    """For each phase bin, an integer offset (>= 3 px, room for filter support)
-    whose scaled position falls closest to the bin's centre."""
-    span = range(3, 3 + max(bins * 4, math.ceil(4 / scale)))
-    out = []
-    for b in range(bins):
-        target = (b + 0.5) / bins
-
-        def dist(d: int, target: float = target) -> float:
-            f = (d * scale) % 1.0
-            return min(abs(f - target), 1.0 - abs(f - target))
-
-        out.append(min(span, key=dist))
-    return out
 
 
 # ---------------------------------------------------------------------------- OCR crops
