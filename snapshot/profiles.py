@@ -298,6 +298,11 @@ class Profile:
             "scheme": self.scheme.kind,
             "scheme_detail": self.scheme.describe(),
             "scheme_source": self.scheme_fact.cite(),
+            "scheme_label": self.scheme_fact.label,
+            # False when the provider does not document what size the model works at
+            # (Gemini 3): "never resampled" then rests on the reader evidence alone.
+            "resample_documented": bool(getattr(self.scheme, "seen_documented", True)),
+            "legible_max": list(self.legible_max),
             "vision": self.vision,
             "font": self.font,
             "page": None,

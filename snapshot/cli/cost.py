@@ -267,7 +267,7 @@ def run_profiles(args: argparse.Namespace) -> int:
     if args.json:
         _emit(records[0] if args.model else records)
         return 0
-    head = f"{'model':26} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}"
+    head = f"{'model':26} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  scheme"
     print(head)
     for r in records:
         if not r["vision"]:
@@ -279,7 +279,9 @@ def run_profiles(args: argparse.Namespace) -> int:
         print(
             f"{r['model']:26} {r['family']:16} {r['font']:9} {page:>10} {grid:>8} "
             f"{r['chars_per_page']:>6} {r['tokens_per_page']:>6} {r['chars_per_token']:>6.2f} {imgs:>5}"
+            f"  {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
         )
+    print("scheme: how far the billing rule is documented (documented / measured / uncertain)")
     if args.model:
         for e in records[0]["evidence"]:
             print(f"  evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
