@@ -3,6 +3,8 @@ harder to read fails the build."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from snapshot.legibility.hardlines import hard_lines
@@ -18,6 +20,7 @@ SAMPLE_ROWS = 16
 SNAP5X8_FLOOR = 0.93
 
 
+@functools.cache  # each font's sample is read once per test session
 def _read_sample(font_name: str) -> Measurement:
     from snapshot.glyphs import load_font
 
