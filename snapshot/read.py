@@ -47,7 +47,6 @@ MISMATCH_LIMIT = 0.15
 CONFIRMED_LIMIT = 0.35
 PRIOR = 0.5  # SSD penalty for non-ASCII templates (twice that for fallback glyphs)
 _SHIFT = 3  # px searched around the expected origin
-_HEADER_CHARS = "page0123456789/ xdflowinsg+-_"
 
 
 @dataclass(frozen=True)
@@ -220,7 +219,7 @@ def _find_origin(
 
 def _read_header_at(img: np.ndarray, font: Font, x0: int, y0: int, gap: int) -> str:
     w = font.cell[0]
-    cols = max(1, min(80, (img.shape[1] - max(x0, 0)) // (w + gap)))
+    cols = max(1, min(120, (img.shape[1] - max(x0, 0)) // (w + gap)))
     probe = Geometry(font, cols=max(3, cols), rows=2, padding=0, col_gap=gap, header=True)
     idx, _ = _match(_cells(img, x0, y0, probe, range(0, 1)), _templates(font))
     return "".join(font.chars[i] for i in idx[0][:cols])
@@ -358,7 +357,6 @@ def _cells_to_text(idx: np.ndarray, font: Font, *, flow: bool, last: bool, conti
     table = {NEWLINE: "\n", CONTINUE: "", KEPT: KEPT_MARK}
     wide = font.wide
     rows = idx.tolist()
-    cols = idx.shape[1] if idx.ndim == 2 else 0
 
     def cell(i: int) -> str:
         if i in table:
@@ -382,7 +380,7 @@ def _cells_to_text(idx: np.ndarray, font: Font, *, flow: bool, last: bool, conti
             parts.append(row_text(r, pads_before(nxt, 0)))
         out = "".join(parts)
         return out.rstrip(" ") if last else out
-    lines: list[str] = []
+    lines: list[list[str | bool]] = []  # [text, ended]
     for n, r in enumerate(rows):
         nxt = rows[n + 1] if n + 1 < len(rows) else None
         cont_next = (nxt is not None and nxt[0] == CONTINUE) or (nxt is None and continued)
@@ -391,19 +389,17 @@ def _cells_to_text(idx: np.ndarray, font: Font, *, flow: bool, last: bool, conti
         text = row_text(body, cont_next and pads_before(nxt, 1))
         if not cont_next:
             text = text.rstrip(" ")
-        if is_cont and lines:
-            lines[-1] += text
+        if is_cont and lines and not lines[-1][1]:
+            lines[-1][0] = str(lines[-1][0]) + text
         else:
-            lines.append(text)
-        if not cont_next:
-            lines[-1] += "\x00"  # end of line marker, resolved below
-    del cols
-    if last:
-        while lines and lines[-1] == "\x00":
+            lines.append([text, False])
+        lines[-1][1] = not cont_next
+    if last:  # blank rows after the text are page padding
+        while lines and lines[-1] == ["", True]:
             lines.pop()
-        out = "".join(line[:-1] + "\n" if line.endswith("\x00") else line for line in lines)
-        return out[:-1] if out.endswith("\n") else out
-    return "".join(line[:-1] + "\n" if line.endswith("\x00") else line for line in lines)
+    out = "".join(str(t) + ("\n" if ended else "") for t, ended in lines)
+    # the text's own final newline is drawn as a marker; the last line's end is not
+    return out[:-1] if last and out.endswith("\n") else out
 
 
 def decodable_chars(font: Font) -> str:
