@@ -217,3 +217,20 @@ def test_bdf_loads_through_freetype() -> None:
                     if bm.buffer[y * bm.pitch + x // 8] & (0x80 >> (x % 8)):
                         cell[ascent - g.bitmap_top + y, g.bitmap_left + x] = 1
             assert np.array_equal(cell, glyphs[ch]), f"{name} {ch!r} differs after FreeType"
+
+
+@pytest.mark.ocr
+@pytest.mark.slow
+def test_dense_face_reads_well_with_a_real_ocr_engine() -> None:
+    """A glyph edit that makes snap5x8 harder to read fails here (0.95 goal; about 0.98 now)."""
+    pytest.importorskip("rapidocr_onnxruntime")
+    spec = importlib.util.spec_from_file_location(
+        "_font_ocr_iterate", FONT_DIR.parent / "bench" / "font_ocr_iterate.py"
+    )
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench
+    spec.loader.exec_module(bench)
+    lines = bench.hard_lines(16, seed=3)
+    acc, _, _, conf, _ = bench.score(lines, bench.rapidocr_reader(), build.load_sources("snap5x8"))
+    assert acc >= 0.95, f"snap5x8 reads at {acc:.3f}; top confusions {conf.most_common(5)}"
