@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from dataclasses import fields, replace
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.model import (
@@ -20,6 +29,7 @@ from snapshot.transcript.model import (
     linear,
     tool_pairing,
 )
+from snapshot.transcript.store import Store
 from snapshot.transcript.tree import (
     Checkpoint,
     add_checkpoint,
@@ -451,3 +461,126 @@ def test_context_share_sorts_chars_by_kind() -> None:
     assert share.chars["tool results"] == 4000 and share.chars["assistant"] == 4
     assert share.chars["tool calls"] > 400
     assert [k for k, _ in share.images] == ["user"]
+
+
+# --- a random session: operations in any order --------------------------------------------
+
+
+class Session(RuleBasedStateMachine):
+    """Branch, fork, checkpoint, rewind, trim and append in random order, saving when clean.
+
+    After every step: every checkpoint still names the message it was put on
+    (trims drop labels, nothing moves them), the live path has no orphan tool
+    result, and a conversation at a clean tip round-trips through the store
+    together with its checkpoints.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.store = Store(tempfile.mkdtemp(prefix="snapshot-session-"))
+        self.conv = Conversation("s", (), None)
+        self.cps: tuple[Checkpoint, ...] = ()
+        self.labels: dict[str, str] = {}  # label -> the message it was put on, forever
+        self.counter = 0
+
+    @initialize(conv=trees())
+    def start(self, conv: Conversation) -> None:
+        self.conv = replace(conv, id="s")
+
+    def _pick(self, k: int) -> str:
+        return self.conv.messages[k % len(self.conv.messages)].id
+
+    @rule(k=st.integers(0, 1000))
+    def do_branch(self, k: int) -> None:
+        before = self.conv
+        self.conv = branch(before, self._pick(k))
+        assert self.conv.messages is before.messages
+
+    @rule(k=st.integers(0, 1000))
+    def do_checkpoint(self, k: int) -> None:
+        target = self._pick(k)
+        label = f"l{self.counter}"
+        self.counter += 1
+        if open_calls(self.conv, target):
+            with pytest.raises(TranscriptError):
+                add_checkpoint(self.conv, self.cps, label, at=target)
+            return
+        self.cps = add_checkpoint(self.conv, self.cps, label, at=target)
+        self.labels[label] = target
+
+    @precondition(lambda self: bool(self.cps))
+    @rule(k=st.integers(0, 1000))
+    def do_rewind(self, k: int) -> None:
+        cp = self.cps[k % len(self.cps)]
+        result = rewind(self.conv, self.cps, cp.label)
+        assert result.conversation.tip == cp.message
+        assert result.conversation.messages is self.conv.messages
+        self.conv = result.conversation
+
+    @rule(k=st.integers(0, 1000), adopt=st.booleans())
+    def do_fork(self, k: int, adopt: bool) -> None:
+        forked = fork(self.conv, "f", at=self._pick(k))
+        assert not all_ids(forked) & all_ids(self.conv)
+        if adopt:  # continue in the fork: no checkpoint can follow (fresh ids)
+            self.conv = replace(forked, id="s")
+            report = reconcile_checkpoints(self.conv, self.cps)
+            assert report.kept == ()
+            self.cps = ()
+
+    @rule(budget=st.integers(0, 2000))
+    def do_trim(self, budget: int) -> None:
+        trim = trim_for_resume(self.conv, budget, checkpoints=self.cps)
+        assert not tool_pairing(trim.conversation.path()).orphan_results
+        assert set(trim.checkpoints.kept) <= set(self.cps)
+        for d in trim.checkpoints.dropped:
+            assert d.checkpoint.message not in trim.conversation.index
+        self.conv, self.cps = trim.conversation, trim.checkpoints.kept
+
+    @rule(size=st.integers(0, 300), with_call=st.booleans())
+    def do_append(self, size: int, with_call: bool) -> None:
+        """Continue from the tip: answer any open call first, then a prompt or a tool round."""
+        msgs = list(self.conv.messages)
+        tip = self.conv.tip
+        waiting = open_calls(self.conv) if tip is not None else ()
+        n = self.counter
+        self.counter += 1
+        if waiting:
+            results = tuple(ToolResult(c.id, (TextBlock("r" * size),)) for c in waiting)
+            msgs.append(Message(f"x{n}r", tip, "tool", results))
+            tip = f"x{n}r"
+        if with_call:
+            msgs.append(Message(f"x{n}a", tip, "assistant", (ToolCall(f"k{n}", "bash", {}),)))
+            msgs.append(Message(f"x{n}b", f"x{n}a", "tool", (ToolResult(f"k{n}", ()),)))
+            tip = f"x{n}b"
+        else:
+            msgs.append(Message(f"x{n}u", tip, "user", (TextBlock("u" * size),)))
+            tip = f"x{n}u"
+        self.conv = self.conv.with_messages(msgs, tip)
+
+    @invariant()
+    def labels_never_move(self) -> None:
+        for c in self.cps:
+            assert c.message == self.labels[c.label]
+            assert c.message in self.conv.index
+
+    @invariant()
+    def no_orphans_and_clean_states_round_trip(self) -> None:
+        if self.conv.tip is None:
+            return
+        assert not tool_pairing(self.conv.path()).orphan_results
+        if not open_calls(self.conv):
+            self.store.save_all(self.conv, self.cps)
+            assert self.store.load("s") == self.conv
+            assert self.store.load_checkpoints("s") == self.cps
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.store.root, ignore_errors=True)
+
+
+Session.TestCase.settings = settings(
+    max_examples=25,
+    stateful_step_count=20,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+test_random_sessions = Session.TestCase
