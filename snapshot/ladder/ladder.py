@@ -117,6 +117,34 @@ def _summary_tokens(target: Target, summary: Summary, result: Conversation) -> i
     return tokens
 
 
+def _finish(
+    conv: Conversation,
+    steps: list[RungRecord],
+    before: int,
+    tokens: int,
+    budget: int,
+    target: Target,
+    *,
+    pages: tuple[Any, ...] = (),
+    summary: Summary | None = None,
+    model_calls: int = 0,
+) -> LadderResult:
+    """The ladder's result; a result over budget always says why."""
+    failure = None if tokens <= budget else _budget_failure(conv, target, budget, tokens)
+    return LadderResult(
+        conv,
+        tuple(steps),
+        before,
+        tokens,
+        budget,
+        failure,
+        summary,
+        model_calls,
+        target.correction,
+        pages,
+    )
+
+
 def run_ladder(
     conv: Conversation,
     target: Target,
@@ -137,13 +165,9 @@ def run_ladder(
         steps.append(replace(blind.record, notes=("reader has no vision", *blind.record.notes)))
         current = blind.conversation
     tokens = target.tokens(current.path())
-    if tokens <= budget:
-        return LadderResult(
-            current, tuple(steps), before, tokens, budget, correction=target.correction
-        )
 
     for rung in opts.rungs:
-        if rung == "summary":
+        if tokens <= budget or rung == "summary":
             break
         if rung == "snapshot" and not target.vision:
             steps.append(RungRecord("snapshot", notes=("skipped: the reader has no vision",)))
@@ -153,77 +177,43 @@ def run_ladder(
         current = result.conversation
         pages = result.pages or pages
         tokens = target.tokens(current.path())
-        if tokens <= budget:
-            return LadderResult(
-                current,
-                tuple(steps),
-                before,
-                tokens,
-                budget,
-                correction=target.correction,
-                pages=pages,
-            )
 
-    if "summary" in opts.rungs:
-        chosen = summarizer or ModelledSummarizer()
-        result, summary = summarize_middle(
-            current,
-            target,
-            chosen,
-            keep_turns=opts.keep_turns,
-            tail_share=opts.sheets.tail_share,
-        )
-        summarized = _summary_tokens(target, summary, result.conversation)
-        calls = 1 if summary.source == "model" else 0
-        if summarized >= tokens:
-            # A summary longer than what it replaces only costs more: keep the free result.
-            steps.append(
-                RungRecord(
-                    "summary",
-                    notes=(
-                        f"not taken: the {summary.source} summary ({summarized:,} tokens in all) "
-                        f"would not shrink the request ({tokens:,})",
-                    ),
-                )
-            )
-            return LadderResult(
-                current,
-                tuple(steps),
-                before,
-                tokens,
-                budget,
-                _budget_failure(current, target, budget, tokens),
-                correction=target.correction,
-                pages=pages,
-                model_calls=calls,
-            )
-        steps.append(result.record)
-        tokens = summarized
-        failure = (
-            None
-            if tokens <= budget
-            else _budget_failure(result.conversation, target, budget, tokens)
-        )
-        return LadderResult(
-            result.conversation,
-            tuple(steps),
-            before,
-            tokens,
-            budget,
-            failure,
-            summary,
-            calls,
-            target.correction,
-        )
-    return LadderResult(
+    if tokens <= budget or "summary" not in opts.rungs:
+        return _finish(current, steps, before, tokens, budget, target, pages=pages)
+
+    result, summary = summarize_middle(
         current,
-        tuple(steps),
+        target,
+        summarizer or ModelledSummarizer(),
+        keep_turns=opts.keep_turns,
+        tail_share=opts.sheets.tail_share,
+    )
+    summarized = _summary_tokens(target, summary, result.conversation)
+    calls = 1 if summary.source == "model" else 0
+    if summarized >= tokens:
+        # A summary longer than what it replaces only costs more: keep the free result.
+        steps.append(
+            RungRecord(
+                "summary",
+                notes=(
+                    f"not taken: the {summary.source} summary ({summarized:,} tokens in all) "
+                    f"would not shrink the request ({tokens:,})",
+                ),
+            )
+        )
+        return _finish(
+            current, steps, before, tokens, budget, target, pages=pages, model_calls=calls
+        )
+    steps.append(result.record)
+    return _finish(
+        result.conversation,
+        steps,
         before,
-        tokens,
+        summarized,
         budget,
-        _budget_failure(current, target, budget, tokens),
-        correction=target.correction,
-        pages=pages,
+        target,
+        summary=summary,
+        model_calls=calls,
     )
 
 
