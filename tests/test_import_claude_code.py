@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from snapshot.errors import TranscriptError
-from snapshot.transcript.formats import ImportOptions, detect, import_path
+from snapshot.transcript.formats import ImportOptions, _common, detect, import_path
 from snapshot.transcript.formats import claude_code as cc
 from snapshot.transcript.model import (
     ImageBlock,
@@ -305,7 +305,7 @@ def test_orphan_results_and_unanswered_calls_are_reported(tmp_path: Path) -> Non
 def test_giant_record_is_skipped_with_a_warning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(cc, "MAX_RECORD_BYTES", 10_000)
+    monkeypatch.setattr(_common, "MAX_RECORD_BYTES", 10_000)
     huge = user("u2", "u1", "x" * 50_000)
     path = write_jsonl(
         tmp_path / "s.jsonl",

@@ -23,7 +23,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats.claude_code import (
+from snapshot.transcript.formats._common import (
     Warnings,
     head_records,
     iter_json_lines,

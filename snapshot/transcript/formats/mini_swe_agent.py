@@ -25,7 +25,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats.claude_code import (
+from snapshot.transcript.formats._common import (
     Warnings,
     matches_select,
     pairing_warnings,
