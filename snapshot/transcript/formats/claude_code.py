@@ -65,10 +65,10 @@ from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
+    add_pairing_warnings,
     head_records,
     iter_json_lines,
     matches_select,
-    pairing_warnings,
     read_prompt,
 )
 from snapshot.transcript.model import (
@@ -542,7 +542,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             meta=meta,
         )
         try:
-            pairing_warnings(f"{path}", conv.path(), w)
+            add_pairing_warnings(f"{path}", conv.path(), w)
         except TranscriptError as exc:  # a parent cycle in a hand-edited file
             raise TranscriptError(f"{path}: {exc}") from exc
         conv = replace(conv, warnings=w.tuple())
@@ -695,7 +695,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             messages.append(Message(mid, parent, d.role, tuple(d.blocks), d.meta))
             parent = mid
         w = Warnings(list(warnings.items), Counter(warnings.per_kind))
-        pairing_warnings(f"{path} ({agent})", messages, w)
+        add_pairing_warnings(f"{path} ({agent})", messages, w)
         conv = Conversation(
             id=conv_id,
             messages=tuple(messages),

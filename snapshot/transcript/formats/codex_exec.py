@@ -25,10 +25,10 @@ from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
+    add_pairing_warnings,
     head_records,
     iter_json_lines,
     matches_select,
-    pairing_warnings,
     read_prompt,
 )
 from snapshot.transcript.model import (
@@ -209,7 +209,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: no Codex exec events found; is this a `codex exec --json` log? "
             "(force another format with --format)"
         )
-    pairing_warnings(str(path), b.messages, warnings)
+    add_pairing_warnings(str(path), b.messages, warnings)
     conv = Conversation(
         id=thread_id or path.stem,
         messages=tuple(b.messages),

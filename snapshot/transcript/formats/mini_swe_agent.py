@@ -27,8 +27,8 @@ from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
+    add_pairing_warnings,
     matches_select,
-    pairing_warnings,
     read_json_document,
     tail_bytes,
 )
@@ -138,7 +138,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 
     if not messages:
         raise TranscriptError(f"{path}: the trajectory holds no messages")
-    pairing_warnings(str(path), messages, warnings)
+    add_pairing_warnings(str(path), messages, warnings)
     conv_meta: dict[str, Any] = {"format_errors": format_errors, "instance_id": conv_id}
     for key in ("exit_status", "mini_version", "model_stats"):
         if key in info:

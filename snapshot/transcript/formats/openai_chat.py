@@ -8,25 +8,24 @@ on it too.
 
 Pairing: ``tool_calls[].id`` = ``tool_call_id`` of a ``role: "tool"`` message;
 the legacy ``function_call`` / ``role: "function"`` pair by position.
-
-This module also holds the small helpers the other JSON-based importers of
-this family share (JSON loading that names the line, data URLs, image headers).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
-import io
-import json
 import re
-import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats._common import (
+    head_text,
+    image_or_note,
+    load_json,
+    pairing_warnings,
+    parse_arguments,
+)
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -37,187 +36,9 @@ from snapshot.transcript.model import (
     ThinkingBlock,
     ToolCall,
     ToolResult,
-    tool_pairing,
 )
 
 NAME = "openai-chat"
-
-# Images larger than this many pixels are refused at import: a header claiming
-# 50 000 x 50 000 is a decompression bomb waiting for whoever decodes it later.
-MAX_IMAGE_PIXELS = 1 << 28
-
-# What providers accept as image media types.
-IMAGE_MEDIA_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-
-_PIL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-
-
-# --- shared helpers ---------------------------------------------------------------
-
-
-def load_json(path: Path) -> Any:
-    """Parse a whole JSON file; a syntax error names the file, line and column."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(
-            f"{path}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}; "
-            "fix the file or import another one"
-        ) from exc
-    except RecursionError as exc:
-        raise TranscriptError(f"{path}: JSON nested too deeply to import") from exc
-
-
-def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for every line of a JSON-lines file.
-
-    A malformed line is reported in ``warnings_out`` (file and line) and the
-    rest is still read, so one torn write does not lose a whole log.
-    """
-    try:
-        fh = path.open("r", encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield lineno, json.loads(line)
-            except json.JSONDecodeError as exc:
-                warnings_out.append(f"{path}:{lineno}: malformed JSON line skipped ({exc.msg})")
-            except RecursionError:
-                warnings_out.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")
-
-
-def head_text(head: bytes) -> str:
-    return head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-
-
-def image_header(data: bytes) -> tuple[str, int, int]:
-    """``(media type, width, height)`` from an encoded image's header.
-
-    Pillow's ``open`` reads only the header; pixels are never decoded here.
-    Raises :class:`TranscriptError` when the bytes are not a PNG/JPEG/GIF/WebP
-    image or claim more than :data:`MAX_IMAGE_PIXELS` pixels.
-    """
-    from PIL import Image
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Pillow's bomb warning: we apply our own cap
-            with Image.open(io.BytesIO(data)) as img:
-                fmt = img.format or ""
-                width, height = img.size
-    except Image.DecompressionBombError as exc:
-        raise TranscriptError(f"image too large to be safe: {exc}") from exc
-    except Exception as exc:  # Pillow raises many types for garbage bytes
-        raise TranscriptError(
-            f"not an image ({len(data)} bytes starting {data[:8]!r}): {exc}"
-        ) from exc
-    media_type = _PIL_FORMATS.get(fmt)
-    if media_type is None:
-        raise TranscriptError(f"unsupported image format {fmt or 'unknown'!r}")
-    if width * height > MAX_IMAGE_PIXELS:
-        raise TranscriptError(f"image claims {width}x{height} pixels, more than is safe to keep")
-    return media_type, width, height
-
-
-def image_file_header(path: Path) -> tuple[str, int, int]:
-    """Like :func:`image_header` for a file, reading only its first bytes."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(256 * 1024)  # headers (even JPEG's EXIF) sit at the start
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        return image_header(head)
-    except TranscriptError as exc:
-        raise TranscriptError(f"{path}: {exc}") from exc
-
-
-_DATA_URL = re.compile(r"^data:([\w.+/-]*)((?:;[\w=.+-]+)*?)(;base64)?,", re.IGNORECASE)
-
-
-def image_from_bytes(data: bytes, origin: str) -> ImageBlock:
-    """An :class:`ImageBlock` whose media type and size come from the header.
-
-    The header is trusted over any declared type: a PNG labelled image/jpeg
-    is common in real logs and providers reject the mismatch.
-    """
-    media_type, width, height = image_header(data)
-    return ImageBlock(media_type=media_type, data=data, width=width, height=height, origin=origin)
-
-
-def image_from_data_url(url: str, origin: str) -> ImageBlock:
-    """Decode a ``data:image/...;base64,...`` URL; raises TranscriptError when it is not one."""
-    m = _DATA_URL.match(url)
-    if m is None or not m.group(3):
-        raise TranscriptError(f"not a base64 data URL ({url[:40]!r}...)")
-    payload = url[m.end() :]
-    try:
-        data = base64.b64decode(payload, validate=False)
-    except (binascii.Error, ValueError) as exc:
-        raise TranscriptError(f"data URL is not valid base64: {exc}") from exc
-    return image_from_bytes(data, origin)
-
-
-def image_or_note(url: str, origin: str, where: str, warns: list[str]) -> Block:
-    """An image from a URL, or a text note (and a warning) when it cannot be kept.
-
-    Remote URLs are not fetched (no network at import); they stay as a note.
-    """
-    if url.startswith("data:"):
-        try:
-            return image_from_data_url(url, origin)
-        except TranscriptError as exc:
-            warns.append(f"{where}: image dropped: {exc}")
-            return TextBlock(f"[image not kept: {exc}]")
-    warns.append(f"{where}: remote image URL kept as text (not fetched)")
-    return TextBlock(f"[image: {url}]")
-
-
-def pairing_warnings(messages: Sequence[Message], where: str) -> list[str]:
-    """Warnings for tool results without calls and calls without results."""
-    pairing = tool_pairing(messages)
-    out: list[str] = []
-    if pairing.orphan_results:
-        ids = ", ".join(pairing.orphan_results[:5])
-        out.append(
-            f"{where}: {len(pairing.orphan_results)} tool result(s) without a call ({ids}); "
-            "exporters turn them into text"
-        )
-    if pairing.unanswered_calls:
-        ids = ", ".join(pairing.unanswered_calls[:5])
-        out.append(
-            f"{where}: {len(pairing.unanswered_calls)} tool call(s) without a result ({ids}); "
-            "exporters answer them with an error result"
-        )
-    return out
-
-
-def parse_arguments(raw: Any, where: str, warns: list[str]) -> dict[str, Any]:
-    """Tool-call arguments: a JSON object string (or already an object)."""
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    if raw is None or raw == "":
-        return {}
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError:
-            warns.append(f"{where}: tool-call arguments are not JSON; kept as a string")
-            return {"_raw_arguments": raw}
-        if isinstance(value, dict):
-            return value
-        return {"_arguments": value}
-    return {"_arguments": raw}
 
 
 # --- OpenAI chat parsing -------------------------------------------------------------

@@ -42,7 +42,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats.openai_chat import (
+from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
     iter_jsonl,

@@ -25,7 +25,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats.openai_chat import (
+from snapshot.transcript.formats._common import (
     image_file_header,
     iter_jsonl,
     pairing_warnings,

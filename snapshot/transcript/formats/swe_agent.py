@@ -32,8 +32,8 @@ from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
+    add_pairing_warnings,
     matches_select,
-    pairing_warnings,
     read_json_document,
 )
 from snapshot.transcript.model import (
@@ -189,7 +189,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         messages = _agent_messages(path, agent, history, w)
         if not messages:
             continue
-        pairing_warnings(f"{path} ({agent})", messages, w)
+        add_pairing_warnings(f"{path} ({agent})", messages, w)
         conv = Conversation(
             id=conv_id,
             messages=tuple(messages),

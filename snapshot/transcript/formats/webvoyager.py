@@ -24,12 +24,12 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats.openai_chat import (
+from snapshot.transcript.formats._common import (
     image_file_header,
     load_json,
-    messages_from_openai,
     pairing_warnings,
 )
+from snapshot.transcript.formats.openai_chat import messages_from_openai
 from snapshot.transcript.model import Block, Conversation, ImageBlock, Message, TextBlock
 
 NAME = "webvoyager"
