@@ -25,13 +25,20 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from warnings import catch_warnings, simplefilter
 
 from snapshot.errors import TranscriptError
-from snapshot.transcript.model import Block, ImageBlock, Message, TextBlock, tool_pairing
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    ImageBlock,
+    Message,
+    TextBlock,
+    tool_pairing,
+)
 
 # --- record-by-record logs: capped warnings, lenient JSON reading -------------
 
@@ -67,6 +74,10 @@ class Warnings:
 
     def tuple(self) -> tuple[str, ...]:
         return tuple(self.items)
+
+    def copy(self) -> Warnings:
+        """An independent copy: each conversation of a file goes on with its own."""
+        return Warnings(list(self.items), self.per_kind.copy())
 
 
 def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]:
@@ -195,6 +206,17 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
         if len(out) >= limit:
             break
     return out
+
+
+def content_text(content: Any) -> str:
+    """Chat message content → text; newer runs may use a list of typed parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
+    return str(content)
 
 
 def prompt_file_for(path: Path) -> Path | None:
@@ -351,6 +373,24 @@ def image_from_bytes(data: bytes, origin: str) -> ImageBlock:
     return ImageBlock(media_type=media_type, data=data, width=width, height=height, origin=origin)
 
 
+def image_from_file(path: Path, origin: str) -> ImageBlock:
+    """An :class:`ImageBlock` referencing an image file, its size read from the header.
+
+    The pixels stay on disk; raises :class:`TranscriptError` (naming the file)
+    when it is not an image that can be kept.
+    """
+    media_type, width, height = image_file_header(path)
+    return ImageBlock(
+        media_type=media_type, path=str(path), width=width, height=height, origin=origin
+    )
+
+
+def image_url_of(part: Mapping[str, Any]) -> Any:
+    """The URL of an OpenAI-style image part: ``image_url`` is a string or ``{"url": ...}``."""
+    ref = part.get("image_url")
+    return ref.get("url") if isinstance(ref, Mapping) else ref
+
+
 def image_from_data_url(url: str, origin: str) -> ImageBlock:
     """Decode a ``data:image/...;base64,...`` URL; raises TranscriptError when it is not one."""
     m = _DATA_URL.match(url)
@@ -399,6 +439,17 @@ def pairing_warnings(messages: Sequence[Message], where: str) -> list[str]:
             "exporters answer them with an error result"
         )
     return out
+
+
+def skipped_warning(where: str, not_what: str, skipped: Mapping[str, int]) -> str:
+    """One line counting what an importer skipped by kind: ``2 × role 'x', ...``."""
+    what = ", ".join(f"{n} × {k}" for k, n in sorted(skipped.items()))
+    return f"{where}: skipped what is not {not_what}: {what}"
+
+
+def with_file_warnings(conv: Conversation, file_warnings: Sequence[str]) -> Conversation:
+    """``conv`` with a file's own warnings first: they belong to every conversation in it."""
+    return replace(conv, warnings=(*file_warnings, *conv.warnings))
 
 
 def parse_arguments(raw: Any, where: str, warns: list[str]) -> dict[str, Any]:

@@ -20,7 +20,6 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,8 @@ from snapshot.transcript.formats._common import (
     iter_jsonl,
     load_json,
     pairing_warnings,
+    skipped_warning,
+    with_file_warnings,
 )
 from snapshot.transcript.model import (
     Block,
@@ -180,8 +181,7 @@ def conversation_from_body(
         messages.append(Message(f"m{i}", parent, nrole, tuple(blocks)))
     warns = parser.warns
     if parser.skipped:
-        what = ", ".join(f"{n} × {k}" for k, n in sorted(parser.skipped.items()))
-        warns.append(f"{where}: skipped what is not Anthropic Messages: {what}")
+        warns.append(skipped_warning(where, "Anthropic Messages", parser.skipped))
         meta["skipped"] = dict(parser.skipped)
     warns.extend(pairing_warnings(messages, where))
     return Conversation(
@@ -219,7 +219,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             )
         if not out and not options.select:
             raise TranscriptError(f"{path}: no request bodies found")
-        return [replace(c, warnings=(*file_warns, *c.warnings)) for c in out]
+        return [with_file_warnings(c, file_warns) for c in out]
     data = load_json(path)
     if not isinstance(data, Mapping | list):
         raise TranscriptError(f"{path}: expected a request body object or a list of messages")

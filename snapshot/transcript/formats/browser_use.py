@@ -37,9 +37,11 @@ from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
+    image_url_of,
     load_json,
     pairing_warnings,
     parse_arguments,
+    skipped_warning,
 )
 from snapshot.transcript.model import (
     Block,
@@ -99,8 +101,7 @@ class _Converter:
             if kind == "text":
                 out.append(TextBlock(str(part.get("text") or "")))
             elif kind == "image_url":
-                ref = part.get("image_url")
-                url = ref.get("url") if isinstance(ref, Mapping) else ref
+                url = image_url_of(part)
                 if isinstance(url, str):
                     out.append(image_or_note(url, "screenshot", f"{at} part {j}", self.warns))
             elif kind == "tool_use":
@@ -236,8 +237,7 @@ def conversation_from_steps(data: Mapping[str, Any], path: Path) -> Conversation
     }
     if conv.skipped:
         meta["skipped"] = dict(conv.skipped)
-        what = ", ".join(f"{n} × {k}" for k, n in sorted(conv.skipped.items()))
-        warns.append(f"{path}: skipped what is not a LangChain message: {what}")
+        warns.append(skipped_warning(str(path), "a LangChain message", conv.skipped))
     warns.extend(pairing_warnings(messages, str(path)))
     return Conversation(
         id=path.stem,

@@ -531,7 +531,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         group = [
             x if x.parent is None or x.parent in ids else replace(x, parent=None) for x in group
         ]
-        w = Warnings(list(warnings.items), warnings.per_kind.copy())
+        w = warnings.copy()
         conv = Conversation(
             id=conv_id,
             messages=tuple(group),
@@ -694,7 +694,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             seen.add(mid)
             messages.append(Message(mid, parent, d.role, tuple(d.blocks), d.meta))
             parent = mid
-        w = Warnings(list(warnings.items), Counter(warnings.per_kind))
+        w = warnings.copy()
         add_pairing_warnings(f"{path} ({agent})", messages, w)
         conv = Conversation(
             id=conv_id,

@@ -28,6 +28,7 @@ from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
+    content_text,
     matches_select,
     read_json_document,
     tail_bytes,
@@ -48,17 +49,6 @@ NAME = "mini-swe-agent-1"
 # mini-swe-agent's own action regex (DefaultAgent.parse_action).
 ACTION_RE = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE_RE = re.compile(r"<returncode>(-?\d+)</returncode>")
-
-
-def _text(content: Any) -> str:
-    """Message content → text; newer runs may use a list of typed parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
 
 
 def _reasoning(msg: dict[str, Any]) -> str | None:
@@ -96,7 +86,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             continue
         role = raw.get("role")
         out_role: Role
-        text = _text(raw.get("content"))
+        text = content_text(raw.get("content"))
         blocks: list[Block] = []
         meta: dict[str, Any] = {}
         if role == "assistant":

@@ -22,9 +22,11 @@ from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
+    image_url_of,
     load_json,
     pairing_warnings,
     parse_arguments,
+    skipped_warning,
 )
 from snapshot.transcript.model import (
     Block,
@@ -68,8 +70,7 @@ def _content_blocks(
         if kind in ("text", "input_text", "output_text"):
             out.append(TextBlock(str(part.get("text") or "")))
         elif kind in ("image_url", "input_image"):
-            ref = part.get("image_url")
-            url = ref.get("url") if isinstance(ref, Mapping) else ref
+            url = image_url_of(part)
             if not isinstance(url, str):
                 warns.append(f"{where}: part {i}: image_url without a URL skipped")
                 continue
@@ -172,8 +173,7 @@ def messages_from_openai(
         out.append(Message(id=mid, parent=parent, role=nrole, blocks=tuple(blocks), meta=meta))
         parent = mid
     if skipped:
-        what = ", ".join(f"{n} × {k}" for k, n in sorted(skipped.items()))
-        warns.append(f"{where}: skipped what is not OpenAI chat: {what}")
+        warns.append(skipped_warning(where, "OpenAI chat", skipped))
     return out, warns, skipped
 
 

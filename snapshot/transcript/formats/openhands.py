@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ from snapshot.transcript.formats._common import (
     load_json,
     pairing_warnings,
     parse_arguments,
+    with_file_warnings,
 )
 from snapshot.transcript.model import (
     Block,
@@ -433,12 +433,8 @@ def _load_jsonl(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: no OpenHands instances found{detail}")
     if warns:
         # File-level problems (malformed lines) belong to every conversation read from it.
-        out = [_with_warnings(c, warns) for c in out]
+        out = [with_file_warnings(c, warns) for c in out]
     return out
-
-
-def _with_warnings(conv: Conversation, extra: Sequence[str]) -> Conversation:
-    return replace(conv, warnings=(*extra, *conv.warnings))
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:

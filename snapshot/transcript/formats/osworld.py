@@ -26,7 +26,7 @@ from typing import Any
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
-    image_file_header,
+    image_from_file,
     iter_jsonl,
     pairing_warnings,
 )
@@ -65,13 +65,10 @@ def _image(path: Path, origin: str, warns: list[str]) -> Block:
         warns.append(f"{path}: screenshot missing")
         return TextBlock(f"[screenshot {origin} missing]")
     try:
-        media_type, width, height = image_file_header(path)
+        return image_from_file(path, origin)
     except TranscriptError as exc:
         warns.append(str(exc))
         return TextBlock(f"[screenshot {origin} could not be read]")
-    return ImageBlock(
-        media_type=media_type, path=str(path), width=width, height=height, origin=origin
-    )
 
 
 def _instruction(run: Path) -> str | None:

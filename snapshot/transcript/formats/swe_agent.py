@@ -33,6 +33,7 @@ from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
+    content_text,
     matches_select,
     read_json_document,
 )
@@ -47,16 +48,6 @@ from snapshot.transcript.model import (
 )
 
 NAME = "swe-agent-traj"
-
-
-def _text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in content)
-    return str(content)
 
 
 def _listish(value: Any) -> list[Any]:
@@ -106,7 +97,7 @@ def _agent_messages(
     for i, raw in history:
         where = f"{path}: history[{i}]"
         role_in = raw.get("role")
-        text = _text(raw.get("content"))
+        text = content_text(raw.get("content"))
         blocks: list[Block] = []
         meta: dict[str, Any] = {}
         if raw.get("is_demo"):
@@ -185,7 +176,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     conv_id = path.name.removesuffix(".traj")
     out: list[Conversation] = []
     for index, (agent, history) in enumerate(by_agent.items()):
-        w = Warnings(list(warnings.items), warnings.per_kind.copy())
+        w = warnings.copy()
         messages = _agent_messages(path, agent, history, w)
         if not messages:
             continue

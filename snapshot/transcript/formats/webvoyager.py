@@ -25,12 +25,13 @@ from typing import Any
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
-    image_file_header,
+    image_from_file,
+    image_url_of,
     load_json,
     pairing_warnings,
 )
 from snapshot.transcript.formats.openai_chat import messages_from_openai
-from snapshot.transcript.model import Block, Conversation, ImageBlock, Message, TextBlock
+from snapshot.transcript.model import Block, Conversation, Message, TextBlock
 
 NAME = "webvoyager"
 MESSAGES_FILE = "interact_messages.json"
@@ -58,8 +59,7 @@ def _strip_placeholders(records: list[Any]) -> tuple[list[Any], set[int]]:
         if isinstance(content, list):
             kept = []
             for part in content:
-                ref = part.get("image_url") if isinstance(part, Mapping) else None
-                url = ref.get("url") if isinstance(ref, Mapping) else ref
+                url = image_url_of(part) if isinstance(part, Mapping) else None
                 if isinstance(url, str) and _PLACEHOLDER in url:
                     had.add(i)
                     continue
@@ -110,20 +110,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         else:
             used.add(k)
             try:
-                media_type, width, height = image_file_header(shot)
+                blocks.append(image_from_file(shot, shot.name))
             except TranscriptError as exc:
                 warns.append(f"{shot}: not kept: {exc}")
                 blocks.append(TextBlock(f"[screenshot{k}.png could not be read]"))
-            else:
-                blocks.append(
-                    ImageBlock(
-                        media_type=media_type,
-                        path=str(shot),
-                        width=width,
-                        height=height,
-                        origin=shot.name,
-                    )
-                )
         rebuilt.append(Message(msg.id, msg.parent, msg.role, tuple(blocks), meta))
     extra = sorted(set(shots) - used)
     if extra:
