@@ -301,6 +301,30 @@ class _Draft:
     meta: dict[str, Any]
     line: int
 
+    def absorb(self, blocks: list[Block], msg: Mapping[str, Any]) -> None:
+        """Take in another record of the same API message: its blocks, the latest usage."""
+        self.blocks.extend(blocks)
+        if isinstance(msg.get("usage"), dict):
+            self.meta["usage"] = msg["usage"]
+
+
+def _record_kind(rec: Mapping[str, Any]) -> str:
+    """How a skipped record is counted: its type, with its subtype when it has one."""
+    kind = rec.get("type")
+    return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
+
+
+def _api_meta(msg: Mapping[str, Any], api_id: Any) -> dict[str, Any]:
+    """What a message keeps of the API message it carries: id, model, usage."""
+    m: dict[str, Any] = {}
+    if api_id:
+        m["api_id"] = api_id
+    if msg.get("model"):
+        m["model"] = msg["model"]
+    if isinstance(msg.get("usage"), dict):
+        m["usage"] = msg["usage"]
+    return m
+
 
 class _Tree:
     """Resolves ``parentUuid`` links to kept messages while the file is read.
@@ -436,7 +460,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         if kind == "summary" and isinstance(rec.get("summary"), str):
             titles.append(rec["summary"])
         if kind not in _MESSAGE_TYPES:
-            skipped[str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"] += 1
+            skipped[_record_kind(rec)] += 1
             if uuid is not None:
                 tree.through[uuid] = parent
             continue
@@ -454,9 +478,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             # Another block of an API message already started: merge it, and
             # make this record transparent.
             target = by_api_id[api_id]
-            target.blocks.extend(blocks)
-            if isinstance(msg.get("usage"), dict):
-                target.meta["usage"] = msg["usage"]
+            target.absorb(blocks, msg)
             if msg.get("stop_reason"):
                 target.meta["stop_reason"] = msg["stop_reason"]
             if uuid is not None:
@@ -464,13 +486,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             continue
 
         mid = uuid or f"line-{lineno}"
-        m: dict[str, Any] = {"timestamp": rec.get("timestamp")}
-        if api_id:
-            m["api_id"] = api_id
-        if msg.get("model"):
-            m["model"] = msg["model"]
-        if isinstance(msg.get("usage"), dict):
-            m["usage"] = msg["usage"]
+        m: dict[str, Any] = {"timestamp": rec.get("timestamp"), **_api_meta(msg, api_id)}
         if msg.get("stop_reason"):
             m["stop_reason"] = msg["stop_reason"]
         if rec.get("isMeta"):
@@ -649,7 +665,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
                     meta[f"result_{key}" if key == "subtype" else key] = rec[key]
             continue
         if kind not in _MESSAGE_TYPES:
-            skipped[str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"] += 1
+            skipped[_record_kind(rec)] += 1
             continue
         msg = rec.get("message")
         if not isinstance(msg, dict):
@@ -658,18 +674,9 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
         blocks = content_blocks(msg.get("content"), where, warnings)
         api_id = msg.get("id") if kind == "assistant" else None
         if isinstance(api_id, str) and (agent, api_id) in by_api_id:
-            target = by_api_id[(agent, api_id)]
-            target.blocks.extend(blocks)
-            if isinstance(msg.get("usage"), dict):
-                target.meta["usage"] = msg["usage"]
+            by_api_id[(agent, api_id)].absorb(blocks, msg)
             continue
-        m: dict[str, Any] = {}
-        if api_id:
-            m["api_id"] = api_id
-        if msg.get("model"):
-            m["model"] = msg["model"]
-        if isinstance(msg.get("usage"), dict):
-            m["usage"] = msg["usage"]
+        m = _api_meta(msg, api_id)
         if kind == "user" and summary_pending.pop(agent, False):
             # The SDK marks the post-compaction summary only as synthetic.
             m["compact_summary"] = True
