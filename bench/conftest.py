@@ -18,8 +18,9 @@ import pytest
 os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-#: benchmark name -> median seconds, filled by ``record``
+#: benchmark name -> median / min seconds, filled by ``record``
 MEDIANS: dict[str, float] = {}
+MINS: dict[str, float] = {}
 
 
 def shared_dir() -> Path | None:
@@ -48,6 +49,7 @@ def record(benchmark: Any, name: str, fn: Callable[[], Any], **pedantic: Any) ->
     stats = getattr(getattr(benchmark, "stats", None), "stats", None)
     if stats is not None:
         MEDIANS[name] = float(stats.median)
+        MINS[name] = float(stats.min)
     return result
 
 
@@ -60,33 +62,48 @@ def page_text() -> str:
     return line * 1200
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    m = MEDIANS
-    if not m:
-        return
-    tr = terminalreporter
-    tr.section("snapshot speed ratios (medians, this run)")
+def _ratio_lines(m: dict[str, float]) -> list[str]:
+    out = []
     if "rasterize" in m and "pillow_imagedraw" in m:
-        tr.write_line(
+        out.append(
             f"rasterize vs Pillow ImageDraw.text: {m['pillow_imagedraw'] / m['rasterize']:.1f}x faster (target >= 20x)"
         )
     if "rasterize" in m and "numpy_copy" in m:
-        tr.write_line(
+        out.append(
             f"rasterize vs numpy copy of the page (H x W uint8): {m['rasterize'] / m['numpy_copy']:.1f}x slower (target <= 25x)"
         )
     if "rasterize" in m and "numpy_copy_packed" in m:
-        tr.write_line(
+        out.append(
             f"rasterize vs numpy copy of the packed 1-bit page: {m['rasterize'] / m['numpy_copy_packed']:.1f}x slower"
         )
     if "rasterize_pixels" in m and "pillow_imagedraw" in m:
-        tr.write_line(
+        out.append(
             f"rasterize + unpack to H x W uint8 vs Pillow: {m['pillow_imagedraw'] / m['rasterize_pixels']:.1f}x faster"
         )
+    if "rasterize" in m:
+        out.append(f"rasterize one page: {m['rasterize'] * 1e3:.3f} ms")
     for name in ("b_1m", "c_1m_nonascii"):
         key = f"end_to_end_{name}"
         if key in m:
-            tr.write_line(
+            out.append(
                 f"text -> PNG bytes, {name}.txt: {1e6 / m[key] / 1e6:.2f} M chars/s (target >= 3)"
             )
     if "png_encode" in m:
-        tr.write_line(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
+        out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
+    return out
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not MEDIANS:
+        return
+    tr = terminalreporter
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    tr.section(
+        f"snapshot speed ratios (this run; load average {load:.1f} on {os.cpu_count()} cores)"
+    )
+    tr.write_line("by median:")
+    for line in _ratio_lines(MEDIANS):
+        tr.write_line("  " + line)
+    tr.write_line("by min (least disturbed by other processes):")
+    for line in _ratio_lines(MINS):
+        tr.write_line("  " + line)
