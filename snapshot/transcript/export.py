@@ -38,7 +38,7 @@ import base64
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -325,14 +325,62 @@ def _tool_schemas(conv: Conversation) -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _schema_for(conv: Conversation, name: str) -> tuple[str, dict[str, Any]]:
-    known = _tool_schemas(conv).get(name)
-    if known is not None:
-        return known
-    return (
-        "Recovered from the transcript; the original definition was not recorded.",
-        {"type": "object"},
-    )
+def _tool_definitions(
+    conv: Conversation, names: Iterable[str]
+) -> list[tuple[str, str, dict[str, Any]]]:
+    """``(name, description, schema)`` for each exported tool name, in the order given.
+
+    A tool the conversation's meta does not define gets a bare object schema
+    (a fresh one each, so no two tools of a body share a dict).
+    """
+    known = _tool_schemas(conv)
+    out: list[tuple[str, str, dict[str, Any]]] = []
+    for name in names:
+        description, schema = known.get(name) or (
+            "Recovered from the transcript; the original definition was not recorded.",
+            {"type": "object"},
+        )
+        out.append((name, description, schema))
+    return out
+
+
+def _nothing_to_export(conv: Conversation) -> TranscriptError:
+    return TranscriptError(f"conversation {conv.id!r} has no user or assistant content to export")
+
+
+def _add_turn(
+    turns: list[dict[str, Any]], role: str, key: str, parts: list[dict[str, Any]]
+) -> None:
+    """Append a turn, or extend the last one if it has the same role.
+
+    For the APIs that want user and assistant turns to alternate (Anthropic,
+    Gemini); ``key`` is where a turn keeps its parts there.
+    """
+    if not parts:
+        return
+    if turns and turns[-1]["role"] == role:
+        turns[-1][key].extend(parts)
+    else:
+        turns.append({"role": role, key: parts})
+
+
+def _images_after_results(
+    results: Sequence[ToolResult], after: str, notes: list[str]
+) -> list[Block]:
+    """The images tool results returned, to follow the results in a user message.
+
+    For the OpenAI APIs, whose tool results take only text; each result with
+    images gets a note saying they were moved ``after`` the results.
+    """
+    returned: list[Block] = []
+    for r in results:
+        if r.images():
+            notes.append(
+                f"result {r.call_id}: {len(r.images())} image(s) sent in a user message after {after}"
+            )
+            returned.append(TextBlock(f"[images returned by tool call {r.call_id}]"))
+            returned.extend(r.images())
+    return returned
 
 
 class _Images:
@@ -360,6 +408,11 @@ class _Images:
         name = img.origin or img.path or "image"
         return f"[image {name} not included]"
 
+    def in_assistant(self, img: ImageBlock, turn_id: str) -> str:
+        """The text an image in an assistant turn becomes (noted): only Gemini takes one there."""
+        self.notes.append(f"{turn_id}: image in an assistant message sent as a text note")
+        return self.placeholder(img)
+
 
 # --- Anthropic Messages -----------------------------------------------------------
 
@@ -379,14 +432,6 @@ def export_anthropic(
         if p is None:
             return {"type": "text", "text": images.placeholder(img)}
         return {"type": "image", "source": {"type": "base64", "media_type": p[0], "data": p[1]}}
-
-    def add(role: str, content: list[dict[str, Any]]) -> None:
-        if not content:
-            return
-        if messages and messages[-1]["role"] == role:
-            messages[-1]["content"].extend(content)  # the API wants alternating roles
-        else:
-            messages.append({"role": role, "content": content})
 
     system_items = 0
     for turn in plan.turns:
@@ -416,7 +461,7 @@ def export_anthropic(
                         content.append({"type": "text", "text": prefix + b.text})
                     elif isinstance(b, ImageBlock):
                         content.append(image_block(b, "user message"))
-            add("user", content)
+            _add_turn(messages, "user", "content", content)
         else:
             content = []
             for b in turn.blocks:
@@ -436,13 +481,10 @@ def export_anthropic(
                         {"type": "tool_use", "id": b.id, "name": b.name, "input": dict(b.input)}
                     )
                 elif isinstance(b, ImageBlock):
-                    notes.append(
-                        f"{turn.ids[0]}: image in an assistant message sent as a text note"
-                    )
-                    content.append({"type": "text", "text": images.placeholder(b)})
+                    content.append({"type": "text", "text": images.in_assistant(b, turn.ids[0])})
             if not content:
                 content = [{"type": "text", "text": "[thinking not included]"}]
-            add("assistant", content)
+            _add_turn(messages, "assistant", "content", content)
     if unsigned:
         notes.append(
             f"{unsigned} thinking block(s) without a signature left out "
@@ -451,9 +493,7 @@ def export_anthropic(
     if system_items:
         notes.append(f"{system_items} system message(s) after the start sent as user text")
     if not messages:
-        raise TranscriptError(
-            f"conversation {conv.id!r} has no user or assistant content to export"
-        )
+        raise _nothing_to_export(conv)
     if messages[0]["role"] != "user":
         notes.append("the path starts with an assistant turn; a placeholder user turn was added")
         messages.insert(0, {"role": "user", "content": [{"type": "text", "text": "(continued)"}]})
@@ -471,8 +511,7 @@ def export_anthropic(
     if plan.tool_names:
         body["tools"] = [
             {"name": n, "description": d, "input_schema": s}
-            for n in plan.tool_names
-            for d, s in [_schema_for(conv, n)]
+            for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
     return Export(body, tuple(notes))
 
@@ -531,18 +570,13 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
 
     for turn in plan.turns:
         if isinstance(turn, _Window):
-            returned: list[Block] = []
             for r in turn.results:
                 messages.append(
                     {"role": "tool", "tool_call_id": r.call_id, "content": _result_text(r)}
                 )
-                if r.images():
-                    notes.append(
-                        f"result {r.call_id}: {len(r.images())} image(s) sent in a user message "
-                        "after the tool messages (tool messages take only text)"
-                    )
-                    returned.append(TextBlock(f"[images returned by tool call {r.call_id}]"))
-                    returned.extend(r.images())
+            returned = _images_after_results(
+                turn.results, "the tool messages (tool messages take only text)", notes
+            )
             if returned:
                 messages.append({"role": "user", "content": user_content(returned, "tool images")})
             for role, blocks in turn.items:
@@ -572,10 +606,7 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
                         }
                     )
                 elif isinstance(b, ImageBlock):
-                    notes.append(
-                        f"{turn.ids[0]}: image in an assistant message sent as a text note"
-                    )
-                    texts.append(images.placeholder(b))
+                    texts.append(images.in_assistant(b, turn.ids[0]))
             msg: dict[str, Any] = {
                 "role": "assistant",
                 "content": "\n\n".join(texts) if texts else (None if calls else ""),
@@ -588,15 +619,12 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
             f"{thinking} thinking block(s) left out (chat completions has no field for them)"
         )
     if not any(m["role"] != "system" for m in messages):
-        raise TranscriptError(
-            f"conversation {conv.id!r} has no user or assistant content to export"
-        )
+        raise _nothing_to_export(conv)
     body: dict[str, Any] = {"model": model or DEFAULT_MODEL["openai"], "messages": messages}
     if plan.tool_names:
         body["tools"] = [
             {"type": "function", "function": {"name": n, "description": d, "parameters": s}}
-            for n in plan.tool_names
-            for d, s in [_schema_for(conv, n)]
+            for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
     return Export(body, tuple(notes))
 
@@ -632,7 +660,6 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
 
     for turn in plan.turns:
         if isinstance(turn, _Window):
-            returned: list[Block] = []
             for r in turn.results:
                 items.append(
                     {
@@ -641,13 +668,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                         "output": _result_text(r),
                     }
                 )
-                if r.images():
-                    notes.append(
-                        f"result {r.call_id}: {len(r.images())} image(s) sent in a user message "
-                        "after the function outputs"
-                    )
-                    returned.append(TextBlock(f"[images returned by tool call {r.call_id}]"))
-                    returned.extend(r.images())
+            returned = _images_after_results(turn.results, "the function outputs", notes)
             if returned:
                 items.append(
                     {"type": "message", "role": "user", "content": content(returned, "tool images")}
@@ -665,10 +686,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                 if isinstance(b, TextBlock):
                     texts.append(b.text)
                 elif isinstance(b, ImageBlock):
-                    notes.append(
-                        f"{turn.ids[0]}: image in an assistant message sent as a text note"
-                    )
-                    texts.append(images.placeholder(b))
+                    texts.append(images.in_assistant(b, turn.ids[0]))
                 elif isinstance(b, ThinkingBlock):
                     thinking += 1
                 elif isinstance(b, ToolCall):
@@ -686,9 +704,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     if thinking:
         notes.append(f"{thinking} thinking block(s) left out (reasoning items need provider ids)")
     if not items:
-        raise TranscriptError(
-            f"conversation {conv.id!r} has no user or assistant content to export"
-        )
+        raise _nothing_to_export(conv)
     body: dict[str, Any] = {"model": model or DEFAULT_MODEL["openai-responses"]}
     if plan.system:
         body["instructions"] = "\n\n".join(plan.system)
@@ -696,8 +712,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     if plan.tool_names:
         body["tools"] = [
             {"type": "function", "name": n, "description": d, "parameters": s}
-            for n in plan.tool_names
-            for d, s in [_schema_for(conv, n)]
+            for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
     return Export(body, tuple(notes))
 
@@ -736,14 +751,6 @@ def export_gemini(conv: Conversation) -> Export:
             return {"text": images.placeholder(img)}
         return {"inlineData": {"mimeType": p[0], "data": p[1]}}
 
-    def add(role: str, parts: list[dict[str, Any]]) -> None:
-        if not parts:
-            return
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": parts})
-
     for turn in plan.turns:
         if isinstance(turn, _Window):
             parts: list[dict[str, Any]] = []
@@ -768,7 +775,7 @@ def export_gemini(conv: Conversation) -> Export:
                         parts.append({"text": prefix + b.text})
                     elif isinstance(b, ImageBlock):
                         parts.append(inline(b, "user message"))
-            add("user", parts)
+            _add_turn(contents, "user", "parts", parts)
         else:
             parts = []
             for b in turn.blocks:
@@ -782,15 +789,13 @@ def export_gemini(conv: Conversation) -> Export:
                     )
                 elif isinstance(b, ImageBlock):
                     parts.append(inline(b, turn.ids[0]))
-            add("model", parts or [{"text": "[thinking not included]"}])
+            _add_turn(contents, "model", "parts", parts or [{"text": "[thinking not included]"}])
     if thinking:
         notes.append(
             f"{thinking} thinking block(s) left out (Gemini thought signatures are its own)"
         )
     if not contents:
-        raise TranscriptError(
-            f"conversation {conv.id!r} has no user or assistant content to export"
-        )
+        raise _nothing_to_export(conv)
     if contents[0]["role"] != "user":
         notes.append("the path starts with a model turn; a placeholder user turn was added")
         contents.insert(0, {"role": "user", "parts": [{"text": "(continued)"}]})
@@ -801,7 +806,8 @@ def export_gemini(conv: Conversation) -> Export:
         body["tools"] = [
             {
                 "functionDeclarations": [
-                    {"name": n, "description": _schema_for(conv, n)[0]} for n in plan.tool_names
+                    {"name": n, "description": d}
+                    for n, d, _ in _tool_definitions(conv, plan.tool_names)
                 ]
             }
         ]
