@@ -318,6 +318,17 @@ def head_text(head: bytes) -> str:
     return head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
 
 
+_TAU_RUNS_START = re.compile(r'^\[\s*\{\s*"(task_id|reward|info|traj|trial)"')
+
+
+def starts_like_tau_runs(text: str) -> bool:
+    """Does a sniffed head open a tau-bench list of runs (an object keyed like a run)?
+
+    Shared because openai-chat also claims such files and hands them to tau-bench.
+    """
+    return _TAU_RUNS_START.match(text) is not None
+
+
 def image_header(data: bytes) -> tuple[str, int, int]:
     """``(media type, width, height)`` from an encoded image's header.
 

@@ -27,6 +27,7 @@ from snapshot.transcript.formats._common import (
     pairing_warnings,
     parse_arguments,
     skipped_warning,
+    starts_like_tau_runs,
 )
 from snapshot.transcript.model import (
     Block,
@@ -249,14 +250,10 @@ def sniff(path: Path, head: bytes) -> bool:
         return False
     text = head_text(head)
     if text.startswith("["):
-        return _LIST_OF_MESSAGES.match(text) is not None or _is_tau_head(text)
+        return _LIST_OF_MESSAGES.match(text) is not None or starts_like_tau_runs(text)
     if text.startswith("{"):
         return _MESSAGES_KEY.search(text) is not None and _ROLE_RE.search(head) is not None
     return False
-
-
-def _is_tau_head(text: str) -> bool:
-    return re.match(r'^\[\s*\{\s*"(task_id|reward|info|traj|trial)"', text) is not None
 
 
 FORMAT = Format(

@@ -8,14 +8,13 @@ One file holds many runs; ``--select task_id=3 --select trial=0`` picks one
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats._common import head_text, load_json
+from snapshot.transcript.formats._common import head_text, load_json, starts_like_tau_runs
 from snapshot.transcript.formats.openai_chat import NAME as OPENAI_CHAT
 from snapshot.transcript.formats.openai_chat import conversation_from_openai
 from snapshot.transcript.model import Conversation
@@ -83,14 +82,11 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return conversations_from_runs(data, path, options)
 
 
-_RUN_START = re.compile(r'^\[\s*\{\s*"(task_id|reward|info|traj|trial)"')
-
-
 def sniff(path: Path, head: bytes) -> bool:
     if path.is_dir():
         return False
     text = head_text(head)
-    return bool(_RUN_START.match(text)) and '"task_id"' in text
+    return starts_like_tau_runs(text) and '"task_id"' in text
 
 
 FORMAT = Format(
