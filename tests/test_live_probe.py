@@ -346,6 +346,9 @@ def test_target_follows_the_model_profile(
     assert (t.profile, t.family, t.font) == (profile.canonical, profile.family, FONT)
     # The page is the one the profile solves for this font: no resize at the provider.
     assert t.page_size == dataclasses.replace(profile, font=FONT).solution().size
+    # ... and the probe draws it with the profile's own geometry.
+    assert t.geometry() == dataclasses.replace(profile, font=FONT).geometry()
+    assert t.geometry().size == t.page_size
 
 
 def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> None:
@@ -599,8 +602,7 @@ def page() -> probes.ProbePage:
 @functools.cache
 def page_for(model: str, api: str | None) -> probes.ProbePage:
     """The page run_probe draws for ``model``: its profile's size, in FONT."""
-    t = live.target_for(model, api=api, font=FONT)
-    return probes.build_page(11, t.font, t.page_size, t.padding)
+    return probes.build_page(11, geometry=live.target_for(model, api=api, font=FONT).geometry())
 
 
 def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:

@@ -32,11 +32,14 @@ import os
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility.records import redact
 from snapshot.profiles import Profile, fallback_profile, profile_for
+
+if TYPE_CHECKING:
+    from snapshot.geometry import Geometry
 
 Provider = Literal["anthropic", "openai", "gemini"]
 Api = Literal["messages", "chat", "responses", "generate_content"]
@@ -115,6 +118,18 @@ class Target:
     # None when no table knows the model and the fallback profile was used.
     profile: str | None = None
     family: str | None = None
+    # The profile itself (font already replaced): its geometry() is the page
+    # the project draws for this model, so the probe draws the same.
+    source: Profile | None = field(default=None, repr=False, compare=False)
+
+    def geometry(self) -> Geometry:
+        """The page geometry to draw the probe with (the profile's, when known)."""
+        if self.source is not None:
+            return self.source.geometry()
+        from snapshot.geometry import Geometry
+        from snapshot.glyphs import load_font
+
+        return Geometry.fit(load_font(self.font), *self.page_size, padding=self.padding)
 
     def image_options(self) -> dict[str, str]:
         """The image options as recorded: only the ones this provider takes."""
@@ -214,6 +229,7 @@ def _target(
         media_resolution=level,
         profile=profile.canonical if known else None,
         family=profile.family if known else None,
+        source=profile,
     )
 
 

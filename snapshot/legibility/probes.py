@@ -32,10 +32,13 @@ import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from snapshot.errors import InputError
 from snapshot.legibility.records import ProbeRecord, QuestionResult, Score
+
+if TYPE_CHECKING:
+    from snapshot.geometry import Geometry
 
 BATTERY = "agent-history/1"
 
@@ -571,16 +574,24 @@ def build_page(
     font: str = "snap5x8",
     page_size: tuple[int, int] = DEFAULT_PAGE_SIZE,
     padding: int = 2,
+    *,
+    geometry: Geometry | None = None,
 ) -> ProbePage:
-    """Render a seeded battery onto exactly one page with the project's renderer."""
+    """Render a seeded battery onto exactly one page with the project's renderer.
+
+    ``geometry`` (a profile's) wins over ``font``, ``page_size`` and ``padding``.
+    """
     import hashlib
 
     from snapshot.geometry import Geometry
     from snapshot.glyphs import load_font
     from snapshot.page import render
 
-    loaded = load_font(font)
-    geometry = Geometry.fit(loaded, *page_size, padding=padding)
+    if geometry is None:
+        geometry = Geometry.fit(load_font(font), *page_size, padding=padding)
+    loaded = geometry.font
+    font = loaded.name
+    page_size = (int(geometry.size[0]), int(geometry.size[1]))
     capacity = int(geometry.chars_per_page)
     if capacity < MIN_CAPACITY:
         raise InputError(
@@ -641,7 +652,7 @@ def run_probe(
     target = live.target_for(model, api=api, font=font)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)  # fail on a missing extra before rendering
-    page = build_page(seed, target.font, target.page_size, target.padding)
+    page = build_page(seed, geometry=target.geometry())
     when = datetime.datetime.now(datetime.UTC)
     reply = live.ask(
         target,
