@@ -290,10 +290,8 @@ def box_glyph(ch: str, width: int, height: int, mid_row: int) -> np.ndarray:
         n = {"DOUBLE": 2, "TRIPLE": 3, "QUADRUPLE": 4}[words[words.index("DASH") - 1]]
         heavy = "HEAVY" in words
         length = width if "HORIZONTAL" in words else height
-        on = np.zeros(length, np.uint8)
-        for k in range(n):
-            a, b = k * length // n, (k + 1) * length // n
-            on[a : max(a + 1, b - 1)] = 1  # one pixel gap at the end of each dash
+        # n dashes, each followed by a gap; short cells keep at least one gap per dash
+        on = (((np.arange(length) * n * 2) // length) % 2 == 0).astype(np.uint8)
         if "HORIZONTAL" in words:
             g[cy] = on
             if heavy:
@@ -363,14 +361,15 @@ class BuiltFont:
     descent: int
     glyphs: dict[str, np.ndarray]
     drawn: frozenset[str]
+    origin: dict[str, str] = field(default_factory=dict)
 
 
 def _mid_row(src: FontSource) -> int:
-    """The row box-drawing lines run through: the row of the hyphen, else the cell middle."""
-    hy = src.glyphs.get("-")
-    if hy is not None and hy.any():
-        return int(np.flatnonzero(hy.any(axis=1))[0])
-    return src.height // 2
+    """The row box-drawing lines run through: the cell middle (heavy lines take the row below).
+
+    Not the hyphen row: there a horizontal line would draw exactly like an em dash.
+    """
+    return (src.height - 1) // 2
 
 
 def source_path(name: str) -> Path:
@@ -410,9 +409,23 @@ def build(name: str) -> BuiltFont:
         descent=src.descent,
         glyphs=dict(sorted(glyphs.items(), key=lambda kv: ord(kv[0]))),
         drawn=frozenset(src.glyphs),
+        origin=_origins(src),
     )
     validate(font)
     return font
+
+
+def _origins(src: FontSource) -> dict[str, str]:
+    """What each rule-made glyph is made of, homoglyphs resolved to the glyph they reuse.
+
+    Two glyphs may draw identically only when they have the same origin: a declared
+    homoglyph (``А = A``), or the same marks on homoglyph bases (``Ё = Е + diaeresis``).
+    """
+    origin: dict[str, str] = {}
+    for target, base, marks, _ in src.rules:
+        root = origin.get(base, base)
+        origin[target] = "+".join([root, *marks])
+    return origin
 
 
 def validate(font: BuiltFont) -> None:
@@ -428,14 +441,14 @@ def validate(font: BuiltFont) -> None:
         if m not in font.glyphs:
             problems.append(f"marker U+{ord(m):04X} ({MARKERS[m]}) is not drawn")
     seen: dict[bytes, str] = {}
-    for ch in sorted(font.drawn, key=ord):
+    for ch in font.glyphs:
         key = font.glyphs[ch].tobytes()
-        if key in seen:
+        other = seen.setdefault(key, ch)
+        if other != ch and font.origin.get(ch, ch) != font.origin.get(other, other):
             problems.append(
-                f"U+{ord(ch):04X} is drawn identical to U+{ord(seen[key]):04X} "
-                "(declare a homoglyph as a rule instead)"
+                f"U+{ord(ch):04X} draws identical to U+{ord(other):04X} "
+                "(redraw one, or declare a homoglyph as a rule)"
             )
-        seen[key] = ch
     if not problems:
         chars = [c for c in font.glyphs if c not in MARKERS]
         stack = np.stack([font.glyphs[c] for c in chars]).reshape(len(chars), -1)

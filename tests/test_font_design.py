@@ -103,6 +103,25 @@ def test_composed_letters_carry_their_marks(face: tuple[str, dict[str, np.ndarra
     assert not np.array_equal(glyphs["ű"], glyphs["ü"])
 
 
+@pytest.mark.parametrize("group", ["óöő", "úüű", "ÓÖŐ", "ÚÜŰ", "éěë", "áä", "čć", "žźż", "ôöő"])
+def test_marks_that_share_a_letter_stay_apart(
+    face: tuple[str, dict[str, np.ndarray]], group: str
+) -> None:
+    """Hungarian ó ö ő and Czech é ě must not blur into each other."""
+    _, glyphs = face
+    for a in group:
+        for b in group:
+            if a < b:
+                assert int((glyphs[a] != glyphs[b]).sum()) >= 3, f"{a!r} vs {b!r}"
+
+
+def test_only_declared_homoglyphs_draw_alike(face: tuple[str, dict[str, np.ndarray]]) -> None:
+    """Box lines are not dashes, quotes are not primes: the reader can tell them apart."""
+    _, glyphs = face
+    for pair in ["─—", "━—", "┈–", "’′", "•·", "▪◦", "ΩO", "ЖX", "ЯR"]:
+        assert not np.array_equal(glyphs[pair[0]], glyphs[pair[1]]), f"{pair} draw alike"
+
+
 def test_markers_are_far_from_every_glyph(face: tuple[str, dict[str, np.ndarray]]) -> None:
     name, glyphs = face
     chars = [c for c in glyphs if c not in build.MARKERS]
