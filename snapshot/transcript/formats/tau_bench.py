@@ -15,8 +15,7 @@ from typing import Any
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import head_text, load_json, starts_like_tau_runs
-from snapshot.transcript.formats.openai_chat import NAME as OPENAI_CHAT
-from snapshot.transcript.formats.openai_chat import conversation_from_openai
+from snapshot.transcript.formats._openai_messages import OPENAI_CHAT, conversation_from_openai
 from snapshot.transcript.model import Conversation
 
 NAME = "tau-bench"

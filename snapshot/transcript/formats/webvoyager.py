@@ -30,7 +30,7 @@ from snapshot.transcript.formats._common import (
     load_json,
     pairing_warnings,
 )
-from snapshot.transcript.formats.openai_chat import messages_from_openai
+from snapshot.transcript.formats._openai_messages import messages_from_openai
 from snapshot.transcript.model import Block, Conversation, Message, TextBlock
 
 NAME = "webvoyager"
