@@ -82,7 +82,11 @@ class FakeProvider:
         fail_message: str = "",
     ) -> None:
         self.keys = dict(keys)
-        self.reply: Reply = reply if callable(reply) else (lambda _r, text=reply: text)
+        if callable(reply):
+            self.reply: Reply = reply
+        else:
+            canned = reply
+            self.reply = lambda _rec: canned
         self.max_requests = max_requests
         self.lifetime = lifetime
         # When set, every valid request is answered with this HTTP status and a
