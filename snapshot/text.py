@@ -364,23 +364,11 @@ def layout_document(
     # (line breaks, < 0, clip to index 0: space)
     has_wide = atlas.wide.any()
     wide = np.take(atlas.wide, idx, mode="clip") if has_wide else np.zeros(len(idx), bool)
-    if wide.any():
-        # scatter each cell to its place after the right halves before it
-        pos = np.arange(len(idx)) + np.cumsum(wide) - wide
-        tails = pos[wide] + 1
-        total = len(idx) + len(tails)
-        out_idx = np.empty(total, np.int32)
-        out_src = np.empty(total, np.int64)
-        out_idx[pos] = idx
-        out_idx[tails] = idx[wide] + 1
-        out_src[pos] = src
-        out_src[tails] = src[wide]
-        out_wide = np.zeros(total, bool)
-        out_wide[pos] = wide
-        idx, src, wide = out_idx, out_src, out_wide
     if g.flow:
         lay = _flow(idx, src, wide, cols, per_rows, n)
     else:
+        if wide.any():
+            idx, src, wide = _expand_wide(idx, src, wide)
         lay = _lines(idx, src, wide, cols, per_rows, n)
     grids, spans, continued, cell_pos = lay
     kept: list[KeptSpan] = []
@@ -390,29 +378,83 @@ def layout_document(
     return Layout(grids, spans, continued, replaced, tuple(kept))
 
 
-def _flow(idx, src, wide, cols, per_rows, n):
-    if wide.any():
-        pads: list[int] = []
-        shift = 0
-        for i in np.flatnonzero(wide).tolist():
-            if (i + shift) % cols == cols - 1:
-                pads.append(i)
-                shift += 1
-        if pads:
-            at = np.array(pads, np.int64)
-            idx = np.insert(idx, at, SPACE)
-            src = np.insert(src, at, src[at])
+def _expand_wide(idx, src, wide):  # type: ignore[no-untyped-def]
+    """Insert each wide glyph's right half (its index + 1) after it."""
+    pos = np.arange(len(idx)) + np.cumsum(wide) - wide
+    tails = pos[wide] + 1
+    total = len(idx) + len(tails)
+    out_idx = np.empty(total, np.int32)
+    out_src = np.empty(total, np.int64)
+    out_idx[pos] = idx
+    out_idx[tails] = idx[wide] + 1
+    out_src[pos] = src
+    out_src[tails] = src[wide]
+    out_wide = np.zeros(total, bool)
+    out_wide[pos] = wide
+    return out_idx, out_src, out_wide
+
+
+def _flow(idx, src, wide, cols, per_rows, n):  # type: ignore[no-untyped-def]
+    """Flow mode: elements fill cells in order; a wide glyph adds its right half
+    and, where it would straddle a row end, a blank pad cell before it.
+
+    Without wide glyphs this is one copy. With them, loops run over the wide
+    glyphs only (segments between them are copied as slices), and cells map to
+    elements by binary search: no per-element index arrays for a 1 M-char text.
+    """
     per_page = cols * per_rows
-    pages = -(-len(idx) // per_page)
+    m = len(idx)
+    where = np.flatnonzero(wide)
+    lefts = []  # the cell of each wide glyph's left half
+    padded = []  # wide glyphs preceded by a pad cell
+    pads = 0
+    for j, i in enumerate(where.tolist()):
+        cell = i + j + pads
+        if cell % cols == cols - 1:
+            pads += 1
+            cell += 1
+            padded.append(i)
+        lefts.append(cell)
+    total = m + len(where) + pads
+    pages = -(-total // per_page)
     flat = np.full(pages * per_page, SPACE, np.int32)
-    flat[: len(idx)] = idx
+    left = np.array(lefts, np.int64)
+    # offset (cell - element) of the elements after each wide glyph
+    after = left + 2 - (where + 1)
+    if len(where):
+        # one np.insert: a right half after each wide glyph, a pad before some
+        at = np.concatenate([where + 1, np.array(padded, np.int64)])
+        values = np.concatenate([idx[where] + 1, np.full(len(padded), SPACE, idx.dtype)])
+        flat[:total] = np.insert(idx, at, values)
+    else:
+        flat[:m] = idx
     grid = flat.reshape(pages, per_rows, cols)
-    starts = src[np.arange(pages) * per_page].tolist()
+
+    def elem_of(cells: np.ndarray) -> np.ndarray:
+        """Element at each cell (cells that are not a right half or a pad)."""
+        k = np.searchsorted(left, cells, side="right")
+        shift = np.where(k > 0, after[np.maximum(k - 1, 0)] if len(after) else 0, 0)
+        out = cells - shift
+        is_left = (k > 0) & (left[np.maximum(k - 1, 0)] == cells) if len(left) else k < 0
+        return np.where(is_left, where[np.maximum(k - 1, 0)] if len(where) else 0, out)
+
+    def cell_of(elems: np.ndarray) -> np.ndarray:
+        j = np.searchsorted(where, elems, side="left")
+        own = (
+            (j < len(where)) & (where[np.minimum(j, len(where) - 1)] == elems)
+            if len(where)
+            else j < 0
+        )
+        shift = np.where(j > 0, after[np.maximum(j - 1, 0)] if len(after) else 0, 0)
+        return np.where(own, left[np.minimum(j, len(left) - 1)] if len(left) else 0, elems + shift)
+
+    first = elem_of(np.arange(pages, dtype=np.int64) * per_page)
+    starts = [int(src[e]) if e < m else n for e in first.tolist()]
     spans = list(zip(starts, [*starts[1:], n], strict=True))
 
     def cell_pos(index: int) -> list[tuple[int, int, int]]:
-        pos = np.flatnonzero(idx == index)
-        return [(int(p // per_page), int(p % per_page // cols), int(p % cols)) for p in pos]
+        cells = cell_of(np.flatnonzero(idx == index))
+        return [(int(p // per_page), int(p % per_page // cols), int(p % cols)) for p in cells]
 
     return list(grid), spans, [False] * pages, cell_pos
 
@@ -446,8 +488,9 @@ def _lines(idx, src, wide, cols, per_rows, n):
         for i in np.flatnonzero(wide).tolist():
             if line[i] != current:
                 current, shift = int(line[i]), 0
-            _, col = _line_cols(np.array([k[i] + shift]), cols)
-            if col[0] == cols - 1:
+            kk = int(k[i]) + shift
+            col = kk if kk < cols else 1 + (kk - cols) % (cols - 1)
+            if col == cols - 1:
                 pads.append(i)
                 shift += 1
         if pads:

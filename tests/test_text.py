@@ -259,3 +259,54 @@ def test_spans_cover_the_normalized_text(text: str, cols: int, flow: bool) -> No
 def test_lone_surrogates_are_counted_not_fatal(dense) -> None:  # type: ignore[no-untyped-def]
     lay = layout_document("a\ud800b", Geometry(dense, cols=10, rows=3))
     assert lay.replaced == {"\ud800": 1}
+
+
+def _reference_flow(
+    text: str, font, cols: int, per_rows: int, keep: bool
+) -> tuple[list[int], list[tuple[int, int, int]]]:  # type: ignore[no-untyped-def]
+    """Flow layout one character at a time: the obvious slow version."""
+    cells: list[int] = []
+    kept_at: list[tuple[int, int, int]] = []
+    prev_bad = False
+    for ch in text:
+        i = NEWLINE if ch == "\n" else font.index_of(ch)
+        if i is None:
+            if keep:
+                if not prev_bad:
+                    kept_at.append(len(cells))
+                    cells.append(KEPT)
+                prev_bad = True
+                continue
+            i = REPLACEMENT
+        prev_bad = False
+        if font.wide[i]:
+            if len(cells) % cols == cols - 1:
+                cells.append(SPACE)
+            cells += [i, i + 1]
+        else:
+            cells.append(i)
+    per_page = cols * per_rows
+    pos = [(c // per_page, c % per_page // cols, c % cols) for c in kept_at]
+    return cells, pos
+
+
+@pytest.mark.skipif(find_cjk_font() is None, reason="no CJK font installed")
+@given(
+    st.text(alphabet="ab \n中文字\ue000\ue001é", max_size=120),
+    st.integers(3, 9),
+    st.integers(2, 5),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_flow_layout_matches_the_reference(text: str, cols: int, rows: int, keep: bool) -> None:
+    from snapshot.glyphs import load_font
+
+    font = load_font("snap5x8")
+    g = Geometry(font, cols=cols, rows=rows)
+    norm = normalize(text).text
+    lay = layout_document(norm, g, unrenderable="keep" if keep else "replace")
+    cells, kept_at = _reference_flow(norm, font, cols, g.text_rows, keep)
+    flat = np.concatenate([grid.ravel() for grid in lay.grids]) if lay.grids else np.zeros(0)
+    assert flat[: len(cells)].tolist() == cells
+    assert (flat[len(cells) :] == SPACE).all()
+    assert [(k.page, k.row, k.col) for k in lay.kept] == kept_at
