@@ -378,7 +378,7 @@ def layout_document(
     return Layout(grids, spans, continued, replaced, tuple(kept))
 
 
-def _expand_wide(idx, src, wide):  # type: ignore[no-untyped-def]
+def _expand_wide(idx, src, wide):
     """Insert each wide glyph's right half (its index + 1) after it."""
     pos = np.arange(len(idx)) + np.cumsum(wide) - wide
     tails = pos[wide] + 1
@@ -394,7 +394,7 @@ def _expand_wide(idx, src, wide):  # type: ignore[no-untyped-def]
     return out_idx, out_src, out_wide
 
 
-def _flow(idx, src, wide, cols, per_rows, n):  # type: ignore[no-untyped-def]
+def _flow(idx, src, wide, cols, per_rows, n):
     """Flow mode: elements fill cells in order; a wide glyph adds its right half
     and, where it would straddle a row end, a blank pad cell before it.
 
