@@ -237,6 +237,17 @@ def test_parse_answers_tolerates_preamble_fences_and_styles() -> None:
     assert probes.parse_answers(reply, 5) == {1: "abc", 2: "def", 3: "ghi", 4: "jkl", 5: "mno"}
 
 
+def test_parse_answers_in_markdown_and_json_drift() -> None:
+    reply = '**1.** abc\n## 2: def\n{\n  "3": "ghi",\n  "4": "not stated"\n}'
+    answers = probes.parse_answers(reply, 4)
+    assert {k: probes._clean(v) for k, v in answers.items()} == {
+        1: "abc",
+        2: "def",
+        3: "ghi",
+        4: "not stated",
+    }
+
+
 def test_scoring_a_whole_reply() -> None:
     bat = probes.make_battery(5, 12_000)
     assert {r.score for r in probes.score_reply(bat, probes.canned_reply(bat))} == {"exact"}

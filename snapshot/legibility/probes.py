@@ -372,8 +372,12 @@ def _filler(rng: random.Random, topic: _Topic, budget: int) -> list[str]:
 
 # --- answers and scoring ---------------------------------------------------
 
+# "1: x", "1. x", "1) x", "- 1: x", "**1.** x", "Q1: x", '"1": "x",' (models
+# drift into markdown or JSON even when asked for plain lines).
 _ANSWER_LINE = re.compile(
-    r"^\s*(?:[-*]\s*)?(?:Q(?:uestion)?\s*)?(\d{1,2})\s*[:.)\]-]\s*(.*?)\s*$", re.I
+    r'^\s*(?:[-*#>]+\s*)?(?:\*\*)?(?:Q(?:uestion)?\s*)?"?(\d{1,2})"?(?:\*\*)?'
+    r"\s*[:.)\]-]\s*(?:\*\*)?\s*(.*?)\s*$",
+    re.I,
 )
 
 # "The page does not say": the right answer to a never-stated question, an
