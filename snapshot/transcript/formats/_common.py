@@ -134,6 +134,20 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
             yield lineno, record
 
 
+def iter_json_objects(
+    path: Path, warnings: Warnings, what: str = "record"
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Like :func:`iter_json_lines` for logs of one object per line.
+
+    Any other JSON value is a warning (``what`` names the line's kind) and skipped.
+    """
+    for lineno, record in iter_json_lines(path, warnings):
+        if not isinstance(record, dict):
+            warnings.add(f"{path}:{lineno}: {what} is not a JSON object; skipped", "record")
+            continue
+        yield lineno, record
+
+
 # A whole-document format (one JSON value per file) must be parsed at once;
 # refuse files far beyond any real trajectory rather than exhaust memory.
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024

@@ -67,7 +67,7 @@ from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     head_records,
-    iter_json_lines,
+    iter_json_objects,
     matches_select,
     read_prompt,
 )
@@ -411,11 +411,8 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             found = tree.attach(drafts[-1].id) if drafts else None
         return found if isinstance(found, str) else None
 
-    for lineno, rec in iter_json_lines(path, warnings):
+    for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        if not isinstance(rec, dict):
-            warnings.add(f"{where}: record is not a JSON object; skipped", "record")
-            continue
         kind = rec.get("type")
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
@@ -614,11 +611,8 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             _Draft("prompt", "user", None, [TextBlock(prompt)], {"source": "prompt file"}, 0)
         )
 
-    for lineno, rec in iter_json_lines(path, warnings):
+    for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        if not isinstance(rec, dict):
-            warnings.add(f"{where}: record is not a JSON object; skipped", "record")
-            continue
         kind = rec.get("type")
         if session_id is None and isinstance(rec.get("session_id"), str):
             session_id = rec["session_id"]

@@ -27,7 +27,7 @@ from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     head_records,
-    iter_json_lines,
+    iter_json_objects,
     matches_select,
     read_prompt,
 )
@@ -136,11 +136,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if prompt is not None:
         b.add("prompt", "user", [TextBlock(prompt)], {"source": "prompt file"})
 
-    for lineno, rec in iter_json_lines(path, warnings):
+    for lineno, rec in iter_json_objects(path, warnings, "event"):
         where = f"{path}:{lineno}"
-        if not isinstance(rec, dict):
-            warnings.add(f"{where}: event is not a JSON object; skipped", "record")
-            continue
         kind = rec.get("type")
         if kind in _EVENT_TYPES:
             recognised += 1
