@@ -13,7 +13,8 @@ own conventions, so some helpers come in two kinds that only look alike:
   of warnings, read strictly (:func:`load_json` refuses bad UTF-8) and report
   unpaired calls as one summary line each (:func:`pairing_warnings`).
 
-Their messages differ, and tests and users read them, so they were not merged.
+The two kinds word their warnings and errors differently, and users and tests
+read those words, so they stay separate.
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
 
     Blank lines are ignored; malformed JSON, invalid UTF-8 and oversized lines
     are reported with file and line and the rest of the file is still read.
+    :func:`iter_jsonl` is the plain-list kind, without the size cap.
     """
     try:
         fh = path.open("rb")
@@ -154,7 +156,10 @@ MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
 
 
 def read_json_document(path: Path, warnings: Warnings) -> Any:
-    """Parse a file holding one JSON document, reporting bad UTF-8 and bad JSON by line."""
+    """Parse a file holding one JSON document, reporting bad UTF-8 and bad JSON by line.
+
+    Lenient: bad UTF-8 is a warning. :func:`load_json` is the strict kind.
+    """
     try:
         size = path.stat().st_size
         if size > MAX_DOCUMENT_BYTES:
@@ -242,6 +247,7 @@ def prompt_file_for(path: Path) -> Path | None:
 
 
 def read_prompt(path: Path, warnings: Warnings) -> str | None:
+    """The run's first user turn from its sibling prompt file, if the log has one."""
     prompt = prompt_file_for(path)
     if prompt is None:
         if "agent_log_raw" in path.name:
