@@ -132,7 +132,11 @@ def test_keep_flag_lists_kept_runs(capsys, tmp_path: Path) -> None:  # type: ign
     src.write_text("a\ue000\ue001b", encoding="utf-8")
     code, out, _ = run(capsys, "render", str(src), "--out", str(tmp_path), "--json", "--keep")
     data = json.loads(out)
-    assert code == 0 and data["replaced"] == {} and [k["text"] for k in data["kept"]] == ["\ue000\ue001"]
+    assert (
+        code == 0
+        and data["replaced"] == {}
+        and [k["text"] for k in data["kept"]] == ["\ue000\ue001"]
+    )
 
 
 def test_model_flag_uses_the_profile_page(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
