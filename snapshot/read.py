@@ -45,6 +45,7 @@ MAX_PIXELS = 64_000_000
 #: The looser limit applies when the page's own header names this font.
 MISMATCH_LIMIT = 0.15
 CONFIRMED_LIMIT = 0.35
+_CONTROL_PICTURES = np.arange(0x2400, 0x2422, dtype=np.uint32)
 PRIOR = 0.5  # SSD penalty for non-ASCII templates (twice that for fallback glyphs)
 _SHIFT = 3  # px searched around the expected origin
 
@@ -61,6 +62,10 @@ class _Templates:
 
 
 def _templates(font: Font) -> _Templates:
+    # normalization turns control characters into U+2400 pictures; make sure
+    # their (synthesized) glyphs are templates even in a fresh process
+    font.lookup(_CONTROL_PICTURES)
+
     def make() -> _Templates:
         atlas = font.atlas
         n, h, w = atlas.shape

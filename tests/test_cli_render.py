@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -162,3 +164,18 @@ def test_fonts_json(capsys) -> None:  # type: ignore[no-untyped-def]
     assert isinstance(a, str) and isinstance(b, str) and d >= 3
     code, out, _ = run(capsys, "fonts")
     assert code == 0 and "snap5x8" in out and "snap8x16" in out
+
+
+def test_a_fresh_process_reads_control_pictures(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+
+    src = tmp_path / "ctl.txt"
+    src.write_bytes(b"nul\x00 bell\x07 del\x7f\n")
+    assert run(capsys, "render", str(src), "--out", str(tmp_path), "--cols", "40")[0] == 0
+    proc = subprocess.run(
+        [sys.executable, "-m", "snapshot", "read", str(tmp_path / "page-001.png")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SNAPSHOT_NO_PROGRESS": "1"},
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "nul␀ bell␇ del␡\n"

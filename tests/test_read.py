@@ -57,7 +57,7 @@ def _alphabet() -> str:
 
 
 @given(
-    text=st.text(alphabet=st.sampled_from(_alphabet() + "\n\n  "), max_size=400),
+    text=st.text(alphabet=st.sampled_from(_alphabet() + "\n\n  \x00\x07\x7f\t"), max_size=400),
     cols=st.integers(18, 50),
     rows=st.integers(2, 6),
     flow=st.booleans(),
