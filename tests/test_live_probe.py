@@ -226,6 +226,26 @@ def test_scoring(question: Question, answer: str | None, score: str) -> None:
     assert result.score == score, (question.expected, answer, result)
 
 
+# The swaps a 5-px font invites; each keeps the value's shape.
+SWAPS = {"0": "O", "O": "0", "1": "l", "l": "1", "I": "1", "8": "B", "b": "6", "6": "b", "5": "S"}
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_every_single_glyph_swap_in_a_planted_value_scores_wrong(seed: int) -> None:
+    bat = probes.make_battery(seed, 4_000)
+    for q in bat.questions:
+        if q.kind not in ("hex", "number", "identifier"):
+            continue
+        assert score_answer(q, q.expected).score == "exact"
+        for i, ch in enumerate(q.expected):
+            swap = SWAPS.get(ch)
+            if swap is None:
+                continue
+            misread = q.expected[:i] + swap + q.expected[i + 1 :]
+            got = score_answer(q, misread)
+            assert (got.score, got.distance) == ("wrong", 1), (q.expected, misread, got)
+
+
 def test_wrong_answers_carry_their_edit_distance() -> None:
     assert score_answer(HEX, "3fa9c0e1b27d44l1").distance == 1
     assert score_answer(TRAP, "job-00l1Ia0b").distance == 1

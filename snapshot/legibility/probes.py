@@ -519,16 +519,32 @@ def score_answer(question: Question, answer: str | None) -> QuestionResult:
         letter = m.group(1).upper() if m else None
         return result("exact" if letter == question.expected else "wrong")
 
-    if _same(question.kind, cleaned, question.expected):
+    kind, expected = question.kind, question.expected
+    if _same(kind, cleaned, expected):
         return result("exact", 0)
-    found = _candidates(question.kind, cleaned, question.expected)
+    if not any(c.isspace() for c in cleaned):
+        # A bare value: compare it whole, so a misread first glyph ("l,088,442")
+        # is one edit, not a shorter number found inside it.
+        return result("wrong", _distance(kind, cleaned, expected))
+    found = _candidates(kind, cleaned, expected)
     if len(found) == 1:
         value = found[0]
-        if _same(question.kind, value, question.expected):
+        if _same(kind, value, expected):
             return result("exact", 0)
-        return result("wrong", levenshtein(value, question.expected))
+        return result("wrong", _distance(kind, value, expected))
     # Several candidates is a hedge ("either X or Y"): not an exact read.
-    return result("wrong", levenshtein(cleaned, question.expected))
+    return result("wrong", _distance(kind, cleaned, expected))
+
+
+def _distance(kind: Kind, value: str, expected: str) -> int:
+    """Edit distance in the terms _same compares (hex case and digit grouping aside)."""
+    if kind == "hex":
+        return levenshtein(value.lower(), expected.lower())
+    if kind == "number":
+        # A misread digit can break the grouping ("l,088,442"): take the
+        # closer of the raw and the ungrouped comparison.
+        return min(levenshtein(value, expected), levenshtein(_ungroup(value), _ungroup(expected)))
+    return levenshtein(value, expected)
 
 
 def score_reply(battery: Battery, reply: str) -> tuple[QuestionResult, ...]:
