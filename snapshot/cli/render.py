@@ -144,14 +144,16 @@ def _geometry(args: argparse.Namespace) -> Any:
 def run_render(args: argparse.Namespace) -> int:
     from snapshot.errors import InputError
     from snapshot.page import render_document
-    from snapshot.text import read_text
+    from snapshot.text import normalize, read_text
 
     if args.file is None:
-        source, text, invalid, label = "demo", _demo_text(), 0, "bundled demo session"
+        source, label = "demo", "bundled demo session"
+        norm = normalize(_demo_text())
     else:
         norm = read_text(args.file)
-        source, text, invalid = args.file, norm.text, norm.invalid_utf8
-        label = "stdin" if args.file == "-" else args.file
+        source, label = args.file, "stdin" if args.file == "-" else args.file
+    text, invalid = norm.text, norm.invalid_utf8
+    changes = {k: v for k, v in norm.changes().items() if k != "invalid_utf8"}
     geometry = _geometry(args)
     rendering = render_document(text, geometry, unrenderable="keep" if args.keep else "replace")
     out = Path(args.out)
@@ -181,6 +183,7 @@ def run_render(args: argparse.Namespace) -> int:
             "grid": [geometry.cols, geometry.rows],
             "mode": "flow" if geometry.flow else "lines",
             "invalid_utf8": invalid,
+            "normalized": changes,
             "kept": [
                 {"text": k.text, "start": k.start, "page": k.page + 1, "row": k.row, "col": k.col}
                 for k in rendering.kept
@@ -210,6 +213,10 @@ def run_render(args: argparse.Namespace) -> int:
     if rendering.kept:
         print(
             f"  kept as text: {len(rendering.kept)} runs ({sum(len(k.text) for k in rendering.kept)} chars)"
+        )
+    if changes:
+        print(
+            "  normalized: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in changes.items())
         )
     if invalid:
         print(f"  invalid UTF-8: {invalid} byte sequences replaced by U+FFFD")
