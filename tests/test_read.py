@@ -204,3 +204,12 @@ def test_load_png_refuses_odd_modes() -> None:
     Image.new("CMYK", (4, 4)).save(buf, "TIFF")
     with pytest.raises(ImageError, match="mode"):
         load_png(buf.getvalue())
+
+
+@pytest.mark.parametrize(("padding", "col_gap", "row_gap"), [(5, 1, 2), (0, 0, 0), (9, 2, 1)])
+def test_header_configures_gaps_and_padding(
+    dense, padding: int, col_gap: int, row_gap: int
+) -> None:  # type: ignore[no-untyped-def]
+    g = Geometry(dense, cols=60, rows=8, padding=padding, col_gap=col_gap, row_gap=row_gap)
+    pages = render(CODE * 2, g)
+    assert _read_all(pages, dense) == normalize(CODE * 2).text
