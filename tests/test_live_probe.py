@@ -199,6 +199,9 @@ NEVER = Question(7, "never_stated", "port?", "not stated")
         (DEC, "1.6818", "exact"),
         (DEC, "1.6818 s", "exact"),
         (DEC, "1.6B18", "wrong"),
+        (DEC, "1.6818s", "exact"),
+        (DEC, "1.6818ms", "exact"),  # the unit is the question's; the digits were read
+        (CAMEL, "loadLedgerEntry()", "exact"),
         (CAMEL, "loadLedgerEntry", "exact"),
         (CAMEL, "LoadLedgerEntry", "wrong"),  # the case-contrast twin
         (CAMEL, "I cannot read it with certainty", "abstained"),

@@ -427,7 +427,9 @@ def _clean(answer: str) -> str:
     s = re.sub(r"^(?:answer|a)\s*[:=]\s*", "", s, flags=re.I)
     s = s.replace("**", "")
     s = s.strip().strip("`'\"“”‘’").strip()
-    return s.rstrip(".;,").strip("`'\"").strip()
+    s = s.rstrip(".;,").strip("`'\"").strip()
+    # A function named with its call parentheses is still its name.
+    return s.removesuffix("()")
 
 
 def _ungroup(s: str) -> str:
@@ -522,6 +524,11 @@ def score_answer(question: Question, answer: str | None) -> QuestionResult:
     kind, expected = question.kind, question.expected
     if _same(kind, cleaned, expected):
         return result("exact", 0)
+    if kind == "number":
+        # A unit glued to the number ("1.6818s") is not part of the value.
+        cleaned = re.sub(r"(?<=\d)(?:s|ms|sec|seconds|rows)$", "", cleaned)
+        if _same(kind, cleaned, expected):
+            return result("exact", 0)
     if not any(c.isspace() for c in cleaned):
         # A bare value: compare it whole, so a misread first glyph ("l,088,442")
         # is one edit, not a shorter number found inside it.
