@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -152,13 +152,13 @@ def default_font_name() -> str:
 # --------------------------------------------------------------------------- freetype
 
 
-def _open_face(path: Path, index: int = 0):
+def _open_face(path: Path, index: int = 0) -> Any:
     import freetype
 
     return freetype.Face(str(path), index)
 
 
-def _mono_bitmap(face) -> tuple[np.ndarray, int, int, int]:
+def _mono_bitmap(face: Any) -> tuple[np.ndarray, int, int, int]:
     """The current glyph slot as a (rows, width) 0/1 array, plus left, top, advance."""
     slot = face.glyph
     bm = slot.bitmap
@@ -201,7 +201,7 @@ class _FaceInfo:
     pixel_size: int
 
 
-def _select_size(face, pixel_size: int | None) -> int:
+def _select_size(face: Any, pixel_size: int | None) -> int:
     """Pick a strike (bitmap fonts) or set a pixel size (scalable); return the size."""
     if face.num_fixed_sizes and not face.is_scalable:
         sizes = [s.height for s in face.available_sizes]
@@ -214,7 +214,7 @@ def _select_size(face, pixel_size: int | None) -> int:
     return size
 
 
-def _face_info(face, pixel_size: int) -> _FaceInfo:
+def _face_info(face: Any, pixel_size: int) -> _FaceInfo:
     flags = _load_flags()
     advance = 0
     for probe in ("0", "M", "a"):
@@ -234,7 +234,7 @@ def _face_info(face, pixel_size: int) -> _FaceInfo:
 
 
 def _render_chars(
-    face,
+    face: Any,
     codes: Iterable[int],
     info: _FaceInfo,
 ) -> list[tuple[int, np.ndarray]]:
@@ -373,12 +373,12 @@ class _Fallback:
     def __init__(self, cell: tuple[int, int], ascent: int) -> None:
         self.cell = cell
         self.ascent = ascent
-        self._faces: list[tuple[object, _FaceInfo, bool]] | None = None
+        self._faces: list[tuple[Any, _FaceInfo, bool]] | None = None
 
-    def faces(self) -> list[tuple[object, _FaceInfo, bool]]:
+    def faces(self) -> list[tuple[Any, _FaceInfo, bool]]:
         """(face, placement, is_cjk) in chain order."""
         if self._faces is None:
-            faces: list[tuple[object, _FaceInfo, bool]] = []
+            faces: list[tuple[Any, _FaceInfo, bool]] = []
             for filename in ("DejaVuSansMono.ttf", "DejaVuSans.ttf"):
                 path = _matplotlib_font(filename)
                 if path is not None:
@@ -391,7 +391,7 @@ class _Fallback:
             self._faces = faces
         return self._faces
 
-    def _fit(self, face) -> _FaceInfo:
+    def _fit(self, face: Any) -> _FaceInfo:
         """Largest pixel size whose advance fits the cell width."""
         w, h = self.cell
         flags = _load_flags()
@@ -405,7 +405,7 @@ class _Fallback:
         face.set_pixel_sizes(0, best)
         return _FaceInfo(cell=self.cell, ascent=self.ascent, pixel_size=best)
 
-    def _fit_cjk(self, face) -> _FaceInfo:
+    def _fit_cjk(self, face: Any) -> _FaceInfo:
         w, h = self.cell
         size = max(4, min(2 * w, h))
         return _FaceInfo(cell=(2 * w, h), ascent=self.ascent, pixel_size=size)
@@ -417,10 +417,10 @@ class _Fallback:
         wide = unicodedata.east_asian_width(ch) in ("W", "F")
         flags = _load_flags()
         for face, info, is_cjk in self.faces():
-            if not face.get_char_index(cp):  # type: ignore[attr-defined]
+            if not face.get_char_index(cp):
                 continue
-            face.set_pixel_sizes(0, info.pixel_size)  # type: ignore[attr-defined]
-            face.load_char(cp, flags)  # type: ignore[attr-defined]
+            face.set_pixel_sizes(0, info.pixel_size)
+            face.load_char(cp, flags)
             bits, left, top, advance = _mono_bitmap(face)
             if bits.sum() == 0 and unicodedata.category(ch)[0] != "Z":
                 continue  # an empty glyph for a visible character is no drawing at all

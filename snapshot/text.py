@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -309,6 +310,15 @@ def layout(text: str, geometry: Geometry) -> list[np.ndarray]:
     return layout_document(text, geometry).grids
 
 
+# grids, page spans, continued flags, and where the cells of one atlas index went
+_Placed = tuple[
+    list[np.ndarray],
+    list[tuple[int, int]],
+    list[bool],
+    Callable[[int], list[tuple[int, int, int]]],
+]
+
+
 def _undrawable_runs(bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Start and end (exclusive) of each maximal run of True."""
     edges = np.diff(np.concatenate([[False], bad, [False]]).astype(np.int8))
@@ -378,7 +388,9 @@ def layout_document(
     return Layout(grids, spans, continued, replaced, tuple(kept))
 
 
-def _expand_wide(idx, src, wide):
+def _expand_wide(
+    idx: np.ndarray, src: np.ndarray, wide: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Insert each wide glyph's right half (its index + 1) after it."""
     pos = np.arange(len(idx)) + np.cumsum(wide) - wide
     tails = pos[wide] + 1
@@ -394,7 +406,9 @@ def _expand_wide(idx, src, wide):
     return out_idx, out_src, out_wide
 
 
-def _flow(idx, src, wide, cols, per_rows, n):
+def _flow(
+    idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, per_rows: int, n: int
+) -> _Placed:
     """Flow mode: elements fill cells in order; a wide glyph adds its right half
     and, where it would straddle a row end, a blank pad cell before it.
 
@@ -468,7 +482,9 @@ def _line_cols(k: np.ndarray, cols: int) -> tuple[np.ndarray, np.ndarray]:
     return row, col
 
 
-def _lines(idx, src, wide, cols, per_rows, n):
+def _lines(
+    idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, per_rows: int, n: int
+) -> _Placed:
     brk = idx == _LINE_BREAK
     line_start_src = np.concatenate([[0], src[brk] + 1])
     line_all = np.cumsum(brk) - brk
