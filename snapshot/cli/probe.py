@@ -31,6 +31,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--out",
         default="reports/probes",
+        metavar="DIR",
         help="directory for the dated JSON record (default reports/probes)",
     )
     p.add_argument("--json", action="store_true", help="print the record as JSON")
