@@ -241,7 +241,11 @@ def test_bdf_loads_through_freetype() -> None:
 @pytest.mark.ocr
 @pytest.mark.slow
 def test_dense_face_reads_well_with_a_real_ocr_engine() -> None:
-    """A glyph edit that makes snap5x8 harder to read fails here (0.95 goal; about 0.98 now)."""
+    """A glyph edit that makes snap5x8 harder to read fails here.
+
+    The issue's goal is 0.95; these lines read at 0.987 (misc-fixed 5x8: 0.979, Spleen
+    5x8: 0.943), so 0.97 keeps snap5x8 ahead of the peers with room for OCR noise.
+    """
     pytest.importorskip("rapidocr_onnxruntime")
     spec = importlib.util.spec_from_file_location(
         "_font_ocr_iterate", FONT_DIR.parent / "bench" / "font_ocr_iterate.py"
@@ -252,4 +256,4 @@ def test_dense_face_reads_well_with_a_real_ocr_engine() -> None:
     spec.loader.exec_module(bench)
     lines = bench.hard_lines(16, seed=3)
     acc, _, _, conf, _ = bench.score(lines, bench.rapidocr_reader(), build.load_sources("snap5x8"))
-    assert acc >= 0.95, f"snap5x8 reads at {acc:.3f}; top confusions {conf.most_common(5)}"
+    assert acc >= 0.97, f"snap5x8 reads at {acc:.3f}; top confusions {conf.most_common(5)}"
