@@ -347,54 +347,6 @@ def box_glyph(ch: str, width: int, height: int, mid_row: int) -> np.ndarray:
     return g
 
 
-def block_glyph(ch: str, width: int, height: int) -> np.ndarray:
-    """Draw one block element (U+2580-259F) from its Unicode name.
-
-    Progress bars (tqdm and friends) are made of these, so they are drawn here
-    rather than left to a fallback font squeezed into the cell.
-    """
-    name = unicodedata.name(ch)
-    g = np.zeros((height, width), np.uint8)
-    y, x = np.mgrid[0:height, 0:width]
-    eighths = {"ONE": 1, "TWO": 2, "THREE": 3, "FOUR": 4, "FIVE": 5, "SIX": 6, "SEVEN": 7}
-    words = name.split()
-    n = next((eighths[w] for w in words if w in eighths), 4)
-    if "QUARTER" in words or "QUARTERS" in words:
-        n *= 2
-    hw, hh = width // 2, height // 2
-    if name == "FULL BLOCK":
-        g[:] = 1
-    elif "SHADE" in words:
-        pattern = {
-            "LIGHT": (x + 2 * y) % 4 == 0,
-            "MEDIUM": (x + y) % 2 == 0,
-            "DARK": (x + 2 * y) % 4 != 2,
-        }
-        g[pattern[words[0]]] = 1
-    elif words[0] == "QUADRANT":
-        parts = {"UPPER LEFT": (0, 0), "UPPER RIGHT": (0, 1), "LOWER LEFT": (1, 0)}
-        parts["LOWER RIGHT"] = (1, 1)
-        for part in name.removeprefix("QUADRANT ").split(" AND "):
-            row, col = parts[part]
-            g[row * hh : hh + row * height, col * hw : hw + col * width] = 1
-    elif words[0] in ("LOWER", "UPPER", "LEFT", "RIGHT"):
-        # lower/left blocks round down; upper/right ones are their complements,
-        # so a left half and a right half tile the cell without overlapping
-        size = height if words[0] in ("LOWER", "UPPER") else width
-        k = max(1, n * size // 8) if words[0] in ("LOWER", "LEFT") else size - (8 - n) * size // 8
-        if words[0] == "LOWER":
-            g[height - k :] = 1
-        elif words[0] == "UPPER":
-            g[:k] = 1
-        elif words[0] == "LEFT":
-            g[:, :k] = 1
-        else:
-            g[:, width - k :] = 1
-    else:  # pragma: no cover - every name in U+2580-259F is handled above
-        raise FontSourceError(f"no rule draws {name}")
-    return g
-
-
 # ---------------------------------------------------------------- build
 
 
@@ -449,18 +401,6 @@ def build(name: str) -> BuiltFont:
         ch = chr(cp)
         if ch not in glyphs:
             glyphs[ch] = box_glyph(ch, src.width, src.height, mid)
-    origin = _origins(src)
-    for cp in range(0x2580, 0x25A0):
-        ch = chr(cp)
-        if ch not in glyphs:
-            glyphs[ch] = block_glyph(ch, src.width, src.height)
-            # a narrow cell cannot show every eighth: equal drawings are homoglyphs
-            same = next(
-                (c for c in map(chr, range(0x2580, cp)) if np.array_equal(glyphs[c], glyphs[ch])),
-                None,
-            )
-            if same is not None:
-                origin[ch] = origin.get(same, same)
     font = BuiltFont(
         name=src.name,
         width=src.width,
@@ -469,7 +409,7 @@ def build(name: str) -> BuiltFont:
         descent=src.descent,
         glyphs=dict(sorted(glyphs.items(), key=lambda kv: ord(kv[0]))),
         drawn=frozenset(src.glyphs),
-        origin=origin,
+        origin=_origins(src),
     )
     validate(font)
     return font

@@ -86,15 +86,6 @@ def test_coverage(face: tuple[str, dict[str, np.ndarray]]) -> None:
     assert not missing, f"{name} lacks {missing[:10]}"
     for ch in "őűŐŰąęłńśźżčřšžůěĎŤ" + "ΩΣλπ" + "ЖЯЁёщ" + "─│┌┐└┘├┤┬┴┼━┃═║╔╗╚╝╬" + "←→↑↓↵•–—…€✓✗≤≥≠":
         assert ch in glyphs, f"{name} lacks {ch!r}"
-    for cp in range(0x2580, 0x25A0):  # block elements: progress bars
-        assert chr(cp) in glyphs, f"{name} lacks U+{cp:04X}"
-
-
-def test_block_halves_tile_the_cell(face: tuple[str, dict[str, np.ndarray]]) -> None:
-    _, glyphs = face
-    assert np.array_equal(glyphs["▌"] + glyphs["▐"], glyphs["█"])
-    assert np.array_equal(glyphs["▀"] + glyphs["▄"], glyphs["█"])
-    assert glyphs["█"].all() and 0 < glyphs["▒"].mean() < 1
 
 
 def test_composed_letters_carry_their_marks(face: tuple[str, dict[str, np.ndarray]]) -> None:
