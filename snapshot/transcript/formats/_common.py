@@ -24,6 +24,7 @@ import binascii
 import io
 import json
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -81,6 +82,63 @@ class Warnings:
         return Warnings(list(self.items), self.per_kind.copy())
 
 
+# Valid JSON that Python will not hold: ``ValueError`` for an integer literal
+# longer than ``sys.get_int_max_str_digits()``, ``RecursionError`` for nesting
+# deeper than the parser's stack. Every reader must catch both, not just
+# ``JSONDecodeError`` (a subclass of ValueError, so catch that one first).
+JSON_LIMIT_ERRORS = (ValueError, RecursionError)
+
+
+def json_limit_reason(exc: BaseException) -> str:
+    """Why valid JSON could not be read, in words (for :data:`JSON_LIMIT_ERRORS`)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if "integer string conversion" in str(exc):
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
+    return str(exc)
+
+
+def _json_limit_line(text: str, exc: BaseException) -> int | None:
+    """Best guess at the line of a whole document that :data:`JSON_LIMIT_ERRORS` came from.
+
+    The parser does not say where; the first point nested as deep as the
+    recursion limit (else the deepest point), or the first over-long integer
+    outside a string, is where it gave up.
+    """
+    at: int | None = None
+    if isinstance(exc, RecursionError):
+        depth = deepest = 0
+        limit = sys.getrecursionlimit()
+        for m in _JSON_NESTING.finditer(text):
+            tok = m.group()
+            if tok == "[" or tok == "{":
+                depth += 1
+                if depth > deepest:
+                    deepest, at = depth, m.start()
+                    if depth >= limit:
+                        break
+            elif tok == "]" or tok == "}":
+                depth -= 1
+    elif digits := sys.get_int_max_str_digits():
+        # Not a float's fraction or exponent, which Python reads at any length.
+        long_int = re.compile(rf"{_JSON_STRING}|(?<![\d.eE+])(\d{{{digits + 1}}})")
+        at = next((m.start(1) for m in long_int.finditer(text) if m.group(1)), None)
+    return None if at is None else text.count("\n", 0, at) + 1
+
+
+_JSON_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_JSON_NESTING = re.compile(rf"{_JSON_STRING}|[\[\]{{}}]")
+
+
+def json_limit_error(path: Path, text: str, exc: BaseException) -> TranscriptError:
+    """The error for a whole JSON document Python will not hold, naming file and line."""
+    line = _json_limit_line(text, exc)
+    where = f"{path}:{line}" if line is not None else str(path)
+    if isinstance(exc, RecursionError):
+        return TranscriptError(f"{where}: JSON nested too deeply to import")
+    return TranscriptError(f"{where}: unreadable JSON ({json_limit_reason(exc)})")
+
+
 def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]:
     """``(line_number, record)`` for every parseable line of a JSONL file.
 
@@ -127,10 +185,8 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
             except json.JSONDecodeError as exc:
                 warnings.add(f"{path}:{lineno}: malformed JSON ({exc.msg}); line skipped", "json")
                 continue
-            except (ValueError, RecursionError) as exc:
-                # Valid JSON Python will not hold: an integer of thousands of
-                # digits, nesting deeper than the parser's stack.
-                reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+            except JSON_LIMIT_ERRORS as exc:
+                reason = json_limit_reason(exc)
                 warnings.add(f"{path}:{lineno}: unreadable JSON ({reason}); line skipped", "json")
                 continue
             yield lineno, record
@@ -186,10 +242,8 @@ def read_json_document(path: Path, warnings: Warnings) -> Any:
             f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
             "the file holds one JSON document, so nothing can be imported"
         ) from exc
-    except RecursionError as exc:
-        raise TranscriptError(f"{path}: JSON nested too deeply to import") from exc
-    except ValueError as exc:  # e.g. an integer beyond Python's digit limit
-        raise TranscriptError(f"{path}: unreadable JSON ({exc})") from exc
+    except JSON_LIMIT_ERRORS as exc:
+        raise json_limit_error(path, text, exc) from exc
 
 
 def tail_bytes(path: Path, n: int = 4096) -> bytes:
@@ -215,9 +269,10 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):
             # A first record longer than the sniff window is common (a huge
-            # prompt); judge on what we have.
+            # prompt); judge on what we have. A line Python will not hold
+            # (JSON_LIMIT_ERRORS) is the loader's to report, not detection's.
             continue
         if not isinstance(record, dict):
             continue  # a stray line does not decide; the other lines do
@@ -306,8 +361,8 @@ def load_json(path: Path) -> Any:
             f"{path}:{exc.lineno}:{exc.colno}: malformed JSON: {exc.msg}; "
             "fix the file or import another one"
         ) from exc
-    except RecursionError as exc:
-        raise TranscriptError(f"{path}: JSON nested too deeply to import") from exc
+    except JSON_LIMIT_ERRORS as exc:
+        raise json_limit_error(path, text, exc) from exc
 
 
 def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]:
@@ -332,6 +387,10 @@ def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]
                 warnings_out.append(f"{path}:{lineno}: malformed JSON line skipped ({exc.msg})")
             except RecursionError:
                 warnings_out.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")
+            except ValueError as exc:  # an integer beyond Python's digit limit
+                warnings_out.append(
+                    f"{path}:{lineno}: unreadable JSON line skipped ({json_limit_reason(exc)})"
+                )
 
 
 def head_text(head: bytes) -> str:
@@ -494,6 +553,12 @@ def parse_arguments(raw: Any, where: str, warns: list[str]) -> dict[str, Any]:
             value = json.loads(raw)
         except json.JSONDecodeError:
             warns.append(f"{where}: tool-call arguments are not JSON; kept as a string")
+            return {"_raw_arguments": raw}
+        except JSON_LIMIT_ERRORS as exc:
+            reason = json_limit_reason(exc)
+            warns.append(
+                f"{where}: tool-call arguments are unreadable JSON ({reason}); kept as a string"
+            )
             return {"_raw_arguments": raw}
         if isinstance(value, dict):
             return value

@@ -578,7 +578,7 @@ def _agent_meta(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return {"agent_meta": data} if isinstance(data, dict) else {}
 
