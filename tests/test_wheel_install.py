@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -17,8 +18,31 @@ ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.slow
 
 
+def _source_copy(dest: Path) -> Path:
+    """The checkout's sources, copied: an in-tree build would leave build/ behind,
+    and a stale build/lib can smuggle deleted files into later wheels."""
+    skip = shutil.ignore_patterns(
+        ".git",
+        ".venv",
+        ".ci-venv",
+        "build",
+        "dist",
+        "*.egg-info",
+        "__pycache__",
+        ".*_cache",
+        ".hypothesis",
+        ".benchmarks",
+        ".snapshot",
+        "out",
+    )
+    src = dest / "src"
+    shutil.copytree(ROOT, src, ignore=skip)
+    return src
+
+
 def _build_wheel(dest: Path) -> Path:
-    base = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dest), str(ROOT)]
+    source = _source_copy(dest)
+    base = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dest), str(source)]
     # no build isolation reuses this environment's setuptools (offline); without
     # wheel/setuptools here, pip fetches them into an isolated build environment
     attempts = [[*base, "--no-build-isolation"], base]
