@@ -3,11 +3,16 @@
 Python refuses to turn an integer literal of more than 4300 digits into an
 ``int`` (``ValueError``) and runs out of stack on JSON nested thousands deep
 (``RecursionError``); both are valid JSON a broken or malicious log may hold.
+An image header claiming billions of pixels is a decompression bomb for
+whoever decodes it later.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +21,7 @@ import pytest
 from snapshot.cli import main
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import _common, detect, import_path
+from snapshot.transcript.model import ImageBlock, TextBlock
 
 BIG_INT = "7" * 5000  # beyond Python's 4300-digit int/str conversion limit
 DEEP = "[" * 100_000  # far beyond the recursion limit
@@ -178,6 +184,80 @@ def test_unreadable_tool_arguments_are_kept_as_a_string(tmp_path: Path, argument
     )
 
 
+# --- images -----------------------------------------------------------------------------
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG signature and IHDR chunk (with its CRC) claiming ``width`` x ``height``."""
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk
+
+
+def _claude_session(tmp_path: Path, data: bytes) -> Path:
+    base = {"sessionId": "s-1", "isSidechain": False, "timestamp": "2026-01-01T00:00:00Z"}
+    image = {
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": base64.b64encode(data).decode(),
+        },
+    }
+    first = {
+        **base,
+        "type": "user",
+        "uuid": "u1",
+        "parentUuid": None,
+        "message": {"role": "user", "content": [{"type": "text", "text": "look"}, image]},
+    }
+    reply = {
+        **base,
+        "type": "assistant",
+        "uuid": "a1",
+        "parentUuid": "u1",
+        "message": {
+            "id": "m1",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [{"type": "text", "text": "ok"}],
+        },
+    }
+    return _write(tmp_path / "session.jsonl", [json.dumps(first), json.dumps(reply)])
+
+
+def test_claude_code_refuses_a_decompression_bomb_header(tmp_path: Path) -> None:
+    p = _claude_session(tmp_path, _png_header(100_000, 100_000))
+    assert detect(p).name == "claude-code-jsonl"
+    (conv,) = import_path(p)
+    blocks = conv.get("u1").blocks
+    assert not any(isinstance(b, ImageBlock) for m in conv.messages for b in m.blocks)
+    assert any(isinstance(b, TextBlock) and "100000x100000" in b.text for b in blocks)
+    assert any("session.jsonl:1:" in w and "100000x100000" in w for w in conv.warnings)
+
+
+@pytest.mark.parametrize("size", [(8000, 6000), (14_000, 14_000), (100_000, 1)])
+def test_claude_code_keeps_what_the_other_importers_keep(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """One cap for all importers: Claude Code drops an image exactly when image_header does."""
+    iend = struct.pack(">I", 0) + b"IEND" + struct.pack(">I", zlib.crc32(b"IEND"))
+    data = _png_header(*size) + iend  # Pillow wants a chunk after IHDR
+    try:
+        _common.image_header(data)
+        kept = True
+    except _common.ImageTooLarge:
+        kept = False
+    (conv,) = import_path(_claude_session(tmp_path, data))
+    images = conv.get("u1").images()
+    if kept:
+        assert [(i.width, i.height) for i in images] == [size]
+        assert not any("pixels" in w for w in conv.warnings)
+    else:
+        assert images == ()
+        assert any("session.jsonl:1:" in w and "too large" in w for w in conv.warnings)
+
+
 # --- the command line -------------------------------------------------------------------
 
 
@@ -199,3 +279,9 @@ def test_cli_import_reports_instead_of_crashing(
     assert main(["import", str(doc), "--json"]) == 2
     out, err = capsys.readouterr()
     assert "doc.json:2:" in err and "Traceback" not in out + err
+
+    bomb = _claude_session(tmp_path, _png_header(100_000, 100_000))
+    assert main(["import", str(bomb), "--json"]) == 0
+    out, err = capsys.readouterr()
+    (row,) = json.loads(out)["conversations"]
+    assert row["images"] == 0 and any("100000x100000" in w for w in row["warnings"])

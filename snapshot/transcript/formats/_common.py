@@ -408,12 +408,24 @@ def starts_like_tau_runs(text: str) -> bool:
     return _TAU_RUNS_START.match(text) is not None
 
 
+class ImageTooLarge(TranscriptError):
+    """An image header claims more pixels than is safe to keep: a decompression bomb."""
+
+
+def check_pixel_count(width: int, height: int) -> None:
+    """Raise :class:`ImageTooLarge` when ``width`` x ``height`` exceeds :data:`MAX_IMAGE_PIXELS`."""
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ImageTooLarge(f"image claims {width}x{height} pixels, more than is safe to keep")
+
+
 def image_header(data: bytes) -> tuple[str, int, int]:
     """``(media type, width, height)`` from an encoded image's header.
 
     Pillow's ``open`` reads only the header; pixels are never decoded here.
     Raises :class:`TranscriptError` when the bytes are not a PNG/JPEG/GIF/WebP
-    image or claim more than :data:`MAX_IMAGE_PIXELS` pixels.
+    image or claim more than :data:`MAX_IMAGE_PIXELS` pixels (:class:`ImageTooLarge`
+    when too large; Pillow's own bomb check, at twice ``PIL.Image.MAX_IMAGE_PIXELS``,
+    may refuse an image first).
     """
     from PIL import Image
 
@@ -424,7 +436,7 @@ def image_header(data: bytes) -> tuple[str, int, int]:
                 fmt = img.format or ""
                 width, height = img.size
     except Image.DecompressionBombError as exc:
-        raise TranscriptError(f"image too large to be safe: {exc}") from exc
+        raise ImageTooLarge(f"image too large to be safe: {exc}") from exc
     except Exception as exc:  # Pillow raises many types for garbage bytes
         raise TranscriptError(
             f"not an image ({len(data)} bytes starting {data[:8]!r}): {exc}"
@@ -432,8 +444,7 @@ def image_header(data: bytes) -> tuple[str, int, int]:
     media_type = _PIL_FORMATS.get(fmt)
     if media_type is None:
         raise TranscriptError(f"unsupported image format {fmt or 'unknown'!r}")
-    if width * height > MAX_IMAGE_PIXELS:
-        raise TranscriptError(f"image claims {width}x{height} pixels, more than is safe to keep")
+    check_pixel_count(width, height)
     return media_type, width, height
 
 

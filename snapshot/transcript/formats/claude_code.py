@@ -64,9 +64,12 @@ from typing import Any
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
+    ImageTooLarge,
     Warnings,
     add_pairing_warnings,
+    check_pixel_count,
     head_records,
+    image_header,
     iter_json_objects,
     matches_select,
     read_prompt,
@@ -171,6 +174,20 @@ def decode_image(
         )
         return TextBlock(f"[image omitted: {len(data)} bytes that are not an image]")
     media, width, height = found
+    try:
+        # The same cap as the other importers: first on the size read above,
+        # then by Pillow, which also reads headers this sniffer does not (WebP,
+        # JPEGs with fill bytes). Bytes Pillow cannot read stay as before.
+        if width is not None and height is not None:
+            check_pixel_count(width, height)
+        _, pil_width, pil_height = image_header(data)
+        if width is None or height is None:
+            width, height = pil_width, pil_height
+    except ImageTooLarge as exc:
+        warnings.add(f"{where}: {exc}; dropped", "image")
+        return TextBlock(f"[image omitted: {exc}]")
+    except TranscriptError:
+        pass
     if declared and declared != media:
         warnings.add(f"{where}: image declared {declared} but is {media}; using {media}", "image")
     return ImageBlock(media_type=media, data=data, width=width, height=height, origin=origin)
