@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from snapshot.geometry import Geometry
-from snapshot.glyphs import CONTINUE_MARK, KEPT_MARK, NEWLINE_MARK, WIDE_TAIL
+from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.raster import rasterize, to_png, unpack
 from snapshot.text import KeptSpan, header_text, layout_document, normalize, text_indices
 
@@ -96,10 +96,6 @@ class Page:
             return None
         x0, y0 = g.origin
         return (x0, y0, x0 + g.cols * g.pitch[0] - g.col_gap, y0 + g.cell[1])
-
-    def kept_marker(self) -> str:
-        """The character the KEPT marker reads back as."""
-        return KEPT_MARK
 
 
 @dataclass(frozen=True)
