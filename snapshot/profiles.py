@@ -611,7 +611,7 @@ def load_profiles(path: str | Path) -> dict[str, Profile]:
             data = json.loads(text)
         else:
             raise InputError(f"profile file {p} must end in .json or .toml")
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSON/TOML errors, huge ints, deep nesting
         raise InputError(f"profile file {p} is not valid {p.suffix[1:].upper()}: {exc}") from exc
     if isinstance(data, Mapping) and "profile" in data:
         entries = data["profile"]

@@ -72,7 +72,7 @@ def demo_sources() -> list[Source]:
 def read_manifest(manifest: Path) -> list[dict[str, Any]]:
     try:
         entries = json.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise InputError(f"{manifest}: not a readable benchmark manifest ({exc})") from exc
     if not isinstance(entries, list) or not all(
         isinstance(e, dict) and "path" in e for e in entries

@@ -171,7 +171,10 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
     try:
         doc = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (
+        ValueError,
+        RecursionError,
+    ) as exc:  # bad JSON, bad UTF-8, 4300+ digit ints, deep nesting
         raise TranscriptError(
             f"{path}: corrupted store file (not valid JSON: {exc}); restore it from a backup "
             "or delete it and import the conversation again"
