@@ -55,15 +55,21 @@ REFERENCE = {"misc-5x8": 0.90, "spleen-5x8": 0.87, "misc-6x12": 0.95}
 
 
 def sweep_accuracy(
-    readers: Sequence[Reader], fonts: Sequence[Any], lines: list[str], seed: int
+    readers: Sequence[tuple[Reader, list[str], Sequence[Any]]], fonts: Sequence[Any], seed: int
 ) -> list[tuple[str, str, float, str, Measurement]]:
-    """(reader, font, scale, filter, measurement) for every scale × filter."""
-    pps = [NATIVE] + [
-        Preprocess(scale=s, filter=f) for s in SWEEP_SCALES if s != 1.0 for f in FILTERS
-    ]
-    jobs = [(r, f, p) for r in readers for f in fonts for p in pps]
+    """(reader, font, scale, filter, measurement) for every scale × filter.
+
+    Each reader comes with its own lines and filters: OCR costs ~50 ms a line on
+    an idle machine (far more under load), the oracle a fraction of that.
+    """
+    jobs: list[tuple[Reader, list[str], Any, Preprocess]] = []
+    for reader, lines, filters in readers:
+        pps = [NATIVE] + [
+            Preprocess(scale=s, filter=f) for s in SWEEP_SCALES if s != 1.0 for f in filters
+        ]
+        jobs.extend((reader, lines, f, p) for f in fonts for p in pps)
     out: list[tuple[str, str, float, str, Measurement]] = []
-    for reader, font, pp in progress(jobs, desc="scale sweep", total=len(jobs), unit="run"):
+    for reader, lines, font, pp in progress(jobs, desc="scale sweep", total=len(jobs), unit="run"):
         m = measure(reader, lines, line_geometry(font, lines), pp, seed=seed)
         out.append((reader.name, font.name, pp.scale, pp.filter if pp.scale != 1.0 else "-", m))
     return out
@@ -257,19 +263,26 @@ def font_comparison(
 
 
 def build_report(
-    out: Path, *, lines: int = 40, seed: int = 0, tess_lines: int = 12
+    out: Path,
+    *,
+    lines: int = 40,
+    seed: int = 0,
+    tess_lines: int = 12,
+    ocr_lines: int = 24,
+    ocr_filters: Sequence[Any] = FILTERS,
+    compare_lines: int = 60,
 ) -> dict[str, Path]:
+    """Write the reports; the font comparison first (each file is complete when written)."""
     out.mkdir(parents=True, exist_ok=True)
     text = hard_lines(lines, seed=seed)
     fonts, skipped = load_fonts(COMPARISON_FONTS)
-    readers: list[Reader] = [OracleReader()]
-    if rapidocr_available():
-        readers.append(RapidOcrReader())
-    sweep = sweep_accuracy(readers, fonts, text, seed)
-    plot_vs_scale(sweep, out / "legibility_vs_scale.png")
+    cmp_text = font_comparison(
+        fonts, skipped, hard_lines(compare_lines, seed=seed), seed, tess_lines
+    )
+    (out / "font_comparison.md").write_text(cmp_text, encoding="utf-8")
 
     dense = next((f for f in fonts if f.name == "snap5x8"), fonts[0])
-    gen_lines = text[: min(len(text), 24)]
+    gen_lines = text[: min(len(text), ocr_lines)]
     gens = [
         generational_loss(
             gen_lines,
@@ -289,11 +302,18 @@ def build_report(
         )
     plot_generational(gens, out / "generational_loss.png")
 
+    readers: list[tuple[Reader, list[str], Sequence[Any]]] = [(OracleReader(), text, FILTERS)]
+    if rapidocr_available():
+        readers.append((RapidOcrReader(), text[:ocr_lines], ocr_filters))
+    sweep = sweep_accuracy(readers, fonts, seed)
+    plot_vs_scale(sweep, out / "legibility_vs_scale.png")
+
     md = [
         "# Legibility lab",
         "",
         f"Generated {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by `bench/legibility_report.py`: "
-        f"{lines} seeded hard lines (seed {seed}), one per row, read back after simulated provider "
+        f"{lines} seeded hard lines (seed {seed}; rapidocr reads the first {ocr_lines} of them, "
+        "since each line costs it 50 ms idle and far more on a loaded machine), one per row, read back after simulated provider "
         "preprocessing. `oracle` = the project's font-aware decoder at native size and, after a "
         "resample, a matcher that compares each cell with the font's glyphs put through the same "
         "resample at the same sub-pixel phase (an upper bound for any reader; its alphabet is "
@@ -317,10 +337,12 @@ def build_report(
                     for rd, fn, sc, filt, m in sweep
                     if rd == reader and fn == font and sc == s
                 }
+                if not cells:
+                    continue
                 if s == 1.0:
                     vals = [_fmt(cells["-"].char_accuracy)] * len(FILTERS)
                 else:
-                    vals = [_fmt(cells[f].char_accuracy) for f in FILTERS]
+                    vals = [_fmt(cells[f].char_accuracy) if f in cells else "-" for f in FILTERS]
                 md.append(f"| {reader} | {font} | {s:g} | " + " | ".join(vals) + " |")
     md += [
         "",
@@ -381,9 +403,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--lines", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tesseract-lines", type=int, default=12)
+    ap.add_argument("--ocr-lines", type=int, default=24, help="lines rapidocr reads per sweep run")
+    ap.add_argument("--ocr-filters", nargs="+", default=list(FILTERS), choices=FILTERS)
+    ap.add_argument(
+        "--compare-lines", type=int, default=60, help="lines per font in the comparison"
+    )
     args = ap.parse_args(argv)
     paths = build_report(
-        Path(args.out), lines=args.lines, seed=args.seed, tess_lines=args.tesseract_lines
+        Path(args.out),
+        lines=args.lines,
+        seed=args.seed,
+        tess_lines=args.tesseract_lines,
+        ocr_lines=args.ocr_lines,
+        ocr_filters=args.ocr_filters,
+        compare_lines=args.compare_lines,
     )
     for p in paths.values():
         print(p)
