@@ -59,6 +59,9 @@ class _Templates:
     index: np.ndarray  # (t,) int: atlas index
     keys: np.ndarray  # (t,) uint64 bit keys, sorted, for exact matching (h*w <= 64)
     key_index: np.ndarray  # (t,) atlas index per sorted key
+    key_row: np.ndarray  # (t,) template row per sorted key
+    prior: np.ndarray  # (t,) float32 prior penalty per template row
+    dmin: np.ndarray  # (t,) Hamming distance from each template to its nearest other
 
 
 def _templates(font: Font) -> _Templates:
@@ -91,9 +94,23 @@ def _templates(font: Font) -> _Templates:
             np.float32,
         )
         norms = (tf**2).sum(axis=1) + prior
-        return _Templates(tf, norms, first, keys[order], first[order])
+        dmin = _nearest_other(keys) if h * w <= 64 else np.zeros(len(first), np.int64)
+        return _Templates(
+            tf, norms, first, keys[order], first[order], order, prior, dmin.astype(np.float32)
+        )
 
     return font.cached("read_templates", make)
+
+
+def _nearest_other(keys: np.ndarray) -> np.ndarray:
+    """For each bit key, the Hamming distance to the nearest other key."""
+    out = np.empty(len(keys), np.int64)
+    for start in range(0, len(keys), 512):
+        part = keys[start : start + 512]
+        dist = np.bitwise_count(part[:, None] ^ keys[None, :]).astype(np.int64)
+        dist[np.arange(len(part)), np.arange(start, start + len(part))] = 1 << 30
+        out[start : start + len(part)] = dist.min(axis=1)
+    return out
 
 
 def _bit_keys(bits: np.ndarray) -> np.ndarray:
@@ -146,15 +163,20 @@ def _cells(img: np.ndarray, x0: int, y0: int, geometry: Geometry, rows: range) -
     return cells.transpose(0, 2, 1, 3).reshape(r1 - r0, cols, h * w)
 
 
-def _match(cells: np.ndarray, tpl: _Templates) -> tuple[np.ndarray, np.ndarray]:
-    """Nearest template per cell: (atlas index, SSD), for ``(..., h*w)`` cells."""
+def _match(
+    cells: np.ndarray, tpl: _Templates, *, shortcuts: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Nearest template per cell: (atlas index, SSD), for ``(..., h*w)`` cells.
+
+    The choice includes a small prior (see ``PRIOR``); the SSD returned does not.
+    """
     shape = cells.shape[:-1]
     flat = cells.reshape(-1, cells.shape[-1])
     best = np.empty(len(flat), np.int64)
     ssd = np.empty(len(flat), np.float32)
     # exact matches first: pristine pages never reach the matrix product
     todo = np.ones(len(flat), bool)
-    if flat.shape[1] <= 64 and len(tpl.keys):
+    if shortcuts and flat.shape[1] <= 64 and len(tpl.keys):
         binary = (flat == 0.0) | (flat == 1.0)
         exact_rows = binary.all(axis=1)
         if exact_rows.any():
@@ -166,6 +188,26 @@ def _match(cells: np.ndarray, tpl: _Templates) -> tuple[np.ndarray, np.ndarray]:
             ssd[rows] = 0.0
             todo[rows] = False
     rest = np.flatnonzero(todo)
+    if shortcuts and len(rest) and flat.shape[1] <= 64 and len(tpl.keys):
+        # near-exact cells: the template the thresholded cell equals is provably
+        # the nearest when the cell is closer to it than half the distance to
+        # that template's nearest neighbour (triangle inequality; binary templates
+        # are sqrt(Hamming) apart), so those cells skip the full comparison
+        sub = flat[rest]
+        keys = _bit_keys((sub >= 0.5).astype(np.uint8))
+        pos = np.searchsorted(tpl.keys, keys).clip(0, len(tpl.keys) - 1)
+        hit = np.flatnonzero(tpl.keys[pos] == keys)
+        if len(hit):
+            rows = tpl.key_row[pos[hit]]
+            r2 = ((sub[hit] - tpl.flat[rows]) ** 2).sum(axis=1)
+            gap = np.maximum(np.sqrt(tpl.dmin[rows]) - np.sqrt(r2), 0.0) ** 2
+            score = r2 + tpl.prior[rows]
+            sure = score < gap
+            cells = rest[hit[sure]]
+            best[cells] = tpl.index[rows[sure]]
+            ssd[cells] = r2[sure]
+            todo[cells] = False
+            rest = np.flatnonzero(todo)
     for start in range(0, len(rest), 2048):
         part = rest[start : start + 2048]
         x = flat[part]
@@ -175,7 +217,7 @@ def _match(cells: np.ndarray, tpl: _Templates) -> tuple[np.ndarray, np.ndarray]:
         d = (x**2).sum(axis=1)[:, None] - 2.0 * dots + tpl.norms[None, :]
         k = d.argmin(axis=1)
         best[part] = tpl.index[k]
-        ssd[part] = np.maximum(d[np.arange(len(part)), k], 0.0)
+        ssd[part] = np.maximum(d[np.arange(len(part)), k] - tpl.prior[k], 0.0)
     return best.reshape(shape), ssd.reshape(shape)
 
 

@@ -213,3 +213,26 @@ def test_header_configures_gaps_and_padding(
     g = Geometry(dense, cols=60, rows=8, padding=padding, col_gap=col_gap, row_gap=row_gap)
     pages = render(CODE * 2, g)
     assert _read_all(pages, dense) == normalize(CODE * 2).text
+
+
+def test_matching_shortcuts_never_change_the_answer(dense) -> None:  # type: ignore[no-untyped-def]
+    from snapshot.read import _as_ink, _cells, _match, _templates
+
+    page = render(CODE * 6, Geometry(dense, cols=80, rows=12))[0]
+    rng = np.random.default_rng(7)
+    variants = [page.pixels]
+    for q in (95, 60, 30):
+        buf = io.BytesIO()
+        Image.fromarray(page.pixels).save(buf, "JPEG", quality=q)
+        variants.append(np.asarray(Image.open(io.BytesIO(buf.getvalue()))))
+    for sigma in (20, 60, 100):
+        noise = rng.normal(0, sigma, page.pixels.shape)
+        variants.append(np.clip(page.pixels + noise, 0, 255).astype(np.uint8))
+    tpl = _templates(dense)
+    g = page.geometry
+    for px in variants:
+        cells = _cells(_as_ink(px, None), 2, 2, g, range(0, g.rows))
+        fast, fast_ssd = _match(cells, tpl)
+        slow, slow_ssd = _match(cells, tpl, shortcuts=False)
+        assert np.array_equal(fast, slow)
+        assert np.allclose(fast_ssd, slow_ssd, atol=1e-3)
