@@ -412,9 +412,9 @@ def _flow(
     """Flow mode: elements fill cells in order; a wide glyph adds its right half
     and, where it would straddle a row end, a blank pad cell before it.
 
-    Without wide glyphs this is one copy. With them, loops run over the wide
-    glyphs only (segments between them are copied as slices), and cells map to
-    elements by binary search: no per-element index arrays for a 1 M-char text.
+    Without wide glyphs this is one copy. With them, a loop over the wide glyphs
+    only finds the pads, one ``np.insert`` adds right halves and pads, and cells
+    map to elements by binary search over the wide glyphs' cells.
     """
     per_page = cols * per_rows
     m = len(idx)
