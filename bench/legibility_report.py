@@ -408,7 +408,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--compare-lines", type=int, default=60, help="lines per font in the comparison"
     )
+    ap.add_argument(
+        "--fonts-only",
+        action="store_true",
+        help="rewrite font_comparison.md only (after a glyph edit)",
+    )
     args = ap.parse_args(argv)
+    if args.fonts_only:
+        fonts, skipped = load_fonts(COMPARISON_FONTS)
+        text = hard_lines(args.compare_lines, seed=args.seed)
+        path = Path(args.out) / "font_comparison.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(
+            font_comparison(fonts, skipped, text, args.seed, args.tesseract_lines), encoding="utf-8"
+        )
+        print(path)
+        return 0
     paths = build_report(
         Path(args.out),
         lines=args.lines,
