@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -233,6 +234,10 @@ def font_comparison(
             d.append("")
         details.extend(d)
     dense = [r for r in rows if r.startswith("| snap5x8 ")]
+    digests = ", ".join(
+        f"{f.name} `{Path(f.path).name}` sha256 {hashlib.sha256(Path(f.path).read_bytes()).hexdigest()[:12]}"
+        for f in fonts
+    )
     lines_out = [
         "# Font comparison: the dense font against the peers' fonts",
         "",
@@ -240,6 +245,8 @@ def font_comparison(
         f"({len(lines)} seeded hard lines, seed {seed}: hex strings, ids, camelCase, code, numbers; "
         "one line per crop, rapidocr PP-OCRv4 recognition only, native scale). "
         f"Tesseract 5 (`--psm 7`) reads the first {tess_lines} lines only (≈0.5 s per line).",
+        "",
+        f"Font files: {digests}.",
         "",
         "Columns: glyphs = printable ASCII drawn by the font itself; floor = smallest pixel Hamming "
         "distance between two glyphs; ≤1/≤2/≤3 = glyphs with a neighbour that close; "
