@@ -19,7 +19,7 @@ from snapshot.legibility.hardlines import hard_lines
 from snapshot.legibility.metrics import score_lines
 from snapshot.legibility.readers import PageLayout, Reader, get_reader, line_geometry, measure
 from snapshot.legibility.resample import FILTERS, NATIVE, Filter, Preprocess
-from snapshot.legibility.tune import load_fonts
+from snapshot.legibility.tune import load_fonts, seen_size
 from snapshot.progress import progress
 
 COMPARISON_FONTS: tuple[str, ...] = ("snap5x8", "misc-5x8", "spleen-5x8", "misc-6x12")
@@ -43,10 +43,8 @@ def provider_view(model: str) -> ProviderView:
     except ImportError:
         return ProviderView(model, None, None, 1.0, "snapshot.profiles is not available here")
     profile = profiles.profile_for(model)  # UnknownModelError is a SnapshotError
-    from snapshot.legibility.tune import _call_seen
-
     w, h = (int(v) for v in profile.geometry().size)
-    sw, sh = _call_seen(profile, w, h)
+    sw, sh = seen_size(profile, w, h)
     scale = min(sw / w, sh / h)
     if (sw, sh) == (w, h):
         note = f"the profile's {w}x{h} page reaches the model unresampled"

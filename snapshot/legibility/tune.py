@@ -47,7 +47,7 @@ class Billing:
     source: str
 
 
-def _call_seen(profile: Any, w: int, h: int) -> tuple[int, int]:
+def seen_size(profile: Any, w: int, h: int) -> tuple[int, int]:
     """The size the provider's model receives for a w×h upload (the profile's scheme)."""
     sw, sh = profile.scheme.seen(w, h)
     return int(sw), int(sh)
@@ -71,7 +71,7 @@ def billing_for(model: str, profile: Any | None = None) -> Billing:
         return int(profiles.image_tokens(profile, w, h))
 
     def seen(w: int, h: int) -> tuple[int, int]:
-        return _call_seen(profile, w, h)
+        return seen_size(profile, w, h)
 
     # Page sizes around the profile's own, snapped to the sides its billing
     # scheme wastes nothing on (multiples of the patch or tile).
