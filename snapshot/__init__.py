@@ -24,7 +24,7 @@ _EXPORTS: dict[str, str] = {
     "Geometry": "snapshot.geometry",
     "Page": "snapshot.page",
     "render": "snapshot.page",
-    "read": "snapshot.read",
+    "read": "snapshot.decode",
     "Profile": "snapshot.profiles",
     "profile_for": "snapshot.profiles",
     "image_tokens": "snapshot.profiles",

@@ -106,7 +106,7 @@ def _bomb_png() -> bytes:
 def test_bad_pages_give_clear_errors(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from snapshot.read import load_png
+    from snapshot.decode import load_png
 
     good = _page_png(tmp_path)
     path = tmp_path / f"{case}.png"

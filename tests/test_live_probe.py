@@ -648,7 +648,7 @@ def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage
     import hashlib
 
     from snapshot.glyphs import load_font
-    from snapshot.read import load_png, read
+    from snapshot.decode import load_png, read
 
     assert page.png.startswith(b"\x89PNG")
     assert page.sha256 == hashlib.sha256(page.png).hexdigest()

@@ -1,7 +1,7 @@
 """``snapshot render``, ``snapshot read`` and ``snapshot fonts``.
 
 Parsing and printing only; the work happens in :mod:`snapshot.page`,
-:mod:`snapshot.read` and :mod:`snapshot.glyphs`.
+:mod:`snapshot.decode` and :mod:`snapshot.glyphs`.
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def run_render(args: argparse.Namespace) -> int:
 def run_read(args: argparse.Namespace) -> int:
     from snapshot.errors import ImageError, SnapshotError
     from snapshot.glyphs import available_fonts, load_font
-    from snapshot.read import _as_ink, find_header, load_png, read
+    from snapshot.decode import _as_ink, find_header, load_png, read
 
     pixels = load_png(args.page)
     text: str | None = None

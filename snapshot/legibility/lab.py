@@ -212,8 +212,8 @@ def measure_page(
 
     from snapshot.glyphs import load_font
     from snapshot.page import render
-    from snapshot.read import find_header, geometry_from_header, load_png
-    from snapshot.read import read as decode
+    from snapshot.decode import find_header, geometry_from_header, load_png
+    from snapshot.decode import read as decode
 
     pixels = load_png(path)
     font = load_font(font_name)

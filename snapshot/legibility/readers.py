@@ -79,7 +79,7 @@ class Reader(Protocol):
 class OracleReader:
     """The font-aware decoder; after a resample, a matcher that knows the filter too.
 
-    At native size the project's decoder (:func:`snapshot.read.read`) is exact.
+    At native size the project's decoder (:func:`snapshot.decode.read`) is exact.
     A resampled page no longer matches the crisp templates, so the oracle
     brings it back to the native grid and compares each cell with what each
     glyph of the font looks like at that very cell after the same resample:
@@ -99,7 +99,7 @@ class OracleReader:
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         if seen.scale == (1.0, 1.0):
-            from snapshot.read import read as decode
+            from snapshot.decode import read as decode
 
             try:
                 text = decode(seen.pixels, layout.geometry.font, geometry=layout.geometry)

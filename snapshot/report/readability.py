@@ -39,7 +39,7 @@ class PageReader:
         key = hashlib.sha256(page.png()).hexdigest()
         text = self.cache.get(key)
         if text is None:
-            from snapshot.read import read
+            from snapshot.decode import read
 
             text = read(page.pixels, page.geometry.font, geometry=page.geometry)
             self.cache[key] = text

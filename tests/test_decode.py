@@ -16,7 +16,7 @@ from snapshot.geometry import Geometry, default_geometry
 from snapshot.glyphs import load_font
 from snapshot.page import render, render_document
 from snapshot.raster import to_png
-from snapshot.read import decodable_chars, load_png, read
+from snapshot.decode import decodable_chars, load_png, read
 from snapshot.text import normalize
 
 CODE = (
@@ -216,7 +216,7 @@ def test_header_configures_gaps_and_padding(
 
 
 def test_matching_shortcuts_never_change_the_answer(dense) -> None:  # type: ignore[no-untyped-def]
-    from snapshot.read import _as_ink, _cells, _match, _templates
+    from snapshot.decode import _as_ink, _cells, _match, _templates
 
     page = render(CODE * 6, Geometry(dense, cols=80, rows=12))[0]
     rng = np.random.default_rng(7)
