@@ -57,7 +57,8 @@ class PageLayout:
     @classmethod
     def of(cls, page: Page) -> PageLayout:
         h, w = page.pixels.shape
-        return cls((w, h), tuple(tuple(int(v) for v in b) for b in page.row_boxes()), page.geometry)  # type: ignore[misc]
+        boxes = tuple((int(a), int(b), int(c), int(d)) for a, b, c, d in page.row_boxes())
+        return cls((w, h), boxes, page.geometry)
 
 
 @runtime_checkable
