@@ -57,7 +57,7 @@ class _Templates:
     flat: np.ndarray  # (t, h*w) float32
     norms: np.ndarray  # (t,) float32, squared norms plus the prior penalty
     index: np.ndarray  # (t,) int: atlas index
-    keys: np.ndarray  # (t,) uint64 bit keys, sorted, for exact matching (h*w <= 64)
+    keys: np.ndarray  # (t,) uint64 bit keys (a hash above 64 px), sorted, for exact matching
     key_index: np.ndarray  # (t,) atlas index per sorted key
     key_row: np.ndarray  # (t,) template row per sorted key
     prior: np.ndarray  # (t,) float32 prior penalty per template row
@@ -78,7 +78,7 @@ def _templates(font: Font) -> _Templates:
         _, first = np.unique(flat, axis=0, return_index=True)
         first = np.sort(first)
         tf = flat[first].astype(np.float32)
-        keys = _bit_keys(flat[first]) if h * w <= 64 else np.zeros(len(first), np.uint64)
+        keys = _bit_keys(flat[first])
         order = np.argsort(keys, kind="stable")
         # a small prior for close calls on blurred pages: ASCII and markers over
         # other scripts, the font's own glyphs over fallbacks (exact matches and
@@ -114,10 +114,25 @@ def _nearest_other(keys: np.ndarray) -> np.ndarray:
 
 
 def _bit_keys(bits: np.ndarray) -> np.ndarray:
-    """Each row of 0/1 values (at most 64) as one uint64."""
+    """Each row of 0/1 values as one uint64: exact up to 64 values, a hash above.
+
+    Medium cells (8×16 = 128 px) need the hash; a hashed hit is verified
+    against the template's pixels, so a collision can never misread a cell.
+    """
     d = bits.shape[1]
-    weights = np.uint64(1) << np.arange(d, dtype=np.uint64)
-    return (bits.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    if d <= 64:
+        weights = np.uint64(1) << np.arange(d, dtype=np.uint64)
+        return (bits.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    key = np.zeros(len(bits), np.uint64)
+    with np.errstate(over="ignore"):
+        for n, start in enumerate(range(0, d, 64)):
+            chunk = bits[:, start : start + 64]
+            weights = np.uint64(1) << np.arange(chunk.shape[1], dtype=np.uint64)
+            value = (chunk.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+            # multiply-xorshift mixing with a different odd multiplier per chunk
+            key = (key ^ value) * np.uint64(0x9E3779B97F4A7C15 + 2 * n)
+            key ^= key >> np.uint64(29)
+    return key
 
 
 def _as_ink(pixels: np.ndarray, ink: str | None) -> np.ndarray:
@@ -176,13 +191,17 @@ def _match(
     ssd = np.empty(len(flat), np.float32)
     # exact matches first: pristine pages never reach the matrix product
     todo = np.ones(len(flat), bool)
-    if shortcuts and flat.shape[1] <= 64 and len(tpl.keys):
+    if shortcuts and len(tpl.keys):
         binary = (flat == 0.0) | (flat == 1.0)
         exact_rows = binary.all(axis=1)
         if exact_rows.any():
             keys = _bit_keys(flat[exact_rows].astype(np.uint8))
             pos = np.searchsorted(tpl.keys, keys).clip(0, len(tpl.keys) - 1)
             hit = tpl.keys[pos] == keys
+            if flat.shape[1] > 64:  # hashed keys: confirm the pixels really are equal
+                cand = np.flatnonzero(exact_rows)[hit]
+                same = (flat[cand] == tpl.flat[tpl.key_row[pos[hit]]]).all(axis=1)
+                hit[np.flatnonzero(hit)[~same]] = False
             rows = np.flatnonzero(exact_rows)[hit]
             best[rows] = tpl.key_index[pos[hit]]
             ssd[rows] = 0.0
