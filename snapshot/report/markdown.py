@@ -20,13 +20,14 @@ def _usd(v: float | None) -> str:
 
 def _strategy_table(aggs: Sequence[Aggregate]) -> list[str]:
     lines = [
-        "| model | strategy | tokens after / before | recall (text) | recall (oracle) | recall (OCR sample) | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | strategy | tokens after / before | recall (text) | recall (oracle) | recall (OCR sample) | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in aggs:
         lines.append(
             f"| {a.model} | {a.strategy} | {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} % "
-            f"| {_pct(a.recall_text)} | {_pct(a.recall_oracle)} | {_pct(a.recall_ocr)} | {a.pages:,} "
+            f"| {_pct(a.recall_text)} | {_pct(a.recall_oracle)} | {_pct(a.recall_ocr)} "
+            f"| {a.conversations - a.unmeasured}/{a.conversations} | {a.pages:,} "
             f"| {_usd(a.request_usd)} | {_usd(a.session_usd)} | {_usd(a.session_usd_rolling)} "
             f"| {_usd(a.call_usd)} | {a.seconds:.1f} |"
         )
@@ -93,10 +94,13 @@ def write(
         lines += ["| rungs taken | conversations |", "|---|---|"]
         lines += [f"| {path} | {n} |" for path, n in counts.most_common()]
         lines.append("")
-    failures = [r for r in result.rows if r.strategy == "ladder" and r.note]
+    failures = [r for r in result.rows if r.strategy == "ladder" and r.fits is False]
     if failures:
-        lines += ["Stated failures and notes:", ""]
-        lines += [f"- {r.source} / {r.model}: {r.note}" for r in failures[:40]]
+        lines += [
+            f"Budget not met ({len(failures)} conversation × profile runs), each with its stated reason:",
+            "",
+        ]
+        lines += [f"- {r.source} / {r.model}: {r.note}" for r in failures]
         lines.append("")
 
     lines += [

@@ -15,7 +15,6 @@ from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
 from snapshot.ladder.needles import Needle, draw_needles, found
 from snapshot.ladder.record import StrategyResult
-from snapshot.ladder.serialize import serialize
 from snapshot.ladder.sheets import SheetOptions, snapshot
 from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary, corpus_summarizer
 from snapshot.ladder.target import Target
@@ -96,8 +95,10 @@ def needles_for(source: Source, settings: Settings) -> list[Needle]:
     path = source.conversation.path()
     cut = find_cut(path, keep_turns=settings.keep_turns, tail_share=settings.tail_share)
     _, middle, _ = cut.split(path)
+    # Drawn from what the messages say, not from the role lines serialization adds
+    # (message ids there would be needles no text reader is ever shown).
     return draw_needles(
-        serialize(middle), seed=_seed(source.id, settings), per_kind=settings.needles_per_kind
+        visible_text(middle), seed=_seed(source.id, settings), per_kind=settings.needles_per_kind
     )
 
 
