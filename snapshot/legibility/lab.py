@@ -210,10 +210,10 @@ def measure_page(
     """
     import numpy as np
 
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
     from snapshot.decode import find_header, geometry_from_header, load_png
     from snapshot.decode import read as decode
+    from snapshot.glyphs import load_font
+    from snapshot.page import render
 
     pixels = load_png(path)
     font = load_font(font_name)
