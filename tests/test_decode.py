@@ -11,12 +11,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
+from snapshot.decode import decodable_chars, load_png, read
 from snapshot.errors import ImageError
 from snapshot.geometry import Geometry, default_geometry
 from snapshot.glyphs import load_font
 from snapshot.page import render, render_document
 from snapshot.raster import to_png
-from snapshot.decode import decodable_chars, load_png, read
 from snapshot.text import normalize
 
 CODE = (

@@ -647,8 +647,8 @@ def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:
 def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
     import hashlib
 
-    from snapshot.glyphs import load_font
     from snapshot.decode import load_png, read
+    from snapshot.glyphs import load_font
 
     assert page.png.startswith(b"\x89PNG")
     assert page.sha256 == hashlib.sha256(page.png).hexdigest()

@@ -226,9 +226,9 @@ def run_render(args: argparse.Namespace) -> int:
 
 
 def run_read(args: argparse.Namespace) -> int:
+    from snapshot.decode import _as_ink, find_header, load_png, read
     from snapshot.errors import ImageError, SnapshotError
     from snapshot.glyphs import available_fonts, load_font
-    from snapshot.decode import _as_ink, find_header, load_png, read
 
     pixels = load_png(args.page)
     text: str | None = None

@@ -43,7 +43,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=0.3,
         help="ladder budget as a share of each conversation's tokens (default 0.3)",
     )
-    p.add_argument("--no-legibility", action="store_true", help="skip the legibility lab sections")
+    p.add_argument(
+        "--legibility",
+        choices=["quick", "full", "none"],
+        default="quick",
+        help="how much of the legibility lab to run (default quick; full reads more lines with every filter)",
+    )
+    p.add_argument(
+        "--no-legibility",
+        dest="legibility",
+        action="store_const",
+        const="none",
+        help="same as --legibility none",
+    )
     p.set_defaults(func=cmd_report)
 
     c = subparsers.add_parser(
@@ -113,7 +125,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         workers=args.workers,
         limit=args.limit,
         use_ocr=args.ocr_pages > 0,
-        legibility=not args.no_legibility,
+        legibility=args.legibility,
     )
     r = files.result
     print(f"{len(r.sources)} conversations × {len(r.models)} profiles in {r.seconds:.0f} s")

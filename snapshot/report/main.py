@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -59,14 +58,6 @@ def profile_rows(models: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _optional(module: str, func: str) -> Callable[..., Any] | None:
-    """A report section another module provides, when it is installed."""
-    try:
-        return getattr(importlib.import_module(module), func)
-    except (ImportError, AttributeError):
-        return None
-
-
 def make_report(
     corpus: Path | None,
     out: Path,
@@ -76,7 +67,7 @@ def make_report(
     workers: int | None = None,
     limit: int | None = None,
     use_ocr: bool = False,
-    legibility: bool = True,
+    legibility: str = "quick",
 ) -> ReportFiles:
     out.mkdir(parents=True, exist_ok=True)
     result = run(
@@ -92,10 +83,11 @@ def make_report(
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }
     sections: list[tuple[str, str]] = []
-    lab = _optional("snapshot.legibility.report", "write_sections")
-    if legibility and lab is not None:
+    if legibility != "none":
+        from snapshot.legibility.report import write_sections
+
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
-        sections.extend(lab(out))
+        sections.extend(write_sections(out, legibility))
     report = markdown.write(result, out, figures=figures, sections=sections)
     return ReportFiles(report, results, figures, result)

@@ -60,7 +60,9 @@ def chars_per_token(profiles: Sequence[dict[str, Any]], path: Path) -> Path:
     )
     ax.set_yticks(list(ys), names, fontsize=7)
     ax.set_xlabel("characters per billed token (higher is cheaper)")
-    ax.set_title("Characters per billed token: a full page of each profile vs the demo text as text")
+    ax.set_title(
+        "Characters per billed token: a full page of each profile vs the demo text as text"
+    )
     ax.legend(loc="lower right", fontsize=8)
     return _save(fig, path)
 
