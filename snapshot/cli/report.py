@@ -32,10 +32,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--workers", type=int, help="processes (default: one per core)")
     p.add_argument("--limit", type=int, help="only the first N conversations")
     p.add_argument(
-        "--ocr-pages",
+        "--ocr-rows",
         type=int,
         default=0,
-        help="pages per conversation and profile read by the real OCR engine (needs the [ocr] extra)",
+        help="page rows per conversation and profile read by the real OCR engine, a seeded sample (needs the [ocr] extra)",
     )
     p.add_argument(
         "--budget-ratio",
@@ -116,7 +116,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(
             f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
-    settings = Settings(ocr_pages=args.ocr_pages, budget_ratio=args.budget_ratio)
+    settings = Settings(ocr_rows=args.ocr_rows, budget_ratio=args.budget_ratio)
     files = make_report(
         args.corpus,
         args.out,
@@ -124,7 +124,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         settings=settings,
         workers=args.workers,
         limit=args.limit,
-        use_ocr=args.ocr_pages > 0,
+        use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
     )
     r = files.result

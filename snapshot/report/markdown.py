@@ -62,9 +62,10 @@ def write(
         "Readers: recall through the **oracle** (the project's font-aware decoder: did the information survive at all) "
         + (
             f"and through a real OCR engine, **{result.ocr_reader}**, on a seeded sample of "
-            f"{result.settings.ocr_pages} page(s) per conversation and profile."
+            f"{result.settings.ocr_rows} page rows per conversation and profile (the needles lying "
+            "within a sampled row count)."
             if result.ocr_reader
-            else "only; run with `--ocr-pages N` to add a real OCR engine on a seeded sample of pages."
+            else "only; run with `--ocr-rows N` to add a real OCR engine on a seeded sample of page rows."
         ),
         "",
         "How to read it: *tokens after / before* is what the compacted request costs against the original. "

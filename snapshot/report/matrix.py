@@ -20,7 +20,7 @@ from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary, cor
 from snapshot.ladder.target import Target
 from snapshot.page import Page
 from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
-from snapshot.report.readability import PageReader, Recall, pages_recall, visible_text
+from snapshot.report.readability import OcrRows, PageReader, Recall, pages_recall, visible_text
 from snapshot.report.sources import Source
 from snapshot.transcript.model import Conversation
 
@@ -35,8 +35,6 @@ STRATEGIES = (
     "ladder",
 )
 
-OcrFn = Callable[[Page], str]
-
 
 @dataclass(frozen=True)
 class Settings:
@@ -47,7 +45,7 @@ class Settings:
     foveate_chars: int = 6000
     next_turns: int = 10
     budget_ratio: float = 0.3
-    ocr_pages: int = 0  # pages per conversation × profile read by the real OCR engine
+    ocr_rows: int = 0  # rows per conversation × profile read by the real OCR engine
     seed: int = 20261129
 
 
@@ -72,7 +70,7 @@ class Row:
     recall_text: float | None = None
     recall_oracle: float | None = None
     recall_ocr: float | None = None
-    ocr_pages: int = 0
+    ocr_rows: int = 0
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
@@ -119,7 +117,6 @@ class _Run:
     settings: Settings
     needles: list[Needle]
     reader: PageReader
-    ocr: OcrFn | None
     price: Price | None = field(init=False)
     before: int = field(init=False)
     turn_tokens: int = field(init=False)
@@ -166,8 +163,7 @@ class _Run:
             conv,
             pages,
             self.reader,
-            ocr=self.ocr,
-            ocr_sample=self.settings.ocr_pages,
+            ocr_sample=self.settings.ocr_rows,
             seed=_seed(self.source.id, self.settings),
         )
 
@@ -201,7 +197,7 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
         recall_text=rec.text if rec else run.text_recall(res.conversation),
         recall_oracle=rec.oracle if rec else None,
         recall_ocr=rec.ocr if rec else None,
-        ocr_pages=rec.ocr_pages if rec else 0,
+        ocr_rows=rec.ocr_rows if rec else 0,
         rungs=name,
         note="; ".join(res.record.notes[:1]),
     )
@@ -254,7 +250,7 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
             recall_text=rec.text,
             recall_oracle=rec.oracle,
             recall_ocr=rec.ocr,
-            ocr_pages=rec.ocr_pages,
+            ocr_rows=rec.ocr_rows,
         )
     else:
         kw["recall_text"] = run.text_recall(lad.conversation)
@@ -321,14 +317,14 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
 
 
 def evaluate(
-    source: Source, targets: Sequence[Target], settings: Settings, *, ocr: OcrFn | None = None
+    source: Source, targets: Sequence[Target], settings: Settings, *, ocr: OcrRows | None = None
 ) -> list[Row]:
     """All strategies on one conversation for each target."""
     needles = needles_for(source, settings)
-    reader = PageReader()  # shared across targets: identical pages are decoded once
+    reader = PageReader(ocr)  # shared across targets: identical pages are read once
     summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer()
     rows: list[Row] = []
     for target in targets:
-        run = _Run(source, target, settings, needles, reader, ocr)
+        run = _Run(source, target, settings, needles, reader)
         rows.extend(_evaluate_target(run, summarizer))
     return rows

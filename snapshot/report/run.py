@@ -64,7 +64,7 @@ def _init(models: Sequence[str], settings: Settings, use_ocr: bool) -> None:
 
 
 def _ocr_reader() -> Any:
-    """The real OCR engine reading a page's rows, or None when the [ocr] extra is absent."""
+    """The real OCR engine reading rows of a page, or None when the [ocr] extra is absent."""
     from snapshot.legibility.readers import PageLayout, RapidOcrReader, rapidocr_available
     from snapshot.legibility.resample import NATIVE
 
@@ -72,12 +72,10 @@ def _ocr_reader() -> Any:
         return None
     reader = RapidOcrReader()
 
-    def read_page(page: Any) -> str:
-        layout = PageLayout.of(page)
-        rows = list(range(len(layout.row_boxes)))
-        return "\n".join(reader.read(NATIVE.apply(page.pixels), layout, rows))
+    def read_rows(page: Any, rows: Sequence[int]) -> list[str]:
+        return reader.read(NATIVE.apply(page.pixels), PageLayout.of(page), list(rows))
 
-    return read_page
+    return read_rows
 
 
 def _source(job: Job) -> Source:
