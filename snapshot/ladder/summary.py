@@ -123,6 +123,8 @@ class LiveSummarizer:
     model: str
     name: str = "live"
     max_output_tokens: int = 4096
+    base_url: str | None = None  # a gateway or a local test server; default: the provider's
+    timeout: float = 600.0
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
         prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
@@ -146,7 +148,8 @@ class LiveSummarizer:
             import anthropic
         except ImportError:
             raise SnapshotError("a live summary needs: pip install 'snapshot[live]'") from None
-        reply = anthropic.Anthropic().messages.create(
+        client = anthropic.Anthropic(base_url=self.base_url, timeout=self.timeout, max_retries=1)
+        reply = client.messages.create(
             model=self.model,
             max_tokens=self.max_output_tokens,
             messages=[{"role": "user", "content": prompt}],
@@ -160,7 +163,8 @@ class LiveSummarizer:
             import openai
         except ImportError:
             raise SnapshotError("a live summary needs: pip install 'snapshot[live]'") from None
-        reply = openai.OpenAI().chat.completions.create(
+        client = openai.OpenAI(base_url=self.base_url, timeout=self.timeout, max_retries=1)
+        reply = client.chat.completions.create(
             model=self.model, messages=[{"role": "user", "content": prompt}]
         )
         return reply.choices[0].message.content or ""
