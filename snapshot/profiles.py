@@ -118,12 +118,14 @@ class Solution:
         return self.chars_per_page / self.tokens
 
 
-def _grid(font: Font, width: int, height: int, padding: int) -> tuple[int, int] | None:
+def _grid(
+    font: Font, width: int, height: int, padding: int, col_gap: int = 0, row_gap: int = 0
+) -> tuple[int, int] | None:
     """(cols, rows) that fit a width × height page, or None when none fit."""
     from snapshot.geometry import Geometry
 
     try:
-        g = Geometry.fit(font, width, height, padding=padding)
+        g = Geometry.fit(font, width, height, padding=padding, col_gap=col_gap, row_gap=row_gap)
     except InputError:
         return None
     return g.cols, g.rows
@@ -222,6 +224,10 @@ class Profile:
     padding: int = 2
     fallback: bool = False
     detail: str | None = None
+    # Extra pixels between columns / rows and the ink style: set by `snapshot tune`.
+    col_gap: int = 0
+    row_gap: int = 0
+    ink: str = "black-on-white"
 
     def with_detail(self, detail: str) -> Profile:
         """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
@@ -247,22 +253,27 @@ class Profile:
             raise InputError(
                 f"{self.model} has no vision input: it cannot read pages; keep its history as text"
             )
-        if self.page is not None:
-            from snapshot.glyphs import load_font
-
+        spaced = self.col_gap or self.row_gap
+        if self.page is None:
+            solved = solve_page(self.scheme, self.font, self.legible_max, self.limits, self.padding)
+            if not spaced:
+                return solved
+            w, h = solved.size
+        else:
             w, h = self.page
-            grid = _grid(load_font(self.font), w, h, self.padding)
-            if grid is None:
-                raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
-            return Solution(
-                (w, h),
-                grid[0],
-                grid[1],
-                grid[0] * (grid[1] - 1),
-                self.scheme.tokens(w, h),
-                png_bytes_bound(w, h),
-            )
-        return solve_page(self.scheme, self.font, self.legible_max, self.limits, self.padding)
+        from snapshot.glyphs import load_font
+
+        grid = _grid(load_font(self.font), w, h, self.padding, self.col_gap, self.row_gap)
+        if grid is None:
+            raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
+        return Solution(
+            (w, h),
+            grid[0],
+            grid[1],
+            grid[0] * (grid[1] - 1),
+            self.scheme.tokens(w, h),
+            png_bytes_bound(w, h),
+        )
 
     def geometry(self) -> Geometry:
         """The page geometry to render with.
@@ -274,7 +285,15 @@ class Profile:
         from snapshot.glyphs import load_font
 
         w, h = self.solution().size
-        return Geometry.fit(load_font(self.font), w, h, padding=self.padding)
+        return Geometry.fit(
+            load_font(self.font),
+            w,
+            h,
+            padding=self.padding,
+            col_gap=self.col_gap,
+            row_gap=self.row_gap,
+            ink=self.ink,
+        )
 
     def image_tokens(self, width: int, height: int) -> int:
         """Tokens billed for one image of width × height on this model."""
@@ -496,6 +515,8 @@ def all_profiles() -> list[Profile]:
 # --------------------------------------------------------------------------- override files
 
 _USER_FACT = Fact("user profile file", "uncertain", "n/a")
+INK_STYLES = ("black-on-white", "white-on-black")
+
 _OVERRIDE_KEYS = frozenset(
     {
         "model",
@@ -504,6 +525,9 @@ _OVERRIDE_KEYS = frozenset(
         "font",
         "page",
         "padding",
+        "col_gap",
+        "row_gap",
+        "ink",
         "vision",
         "scheme",
         "legible_max",
@@ -558,8 +582,16 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
             changes[key] = str(entry[key])
     if "vision" in entry:
         changes["vision"] = bool(entry["vision"])
-    if "padding" in entry:
-        changes["padding"] = int(entry["padding"])
+    for key in ("padding", "col_gap", "row_gap"):
+        if key in entry:
+            value = entry[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 64:
+                raise InputError(f"{where}: '{key}' must be a whole number of pixels from 0 to 64")
+            changes[key] = value
+    if "ink" in entry:
+        if entry["ink"] not in INK_STYLES:
+            raise InputError(f"{where}: 'ink' must be one of {', '.join(INK_STYLES)}")
+        changes["ink"] = entry["ink"]
     if "page" in entry:
         changes["page"] = _pair(entry["page"], "page", where)
     if "legible_max" in entry:
@@ -647,6 +679,9 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
     }
     if profile.page is not None:
         out["page"] = list(profile.page)
+    for key, default in (("col_gap", 0), ("row_gap", 0), ("ink", "black-on-white")):
+        if getattr(profile, key) != default:
+            out[key] = getattr(profile, key)
     return out
 
 

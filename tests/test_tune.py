@@ -90,13 +90,16 @@ def test_tune_picks_the_densest_candidate_that_reads(tmp_path: Path) -> None:
     path = write_profile(res, tmp_path / "p.json")
     doc = json.loads(path.read_text())
     assert doc["profile"][0]["font"] == win.font
-    assert doc["tuned"]["not_in_profile"] == {"col_gap": 1}
+    assert doc["profile"][0]["col_gap"] == 1
     assert doc["tuned"]["rejected"]
     # the file is a profile the project loads (--profile FILE)
     from snapshot.profiles import load_profiles
 
     loaded = load_profiles(path)["claude-sonnet-4-5"]
     assert loaded.font == win.font and loaded.page == win.page
+    # the spacing it won with is what the profile draws
+    assert loaded.col_gap == 1 and loaded.geometry().col_gap == 1
+    assert loaded.geometry().size == win.page
 
 
 def test_tune_reports_when_nothing_meets_the_target() -> None:

@@ -224,13 +224,6 @@ def run_tune(args: argparse.Namespace) -> int:
         print(result.why)
         if path:
             print(f"wrote {path} (use it with --profile {path})")
-            extra = tuning.profile_document(result)["tuned"]["not_in_profile"]
-            if extra:
-                shown = ", ".join(f"{k}={v}" for k, v in extra.items())
-                print(
-                    f"note: profile files do not carry {shown} yet; it is recorded under "
-                    "'tuned' in the file, apply it when rendering"
-                )
     return 0 if result.winner is not None else 1
 
 

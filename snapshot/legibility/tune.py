@@ -313,11 +313,14 @@ def profile_document(result: TuneResult) -> dict[str, Any]:
             f"snapshot tune ({result.reader} reader, target {result.target}): {result.why}"
         ],
     }
-    unsupported = {
-        k: v
-        for k, v in (("col_gap", c.col_gap), ("row_gap", c.row_gap), ("ink", c.ink))
-        if v != {"col_gap": 0, "row_gap": 0, "ink": "black-on-white"}[k]
-    }
+    # Spacing and ink go into the entry only when they differ from the defaults.
+    for key, value, default in (
+        ("col_gap", c.col_gap, 0),
+        ("row_gap", c.row_gap, 0),
+        ("ink", c.ink, "black-on-white"),
+    ):
+        if value != default:
+            entry[key] = value
     return {
         "profile": [entry],
         "tuned": {
@@ -337,8 +340,6 @@ def profile_document(result: TuneResult) -> dict[str, Any]:
                 "cols": c.cols,
                 "rows": c.rows,
             },
-            # spacing and ink the profile entry cannot carry yet: apply them by hand
-            "not_in_profile": unsupported,
             "chars_per_page": c.chars_per_page,
             "image_tokens": c.tokens,
             "chars_per_token": round(c.density, 4),
