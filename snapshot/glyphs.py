@@ -110,12 +110,20 @@ def _matplotlib_font(filename: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def _bundled_path(name: str) -> Path | None:
+def _fonts_dir() -> Path | None:
+    """The project's own BDFs: the installed package ``snapshot.fonts``, or in a source
+    checkout (Python started inside the repository) the top-level ``fonts/`` beside it."""
     try:
-        path = Path(str(resources.files("snapshot.fonts").joinpath(f"{name}.bdf")))
+        return Path(str(resources.files("snapshot.fonts")))
     except (ModuleNotFoundError, TypeError):
-        return None
-    return path if path.is_file() else None
+        checkout = Path(__file__).resolve().parent.parent / "fonts"
+        return checkout if (checkout / "build.py").is_file() else None
+
+
+def _bundled_path(name: str) -> Path | None:
+    folder = _fonts_dir()
+    path = folder / f"{name}.bdf" if folder is not None else None
+    return path if path is not None and path.is_file() else None
 
 
 def available_fonts() -> dict[str, Path]:

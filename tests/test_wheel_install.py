@@ -74,7 +74,20 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
     deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
     Path(purelib, "_snapshot_test_deps.pth").write_text("\n".join(deps) + "\n")
     subprocess.run(
-        [str(py), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)], check=True
+        # --ignore-installed: the snapshot visible through the .pth above must not
+        # count as "already installed", or the wheel would never land in this venv
+        [
+            str(py),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--ignore-installed",
+            str(wheel),
+        ],
+        check=True,
     )
     work = tmp_path / "elsewhere"
     work.mkdir()
