@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from snapshot.cli.conversation import conversation_arguments
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
@@ -66,8 +68,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "for --model, then write the request body the provider accepts, the pages, and a JSON "
             "record of every rung taken."
         ),
+        parents=[
+            conversation_arguments("a transcript file, a store file, or a stored conversation id")
+        ],
     )
-    c.add_argument("conv", help="a transcript file, a store file, or a stored conversation id")
     c.add_argument(
         "--model", required=True, help="the reader's model id (decides pages, prices, limits)"
     )
@@ -99,10 +103,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=int,
         help="check the request with a simulated provider (offline stand-in) that counts exactly and rejects above this many tokens; the ladder recovers with free rungs",
     )
-    c.add_argument("--format", help="force the transcript format")
-    c.add_argument("--select", action="append", default=[], metavar="KEY=VALUE")
-    c.add_argument("--agent", help="agent of a multi-agent conversation")
-    c.add_argument("--workspace", type=Path, default=Path(".snapshot"))
     c.set_defaults(func=cmd_compact)
 
 
@@ -152,7 +152,7 @@ def _summarizer(spec: str, conv: Any) -> Any:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from snapshot.cli.export import load_conversation
+    from snapshot.cli.conversation import load_conversation
     from snapshot.ladder.compact import compact
 
     conv = load_conversation(args)

@@ -19,35 +19,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapshot.cli.conversation import conversation_arguments
+
 if TYPE_CHECKING:
     from snapshot.transcript.model import Conversation, ImageBlock, Message
     from snapshot.transcript.store import Store
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "conv", metavar="CONV", help="a stored conversation id, or a file to import"
-    )
-    common.add_argument(
-        "--workspace",
-        metavar="DIR",
-        default=".snapshot",
-        help="the store's directory (default: .snapshot)",
-    )
-    common.add_argument(
-        "--agent", default=None, help="which agent's transcript (default: main, or the only one)"
-    )
-    common.add_argument(
-        "--format", default=None, metavar="F", help="force the importer when CONV is a file"
-    )
-    common.add_argument(
-        "--select",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="pick one conversation from a file holding many",
-    )
+    common = conversation_arguments("a stored conversation id, or a file to import")
 
     p = subparsers.add_parser(
         "tree", parents=[common], help="show a conversation's message tree with the tip marked"
@@ -161,7 +141,7 @@ def _pick_agent(agents: list[str], wanted: str | None, what: str) -> str:
 
 def _resolve(args: argparse.Namespace) -> Target:
     from snapshot.errors import TranscriptError
-    from snapshot.transcript.store import Store, validate_id
+    from snapshot.transcript.store import Store, is_store_file, validate_id
 
     store = Store(args.workspace)
     ident: str = args.conv
@@ -179,20 +159,11 @@ def _resolve(args: argparse.Namespace) -> Target:
             f"{ident!r} is neither a conversation stored in {store.root} nor a file; "
             "give a stored id or the path of a transcript to import"
         )
-    if _is_store_file(path):
+    if is_store_file(path):
         # <workspace>/<conversation id>/<agent>.json: work on it where it lies.
         home = Store(path.parent.parent)
         return Target(home, home.load(path.parent.name, path.stem), stored=True, source="")
     return _import(store, path, args)
-
-
-def _is_store_file(path: Path) -> bool:
-    if not path.is_file() or path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
-        return False
-    with path.open("rb") as fh:
-        head = fh.read(64)
-    # The store writes compact JSON starting with its version key.
-    return head.startswith(b'{"schema_version":')
 
 
 def _import(store: Store, path: Path, args: argparse.Namespace) -> Target:

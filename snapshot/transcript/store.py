@@ -186,6 +186,16 @@ def _read_json(path: Path) -> dict[str, Any]:
     return doc
 
 
+def is_store_file(path: Path) -> bool:
+    """Whether ``path`` is a conversation file this store wrote (not a checkpoints file)."""
+    if not path.is_file() or path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
+        return False
+    with path.open("rb") as fh:
+        head = fh.read(64)
+    # The store writes compact JSON starting with its version key.
+    return head.startswith(b'{"schema_version":')
+
+
 def _dumps(doc: Mapping[str, Any]) -> bytes:
     # One line per message would be friendlier to diff, but images are large
     # base64 strings anyway; compact UTF-8 keeps files small and writes fast.
