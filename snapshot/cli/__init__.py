@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The command line as given, for records that say how they were made (results.json).
+    args.argv = list(argv) if argv is not None else sys.argv[1:]
     try:
         code: int = args.func(args)
     except SnapshotError as exc:

@@ -52,6 +52,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how much of the legibility lab to run (default quick; full reads more lines with every filter)",
     )
     p.add_argument(
+        "--readme",
+        type=Path,
+        help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
+    )
+    p.add_argument(
         "--no-legibility",
         dest="legibility",
         action="store_const",
@@ -120,6 +125,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     files = make_report(
         args.corpus,
         args.out,
+        command=command_line(args),
+        readme=args.readme,
         models=tuple(args.models or DEFAULT_MODELS),
         settings=settings,
         workers=args.workers,
@@ -127,6 +134,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
     )
+    if args.readme is not None:
+        print(f"rewrote the results block of {args.readme}")
     r = files.result
     print(f"{len(r.sources)} conversations × {len(r.models)} profiles in {r.seconds:.0f} s")
     for err in r.errors:
@@ -136,6 +145,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         if path is not None:
             print(f"      {path}")
     return 0
+
+
+def command_line(args: argparse.Namespace) -> str:
+    """The command as a user would type it again (recorded in results.json)."""
+    import shlex
+
+    argv = getattr(args, "argv", None) or sys.argv[1:]
+    return "snapshot " + " ".join(shlex.quote(a) for a in argv)
 
 
 def _summarizer(spec: str, conv: Any) -> Any:

@@ -24,13 +24,16 @@ from snapshot.transcript.model import Conversation, Message
 
 SummarySource = Literal["model", "corpus", "modelled"]
 
-# Output size of a real compaction summary, measured on the 7 real Claude Code
-# compaction summaries in the benchmark corpus (claude_code_spotter, 5 sessions;
-# tielec_ja_agent_sdk, 2 logs), 2026-11-29: mean 10,463 characters. Used only to
-# model the cost of a summary where no real one exists.
-MEASURED_SUMMARY_CHARS = 10_463
+# Output size of a real compaction summary, used only where nothing better is known:
+# `snapshot compact` offline, and a report whose own conversations hold no real
+# summary (the report measures the size on its run's real summaries otherwise,
+# snapshot/report/summaries.py). Measured with this importer on the 7 real Claude
+# Code compaction summaries in the benchmark corpus (claude_code_spotter, 5 sessions;
+# tielec_ja_agent_sdk, 2 logs) on 2026-12-01: mean 14,295 characters.
+MEASURED_SUMMARY_CHARS = 14_295
 MEASURED_SUMMARY_SOURCE = (
-    "mean of the 7 real Claude Code compaction summaries in the corpus (measured 2026-11-29)"
+    "mean of the 7 real Claude Code compaction summaries in the benchmark corpus "
+    "(measured 2026-12-01)"
 )
 
 SUMMARY_PROMPT = (
@@ -105,6 +108,7 @@ class ModelledSummarizer:
 
     name: str = "modelled"
     output_chars: int = MEASURED_SUMMARY_CHARS
+    size_source: str = MEASURED_SUMMARY_SOURCE
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
         return Summary(
@@ -112,7 +116,7 @@ class ModelledSummarizer:
             source="modelled",
             input_chars=len(serialize(span)) + len(SUMMARY_PROMPT),
             output_chars=self.output_chars,
-            note=f"cost modelled, readability not measured; output size: {MEASURED_SUMMARY_SOURCE}",
+            note=f"cost modelled, readability not measured; output size: {self.size_source}",
         )
 
 

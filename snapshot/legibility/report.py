@@ -160,7 +160,15 @@ def profile_facts() -> list[str]:
             continue
         w, h = p.geometry().size
         seen = p.scheme.seen(w, h)
-        mark = "same (no resample)" if seen == (w, h) else f"**{seen[0]}x{seen[1]} (resampled)**"
+        if not getattr(p.scheme, "seen_documented", True):
+            # The provider does not publish the size it works at: no claim either way.
+            mark = (
+                f"undocumented (the rule used assumes {seen[0]}x{seen[1]}; {p.scheme_fact.cite()})"
+            )
+        elif seen == (w, h):
+            mark = f"same (no resample: {p.scheme_fact.cite()})"
+        else:
+            mark = f"**{seen[0]}x{seen[1]} (resampled)**"
         out.append(f"| {p.model} | {p.font} | {w}x{h} | {mark} | {p.scheme.kind} |")
     return out
 

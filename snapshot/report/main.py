@@ -68,15 +68,24 @@ def make_report(
     limit: int | None = None,
     use_ocr: bool = False,
     legibility: str = "quick",
+    command: str = "",
+    readme: Path | None = None,
 ) -> ReportFiles:
     out.mkdir(parents=True, exist_ok=True)
     result = run(
-        corpus, models=models, settings=settings, workers=workers, limit=limit, use_ocr=use_ocr
+        corpus,
+        models=models,
+        settings=settings,
+        workers=workers,
+        limit=limit,
+        use_ocr=use_ocr,
+        command=command,
     )
     results = out / "results.json"
     save_json(result, results)
     figures: dict[str, Path | None] = {
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
+        "distribution": plots.distribution(result.rows, out / "distribution.png"),
         "chars_per_token": plots.chars_per_token(
             profile_rows(PROFILE_MODELS), out / "chars_per_token.png"
         ),
@@ -90,4 +99,8 @@ def make_report(
         # scale, generational loss) and returns markdown sections for them.
         sections.extend(write_sections(out, legibility))
     report = markdown.write(result, out, figures=figures, sections=sections)
+    if readme is not None:
+        from snapshot.report.readme import rewrite_readme
+
+        rewrite_readme(readme, results)
     return ReportFiles(report, results, figures, result)

@@ -6,8 +6,9 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
+from snapshot.report.provenance import LABELS, LEGEND, marker, shares
 from snapshot.report.run import RunResult
-from snapshot.report.tables import Aggregate, aggregate, by_category, rung_paths
+from snapshot.report.tables import Aggregate, aggregate, budget_met, by_category, rung_paths
 
 
 def _pct(v: float | None) -> str:
@@ -20,17 +21,108 @@ def _usd(v: float | None) -> str:
 
 def _strategy_table(aggs: Sequence[Aggregate]) -> list[str]:
     lines = [
-        "| model | strategy | tokens after / before | recall (text) | recall (oracle) | recall (OCR sample) | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | strategy | conversations | tokens after / before, pooled | per conversation: median [IQR] | recall (text) | round-trip check | OCR, given the renderer's rows | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in aggs:
+        tok = marker(a.provenance)
         lines.append(
-            f"| {a.model} | {a.strategy} | {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} % "
+            f"| {a.model} | {a.label} | {a.conversations} "
+            f"| {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} %{tok} "
+            f"| {100 * a.ratio_median:.1f} % [{100 * a.ratio_q1:.1f}–{100 * a.ratio_q3:.1f}]{tok} "
             f"| {_pct(a.recall_text)} | {_pct(a.recall_oracle)} | {_pct(a.recall_ocr)} "
             f"| {a.conversations - a.unmeasured}/{a.conversations} | {a.pages:,} "
-            f"| {_usd(a.request_usd)} | {_usd(a.session_usd)} | {_usd(a.session_usd_rolling)} "
-            f"| {_usd(a.call_usd)} | {a.seconds:.1f} |"
+            f"| {_usd(a.request_usd)} | {_usd(a.session_usd)}{_mod(a.session_usd)} "
+            f"| {_usd(a.session_usd_rolling)}{_mod(a.session_usd_rolling)} "
+            f"| {_usd(a.call_usd)}{_mod(a.call_usd) if a.population == 'modelled summary' else ''} "
+            f"| {a.seconds:.1f} |"
         )
+    return lines
+
+
+def _mod(v: float | None) -> str:
+    return "" if v is None else marker("modelled")
+
+
+def _budget_table(result: RunResult) -> list[str]:
+    lines = [
+        "| model | conversations | met by free rungs alone | met with a real summary | met with a modelled summary | not met |",
+        "|---|---|---|---|---|---|",
+    ]
+    for b in budget_met(result.rows):
+        lines.append(
+            f"| {b.model} | {b.conversations} | {b.free_rungs}ᵐ | {b.real_summary}ᵐ "
+            f"| {b.modelled_summary}{marker('modelled')} | {b.not_met} |"
+        )
+    return lines
+
+
+def _trust(result: RunResult, aggs: Sequence[Aggregate]) -> list[str]:
+    """The "How far to trust" section, generated from the provenance of every figure."""
+    size = result.summary_size
+    lines = ["## How far to trust these numbers", "", LEGEND, ""]
+    lines += [
+        "Share of each headline token figure by where its count comes from (pooled over the "
+        "profile's conversations):",
+        "",
+        "| model | strategy | " + " | ".join(LABELS) + " |",
+        "|---|---|" + "---|" * len(LABELS),
+    ]
+    for a in aggs:
+        if a.strategy not in ("snapshot", "ladder", "summary"):
+            continue
+        sh = shares(a.tokens_provenance)
+        lines.append(
+            f"| {a.model} | {a.label} | "
+            + " | ".join(f"{100 * sh[k]:.1f} %" if k in sh else "–" for k in LABELS)
+            + " |"
+        )
+    lines.append("")
+    counters = sorted(
+        {
+            (r.model, r.provenance.get("tokens_before", ""))
+            for r in result.rows
+            if r.strategy == "none"
+        }
+    )
+    lines.append("Modelled and estimated quantities, each named:")
+    lines.append("")
+    if size is not None:
+        how = (
+            f"measured on the {size.count} real summaries among this run's conversations: mean "
+            f"{size.mean_chars:,} characters, standard deviation {size.stdev_chars:,}, range "
+            f"{size.min_chars:,}–{size.max_chars:,}"
+            if size.measured
+            else f"{size.mean_chars:,} characters ({size.source})"
+        )
+        bm = budget_met(result.rows)
+        met = sum(b.met for b in bm)
+        modelled = sum(b.modelled_summary for b in bm)
+        lines.append(
+            f"- **Summary output size (modelled{marker('modelled')})**: where a conversation has no "
+            f"real summary, the summary call's output is assumed to be the size of real summaries, "
+            f"{how}. {modelled} of the {met} ladder budgets met rest on such a summary "
+            f"({_pct(modelled / met if met else None)}); its recall is not measured."
+        )
+    lines.append(
+        f"- **Future turns (modelled{marker('modelled')})**: the next-turns dollar columns assume "
+        f"{result.settings.next_turns} more turns, each the conversation's own mean message-pair size."
+    )
+    for model, label in counters:
+        if label and label != "exact":
+            lines.append(
+                f"- **Text tokens for {model} ({label}{marker(label)})**: see the counter named in "
+                "the profile table; not the provider's own count."
+            )
+    lines.append(
+        "- Image tokens: each provider's published rule (exact) where the table says documented; "
+        "rows labelled uncertain are modelled and marked so."
+    )
+    lines.append(
+        "- The round-trip check (the project's own decoder reading its own pages) shows the "
+        "information survived rasterizing; it is not readability and never recall."
+    )
+    lines.append("")
     return lines
 
 
@@ -56,12 +148,17 @@ def write(
         f"Generated by `snapshot report` on {dt.date.today().isoformat()} from {what}: "
         f"{len(result.sources)} conversations, {chars:,} characters, {images} images; "
         f"profiles {', '.join(f'`{m}`' for m in result.models)}; "
-        f"{result.workers} worker(s), {result.seconds:.0f} s. Every number below is produced by this run; "
-        "nothing is typed in by hand.",
+        f"{result.workers} worker(s), {result.seconds:.0f} s. Every figure below comes from this run "
+        "and carries a marker saying whether it is measured, exact, reconstructed, estimated or "
+        "modelled (legend and shares in *How far to trust these numbers*).",
         "",
-        "Readers: recall through the **oracle** (the project's font-aware decoder: did the information survive at all) "
+        f"Command: `{result.command}`" if result.command else "",
+        "",
+        "Readers: the **round-trip check** (the project's font-aware decoder reading its own pages: did "
+        "the information survive rasterizing at all; not readability) "
         + (
-            f"and through a real OCR engine, **{result.ocr_reader}**, on a seeded sample of "
+            f"and a real OCR engine, **{result.ocr_reader}**, given the renderer's rows (a diagnostic: "
+            f"it reads crops cut at the renderer's own row boxes) on a seeded sample of "
             f"{result.settings.ocr_rows} page rows per conversation and profile (the needles lying "
             "within a sampled row count)."
             if result.ocr_reader
@@ -79,11 +176,29 @@ def write(
         lines += ["**Conversations that failed to import:**", ""]
         lines += [f"- {e}" for e in result.errors]
         lines.append("")
-    lines += ["## Strategies", "", *_strategy_table(aggs), ""]
+    lines += [
+        "## Strategies",
+        "",
+        "Pooled ratios weigh conversations by their size; the median and interquartile range weigh "
+        "each conversation once. Summary and ladder rows are split by population (free rungs alone, "
+        "a real summary, a modelled one), so every figure of a row is over the same conversations.",
+        "",
+        *_strategy_table(aggs),
+        "",
+    ]
+    if "distribution" in names:
+        lines += [f"![tokens kept per conversation]({names['distribution']})", ""]
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
 
-    lines += ["## The ladder: which rungs it needed", ""]
+    lines += [
+        "## The ladder: which rungs it needed",
+        "",
+        f"Budget: {100 * result.settings.budget_ratio:.0f} % of each conversation's tokens. Met three ways:",
+        "",
+        *_budget_table(result),
+        "",
+    ]
     for model, counts in sorted(rung_paths(result.rows).items()):
         fits = [
             r.fits
@@ -133,20 +248,7 @@ def write(
             "",
         ]
 
-    lines += [
-        "## How far to trust these numbers",
-        "",
-        "- Text tokens: exact for OpenAI models (o200k_base, bundled offline); for Claude and Gemini a documented "
-        "characters-per-token **estimate**.",
-        "- Image tokens: each provider's documented (or measured, where labelled) rule; pages are sized so the "
-        "provider never resamples them.",
-        "- Prices: dated rows in `snapshot/billing/prices.py`, most labelled *uncertain* (recalled list prices).",
-        "- Summaries: where Claude Code really compacted a transcript, its real summary is used; elsewhere the "
-        "summary's cost is **modelled** (input plus the measured mean size of the real summaries) and its recall is "
-        "not measured. No invented summary is presented as a model's.",
-        "- Oracle recall is an upper bound for any reader; real vision models read 5×8 cells far worse "
-        "(see the legibility section and `snapshot probe`).",
-    ]
+    lines += _trust(result, aggs)
     if result.corpus:
         lines += [
             "",

@@ -16,9 +16,17 @@ from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
 from snapshot.ladder.needles import Needle, draw_needles, found
 from snapshot.ladder.record import StrategyResult
 from snapshot.ladder.sheets import SheetOptions, snapshot
-from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary, corpus_summarizer
+from snapshot.ladder.summary import (
+    MEASURED_SUMMARY_CHARS,
+    MEASURED_SUMMARY_SOURCE,
+    ModelledSummarizer,
+    Summarizer,
+    Summary,
+    corpus_summarizer,
+)
 from snapshot.ladder.target import Target
 from snapshot.page import Page
+from snapshot.report import provenance
 from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
 from snapshot.report.readability import OcrRows, PageReader, Recall, pages_recall, visible_text
 from snapshot.report.sources import Source
@@ -47,6 +55,10 @@ class Settings:
     budget_ratio: float = 0.3
     ocr_rows: int = 0  # rows per conversation × profile read by the real OCR engine
     seed: int = 20261129
+    # The modelled summary's output size: measured by the run on its own real
+    # summaries (snapshot/report/summaries.py), this default only when it has none.
+    summary_chars: int = MEASURED_SUMMARY_CHARS
+    summary_size_source: str = MEASURED_SUMMARY_SOURCE
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,15 @@ class Row:
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
+    # Figure name → measured / exact / reconstructed / estimated / modelled.
+    provenance: dict[str, str] = field(default_factory=dict)
+    # tokens_after split by where each part's count comes from.
+    tokens_provenance: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def free_rungs_only(self) -> bool:
+        """The row's tokens needed no summary (real or modelled)."""
+        return self.summary_source is None
 
     @property
     def recall(self) -> float | None:
@@ -119,18 +140,46 @@ class _Run:
     reader: PageReader
     price: Price | None = field(init=False)
     before: int = field(init=False)
+    before_parts: dict[str, int] = field(init=False)
     turn_tokens: int = field(init=False)
 
     def __post_init__(self) -> None:
         path = self.source.conversation.path()
         self.price = price_for(self.target.model)
-        self.before = self.target.tokens(path)
+        self.before_parts = self.token_parts(self.source.conversation)
+        self.before = sum(self.before_parts.values())
         # Future turns add this conversation's own average tokens per message pair.
         self.turn_tokens = max(1, 2 * self.before // max(2, len(path)))
+
+    def token_parts(self, conv: Conversation, modelled: int = 0) -> dict[str, int]:
+        """``tokens_after`` of a compacted conversation split by provenance.
+
+        Images are priced by the provider's rule (its fact label says how sure that
+        is), text by the model's counter, and ``modelled`` tokens stand for a
+        summary that has no text.
+        """
+        target = self.target
+        path = conv.path()
+        total = target.tokens(path)
+        images = sum(target.image_cost(img) for m in path for img in m.images())
+        profile = target.profile
+        rule = provenance.image_rule(profile.scheme_fact.label) if profile is not None else "exact"
+        parts: dict[str, int] = {}
+        for label, n in (
+            (provenance.text_counter(target.text_estimate_label), total - images),
+            (rule, images),
+            ("modelled", modelled),
+        ):
+            if n > 0:
+                parts[label] = parts.get(label, 0) + n
+        return parts
 
     def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> Row:
         call = kw.get("call_usd")
         n = self.settings.next_turns
+        parts: dict[str, int] = kw.pop("tokens_provenance", {}) or {}
+        kw["provenance"] = self.provenance_of(kw, parts)
+        kw["tokens_provenance"] = parts
         return Row(
             source=self.source.id,
             category=self.source.category,
@@ -151,6 +200,41 @@ class _Run:
             ),
             **kw,
         )
+
+    def provenance_of(self, kw: dict[str, Any], parts: dict[str, int]) -> dict[str, str]:
+        """Each figure of a row and where it comes from."""
+        tokens = provenance.weakest(parts) if parts else self.before_label
+        out = {
+            "tokens_before": self.before_label,
+            "tokens_after": tokens,
+            "seconds": "measured",
+            "pages": "measured",
+            "recall_text": "measured",
+            "recall_oracle": "measured",
+            "recall_ocr": "measured",
+        }
+        if self.price is not None:
+            # A published list price applied to counted tokens: as good as the count.
+            out["request_usd"] = provenance.weakest([tokens, "exact"])
+            out["session_usd"] = provenance.weakest([tokens, "modelled"])  # future turns assumed
+            out["session_usd_rolling"] = out["session_usd"]
+        if kw.get("summary_source") == "modelled":
+            out["call_usd"] = "modelled"
+            out["fits"] = "modelled"
+        elif "fits" in kw:
+            out["fits"] = tokens
+        return out
+
+    @property
+    def before_label(self) -> str:
+        return provenance.weakest(self.before_parts) if self.before_parts else "exact"
+
+    def tokens_row(
+        self, strategy: str, conv: Conversation, seconds: float, *, modelled: int = 0, **kw: Any
+    ) -> Row:
+        """A row whose ``tokens_after`` is the compacted conversation's count (plus modelled)."""
+        parts = self.token_parts(conv, modelled)
+        return self.row(strategy, sum(parts.values()), seconds, tokens_provenance=parts, **kw)
 
     def text_recall(self, conv: Conversation) -> float | None:
         if not self.needles:
@@ -188,9 +272,9 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
     pages = list(res.pages)
     data = res.record.data
     rec = run.page_recall(res.conversation, pages) if pages else None
-    return run.row(
+    return run.tokens_row(
         name,
-        run.target.tokens(res.conversation.path()),
+        res.conversation,
         seconds,
         pages=len(pages),
         page_bytes=int(data.get("page_bytes", 0)),
@@ -205,23 +289,28 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
 
 def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: float) -> Row:
     target = run.target
-    after = target.tokens(res.conversation.path())
     recall: float | None
+    conv = res.conversation
+    parts = run.token_parts(conv)
     if summary.text is None:
         # Price the measured output size in place of the placeholder text.
-        placeholder = next(m for m in res.conversation.path() if m.meta.get("kind") == "summary")
-        after += round(summary.output_chars / target.chars_per_token) - target.message_tokens(
-            placeholder
-        )
+        placeholder = next(m for m in conv.path() if m.meta.get("kind") == "summary")
+        label = provenance.text_counter(target.text_estimate_label)
+        parts[label] = parts.get(label, 0) - target.message_tokens(placeholder)
+        parts["modelled"] = round(summary.output_chars / target.chars_per_token)
         recall = None
-        note = "modelled: no real summary offline, readability not measured"
+        note = (
+            f"modelled: no real summary offline, readability not measured; "
+            f"output {summary.output_chars:,} chars ({run.settings.summary_size_source})"
+        )
     else:
-        recall = run.text_recall(res.conversation)
+        recall = run.text_recall(conv)
         note = f"{summary.source} summary"
     return run.row(
         "summary",
-        after,
+        sum(parts.values()),
         seconds,
+        tokens_provenance={k: v for k, v in parts.items() if v > 0},
         call_usd=run.summary_usd(summary),
         recall_text=recall,
         summary_source=summary.source,
@@ -257,6 +346,7 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
     snap = next((s for s in lad.steps if s.rung == "snapshot" and s.changed), None)
     if lad.failure:
         kw["note"] = lad.failure
+    kw["tokens_provenance"] = _ladder_parts(run, lad)
     return run.row(
         "ladder",
         lad.tokens_after,
@@ -272,16 +362,41 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
     )
 
 
+def _ladder_parts(run: _Run, lad: Any) -> dict[str, int]:
+    """The ladder's ``tokens_after`` split by provenance, a modelled summary apart."""
+    target = run.target
+    parts = run.token_parts(lad.conversation)
+    if lad.summary is not None and lad.summary.text is None:
+        placeholder = next(
+            (m for m in lad.conversation.path() if m.meta.get("kind") == "summary"), None
+        )
+        label = provenance.text_counter(target.text_estimate_label)
+        if placeholder is not None:
+            parts[label] = parts.get(label, 0) - target.message_tokens(placeholder)
+        # Whatever the ladder counted beyond the drawn conversation is the modelled output.
+        parts["modelled"] = max(0, lad.tokens_after - sum(parts.values()))
+    return {k: v for k, v in parts.items() if v > 0}
+
+
 def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
     conv, target, settings = run.source.conversation, run.target, run.settings
     keep = settings.keep_turns
-    rows = [run.row("none", run.before, 0.0, recall_text=run.text_recall(conv), rungs="none")]
+    rows = [
+        run.row(
+            "none",
+            run.before,
+            0.0,
+            recall_text=run.text_recall(conv),
+            rungs="none",
+            tokens_provenance=dict(run.before_parts),
+        )
+    ]
     for name, rung in (("elide", elide), ("drop_images", drop_images)):
         res, dt = _timed(rung, conv, keep_turns=keep)
         rows.append(
-            run.row(
+            run.tokens_row(
                 name,
-                target.tokens(res.conversation.path()),
+                res.conversation,
                 dt,
                 recall_text=run.text_recall(res.conversation),
                 rungs=name,
@@ -303,6 +418,7 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
                     recall_text=run.text_recall(conv),
                     rungs=name,
                     note="reader has no vision: no pages",
+                    tokens_provenance=dict(run.before_parts),
                 )
             )
             continue
@@ -322,7 +438,9 @@ def evaluate(
     """All strategies on one conversation for each target."""
     needles = needles_for(source, settings)
     reader = PageReader(ocr)  # shared across targets: identical pages are read once
-    summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer()
+    summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer(
+        output_chars=settings.summary_chars, size_source=settings.summary_size_source
+    )
     rows: list[Row] = []
     for target in targets:
         run = _Run(source, target, settings, needles, reader)

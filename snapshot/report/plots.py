@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from statistics import median
 from typing import Any
 
+from snapshot.report.matrix import Row
 from snapshot.report.tables import Aggregate
 
 STRATEGY_COLORS = {
@@ -116,4 +118,47 @@ def raster_speed(bench_json: Path, path: Path) -> Path | None:
     ax.set_xlabel("median time per call, ms (log scale; pytest-benchmark)")
     ax.set_title("Rasterizer speed against Pillow and the memory floor")
     ax.tick_params(axis="y", labelsize=7)
+    return _save(fig, path)
+
+
+def distribution(rows: Sequence[Row], path: Path) -> Path:
+    """Tokens kept per conversation: one point per conversation, strategy × profile.
+
+    Beside the pooled ratio, so that one huge conversation cannot carry the headline:
+    each conversation weighs the same here; the bar marks the median.
+    """
+    import zlib
+
+    plt = _pyplot()
+    models = sorted({r.model for r in rows})
+    strategies = [s for s in STRATEGY_COLORS if any(r.strategy == s for r in rows)]
+    fig, axes = plt.subplots(
+        1,
+        len(models),
+        figsize=(4.2 * max(1, len(models)), 0.45 * len(strategies) + 1.6),
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, model in zip(axes[0], models, strict=True):
+        for y, strategy in enumerate(strategies):
+            pts = sorted(
+                (r.source, r.tokens_after / r.tokens_before)
+                for r in rows
+                if r.model == model and r.strategy == strategy and r.tokens_before
+            )
+            if not pts:
+                continue
+            # Jitter seeded by the conversation id: the same input draws the same figure.
+            ys = [y + ((zlib.crc32(src.encode()) % 1000) / 1000 - 0.5) * 0.5 for src, _ in pts]
+            xs = [x for _, x in pts]
+            ax.scatter(xs, ys, s=9, alpha=0.6, color=STRATEGY_COLORS[strategy], linewidths=0)
+            med = median(xs)
+            ax.plot([med, med], [y - 0.35, y + 0.35], color="black", lw=1.5)
+        ax.set_title(model, fontsize=9)
+        ax.set_xlim(0, 1.05)
+        ax.set_xlabel("tokens after / before, per conversation")
+    axes[0][0].set_yticks(range(len(strategies)), strategies, fontsize=8)
+    fig.suptitle(
+        "Tokens kept per conversation (each point one conversation; bar: median)", fontsize=10
+    )
     return _save(fig, path)

@@ -7,13 +7,14 @@ import multiprocessing as mp
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
+from snapshot.report.summaries import SummarySize, real_summary_lengths, summary_size
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
 DEFAULT_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
@@ -49,6 +50,8 @@ class RunResult:
     workers: int
     ocr_reader: str | None
     errors: list[str]
+    summary_size: SummarySize | None = None
+    command: str = ""
 
 
 _STATE: dict[str, Any] = {}
@@ -122,6 +125,21 @@ def jobs_for(corpus: Path | None, limit: int | None = None) -> list[Job]:
     return [Job(str(corpus), i) for i in range(n)][:limit]
 
 
+def measure_summaries(jobs: Sequence[Job]) -> SummarySize:
+    """The modelled summary's size, from the real summaries among the jobs' conversations.
+
+    A first, import-only pass (cheap next to the benchmark itself): the size must be
+    known before any conversation is compacted, and it is the same for all of them.
+    """
+    lengths: list[int] = []
+    for job in jobs:
+        try:
+            lengths.extend(real_summary_lengths([_source(job).conversation]))
+        except Exception:  # the main pass reports a source that cannot be imported
+            continue
+    return summary_size(lengths)
+
+
 def run(
     corpus: Path | None,
     *,
@@ -130,9 +148,12 @@ def run(
     workers: int | None = None,
     limit: int | None = None,
     use_ocr: bool = False,
+    command: str = "",
 ) -> RunResult:
     settings = settings or Settings()
     jobs = jobs_for(corpus, limit)
+    size = measure_summaries(jobs)
+    settings = replace(settings, summary_chars=size.mean_chars, summary_size_source=size.source)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
     t0 = time.perf_counter()
     rows: list[Row] = []
@@ -174,6 +195,8 @@ def run(
         workers,
         ocr_name,
         errors,
+        size,
+        command,
     )
 
 
@@ -185,7 +208,10 @@ def _size_hint(job: Job) -> int:
 
 
 def save_json(result: RunResult, path: Path) -> None:
+    from snapshot.report.provenance import LABELS, LEGEND
+
     payload = {
+        "command": result.command,
         "corpus": result.corpus,
         "models": list(result.models),
         "settings": result.settings.__dict__,
@@ -193,6 +219,9 @@ def save_json(result: RunResult, path: Path) -> None:
         "workers": result.workers,
         "ocr_reader": result.ocr_reader,
         "errors": result.errors,
+        "summary_size": result.summary_size.to_json() if result.summary_size else None,
+        "provenance_labels": list(LABELS),
+        "provenance_legend": LEGEND,
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],
     }
