@@ -55,7 +55,7 @@ def weakest(labels: Iterable[str]) -> Provenance:
     ValueError
         If a label is not one of :data:`LABELS`, or none is given.
     """
-    order = {label: i for i, label in enumerate(LABELS)}
+    order: dict[str, int] = {label: i for i, label in enumerate(LABELS)}
     found = list(labels)
     for label in found:
         if label not in order:
