@@ -19,7 +19,7 @@ from ladder_helpers import agent_run, random_runs
 
 from snapshot.errors import UnknownModelError
 from snapshot.ladder.cut import find_cut
-from snapshot.ladder.ladder import LadderOptions, recover, run_ladder
+from snapshot.ladder.ladder import LadderOptions, LadderResult, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.sheets import SheetOptions, is_snapshot, snapshot
 from snapshot.ladder.summary import corpus_summarizer
@@ -165,12 +165,29 @@ def test_unknown_model_is_a_clear_error() -> None:
 def test_ladder_invariants_on_random_runs(conv: Conversation) -> None:
     target = target_for("gpt-5.1")
     before = target.tokens(conv.path())
-    result = run_ladder(conv, target, max(1, before // 3), options=LadderOptions(keep_turns=1))
-    assert result.fits or result.failure
+    budget = max(1, before // 3)
+    result = run_ladder(conv, target, budget, options=LadderOptions(keep_turns=1))
+    _exact_outcome(result, target, before, budget)
     assert tool_pairing(result.conversation.path()).orphan_results == ()
     src, out = conv.path(), result.conversation.path()
     assert out[0].id == src[0].id and out[0].blocks == src[0].blocks
     assert out[-1].blocks == src[-1].blocks
+
+
+def _exact_outcome(result: LadderResult, target: Target, before: int, budget: int) -> None:
+    """What a ladder result must say, exactly: its counts, and a reason iff over budget."""
+    assert (result.tokens_before, result.budget) == (before, budget)
+    assert result.fits == (result.tokens_after <= budget)
+    if result.summary is None:
+        # Free rungs only: the figure is the count of what would be sent.
+        assert result.tokens_after == target.tokens(result.conversation.path())
+    if target.vision:
+        # No rung grows the request (a blind reader's image placeholders may: they must be sent).
+        assert result.tokens_after <= before or result.rungs_taken == ()
+    if result.fits:
+        assert result.failure is None
+    else:
+        assert result.failure and f"{budget:,}" in result.failure, result.failure
 
 
 def _corpus_manifest() -> Path | None:
@@ -208,7 +225,7 @@ def test_ladder_invariants_on_real_conversations(
     for target in (claude, blind):
         before = target.tokens(conv.path())
         result = run_ladder(conv, target, before // 3)
-        assert result.fits or result.failure
+        _exact_outcome(result, target, before, before // 3)
         _valid_request(result.conversation)
         src, out = conv.path(), result.conversation.path()
         assert _content(out[:1]) == _content(src[:1])

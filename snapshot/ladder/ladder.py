@@ -173,10 +173,17 @@ def run_ladder(
             steps.append(RungRecord("snapshot", notes=("skipped: the reader has no vision",)))
             continue
         result = _apply(rung, current, target, opts, budget)
+        after = target.tokens(result.conversation.path())
+        if after > tokens:
+            # A rung can cost more than it saves (a short middle drawn as a full page):
+            # the ladder never takes a step that grows the request.
+            note = f"not taken: it would grow the request ({tokens:,} → {after:,} tokens)"
+            steps.append(RungRecord(rung, notes=(note,), data=dict(result.record.data)))
+            continue
         steps.append(result.record)
         current = result.conversation
         pages = result.pages or pages
-        tokens = target.tokens(current.path())
+        tokens = after
 
     if tokens <= budget or "summary" not in opts.rungs:
         return _finish(current, steps, before, tokens, budget, target, pages=pages)
