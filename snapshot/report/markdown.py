@@ -15,6 +15,11 @@ def _pct(v: float | None) -> str:
     return "n/m" if v is None else f"{100 * v:.0f} %"
 
 
+def _pct_m(v: float | None) -> str:
+    """A measured share, marked (``n/m``: not measured, unmarked)."""
+    return "n/m" if v is None else f"{100 * v:.0f} %{marker('measured')}"
+
+
 def _usd(v: float | None) -> str:
     return "n/p" if v is None else f"${v:,.2f}"
 
@@ -30,8 +35,8 @@ def _strategy_table(aggs: Sequence[Aggregate]) -> list[str]:
             f"| {a.model} | {a.label} | {a.conversations} "
             f"| {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} %{tok} "
             f"| {100 * a.ratio_median:.1f} % [{100 * a.ratio_q1:.1f}–{100 * a.ratio_q3:.1f}]{tok} "
-            f"| {_pct(a.recall_text)} | {_pct(a.recall_oracle)} | {_pct(a.recall_ocr)} "
-            f"| {a.conversations - a.unmeasured}/{a.conversations} | {a.pages:,} "
+            f"| {_pct_m(a.recall_text)} | {_pct_m(a.recall_oracle)} | {_pct_m(a.recall_ocr)} "
+            f"| {a.conversations - a.unmeasured}/{a.conversations} | {a.pages:,}ᵐ "
             f"| {_usd(a.request_usd)} | {_usd(a.session_usd)}{_mod(a.session_usd)} "
             f"| {_usd(a.session_usd_rolling)}{_mod(a.session_usd_rolling)} "
             f"| {_usd(a.call_usd)}{_mod(a.call_usd) if a.population == 'modelled summary' else ''} "
