@@ -28,6 +28,16 @@ _EXPORTS: dict[str, str] = {
     "Profile": "snapshot.profiles",
     "profile_for": "snapshot.profiles",
     "image_tokens": "snapshot.profiles",
+    # The researcher's surface (snapshot/api.py): import, compact, export, store.
+    "import_conversation": "snapshot.api",
+    "import_conversations": "snapshot.api",
+    "export_request": "snapshot.api",
+    "compact": "snapshot.api",
+    "run_ladder": "snapshot.api",
+    "target_for": "snapshot.api",
+    "Store": "snapshot.api",
+    "CompactOutcome": "snapshot.api",
+    "LadderResult": "snapshot.api",
 }
 
 __all__ = [*sorted(_EXPORTS), "__version__"]

@@ -16,6 +16,13 @@ PUBLIC = [
     "profile_for",
     "image_tokens",
     "Profile",
+    "import_conversation",
+    "import_conversations",
+    "export_request",
+    "compact",
+    "run_ladder",
+    "target_for",
+    "Store",
 ]
 
 

@@ -1,0 +1,166 @@
+"""The researcher's surface: import a transcript, compact it, export a request, store it.
+
+Each name here is the one way to do its job from a script; the command line
+calls the same functions. The worked examples run as doctests in CI, on the
+package's bundled demo transcripts. ``run_ladder`` takes a resolved reader
+(``target_for(model)``: profile, text counter and prices in one):
+
+>>> from importlib import resources
+>>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+>>> conv = import_conversation(demo)
+>>> result = run_ladder(conv, target_for("gemini-3-pro-preview"), 3000)
+>>> result.rungs_taken[0], result.tokens_after < result.tokens_before
+('elide', True)
+
+A store keeps conversations and their session tree across runs:
+
+>>> import tempfile
+>>> store = Store(tempfile.mkdtemp())
+>>> store.save(conv).name
+'main.json'
+>>> store.load(conv.id).id == conv.id
+True
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.ladder.compact import CompactOutcome
+from snapshot.ladder.compact import compact as _compact
+from snapshot.ladder.ladder import LadderResult, run_ladder
+from snapshot.ladder.target import target_for
+from snapshot.transcript.model import Conversation
+from snapshot.transcript.store import Store
+
+__all__ = [
+    "CompactOutcome",
+    "LadderResult",
+    "Store",
+    "compact",
+    "export_request",
+    "import_conversation",
+    "import_conversations",
+    "run_ladder",
+    "target_for",
+]
+
+
+def import_conversations(
+    path: str | os.PathLike[str] | Any,
+    *,
+    format: str | None = None,
+    select: Mapping[str, str] | None = None,
+) -> list[Conversation]:
+    """Every conversation in a transcript file or folder (subagents are their own).
+
+    Parameters
+    ----------
+    path
+        A transcript file, or a folder for formats that keep files beside the log.
+    format
+        A format name (``snapshot import --help`` lists them); detected when omitted.
+    select
+        ``KEY=VALUE`` pairs picking conversations out of a multi-conversation file.
+
+    Returns
+    -------
+    list of Conversation
+        The main conversation first where the format has one.
+
+    Raises
+    ------
+    TranscriptError
+        If nothing importable is there, or the format does not read it.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-support.json"
+    >>> [c.agent for c in import_conversations(demo)]
+    ['main']
+    """
+    from snapshot.transcript.formats import import_path
+
+    return list(import_path(Path(str(path)), format=format, select=dict(select or {}) or None))
+
+
+def import_conversation(
+    path: str | os.PathLike[str] | Any,
+    *,
+    format: str | None = None,
+    select: Mapping[str, str] | None = None,
+) -> Conversation:
+    """The main conversation of a transcript (see :func:`import_conversations` for all).
+
+    Raises
+    ------
+    TranscriptError
+        If nothing importable is there.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-browse.json"
+    >>> import_conversation(demo).path()[0].role
+    'system'
+    """
+    convs = import_conversations(path, format=format, select=select)
+    if not convs:
+        raise TranscriptError(f"{path}: no conversation in it")
+    return next((c for c in convs if c.agent == "main"), convs[0])
+
+
+def export_request(conv: Conversation, to: str, *, model: str | None = None) -> Any:
+    """The request body a provider accepts for a conversation.
+
+    Parameters
+    ----------
+    conv
+        The conversation (its current path is exported).
+    to
+        ``anthropic``, ``openai``, ``openai-responses``, ``gemini`` or ``markdown``.
+    model
+        The model id written into the body, where the provider's body names one.
+
+    Returns
+    -------
+    dict or str
+        The body (Markdown is a string). Repairs (a call whose result is missing)
+        are answered the documented way; :func:`snapshot.transcript.export.export`
+        also returns their notes.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> body = export_request(import_conversation(demo), "anthropic", model="claude-sonnet-4-5")
+    >>> body["model"], body["messages"][0]["role"]
+    ('claude-sonnet-4-5', 'user')
+    """
+    from snapshot.transcript.export import export
+
+    return export(conv, to, model=model).body
+
+
+def compact(conv: Conversation, model: str, budget: int, **options: Any) -> CompactOutcome:
+    """Climb the ladder until ``conv`` fits ``budget`` tokens of ``model``; the request and pages.
+
+    Options are those of :func:`snapshot.ladder.compact.compact` (``keep_turns``,
+    ``factsheet_chars``, ``summarizer``, ``openai_api``, ``provider_limit``).
+    Offline, with no summarizer, it stops at the free rungs and says so.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> conv = import_conversation(demo)
+    >>> out = compact(conv, "gpt-5.1", 4000)
+    >>> out.result.tokens_after < out.result.tokens_before, out.api
+    (True, 'openai')
+    """
+    return _compact(conv, model, budget, **options)
