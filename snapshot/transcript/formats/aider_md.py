@@ -176,10 +176,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         path = candidate
     warnings = Warnings()
     sessions = _sessions(path, warnings)
-    if not sessions:
+    if not any(s.started is not None for s in sessions):
         raise TranscriptError(
-            f"{path}: no Aider chat found (no '# aider chat started at' line, no '#### ' "
-            "input); force another format with --format"
+            f"{path}: no Aider chat found (no '# aider chat started at' line); "
+            "force another format with --format"
         )
     convs = [c for s in sessions if (c := _conversation(path, s, warnings)) is not None]
     silent = len(sessions) - len(convs)

@@ -338,6 +338,20 @@ def _ui_totals(path: Path, warnings: Warnings) -> dict[str, Any]:
     }
 
 
+_MARKERS = ("<task>", "<environment_details>", "] Result:", "<user_message>")
+
+
+def _has_markers(doc: list[Any]) -> bool:
+    """Does any user text carry what only Cline and Roo Code write?"""
+    for rec in doc:
+        if isinstance(rec, Mapping) and rec.get("role") == "user":
+            for b in _content(rec.get("content")):
+                text = str(b.get("text") or "")
+                if any(marker in text for marker in _MARKERS):
+                    return True
+    return False
+
+
 def _api_file(path: Path) -> Path:
     if path.is_dir():
         return path / API_FILE
@@ -374,6 +388,11 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             r.user(mid, rec, meta)
         else:
             r.skipped[f"role {role!r}"] += 1
+    if not _has_markers(doc):
+        raise TranscriptError(
+            f"{api}: a message list without Cline / Roo Code markers (<task>, "
+            "<environment_details>, '[tool] Result:'); force another format with --format"
+        )
     warnings.extend_counts("skipped", r.skipped)
     add_pairing_warnings(str(api), r.messages, warnings)
     meta_out: dict[str, Any] = {}
