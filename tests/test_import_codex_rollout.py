@@ -49,7 +49,7 @@ def test_rollout_counts_match_the_manifest(entry: str) -> None:
 
 
 def test_reasoning_summaries_are_thinking_and_custom_calls_keep_raw_input() -> None:
-    path, expected = sample("codex-rollout/moonmind-rollout-2025-11-13T18-21-11-019a802a.jsonl")
+    path, _ = sample("codex-rollout/moonmind-rollout-2025-11-13T18-21-11-019a802a.jsonl")
     (conv,) = imported(path, FMT)
     blocks = [b for m in conv.path() for b in m.blocks]
     thinking = [b for b in blocks if isinstance(b, ThinkingBlock)]
