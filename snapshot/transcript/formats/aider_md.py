@@ -119,9 +119,11 @@ def _reply_blocks(text: str) -> list[Block]:
     return out
 
 
-def _conversation(path: Path, s: _Session, file_warnings: Warnings) -> Conversation | None:
+def _conversation(
+    path: Path, s: _Session, sessions: int, file_warnings: Warnings
+) -> Conversation | None:
     messages: list[Message] = []
-    meta: dict[str, Any] = {"session": s.number}
+    meta: dict[str, Any] = {"session": s.number, "sessions_in_file": sessions}
     if s.started:
         meta["started_at"] = s.started
     models: dict[str, str] = {}
@@ -181,7 +183,9 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: no Aider chat found (no '# aider chat started at' line); "
             "force another format with --format"
         )
-    convs = [c for s in sessions if (c := _conversation(path, s, warnings)) is not None]
+    convs = [
+        c for s in sessions if (c := _conversation(path, s, len(sessions), warnings)) is not None
+    ]
     silent = len(sessions) - len(convs)
     if silent:
         note = (

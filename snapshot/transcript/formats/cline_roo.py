@@ -16,7 +16,9 @@ tool protocol of every recorded sample is XML in the text, not Anthropic
   call's :class:`ToolResult` (images included). ``The user denied this
   operation`` and ``The tool execution failed`` results are errors. There are
   no ids, so the result answers the call of the assistant message before it,
-  and the call gets the id ``<message id>-<tool name>``.
+  and the call gets the id ``<message id>-<tool name>``. The user message
+  carries ``meta["result_of"]`` = the tool its header names, linked or not (a
+  result whose call a condensation removed stays text).
 
 Roo Code's newer native protocol (``tool_use`` / ``tool_result`` blocks linked
 by id) and ``thinking`` / ``reasoning`` blocks are read as they are. A Roo
@@ -245,6 +247,7 @@ class _Reader:
         first = parts[0] if parts else {}
         header = _RESULT_HEADER.match(str(first.get("text") or "")) if first else None
         if header is not None:
+            meta = {**meta, "result_of": header.group(1)}
             call = self.open_call
             if call is None:
                 self.warnings.add(

@@ -152,7 +152,7 @@ class _Builder:
         self.pending.append(call)
         self.flush()
         content = (TextBlock(output),) if output else ()
-        self._emit(f"m{len(self.messages)}", "tool", [ToolResult(call.id, content)], {})
+        self._emit(f"m{len(self.messages)}", "tool", [ToolResult(call.id, content)], meta)
 
 
 def _split_thinking(text: str) -> list[Block]:
@@ -207,9 +207,7 @@ def _assistant(b: _Builder, text: str, meta: dict[str, Any]) -> None:
     for start, end, name, call_input, output in events:
         if text[pos:start].strip():
             b.text(text[pos:start], meta)
-            meta = {}
         b.tool(name, call_input, _clean(output), meta)
-        meta = {}
         pos = end
     if _clean(text[pos:]).strip():
         b.text(text[pos:], meta)
