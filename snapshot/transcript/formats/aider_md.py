@@ -133,6 +133,7 @@ def _conversation(
         if not text.strip():
             continue
         role: Role
+        blocks: list[Block]
         msg_meta: dict[str, Any] = {}
         if kind == "user":
             role, blocks = "user", [TextBlock(text)]
