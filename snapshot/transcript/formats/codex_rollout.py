@@ -170,6 +170,33 @@ def _reasoning(item: Mapping[str, Any]) -> list[Block]:
     return [ThinkingBlock(text)] if text else []
 
 
+def session_and_agent(session: Mapping[str, Any], path: Path) -> tuple[str, str]:
+    """``(conversation id, agent)`` of a rollout from its ``session_meta``.
+
+    A subagent's rollout (``source: {"subagent": …}``: a review, a compaction,
+    or a thread spawned by the model) is its own agent; when it names its
+    parent thread it takes the parent's id, as Claude Code subagents do.
+
+    >>> session_and_agent({"id": "s1", "source": "cli"}, Path("r.jsonl"))
+    ('s1', 'main')
+    >>> spawn = {"thread_spawn": {"parent_thread_id": "p0", "depth": 1}}
+    >>> session_and_agent({"id": "s2", "source": {"subagent": spawn}}, Path("r.jsonl"))
+    ('p0', 'subagent-thread_spawn-s2')
+    """
+    own = str(session.get("id") or path.stem)
+    source = session.get("source")
+    sub = source.get("subagent") if isinstance(source, Mapping) else None
+    if sub is None:
+        return own, "main"
+    # A plain name ("review", "compact") or a one-key object {kind: details}.
+    kind, detail = str(sub), None
+    if isinstance(sub, Mapping):
+        kind = str(next(iter(sub), "other"))
+        detail = sub.get(kind)
+    parent = detail.get("parent_thread_id") if isinstance(detail, Mapping) else None
+    return (str(parent), f"subagent-{kind}-{own}") if parent else (own, f"subagent-{kind}")
+
+
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Codex rollout-*.jsonl file")
@@ -279,7 +306,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             "OpenAI can read; kept their plain summaries where they have one"
         )
     add_pairing_warnings(str(path), b.messages, warnings)
-    conv_id = str(session.get("id") or path.stem)
+    conv_id, agent = session_and_agent(session, path)
     meta_out: dict[str, Any] = {
         k: session[k]
         for k in ("cwd", "cli_version", "originator", "source", "model_provider", "forked_from_id")
@@ -292,16 +319,19 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         meta_out["instructions"] = instructions
     if models:
         meta_out["models"] = list(models)
+    if agent != "main":
+        meta_out["thread_id"] = session.get("id")
     conv = Conversation(
         id=conv_id,
         messages=tuple(b.messages),
         tip=b.messages[-1].id if b.messages else None,
+        agent=agent,
         format=NAME,
         source=str(path),
         meta=meta_out,
         warnings=warnings.tuple(),
     )
-    if not matches_select({"id": conv_id, "session_id": conv_id}, options.select):
+    if not matches_select({"id": conv_id, "session_id": conv_id, "agent": agent}, options.select):
         return []
     return [conv]
 
