@@ -172,6 +172,25 @@ def _conversation(
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        An ``.aider.chat.history.md`` file, or the folder holding one.
+    options
+        ``select`` matches ``id`` and ``session`` (1-based).
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation per session that holds user input or a reply. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         candidate = path / ".aider.chat.history.md"
         if not candidate.is_file():
@@ -210,6 +229,19 @@ def score(path: Path, head: bytes) -> float:
 
     Aider opens every session with ``# aider chat started at``; its file name
     alone is as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 1.0 if (path / ".aider.chat.history.md").is_file() else 0.0

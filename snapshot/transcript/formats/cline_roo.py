@@ -364,6 +364,25 @@ def _api_file(path: Path) -> Path:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        A task folder, its ``api_conversation_history.json`` or its ``ui_messages.json``.
+    options
+        ``select`` matches ``id``/``task_id``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     api = _api_file(path)
     if not api.is_file():
         raise TranscriptError(
@@ -423,6 +442,19 @@ def score(path: Path, head: bytes) -> float:
     The task folder and its file names are the extension's own; a message
     list whose user text carries ``] Result:`` headers or
     ``<environment_details>`` is nearly as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 1.0 if (path / API_FILE).is_file() else 0.0

@@ -198,6 +198,25 @@ def session_and_agent(session: Mapping[str, Any], path: Path) -> tuple[str, str]
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        A ``rollout-*.jsonl`` file (it may still be being written).
+    options
+        ``select`` matches ``id``/``session_id`` and ``agent``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation: the session, or a subagent of its parent thread. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Codex rollout-*.jsonl file")
     warnings = Warnings()
@@ -341,6 +360,19 @@ def score(path: Path, head: bytes) -> float:
 
     A first record ``type: session_meta`` with a payload is Codex's own
     signature; a head of only rollout record types is nearly as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 0.0

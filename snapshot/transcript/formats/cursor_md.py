@@ -51,6 +51,25 @@ def _strip_separator(lines: list[str]) -> str:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        One Cursor chat export (``.md``).
+    options
+        ``select`` matches ``id`` (the file name without ``.md``).
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Cursor chat export (.md)")
     warnings = Warnings()
@@ -106,6 +125,19 @@ def score(path: Path, head: bytes) -> float:
     """How sure ``path`` is a Cursor chat export (0.0 to 1.0).
 
     The ``_Exported on … from Cursor (…)_`` line near the top is Cursor's own.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 0.0

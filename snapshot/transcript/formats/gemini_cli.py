@@ -224,6 +224,25 @@ def _is_jsonl(path: Path) -> bool:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        A ``chats/session-*.json`` (or ``.jsonl``) recording.
+    options
+        ``select`` matches ``id``/``session_id`` and ``agent``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Gemini CLI chats/session-*.json file")
     warnings = Warnings()
@@ -271,6 +290,19 @@ def score(path: Path, head: bytes) -> float:
 
     ``sessionId`` and ``projectHash`` at the top level are Gemini CLI's own
     pair; a ``messages`` list of ``type: user/gemini`` records is nearly as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 0.0

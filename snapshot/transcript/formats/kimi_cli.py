@@ -86,6 +86,25 @@ def session_and_agent(path: Path) -> tuple[str, str]:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        A context ``.jsonl`` file, or a ``<session id>/`` folder holding ``context.jsonl``.
+    options
+        ``select`` matches ``id``/``session_id`` and ``agent``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation: the main agent or a subagent. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         context = path / "context.jsonl"
         if not context.is_file():
@@ -140,6 +159,19 @@ def score(path: Path, head: bytes) -> float:
 
     Kimi's underscore roles (``_checkpoint``, ``_usage``) among chat roles are
     its signature; plain chat messages alone are left to the OpenAI reader.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 1.0 if (path / "context.jsonl").is_file() else 0.0

@@ -214,6 +214,25 @@ def _assistant(b: _Builder, text: str, meta: dict[str, Any]) -> None:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        One ``.specstory/history/*.md`` file.
+    options
+        ``select`` matches ``id``/``session_id``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one .specstory/history/*.md file")
     warnings = Warnings()
@@ -291,6 +310,19 @@ def score(path: Path, head: bytes) -> float:
 
     SpecStory's opening comment is its signature; ``_**User**_`` role lines
     under a ``.specstory`` folder are as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 0.0
