@@ -54,7 +54,7 @@ def _record() -> dict[str, Any]:
             {
                 "id": "g1",
                 "type": "gemini",
-                "content": "Reading it.",
+                "content": [{"text": "hmm", "thought": True}, {"text": "Reading it."}],
                 "thoughts": [{"subject": "Plan", "description": "read the file"}],
                 "toolCalls": [
                     {
@@ -100,6 +100,7 @@ def test_calls_are_answered_by_the_results_they_hold(tmp_path: Path) -> None:
     user, reply, results = conv.path()
     assert isinstance(user.blocks[1], ImageBlock)
     assert isinstance(reply.blocks[0], ThinkingBlock) and "read the file" in reply.blocks[0].text
+    assert reply.blocks[1] == ThinkingBlock("hmm") and reply.text() == "Reading it."
     calls = [b for b in reply.blocks if isinstance(b, ToolCall)]
     answers = [b for b in results.blocks if isinstance(b, ToolResult)]
     assert [c.id for c in calls] == [a.call_id for a in answers] == ["read-1", "sh-1"]

@@ -147,7 +147,15 @@ def _messages(records: list[Mapping[str, Any]], path: Path, warnings: Warnings) 
         if isinstance(rec.get("tokens"), Mapping):
             meta["tokens"] = dict(rec["tokens"])
         blocks: list[Block] = [*_thinking(rec.get("thoughts"))]
-        blocks.extend(_parts(rec.get("content"), where, warnings))
+        content = rec.get("content")
+        if isinstance(content, list):
+            # Parts marked "thought" are reasoning the API returned inline.
+            blocks.extend(
+                ThinkingBlock(str(p["text"]))
+                for p in content
+                if isinstance(p, Mapping) and p.get("thought") and isinstance(p.get("text"), str)
+            )
+        blocks.extend(_parts(content, where, warnings))
         results: list[Block] = []
         for j, call in enumerate(rec.get("toolCalls") or ()):
             if not isinstance(call, Mapping):
