@@ -415,7 +415,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{api}: a message list without Cline / Roo Code markers (<task>, "
             "<environment_details>, '[tool] Result:'); force another format with --format"
         )
-    warnings.extend_counts("skipped", r.skipped)
+    warnings.extend_counts(f"{api}: skipped", r.skipped)
     add_pairing_warnings(str(api), r.messages, warnings)
     meta_out: dict[str, Any] = {}
     ui = api.with_name(UI_FILE)

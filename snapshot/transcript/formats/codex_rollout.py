@@ -317,8 +317,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             "rollout-*.jsonl file? (force another format with --format)"
         )
     if events:
-        warnings.extend_counts("skipped event_msg records, which repeat the response items", events)
-    warnings.extend_counts("skipped records", skipped)
+        warnings.extend_counts(
+            f"{path}: skipped event_msg records, which repeat the response items", events
+        )
+    warnings.extend_counts(f"{path}: skipped records", skipped)
     if encrypted:
         warnings.add(
             f"{path}: {encrypted} reasoning items carry encrypted content, which only "

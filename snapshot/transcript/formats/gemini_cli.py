@@ -181,7 +181,7 @@ def _messages(records: list[Mapping[str, Any]], path: Path, warnings: Warnings) 
         add(mid, "assistant", blocks, meta)
         if results:
             add(f"{mid}-results", "tool", results, {"gemini_type": "tool results"})
-    warnings.extend_counts("skipped messages", skipped)
+    warnings.extend_counts(f"{path}: skipped messages", skipped)
     return out
 
 
