@@ -127,3 +127,20 @@ def test_not_a_rollout_is_refused(tmp_path: Path) -> None:
     assert codex_rollout.score(path, path.read_bytes()) == 0.0
     with pytest.raises(TranscriptError, match="no Codex rollout records"):
         load_as(path, FMT)
+
+
+def test_detected_when_the_instructions_outgrow_the_sniff_window(tmp_path: Path) -> None:
+    from snapshot.transcript.formats import SNIFF_BYTES, detect
+
+    meta = {"id": "s1", "base_instructions": {"text": "x" * (2 * SNIFF_BYTES)}}
+    path = tmp_path / "rollout-long.jsonl"
+    path.write_text(
+        json.dumps(
+            {"timestamp": "t", "type": "session_meta", "payload": meta}, separators=(",", ":")
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    assert detect(path).name == FMT
+    (conv,) = load_as(path, FMT)
+    assert conv.meta["instructions"] == "x" * (2 * SNIFF_BYTES)

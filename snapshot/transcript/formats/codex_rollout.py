@@ -382,7 +382,8 @@ def score(path: Path, head: bytes) -> float:
     if not records:
         # A session_meta line longer than the sniff window (long instructions).
         start = head.lstrip()[:300]
-        return 0.9 if start.startswith(b"{") and b'"type":"session_meta"' in start else 0.0
+        marker = b'"type":"session_meta"' in start or b'"type": "session_meta"' in start
+        return 0.9 if start.startswith(b"{") and marker else 0.0
     first = records[0]
     if first.get("type") == "session_meta" and isinstance(first.get("payload"), dict):
         return 1.0
