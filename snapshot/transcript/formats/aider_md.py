@@ -244,7 +244,9 @@ def score(path: Path, head: bytes) -> float:
         accepts) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
-        return 1.0 if (path / ".aider.chat.history.md").is_file() else 0.0
+        # The history sits in a project's root: claiming the folder would make
+        # the whole project one log. The file itself is detected instead.
+        return 0.0
     if path.name.endswith(".aider.chat.history.md"):
         return 1.0
     text = head_text(head)
