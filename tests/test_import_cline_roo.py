@@ -149,3 +149,12 @@ def test_a_plain_message_list_is_not_a_cline_task(tmp_path: Path) -> None:
     assert cline_roo.score(path, path.read_bytes()) == 0.0
     with pytest.raises(TranscriptError, match="without Cline / Roo Code markers"):
         load_as(path, FMT)
+
+
+def test_a_task_folder_without_its_api_history_names_the_missing_file(tmp_path: Path) -> None:
+    folder = tmp_path / "task"
+    folder.mkdir()
+    (folder / cline_roo.UI_FILE).write_text("[]", encoding="utf-8")
+    assert cline_roo.score(folder, b"") == 0.0
+    with pytest.raises(TranscriptError, match=cline_roo.API_FILE):
+        load_as(folder, FMT)
