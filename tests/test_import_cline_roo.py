@@ -36,7 +36,7 @@ def test_task_counts_match_and_calls_get_their_real_results(entry: str) -> None:
     # removed that call (the message after the summary).
     orphans = [m for m in headers if not m.tool_results()]
     for m in orphans:
-        assert conv.get(str(m.parent)).meta.get("compact_summary"), m.id
+        assert conv.get(str(m.parent)).meta.get("condense_summary"), m.id
     answered = {r.call_id for m in msgs for r in m.tool_results()}
     assert len(answered) == len(headers) - len(orphans)
     pairing = tool_pairing(msgs)
@@ -55,7 +55,7 @@ def test_ui_log_totals_and_condensation() -> None:
     assert conv.meta["ui_messages"] == expected["ui_messages"]
     assert conv.meta["api_requests"] == expected["ui_api_req_started"]
     assert conv.meta["condensations"] == expected["ui_condense_context"]
-    assert conv.path()[1].meta.get("compact_summary")
+    assert conv.path()[1].meta.get("condense_summary")
 
 
 @SKIP

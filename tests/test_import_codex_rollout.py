@@ -144,3 +144,17 @@ def test_detected_when_the_instructions_outgrow_the_sniff_window(tmp_path: Path)
     assert detect(path).name == FMT
     (conv,) = load_as(path, FMT)
     assert conv.meta["instructions"] == "x" * (2 * SNIFF_BYTES)
+
+
+def test_compaction_is_a_boundary_then_the_real_summary(tmp_path: Path) -> None:
+    path = _rollout(
+        tmp_path,
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+    )
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"timestamp": "t", "type": "compacted", "payload": {"message": "S"}}))
+        fh.write("\n")
+    (conv,) = load_as(path, FMT)
+    _, boundary, summary = conv.path()
+    assert boundary.role == "system" and boundary.meta["kind"] == "compact_boundary"
+    assert summary.meta["compact_summary"] and summary.text() == "S"

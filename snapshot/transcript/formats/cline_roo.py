@@ -23,7 +23,9 @@ tool protocol of every recorded sample is XML in the text, not Anthropic
 Roo Code's newer native protocol (``tool_use`` / ``tool_result`` blocks linked
 by id) and ``thinking`` / ``reasoning`` blocks are read as they are. A Roo
 context condensation is an assistant message with ``isSummary: true``; it is
-kept, marked ``compact_summary``.
+kept, marked ``condense_summary`` (not ``compact_summary``: the messages it
+replaced are no longer in the file, so it cannot stand as a real summary of
+the path before it).
 
 ``ui_messages.json`` beside it is the UI's log of the same task; it adds
 nothing the model saw, so only its totals (requests, cost, condensations) go
@@ -236,7 +238,9 @@ class _Reader:
             else:
                 self.skipped[f"assistant block {kind!r}"] += 1
         if rec.get("isSummary"):
-            meta = {**meta, "compact_summary": True}
+            # Not "compact_summary": the history it replaced is gone from the
+            # file, so it cannot stand as the summary of the path before it.
+            meta = {**meta, "condense_summary": True}
         self.add(mid, "assistant", blocks, meta)
 
     def user(self, mid: str, rec: Mapping[str, Any], meta: dict[str, Any]) -> None:

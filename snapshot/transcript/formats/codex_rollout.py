@@ -17,8 +17,9 @@ Each line is ``{"timestamp", "type", "payload"}`` with ``type`` one of:
   with the same ``call_id``, ``local_shell_call`` → its output by ``call_id``;
 - ``turn_context``: the model, effort and sandbox of the turn that follows
   (the model goes on each assistant message's ``meta``);
-- ``compacted``: a context compaction; its summary becomes a user message
-  marked ``compact_summary``;
+- ``compacted``: a context compaction, kept as Claude Code's are: a system
+  message with ``meta["kind"] = "compact_boundary"``, then the summary as a
+  user message marked ``compact_summary``;
 - ``event_msg``: the UI's event stream. It repeats what the ``response_item``
   lines hold (user_message, agent_message, agent_reasoning, token_count), so it
   is counted and skipped, except errors, which become warnings.
@@ -268,9 +269,15 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 warnings.add(f"{where}: Codex reported {etype}: {detail}", "codex error")
             continue
         if kind == "compacted":
+            # As Claude Code's: a boundary, then the summary the model continued from.
             summary = str(payload.get("message") or "")
-            meta.update(compact_summary=True, kind="compact_boundary")
-            b.add(mid, "user", [TextBlock(summary)], meta)
+            b.add(
+                mid,
+                "system",
+                [TextBlock("Conversation compacted")],
+                {**meta, "kind": "compact_boundary"},
+            )
+            b.add(f"{mid}-summary", "user", [TextBlock(summary)], {**meta, "compact_summary": True})
             continue
 
         item_type = payload.get("type")
