@@ -130,6 +130,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: no Kimi CLI context records found; is this a ~/.kimi/sessions "
             "context file? (force another format with --format)"
         )
+    warnings.extend_counts(
+        f"{path}: skipped Kimi's bookkeeping records (undo checkpoints, token counts)",
+        bookkeeping,
+    )
     warnings.extend_counts(f"{path}: skipped records that are not messages", skipped)
     messages, notes, _ = messages_from_openai(records, where=str(path))
     for note in notes:
