@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from format_samples import SKIP, assert_exports, imported, load_as, near, sample, samples
+from hypothesis import given
+from hypothesis import strategies as st
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import cline_roo
@@ -158,3 +160,18 @@ def test_a_task_folder_without_its_api_history_names_the_missing_file(tmp_path: 
     assert cline_roo.score(folder, b"") == 0.0
     with pytest.raises(TranscriptError, match=cline_roo.API_FILE):
         load_as(folder, FMT)
+
+
+_TOKENS = [*"<>/ab_\n", "<read_file>", "</read_file>", "<path>", "</path>", "<content>"]
+
+
+@given(st.lists(st.sampled_from(_TOKENS)).map("".join))
+def test_tool_parsing_never_fails_and_loses_no_text_before_the_tool(text: str) -> None:
+    use, plain = cline_roo.parse_tool_use(text)
+    if use is None:
+        assert plain == text
+    else:
+        name, params, before, after = use
+        assert text.startswith(before + f"<{name}>")
+        assert after == "" or text.endswith(after)
+        assert all(isinstance(v, str) for v in params.values())
