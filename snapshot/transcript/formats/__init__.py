@@ -31,6 +31,14 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.browser_use",
     "snapshot.transcript.formats.osworld",
     "snapshot.transcript.formats.tau_bench",
+    # Issue 9 (formats1): each exposes score(path, head) -> 0.0..1.0 beside sniff.
+    "snapshot.transcript.formats.codex_rollout",
+    "snapshot.transcript.formats.gemini_cli",
+    "snapshot.transcript.formats.cline_roo",
+    "snapshot.transcript.formats.kimi_cli",
+    "snapshot.transcript.formats.aider_md",
+    "snapshot.transcript.formats.specstory_md",
+    "snapshot.transcript.formats.cursor_md",
     "snapshot.transcript.formats.anthropic_messages",
     "snapshot.transcript.formats.openai_chat",
 )

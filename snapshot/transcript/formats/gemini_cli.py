@@ -1,0 +1,340 @@
+"""Gemini CLI chat recordings (``~/.gemini/tmp/<hash>/chats/session-*.json``) → the neutral model.
+
+Gemini CLI's ``ChatRecordingService`` writes one ``ConversationRecord`` per
+session: ``{sessionId, projectHash, startTime, lastUpdated, messages, kind}``.
+Each ``MessageRecord`` has ``id``, ``timestamp``, ``type`` and ``content``
+(a Gemini ``PartListUnion``: a string, one part or a list of parts, with text
+and ``inlineData`` images):
+
+- ``user``: the prompt;
+- ``gemini``: the model's reply, with ``thoughts`` [{subject, description}]
+  (→ thinking) and ``toolCalls`` [{id, name, args, result, status,
+  resultDisplay}]. Call and result live in the same object: the call becomes
+  a :class:`ToolCall` on the assistant message and ``result`` (the
+  ``functionResponse`` parts the model was sent) a :class:`ToolResult` in the
+  tool message after it, linked by the call's ``id``;
+- ``info``, ``error``, ``warning``: lines the UI showed and the model never
+  saw; counted and skipped.
+
+From about v0.40 the file is JSONL instead: a first line with the session
+fields, one message record per line (a record repeating an ``id`` replaces
+it), and ``{"$set": {...}}`` lines that overwrite session fields, the whole
+``messages`` list included (a rewind or compression). ``kind: "subagent"``
+records import with ``agent`` = ``"subagent"``.
+
+>>> from snapshot.transcript.formats import gemini_cli
+>>> gemini_cli.score(Path("s.json"), b'{"sessionId": "x", "projectHash": "y", "messages": []}')
+1.0
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats._common import (
+    Warnings,
+    add_pairing_warnings,
+    head_records,
+    head_text,
+    image_from_bytes,
+    matches_select,
+    read_json_document,
+)
+from snapshot.transcript.formats._live_jsonl import iter_live_records
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+)
+
+NAME = "gemini-cli-chat"
+
+_UI_ONLY = {"info", "error", "warning"}
+_FAILED = {"error", "cancelled"}
+
+
+def _parts(content: Any, where: str, warnings: Warnings) -> list[TextBlock | ImageBlock]:
+    """A ``PartListUnion`` as text and images."""
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [TextBlock(content)] if content else []
+    if isinstance(content, Mapping):
+        content = [content]
+    if not isinstance(content, list):
+        return [TextBlock(json.dumps(content, ensure_ascii=False))]
+    out: list[TextBlock | ImageBlock] = []
+    for part in content:
+        if isinstance(part, str):
+            out.append(TextBlock(part))
+        elif not isinstance(part, Mapping):
+            out.append(TextBlock(json.dumps(part, ensure_ascii=False)))
+        elif isinstance(part.get("text"), str):
+            if not part.get("thought"):
+                out.append(TextBlock(part["text"]))
+        elif isinstance(part.get("inlineData"), Mapping):
+            data = part["inlineData"].get("data")
+            try:
+                raw = base64.b64decode(str(data or ""), validate=False)
+                out.append(image_from_bytes(raw, "inline"))
+            except (binascii.Error, ValueError, TranscriptError) as exc:
+                warnings.add(f"{where}: inline image not kept: {exc}", "image")
+                out.append(TextBlock(f"[image not kept: {exc}]"))
+        elif isinstance(part.get("functionResponse"), Mapping):
+            response = part["functionResponse"].get("response")
+            if isinstance(response, Mapping) and set(response) <= {"output", "error"}:
+                text = response.get("output", response.get("error"))
+                out.append(TextBlock(text if isinstance(text, str) else json.dumps(text)))
+            else:
+                out.append(TextBlock(json.dumps(response, ensure_ascii=False)))
+        else:
+            out.append(TextBlock(json.dumps(part, ensure_ascii=False)))
+    return out
+
+
+def _thinking(thoughts: Any) -> list[Block]:
+    if not isinstance(thoughts, list):
+        return []
+    out: list[Block] = []
+    for t in thoughts:
+        if not isinstance(t, Mapping):
+            continue
+        text = "\n\n".join(str(t[k]) for k in ("subject", "description") if t.get(k))
+        if text:
+            out.append(ThinkingBlock(text))
+    return out
+
+
+def _messages(records: list[Mapping[str, Any]], path: Path, warnings: Warnings) -> list[Message]:
+    out: list[Message] = []
+    skipped: Counter[str] = Counter()
+
+    def add(mid: str, role: Any, blocks: list[Block], meta: dict[str, Any]) -> None:
+        out.append(Message(mid, out[-1].id if out else None, role, tuple(blocks), meta))
+
+    for i, rec in enumerate(records):
+        where = f"{path}: message {i}"
+        mid = str(rec.get("id") or f"m{i}")
+        kind = rec.get("type")
+        meta: dict[str, Any] = {"gemini_type": kind}
+        if rec.get("timestamp"):
+            meta["timestamp"] = rec["timestamp"]
+        if kind == "user":
+            add(mid, "user", list(_parts(rec.get("content"), where, warnings)), meta)
+            continue
+        if kind != "gemini":
+            skipped[
+                f"{kind} message (shown in the UI, never sent to the model)"
+                if kind in _UI_ONLY
+                else f"message type {kind!r}"
+            ] += 1
+            continue
+        if rec.get("model"):
+            meta["model"] = rec["model"]
+        if isinstance(rec.get("tokens"), Mapping):
+            meta["tokens"] = dict(rec["tokens"])
+        blocks: list[Block] = [*_thinking(rec.get("thoughts"))]
+        content = rec.get("content")
+        if isinstance(content, list):
+            # Parts marked "thought" are reasoning the API returned inline.
+            blocks.extend(
+                ThinkingBlock(str(p["text"]))
+                for p in content
+                if isinstance(p, Mapping) and p.get("thought") and isinstance(p.get("text"), str)
+            )
+        blocks.extend(_parts(content, where, warnings))
+        results: list[Block] = []
+        for j, call in enumerate(rec.get("toolCalls") or ()):
+            if not isinstance(call, Mapping):
+                skipped["tool call that is not an object"] += 1
+                continue
+            call_id = str(call.get("id") or f"{mid}-call{j}")
+            args = call.get("args")
+            blocks.append(
+                ToolCall(
+                    call_id,
+                    str(call.get("name") or "unknown"),
+                    dict(args) if isinstance(args, Mapping) else {"args": args},
+                )
+            )
+            result = call.get("result")
+            content = _parts(result, f"{where} call {call_id}", warnings)
+            if result is None and isinstance(call.get("resultDisplay"), str):
+                # Older records keep only what the UI showed.
+                content = [TextBlock(call["resultDisplay"])]
+            if result is None and not content:
+                continue  # no result recorded: left unanswered, and reported below
+            results.append(ToolResult(call_id, tuple(content), call.get("status") in _FAILED))
+        add(mid, "assistant", blocks, meta)
+        if results:
+            add(f"{mid}-results", "tool", results, {"gemini_type": "tool results"})
+    warnings.extend_counts(f"{path}: skipped messages", skipped)
+    return out
+
+
+def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], list[Mapping[str, Any]]]:
+    session: dict[str, Any] = {}
+    messages: list[Mapping[str, Any]] = []
+    at: dict[str, int] = {}
+    rewrites = 0
+    for _lineno, rec in iter_live_records(path, warnings, "recording line"):
+        # A "$set" line overwrites session fields; a one-line whole record does too.
+        update = rec.get("$set") if "$set" in rec else rec if "messages" in rec else None
+        if isinstance(update, Mapping):
+            for key, value in update.items():
+                if key == "messages" and isinstance(value, list):
+                    rewrites += 1
+                    messages = [m for m in value if isinstance(m, Mapping)]
+                    at = {str(m.get("id")): n for n, m in enumerate(messages)}
+                else:
+                    session[key] = value
+        elif "type" in rec and "id" in rec:
+            key = str(rec["id"])
+            if key in at:
+                messages[at[key]] = rec
+            else:
+                at[key] = len(messages)
+                messages.append(rec)
+        else:
+            session.update(rec)
+    if rewrites:
+        warnings.add(
+            f"{path}: the message list was rewritten {rewrites} time(s) (a rewind or "
+            "compression); imported the last version"
+        )
+    return session, messages
+
+
+def _is_jsonl(path: Path) -> bool:
+    """Is the recording one record per line (newer Gemini CLI) rather than one document?"""
+    try:
+        with path.open("rb") as fh:
+            first = fh.readline(1024 * 1024)
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    try:
+        return isinstance(json.loads(first), dict)
+    except (ValueError, RecursionError):
+        return False  # a pretty-printed document, or a first line longer than 1 MB
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    """Every conversation in ``path`` that ``options.select`` keeps.
+
+    Parameters
+    ----------
+    path
+        A ``chats/session-*.json`` (or ``.jsonl``) recording.
+    options
+        ``select`` matches ``id``/``session_id`` and ``agent``.
+
+    Returns
+    -------
+    list[Conversation]
+        One conversation. Problems that leave the rest usable are in its ``warnings``.
+
+    Raises
+    ------
+    TranscriptError
+        When the path cannot be read or holds nothing of this format.
+    """
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a folder; give one Gemini CLI chats/session-*.json file")
+    warnings = Warnings()
+    if path.suffix == ".jsonl" or _is_jsonl(path):
+        session, records = _read_jsonl(path, warnings)
+    else:
+        doc = read_json_document(path, warnings)
+        if not isinstance(doc, Mapping) or not isinstance(doc.get("messages"), list):
+            raise TranscriptError(
+                f"{path}: not a Gemini CLI chat recording (no messages list); "
+                "force another format with --format"
+            )
+        session = {k: v for k, v in doc.items() if k != "messages"}
+        records = [m for m in doc["messages"] if isinstance(m, Mapping)]
+    if "sessionId" not in session and not records:
+        raise TranscriptError(
+            f"{path}: no Gemini CLI chat records found; force another format with --format"
+        )
+    messages = _messages(records, path, warnings)
+    add_pairing_warnings(str(path), messages, warnings)
+    conv_id = str(session.get("sessionId") or path.stem)
+    agent = "subagent" if session.get("kind") == "subagent" else "main"
+    meta = {
+        k: session[k]
+        for k in ("projectHash", "startTime", "lastUpdated", "summary", "kind")
+        if session.get(k) is not None
+    }
+    conv = Conversation(
+        id=conv_id,
+        messages=tuple(messages),
+        tip=messages[-1].id if messages else None,
+        agent=agent,
+        format=NAME,
+        source=str(path),
+        meta=meta,
+        warnings=warnings.tuple(),
+    )
+    if not matches_select({"id": conv_id, "session_id": conv_id, "agent": agent}, options.select):
+        return []
+    return [conv]
+
+
+def score(path: Path, head: bytes) -> float:
+    """How sure the head of ``path`` is a Gemini CLI chat recording (0.0 to 1.0).
+
+    ``sessionId`` and ``projectHash`` at the top level are Gemini CLI's own
+    pair; a ``messages`` list of ``type: user/gemini`` records is nearly as sure.
+
+    Parameters
+    ----------
+    path
+        The file or folder being detected.
+    head
+        Up to ``SNIFF_BYTES`` of the file (empty for a folder).
+
+    Returns
+    -------
+    float
+        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
+        accepts) when it is, 1.0 when the format's own signature is there.
+    """
+    if path.is_dir():
+        return 0.0
+    text = head_text(head)
+    if not text.startswith("{"):
+        return 0.0
+    start = text[:2048]
+    if '"sessionId"' in start and '"projectHash"' in start:
+        return 1.0
+    records = head_records(head)
+    if records and any(r.get("type") == "gemini" and "id" in r for r in records):
+        return 0.8  # JSONL message records without the session line
+    if '"messages"' in start and ('"type": "gemini"' in text or '"type":"gemini"' in text):
+        return 0.6
+    return 0.0
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return score(path, head) >= 0.5
+
+
+FORMAT = Format(
+    name=NAME,
+    description="Gemini CLI chat recording (~/.gemini/tmp/<hash>/chats; calls hold their results)",
+    sniff=sniff,
+    load=load,
+)
