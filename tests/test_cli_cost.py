@@ -70,7 +70,8 @@ def test_cost_size_human(run) -> None:  # type: ignore[no-untyped-def]
         ("cost", "--model", "no-such-model", "--size", "10x10"),
         ("profiles", "--model", "no-such-model"),
         ("cost", "--model", "gpt-4o", "--size", "ten by ten"),
-        ("cost", "--model", "o3-mini", "--size", "100x100"),
+        ("cost", "--model", "deepseek-chat", "--size", "100x100"),
+        ("cost", "--model", "claude-sonnet", "--size", "100x100"),
     ],
 )
 def test_errors_are_one_line_exit_2(run, argv: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
@@ -114,14 +115,20 @@ def test_cost_text_openai_exact(run, tmp_path: Path) -> None:  # type: ignore[no
     assert data["text_dollars"] is not None and data["image_dollars"] is not None
 
 
-def test_cost_text_claude_is_labelled_estimate(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cost_text_claude_is_a_labelled_reconstruction(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = _sample(tmp_path)
-    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path))
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-6", "--text", str(path))
     assert code == 0
-    assert "estimate" in out and "ESTIMATE" in out and "break-even" in out
-    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path), "--json")
+    assert "reconstruction (ctok v3.0)" in out and "break-even" in out
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-6", "--text", str(path), "--json")
     data = json.loads(out)
-    assert data["text_tokens_exact"] is False and data["break_even_is_estimate"] is True
+    assert data["text_tokens_exact"] is False and data["text_counter"] == "reconstruction"
+    assert data["break_even_is_estimate"] is False
+
+
+def test_cost_text_gemini_is_a_labelled_estimate(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "gemini-3.8-flash", "--text", str(_sample(tmp_path)))
+    assert code == 0 and "ESTIMATE" in out
 
 
 def test_cost_text_for_a_text_only_model(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
