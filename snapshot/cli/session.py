@@ -534,7 +534,7 @@ def cmd_context(args: argparse.Namespace) -> int:
     path = conv.path() if conv.tip is not None else ()
     share = context_share(path)
     # One counter for context, compact and report: the reader's (snapshot.ladder.target).
-    reader = target_for(profile)
+    reader = target_for(profile if profile is not None else args.model)
     counted = reader.context_tokens(path)
     text_tokens = split_by_chars(counted.text, {k: share.chars[k] for k in CONTEXT_KINDS})
     if args.json:
@@ -548,7 +548,7 @@ def cmd_context(args: argparse.Namespace) -> int:
             "model": args.model,
             "conversation": t.name,
             "messages": len(path),
-            **profile.lifecycle_record(),
+            **reader.profile.lifecycle_record(),
         }
         print(json.dumps(record, indent=2))
         return 0
