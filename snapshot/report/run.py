@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
 
-# The Claude, OpenAI and Gemini default profiles the report compares.
-DEFAULT_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+# The Claude, OpenAI and Gemini default profiles the report compares: current on the day it
+# runs, chosen from the provider table (snapshot.profiles.current_default_models).
+DEFAULT_MODELS: tuple[str, ...] = current_default_models()
 
 
 @dataclass(frozen=True)
