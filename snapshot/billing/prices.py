@@ -18,12 +18,15 @@ which this package does not do.
 6.0
 >>> price_for("no-such-model") is None
 True
+>>> price_for("claude-sonnet-4-5-experimental") is None  # a prefix match would be a sibling
+True
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import functools
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -121,6 +124,35 @@ def _split(value: Any) -> tuple[float | None, list[tuple[int, float]]]:
     return float(value.base), [(int(t.start), float(t.price)) for t in tiers]
 
 
+# What may follow a database prefix and still name the same model: a dated snapshot, a
+# Bedrock version, a Vertex @date, the 1M-context variant. Anything else is a sibling.
+_SAME_MODEL_TAIL = re.compile(
+    r"^(?:|[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-v\d+(?::\d+)?|@latest|\[1m\]|-\d{3,4})"
+    r"(?:-v\d+(?::\d+)?)?$"
+)
+
+
+def _own_match(clause: Any, ref: str) -> bool:
+    """True when a database match clause names ``ref`` itself, not a sibling sharing a prefix."""
+    kind = type(clause).__name__
+    if kind == "ClauseEquals":
+        return bool(ref == clause.equals.lower())
+    if kind == "ClauseRegex":
+        return bool(clause.is_match(ref))
+    if kind == "ClauseStartsWith":
+        head = clause.starts_with.lower()
+        return ref.startswith(head) and bool(_SAME_MODEL_TAIL.match(ref[len(head) :]))
+    if kind == "ClauseOr":
+        return any(_own_match(c, ref) for c in clause.or_)
+    if kind == "ClauseAnd":
+        # Regexes inside an And are filters (e.g. "not a -tts model"); prefixes must be own.
+        return all(
+            c.is_match(ref) if type(c).__name__ == "ClauseRegex" else _own_match(c, ref)
+            for c in clause.and_
+        )
+    return False  # contains / ends_with: too loose to name one model
+
+
 @functools.lru_cache(maxsize=1024)
 def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
     from genai_prices import data_snapshot
@@ -130,6 +162,8 @@ def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
         found_provider, info = snapshot.find_provider_model(model_id, None, provider, None)
     except LookupError:
         return None
+    if not _own_match(info.match, model_id):
+        return None  # the database would price a sibling: "no price" instead
     when = _dt.datetime.fromisoformat(day).replace(tzinfo=_dt.UTC)
     prices = info.get_prices(when)
     base: dict[str, float | None] = {}

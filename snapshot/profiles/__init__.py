@@ -9,7 +9,7 @@ genai-prices, by the id as given) and the text-token counter.
 
 One concept per module: :mod:`~snapshot.profiles.limits`,
 :mod:`~snapshot.profiles.solver` (the page), :mod:`~snapshot.profiles.profile`
-(the value object), :mod:`~snapshot.profiles.resolve` (id → profile, the text
+(the value object), :mod:`~snapshot.profiles.resolution` (id → profile, the text
 counter), :mod:`~snapshot.profiles.overrides` (profile files),
 :mod:`~snapshot.profiles.defaults` (current lineup, report defaults).
 
@@ -24,7 +24,7 @@ from snapshot.profiles.defaults import current_default_models, current_lineup, l
 from snapshot.profiles.limits import Limits, png_bytes_bound
 from snapshot.profiles.overrides import INK_STYLES, load_profiles, profile_to_dict
 from snapshot.profiles.profile import Profile
-from snapshot.profiles.resolve import (
+from snapshot.profiles.resolution import (
     Resolution,
     all_profiles,
     count_text_tokens,

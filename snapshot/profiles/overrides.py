@@ -18,7 +18,7 @@ from snapshot.billing.rows import Evidence, Fact
 from snapshot.billing.schemes import scheme_from_dict, scheme_to_dict
 from snapshot.errors import InputError, UnknownModelError
 from snapshot.profiles.profile import Profile
-from snapshot.profiles.resolve import _build, _unknown_message, fallback_profile, resolve_id
+from snapshot.profiles.resolution import _build, _unknown_message, fallback_profile, resolve_id
 
 _USER_FACT = Fact("user profile file", "uncertain", "n/a")
 INK_STYLES = ("black-on-white", "white-on-black")

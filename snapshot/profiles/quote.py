@@ -22,7 +22,7 @@ from snapshot.billing.refusals import RequestRefused
 from snapshot.billing.text_tokens import compare
 from snapshot.errors import InputError
 from snapshot.profiles.profile import Profile
-from snapshot.profiles.resolve import count_text_tokens
+from snapshot.profiles.resolution import count_text_tokens
 
 
 def check_request(
