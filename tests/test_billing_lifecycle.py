@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import snapshot.profiles.resolution as resolve_module
 from snapshot.billing import providers
 from snapshot.billing._sources import COMPILED
 from snapshot.billing.providers import MODELS, TableError, validate_tables
@@ -15,7 +16,6 @@ from snapshot.profiles import (
     lifecycle_notice,
     profile_for,
 )
-import snapshot.profiles.resolution as resolve_module
 
 
 def test_every_dated_lifecycle_has_a_source_and_dates_in_order() -> None:
@@ -94,12 +94,35 @@ def test_defaults_move_with_the_date() -> None:
 
 def test_current_lineup_of_each_provider() -> None:
     for provider, expected in (
-        ("anthropic", {"claude-opus-5-5", "claude-sonnet-5", "claude-sonnet-5-5", "claude-haiku-5-5",
-                       "claude-fable-5-1", "claude-fable-5-2", "claude-mythos-5-1", "claude-mythos-5-2"}),
-        ("openai", {"gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-6.1-sol", "gpt-6.1-terra",
-                    "gpt-5.6-sol", "gpt-5.3"}),
-        ("google", {"gemini-3.1-pro-preview", "gemini-3.7-flash", "gemini-3.8-flash",
-                    "gemini-4-argon"}),
+        (
+            "anthropic",
+            {
+                "claude-opus-5-5",
+                "claude-sonnet-5",
+                "claude-sonnet-5-5",
+                "claude-haiku-5-5",
+                "claude-fable-5-1",
+                "claude-fable-5-2",
+                "claude-mythos-5-1",
+                "claude-mythos-5-2",
+            },
+        ),
+        (
+            "openai",
+            {
+                "gpt-6-astra",
+                "gpt-6-sol",
+                "gpt-6-luna",
+                "gpt-6.1-sol",
+                "gpt-6.1-terra",
+                "gpt-5.6-sol",
+                "gpt-5.3",
+            },
+        ),
+        (
+            "google",
+            {"gemini-3.1-pro-preview", "gemini-3.7-flash", "gemini-3.8-flash", "gemini-4-argon"},
+        ),
         ("mistral", {"mistral-medium-3-5", "mistral-small-2603"}),
     ):
         ids = {m.model for m in current_lineup(provider, COMPILED)}

@@ -307,21 +307,50 @@ def test_gpt_5_6_over_30000_patches_is_refused_with_the_rule(run) -> None:  # ty
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "openai-30000-patch-limit" in err and "35,344" in err
     code, out, _ = run("cost", "--model", "gpt-5.6", "--size", "6000x6000", "--detail", "high")
-    assert code == 0 and json.loads(run("cost", "--model", "gpt-6-astra", "--size", "6000x6000",
-                                        "--detail", "high", "--json")[1])["resized"] is True
+    assert (
+        code == 0
+        and json.loads(
+            run(
+                "cost",
+                "--model",
+                "gpt-6-astra",
+                "--size",
+                "6000x6000",
+                "--detail",
+                "high",
+                "--json",
+            )[1]
+        )["resized"]
+        is True
+    )
 
 
 @pytest.mark.parametrize(
     ("argv", "rule"),
     [
-        (("--model", "claude-sonnet-4-6", "--size", "2400x1200", "--images", "21"),
-         "anthropic-many-images-2000px"),
-        (("--model", "us.anthropic.claude-sonnet-4-6", "--size", "800x600", "--images", "21"),
-         "bedrock-max-20-images"),
-        (("--model", "us.anthropic.claude-sonnet-4-6", "--size", "800x600", "--bytes", "4000000"),
-         "bedrock-max-image-bytes"),
-        (("--model", "claude-sonnet-4-6@latest", "--size", "800x600", "--bytes", "6000000"),
-         "vertex-max-image-bytes"),
+        (
+            ("--model", "claude-sonnet-4-6", "--size", "2400x1200", "--images", "21"),
+            "anthropic-many-images-2000px",
+        ),
+        (
+            ("--model", "us.anthropic.claude-sonnet-4-6", "--size", "800x600", "--images", "21"),
+            "bedrock-max-20-images",
+        ),
+        (
+            (
+                "--model",
+                "us.anthropic.claude-sonnet-4-6",
+                "--size",
+                "800x600",
+                "--bytes",
+                "4000000",
+            ),
+            "bedrock-max-image-bytes",
+        ),
+        (
+            ("--model", "claude-sonnet-4-6@latest", "--size", "800x600", "--bytes", "6000000"),
+            "vertex-max-image-bytes",
+        ),
         (("--model", "claude-sonnet-4-6", "--size", "9000x100"), "anthropic-8000px-maximum"),
     ],
 )
@@ -331,7 +360,7 @@ def test_requests_the_provider_refuses(run, argv: tuple[str, ...], rule: str) ->
 
 
 def test_standard_tier_page_satisfies_the_documented_rule_and_the_measurement(run) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = run("profiles", "--model", "claude-sonnet-4-6", "--json")
+    _code, out, _ = run("profiles", "--model", "claude-sonnet-4-6", "--json")
     data = json.loads(out)
     w, h = data["page"]
     assert w * h <= 1_143_750 and max(w, h) <= 1568 and data["tokens_per_page"] <= 1568
@@ -351,11 +380,13 @@ def test_profiles_lists_status_and_current_only(run) -> None:  # type: ignore[no
 
 
 def test_a_prefix_only_id_gets_the_nearest_current_ids(run) -> None:  # type: ignore[no-untyped-def]
-    code, out, err = run("cost", "--model", "claude-sonnet", "--size", "10x10")
+    code, _out, err = run("cost", "--model", "claude-sonnet", "--size", "10x10")
     assert code == 2 and "nearest current ids: claude-sonnet" in err and err.count("\n") == 1
 
 
 def test_cost_text_says_which_counter_and_prices_by_the_id(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = run("cost", "--model", "gpt-4.1-mini", "--text", str(_sample(tmp_path)), "--json")
+    _code, out, _ = run(
+        "cost", "--model", "gpt-4.1-mini", "--text", str(_sample(tmp_path)), "--json"
+    )
     data = json.loads(out)
     assert data["text_counter"] == "exact" and data["price"]["matched_model"] == "gpt-4.1-mini"

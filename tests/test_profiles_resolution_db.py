@@ -63,8 +63,7 @@ def test_no_table_prefix_spans_models_with_different_prices() -> None:
         ("grok-4-0709", "grok-4", "dated"),
         ("qwen3-vl-32b-instruct", "qwen3-vl", "prefix"),
         (
-            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/"
-            "us.anthropic.claude-opus-5-5",
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.anthropic.claude-opus-5-5",
             "claude-opus-5-5",
             "exact",
         ),

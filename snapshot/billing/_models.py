@@ -264,7 +264,9 @@ MODEL_ROWS: tuple[Model, ...] = (
     _std("claude-opus-4-6", _life(_L_ANTHROPIC_MODELS)),
     _std("claude-sonnet-4-6", _life(_L_ANTHROPIC_MODELS), benchmark=True),
     *(
-        Model(m, "claude-standard", CLAUDE_STANDARD, _F_CLAUDE_3, _life(_L_ANTHROPIC, r, None, x, s))
+        Model(
+            m, "claude-standard", CLAUDE_STANDARD, _F_CLAUDE_3, _life(_L_ANTHROPIC, r, None, x, s)
+        )
         for m, r, x, s in _RETIRED_CLAUDE_3
     ),
     # ---- Anthropic, high-resolution tier: "Claude 4.7 and later models" (A-vis2).
@@ -548,7 +550,9 @@ MODEL_ROWS: tuple[Model, ...] = (
         benchmark=True,
     ),
     *(
-        Model(m, "gemini-3-flash", GeminiFlat(), _F_GEMINI3, _life(_L_GOOGLE, released), benchmark=b)
+        Model(
+            m, "gemini-3-flash", GeminiFlat(), _F_GEMINI3, _life(_L_GOOGLE, released), benchmark=b
+        )
         for m, released, b in (
             ("gemini-3.5-flash-lite", "2026-07-21", False),
             ("gemini-3.6-flash", "2026-07-21", True),
@@ -600,7 +604,12 @@ MODEL_ROWS: tuple[Model, ...] = (
     ),
     *(
         Model(m, "mistral-current", MistralPatches(), _F_MISTRAL_NEW, _life(_L_MISTRAL_GP))
-        for m in ("mistral-medium-3-5", "mistral-large-4", "mistral-small-2603", "ministral-14b-2512")
+        for m in (
+            "mistral-medium-3-5",
+            "mistral-large-4",
+            "mistral-small-2603",
+            "ministral-14b-2512",
+        )
     ),
     Model("qwen2-vl", "qwen-vl", QwenPatches(factor=28), _F_QWEN25),
     Model("qwen2.5-vl", "qwen-vl", QwenPatches(factor=28), _F_QWEN25),

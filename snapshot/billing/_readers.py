@@ -5,12 +5,12 @@ Every claim carries its source, label and date (:class:`~snapshot.billing.rows.F
 
 from snapshot.billing._sources import (
     COMPILED,
+    SRC_BRIEF,
     SRC_GEMINI_MEDIA,
     SRC_GENAI_1349,
     SRC_MISTRAL,
     SRC_OHMYPI,
     SRC_OMNIGLYPH,
-    SRC_BRIEF,
     SRC_PXPIPE_GEMINI,
     SRC_PXPIPE_GROK,
     SRC_PXPIPE_LADDER,
@@ -20,7 +20,6 @@ from snapshot.billing._sources import (
     SRC_PXPIPE_SOL,
 )
 from snapshot.billing.rows import Evidence, Fact, Family
-
 
 _E_OPUS48 = Evidence(
     "Opus 4.8: 5x8 cell 1/4 exact (3 confabulations); JetBrains Mono 14 px (9x16 cell) 8/8 exact; "

@@ -73,10 +73,8 @@ PREFIXES: MappingProxyType[str, str] = MappingProxyType(
     {p.prefix: p.model for p in _models.PREFIX_ROWS}
 )
 #: Per model: the scheme each ``detail`` (OpenAI) or ``media_resolution`` (Gemini) level selects.
-DETAIL_LEVELS: MappingProxyType[str, tuple[MappingProxyType[str, Scheme], Fact]] = (
-    MappingProxyType(
-        {m: (MappingProxyType(lv), fact) for m, (lv, fact) in _models.DETAIL_ROWS.items()}
-    )
+DETAIL_LEVELS: MappingProxyType[str, tuple[MappingProxyType[str, Scheme], Fact]] = MappingProxyType(
+    {m: (MappingProxyType(lv), fact) for m, (lv, fact) in _models.DETAIL_ROWS.items()}
 )
 LIMIT_FACTS: tuple[LimitFact, ...] = _routes.LIMIT_ROWS
 FALLBACK_LIMIT_FACTS: tuple[LimitFact, ...] = _routes.FALLBACK_LIMIT_ROWS
@@ -96,9 +94,7 @@ PRICE_PROVIDER: MappingProxyType[str, str] = MappingProxyType(
     }
 )
 TEXT_TOKENIZER_BY_MODEL: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_MODEL)
-TEXT_TOKENIZER_BY_FAMILY: MappingProxyType[str, TextTokenizer] = MappingProxyType(
-    _text.BY_FAMILY
-)
+TEXT_TOKENIZER_BY_FAMILY: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_FAMILY)
 MEASUREMENTS: tuple[Measurement, ...] = _models.MEASUREMENT_ROWS
 
 FALLBACK_FAMILY: Family = _readers.FALLBACK_FAMILY
@@ -131,9 +127,7 @@ def text_tokenizer_for(model: str, family: str) -> TextTokenizer:
     >>> text_tokenizer_for("claude-sonnet-4-6", "claude-standard").method
     'reconstruction'
     """
-    return TEXT_TOKENIZER_BY_MODEL.get(model) or TEXT_TOKENIZER_BY_FAMILY.get(
-        family, _text.GENERIC
-    )
+    return TEXT_TOKENIZER_BY_MODEL.get(model) or TEXT_TOKENIZER_BY_FAMILY.get(family, _text.GENERIC)
 
 
 def validate_tables() -> None:

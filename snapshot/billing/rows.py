@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from snapshot.billing.schemes import Label, Scheme
@@ -113,7 +113,7 @@ class Model:
     family: str
     scheme: Scheme
     fact: Fact
-    lifecycle: Lifecycle = Lifecycle()
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
     benchmark: bool = False
 
 

@@ -194,9 +194,7 @@ def run_profiles(args: argparse.Namespace) -> int:
     elif args.profile:
         records = [p.as_dict() for p in load_profiles(args.profile).values()]
     else:
-        records = [
-            profile_for(m, warn=False).as_dict() for m in lineup(current_only=args.current)
-        ]
+        records = [profile_for(m, warn=False).as_dict() for m in lineup(current_only=args.current)]
     if args.json:
         _emit(records[0] if args.model else records)
         return 0

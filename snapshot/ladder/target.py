@@ -103,7 +103,9 @@ def split_by_chars(total: int, chars: Mapping[str, int]) -> dict[str, int]:
         return dict.fromkeys(chars, 0)
     exact = {k: total * c / whole for k, c in chars.items()}
     out = {k: int(v) for k, v in exact.items()}
-    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[: total - sum(out.values())]:
+    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[
+        : total - sum(out.values())
+    ]:
         out[k] += 1
     return out
 

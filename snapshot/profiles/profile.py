@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from snapshot.geometry import Geometry
 
 _USER = Fact("user profile file", "uncertain", "n/a")
+_NO_LIFECYCLE = Lifecycle()
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ class Profile:
     # ``prefix_family`` names the table's family), "override" or "fallback".
     resolved_by: str = "exact"
     prefix_family: str | None = None
-    lifecycle: Lifecycle = Lifecycle()
+    lifecycle: Lifecycle = _NO_LIFECYCLE
     # A measured area bound the page must also satisfy (see Family.max_pixels).
     max_pixels: int | None = None
     # (id, genai-prices provider) pairs to price, the user's own id first.
@@ -281,7 +282,6 @@ class Profile:
                 max_pages_per_request=self.max_pages_per_request(),
             )
         return out
-
 
 
 __all__ = ["Profile"]

@@ -48,13 +48,16 @@ def check_request(
             "split the request",
             rule=f"{profile.route}-max-{lim.max_images}-images",
         )
-    if lim.max_image_bytes is not None and image_bytes is not None:
-        if image_bytes > lim.max_image_bytes:
-            raise RequestRefused(
-                f"{where} takes at most {lim.max_image_bytes:,} bytes per image, got "
-                f"{image_bytes:,}; compress or shrink the image",
-                rule=f"{profile.route}-max-image-bytes",
-            )
+    if (
+        lim.max_image_bytes is not None
+        and image_bytes is not None
+        and image_bytes > lim.max_image_bytes
+    ):
+        raise RequestRefused(
+            f"{where} takes at most {lim.max_image_bytes:,} bytes per image, got "
+            f"{image_bytes:,}; compress or shrink the image",
+            rule=f"{profile.route}-max-image-bytes",
+        )
     if (
         lim.many_images is not None
         and lim.many_images_max_side is not None
@@ -123,9 +126,7 @@ def quote_image(
     return record
 
 
-def quote_text(
-    profile: Profile, raw: str, *, today: str | date | None = None
-) -> dict[str, Any]:
+def quote_text(profile: Profile, raw: str, *, today: str | date | None = None) -> dict[str, Any]:
     """A text's tokens as text (the one counter) against the pages it fills, with dollars."""
     from snapshot.text import layout, normalize
 
