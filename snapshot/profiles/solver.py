@@ -2,7 +2,7 @@
 
 >>> from snapshot.billing.schemes import AnthropicPatches
 >>> solve_page(AnthropicPatches(), "snap8x16", (1568, 1568), Limits(), max_pixels=1_143_750).size
-(756, 1512)
+(700, 1540)
 """
 
 from __future__ import annotations
