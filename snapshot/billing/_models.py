@@ -749,6 +749,16 @@ ALIAS_ROWS: dict[str, tuple[str, Fact]] = {
         "gpt-4o",
         Fact(SRC_OPENAI_VISION, "uncertain", COMPILED, "image scheme of gpt-4o; price its own"),
     ),
+    "gemini-3-flash": (
+        "gemini-3-flash-preview",
+        Fact(
+            SRC_GEMINI_MEDIA,
+            "uncertain",
+            COMPILED,
+            "undated name of Gemini 3 Flash: same media_resolution scheme; the price "
+            "database lists only the preview id, so this id has no price of its own",
+        ),
+    ),
     "gpt-5.6": (
         "gpt-5.6-sol",
         Fact(SRC_GENAI_PRICES, "documented", "2026-11-09", "the database's own alias; LL too"),
