@@ -68,3 +68,47 @@ def test_break_even_is_the_texts_own_density() -> None:
 def test_empty_text_counts_zero() -> None:
     assert count_text("", text_tokenizer_for("claude-sonnet-4-5", "claude-standard")).tokens == 0
     assert count_text("", text_tokenizer_for("gpt-4o", "openai-tiles")).tokens == 0
+
+
+def test_claude_counts_are_a_ctok_reconstruction() -> None:
+    import ctok
+
+    from snapshot.profiles import count_text_tokens
+
+    text = "The quick brown fox jumps over the lazy dog.\n" * 20
+    n = count_text_tokens("claude-opus-4-8", text)
+    assert n.kind == "reconstruction" and "ctok v4.8" in n.method and not n.exact
+    frame = ctok.token_count("", "4.8")
+    assert n.tokens == ctok.token_count(text, "4.8") - frame
+
+
+def test_without_ctok_claude_falls_back_to_the_labelled_estimate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from snapshot.billing import text_tokens
+
+    monkeypatch.setattr(text_tokens, "ctok_available", lambda: False)
+    n = count_text("a" * 340, text_tokenizer_for("claude-sonnet-4-6", "claude-standard"))
+    assert n.kind == "estimate" and n.tokens == 100 and "ctok not installed" in n.source
+
+
+def test_tables_are_checked_under_python_dash_o() -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import snapshot.billing.providers as p\n"
+        "p.ALIASES = {'x': ('nope', None)}\n"
+        "try:\n    p.validate_tables()\nexcept p.TableError:\n    print('raised')\n"
+    )
+    root = Path(__file__).parents[1]
+    out = subprocess.run(
+        [sys.executable, "-O", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={"PYTHONPATH": str(root)},
+        check=True,
+    )
+    assert out.stdout.strip() == "raised"
