@@ -34,6 +34,7 @@ _OVERRIDE_KEYS = frozenset(
         "col_gap",
         "row_gap",
         "ink",
+        "font_size",
         "vision",
         "scheme",
         "legible_max",
@@ -102,6 +103,11 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
         if entry["ink"] not in INK_STYLES:
             raise InputError(f"{where}: 'ink' must be one of {', '.join(INK_STYLES)}")
         changes["ink"] = entry["ink"]
+    if "font_size" in entry:  # outline fonts' pixel size (snapshot tune writes it)
+        size = entry["font_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or not 4 <= size <= 64:
+            raise InputError(f"{where}: 'font_size' must be a pixel size from 4 to 64")
+        changes["font_size"] = size
     if "page" in entry:
         changes["page"] = _pair(entry["page"], "page", where)
     if "legible_max" in entry:
@@ -189,7 +195,12 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
     }
     if profile.page is not None:
         out["page"] = list(profile.page)
-    for key, default in (("col_gap", 0), ("row_gap", 0), ("ink", "black-on-white")):
+    for key, default in (
+        ("col_gap", 0),
+        ("row_gap", 0),
+        ("ink", "black-on-white"),
+        ("font_size", None),
+    ):
         if getattr(profile, key) != default:
             out[key] = getattr(profile, key)
     return out

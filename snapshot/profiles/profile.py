@@ -66,6 +66,8 @@ class Profile:
     col_gap: int = 0
     row_gap: int = 0
     ink: str = "black-on-white"
+    # Outline fonts' pixel size: set by `snapshot tune` (ported from the typography branch).
+    font_size: int | None = None
 
     def with_detail(self, detail: str) -> Profile:
         """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
@@ -92,7 +94,7 @@ class Profile:
             raise InputError(
                 f"{self.model} has no vision input: it cannot read pages; keep its history as text"
             )
-        spaced = self.col_gap or self.row_gap
+        spaced = self.col_gap or self.row_gap or self.font_size is not None
         if self.page is None:
             solved = solve_page(
                 self.scheme,
@@ -109,7 +111,8 @@ class Profile:
             w, h = self.page
         from snapshot.glyphs import load_font
 
-        grid = _grid(load_font(self.font), w, h, self.padding, self.col_gap, self.row_gap)
+        font = load_font(self.font, pixel_size=self.font_size)
+        grid = _grid(font, w, h, self.padding, self.col_gap, self.row_gap)
         if grid is None:
             raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
         return Solution(
@@ -134,7 +137,7 @@ class Profile:
 
         w, h = self.solution().size
         return Geometry.fit(
-            load_font(self.font),
+            load_font(self.font, pixel_size=self.font_size),
             w,
             h,
             padding=self.padding,
