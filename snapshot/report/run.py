@@ -16,9 +16,8 @@ from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
 
-# The Claude, OpenAI and Gemini default profiles the report compares: current on the day it
-# runs, chosen from the provider table (snapshot.profiles.current_default_models).
-DEFAULT_MODELS: tuple[str, ...] = current_default_models()
+# The Claude, OpenAI and Gemini default profiles the report compares.
+DEFAULT_MODELS: tuple[str, ...] = current_default_models()  # current today, from the table
 
 
 @dataclass(frozen=True)
