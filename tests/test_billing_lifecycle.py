@@ -128,3 +128,15 @@ def test_current_lineup_of_each_provider() -> None:
         ids = {m.model for m in current_lineup(provider, COMPILED)}
         assert expected <= ids, expected - ids
     assert "claude-sonnet-4-5" not in current_ids(COMPILED)
+
+
+def test_rerouted_gemini_2_5_says_where_calls_go_and_what_they_cost() -> None:
+    p = profile_for("gemini-2.5-pro", warn=False)
+    record = p.lifecycle_record("2026-12-01")
+    assert record["routed_to"] == "gemini-3.8-flash"
+    line = lifecycle_notice(p, "2026-12-01")
+    assert line is not None and "routed to gemini-3.8-flash and billed at its rates" in line
+    assert (
+        profile_for("gemini-2.5-pro", warn=False).lifecycle_record("2026-11-01")["routed_to"]
+        is None
+    )

@@ -290,7 +290,10 @@ def test_opus_5_is_high_res_3888_tokens_no_resize(run) -> None:  # type: ignore[
 
 
 @pytest.mark.parametrize(("model", "per_mtok"), [("gpt-5-pro", 15.0), ("o3-pro", 20.0)])
-def test_pro_models_price_as_themselves(run, model: str, per_mtok: float) -> None:  # type: ignore[no-untyped-def]
+def test_pro_models_price_as_themselves(run, model: str, per_mtok: float, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import snapshot.profiles.resolution as resolution
+
+    monkeypatch.setattr(resolution, "_NOTIFIED", set())
     code, out, err = run("cost", "--model", model, "--size", "1024x1024", "--json")
     assert code == 0
     data = json.loads(out)

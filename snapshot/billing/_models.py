@@ -568,14 +568,23 @@ MODEL_ROWS: tuple[Model, ...] = (
         "gemini-2",
         GeminiTiles(),
         _F_GEMINI2,
-        _life(_L_GOOGLE_25, None, "2026-11-10", "2026-12-01", "gemini-3.8-flash"),
+        Lifecycle(
+            None, "2026-11-10", "2026-12-01", "gemini-3.8-flash", _L_GOOGLE_25, "gemini-3.8-flash"
+        ),
     ),
     Model(
         "gemini-2.5-flash",
         "gemini-2",
         GeminiTiles(),
         _F_GEMINI2,
-        _life(_L_GOOGLE_25, None, "2026-11-10", "2026-12-01", "gemini-3.5-flash-lite"),
+        Lifecycle(
+            None,
+            "2026-11-10",
+            "2026-12-01",
+            "gemini-3.5-flash-lite",
+            _L_GOOGLE_25,
+            "gemini-3.5-flash-lite",
+        ),
     ),
     Model("gemini-2.5-flash-lite", "gemini-2", GeminiTiles(), _F_GEMINI2, _life(_L_GOOGLE_25)),
     Model(

@@ -145,9 +145,11 @@ def validate_tables() -> None:
         if (m.scheme.kind == "none") == FAMILIES[m.family].vision:
             raise TableError(f"{m.model}: scheme {m.scheme.kind} contradicts family vision flag")
         check_lifecycle(m.model, m.lifecycle)
-        succ = m.lifecycle.successor
-        if succ is not None and succ not in MODELS:
-            raise TableError(f"{m.model}: successor {succ!r} is not a model row")
+        for other in (m.lifecycle.successor, m.lifecycle.routed_to):
+            if other is not None and other not in MODELS:
+                raise TableError(f"{m.model}: successor / route {other!r} is not a model row")
+        if m.lifecycle.routed_to is not None and m.lifecycle.retired is None:
+            raise TableError(f"{m.model}: re-routed without a shutdown date")
     for alias, (target, _) in ALIASES.items():
         if target not in MODELS:
             raise TableError(f"alias {alias!r} names no model row ({target!r})")

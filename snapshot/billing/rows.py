@@ -75,6 +75,8 @@ class Lifecycle:
     """Release, deprecation and shutdown of one model id, with the source that says so.
 
     Dates are ISO days (``YYYY-MM-DD``); ``None`` means no such event is announced.
+    ``routed_to``: after ``retired`` the provider re-routes calls to that model and
+    bills them at its rates (Gemini 2.5 Pro/Flash, 2026-12-01).
     """
 
     released: str | None = None
@@ -82,6 +84,8 @@ class Lifecycle:
     retired: str | None = None
     successor: str | None = None
     fact: Fact | None = None
+    # After shutdown the provider serves (and bills) calls to this id as this model.
+    routed_to: str | None = None
 
     def status(self, today: str | _dt.date | None = None) -> Status:
         """``current``, ``deprecated`` (announced, still served), ``retired`` or ``unreleased``."""

@@ -168,6 +168,7 @@ class Profile:
             "deprecated": life.deprecated,
             "retired": life.retired,
             "successor": life.successor,
+            "routed_to": life.routed_to if self.status(today) == "retired" else None,
             "lifecycle_source": life.fact.cite() if life.fact else None,
         }
 

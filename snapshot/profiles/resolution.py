@@ -235,7 +235,13 @@ def lifecycle_notice(profile: Profile, today: str | date | None = None) -> str |
     if status == "current":
         return None
     life = profile.lifecycle
-    if status == "retired":
+    if status == "retired" and life.routed_to:
+        what = (
+            f"was retired on {life.retired}; calls are routed to {life.routed_to} and billed "
+            f"at its rates (figures here are the retired model's; --model {life.routed_to} "
+            "gives today's bill)"
+        )
+    elif status == "retired":
         what = f"was retired on {life.retired}"
     elif status == "deprecated":
         when = f" on {life.retired}" if life.retired else ""
