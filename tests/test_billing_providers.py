@@ -29,7 +29,7 @@ def _facts() -> list[Fact]:
     out += [r.fact for r in providers.ROUTES]
     out += [m.fact for m in MEASUREMENTS]
     out += [t.fact for t in providers.TEXT_TOKENIZER_BY_FAMILY.values()]
-    out += [p.fact for p in prices.PRICES.values()]
+    out += [m.lifecycle.fact for m in MODELS.values() if m.lifecycle.fact is not None]
     return out
 
 
@@ -56,9 +56,18 @@ def test_tables_cross_reference() -> None:
         assert m.family in FAMILIES
 
 
-def test_high_res_tier_only_for_models_the_docs_name() -> None:
+def test_high_res_tier_is_claude_4_7_and_later() -> None:
+    # A-vis2 (2026-09-23): "High-resolution | Claude 4.7 and later models | 2576 px | 4784".
     high = {m.model for m in MODELS.values() if getattr(m.scheme, "max_tokens", None) == 4784}
-    assert high == {"claude-opus-4-7", "claude-opus-4-8", "claude-fable-5", "claude-mythos-5"}
+    version = re.compile(r"^claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d))?$")
+    for m in MODELS.values():
+        if not m.model.startswith("claude-") or m.model.startswith("claude-3"):
+            continue
+        match = version.match(m.model)
+        assert match, m.model
+        major, minor = int(match.group(1)), int(match.group(2) or 0)
+        assert (m.model in high) == ((major, minor) >= (4, 7)), m.model
+    assert {"claude-opus-5", "claude-sonnet-5", "claude-haiku-5-5", "claude-fable-5-2"} <= high
 
 
 def test_default_fonts_follow_reader_evidence() -> None:
@@ -105,12 +114,15 @@ def test_gemini_2_measurement_contradicts_the_documented_tiling() -> None:
 
 
 def test_prices_are_dated_and_sane() -> None:
-    sonnet = prices.price_for("claude-sonnet-4-5")
+    sonnet = prices.price_for("claude-sonnet-4-5", today="2026-12-01")
     assert sonnet is not None and sonnet.input == 3.0 and sonnet.fact.label == "documented"
-    for p in prices.PRICES.values():
+    assert sonnet.fact.date == "2026-12-01" and sonnet.database.startswith("genai-prices ")
+    for m in MODELS:
+        p = prices.price_for(m, today="2026-12-01")
+        if p is None:
+            continue
         assert p.input > 0
         assert p.cache_read is None or p.cache_read <= p.input
-        assert p.model in MODELS, p.model
     assert prices.dollars(1456, 3.0) == pytest.approx(0.004368)
     assert prices.dollars(10, None) is None
 

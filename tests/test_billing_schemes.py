@@ -328,7 +328,7 @@ def test_resized_size_is_the_largest_that_fits(size: tuple[int, int]) -> None:
     if (rw, rh) != (w, h):
         # One more pixel on the long edge would break a limit.
         long_next = max(rw, rh) + 1
-        short = min(w, h) * long_next // max(w, h)
+        short = max(round(long_next / (max(w, h) / min(w, h))), 1)  # the reference's rounding
         nw, nh = (long_next, short) if w >= h else (short, long_next)
         over = (
             math.ceil(nw / 28) * math.ceil(nh / 28) > 1568

@@ -70,7 +70,8 @@ def test_cost_size_human(run) -> None:  # type: ignore[no-untyped-def]
         ("cost", "--model", "no-such-model", "--size", "10x10"),
         ("profiles", "--model", "no-such-model"),
         ("cost", "--model", "gpt-4o", "--size", "ten by ten"),
-        ("cost", "--model", "o3-mini", "--size", "100x100"),
+        ("cost", "--model", "deepseek-chat", "--size", "100x100"),
+        ("cost", "--model", "claude-sonnet", "--size", "100x100"),
     ],
 )
 def test_errors_are_one_line_exit_2(run, argv: tuple[str, ...]) -> None:  # type: ignore[no-untyped-def]
@@ -114,14 +115,20 @@ def test_cost_text_openai_exact(run, tmp_path: Path) -> None:  # type: ignore[no
     assert data["text_dollars"] is not None and data["image_dollars"] is not None
 
 
-def test_cost_text_claude_is_labelled_estimate(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_cost_text_claude_is_a_labelled_reconstruction(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = _sample(tmp_path)
-    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path))
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-6", "--text", str(path))
     assert code == 0
-    assert "estimate" in out and "ESTIMATE" in out and "break-even" in out
-    code, out, _ = run("cost", "--model", "claude-sonnet-4-5", "--text", str(path), "--json")
+    assert "reconstruction (ctok v3.0)" in out and "break-even" in out
+    code, out, _ = run("cost", "--model", "claude-sonnet-4-6", "--text", str(path), "--json")
     data = json.loads(out)
-    assert data["text_tokens_exact"] is False and data["break_even_is_estimate"] is True
+    assert data["text_tokens_exact"] is False and data["text_counter"] == "reconstruction"
+    assert data["break_even_is_estimate"] is False
+
+
+def test_cost_text_gemini_is_a_labelled_estimate(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "gemini-3.8-flash", "--text", str(_sample(tmp_path)))
+    assert code == 0 and "ESTIMATE" in out
 
 
 def test_cost_text_for_a_text_only_model(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -269,3 +276,120 @@ def test_cost_text_from_stdin(run, monkeypatch: pytest.MonkeyPatch) -> None:  # 
     assert code == 0
     record = json.loads(out)
     assert record["chars"] == len(data) and record["text_tokens_exact"] is True
+
+
+# ----------------------------------------------------------------- issue 16: "Done when"
+
+
+def test_opus_5_is_high_res_3888_tokens_no_resize(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("cost", "--model", "claude-opus-5", "--size", "2000x1500", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert (data["tokens"], data["resized"], data["seen"]) == (3888, False, [2000, 1500])
+    assert data["status"] == "current" and data["price"]["matched_model"] == "claude-opus-5"
+
+
+@pytest.mark.parametrize(("model", "per_mtok"), [("gpt-5-pro", 15.0), ("o3-pro", 20.0)])
+def test_pro_models_price_as_themselves(run, model: str, per_mtok: float, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import snapshot.profiles.resolution as resolution
+
+    monkeypatch.setattr(resolution, "_NOTIFIED", set())
+    code, out, err = run("cost", "--model", model, "--size", "1024x1024", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["canonical"] == model and data["price"]["matched_model"] == model
+    assert data["price"]["input_per_mtok"] == per_mtok
+    assert data["dollars"] == pytest.approx(data["tokens"] * per_mtok / 1e6)
+    assert data["price"]["database"].startswith("genai-prices ")
+    assert data["status"] == "deprecated" and data["retired"] == "2026-12-11"
+    assert f"snapshot: warning: {model} is deprecated" in err
+
+
+def test_gpt_5_6_over_30000_patches_is_refused_with_the_rule(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("cost", "--model", "gpt-5.6", "--size", "6000x6000")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "openai-30000-patch-limit" in err and "35,344" in err
+    code, out, _ = run("cost", "--model", "gpt-5.6", "--size", "6000x6000", "--detail", "high")
+    assert (
+        code == 0
+        and json.loads(
+            run(
+                "cost",
+                "--model",
+                "gpt-6-astra",
+                "--size",
+                "6000x6000",
+                "--detail",
+                "high",
+                "--json",
+            )[1]
+        )["resized"]
+        is True
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "rule"),
+    [
+        (
+            ("--model", "claude-sonnet-4-6", "--size", "2400x1200", "--images", "21"),
+            "anthropic-many-images-2000px",
+        ),
+        (
+            ("--model", "us.anthropic.claude-sonnet-4-6", "--size", "800x600", "--images", "21"),
+            "bedrock-max-20-images",
+        ),
+        (
+            (
+                "--model",
+                "us.anthropic.claude-sonnet-4-6",
+                "--size",
+                "800x600",
+                "--bytes",
+                "4000000",
+            ),
+            "bedrock-max-image-bytes",
+        ),
+        (
+            ("--model", "claude-sonnet-4-6@latest", "--size", "800x600", "--bytes", "6000000"),
+            "vertex-max-image-bytes",
+        ),
+        (("--model", "claude-sonnet-4-6", "--size", "9000x100"), "anthropic-8000px-maximum"),
+    ],
+)
+def test_requests_the_provider_refuses(run, argv: tuple[str, ...], rule: str) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = run("cost", *argv)
+    assert code == 2 and out == "" and rule in err and err.count("\n") == 1
+
+
+def test_standard_tier_page_satisfies_the_documented_rule_and_the_measurement(run) -> None:  # type: ignore[no-untyped-def]
+    _code, out, _ = run("profiles", "--model", "claude-sonnet-4-6", "--json")
+    data = json.loads(out)
+    w, h = data["page"]
+    assert w * h <= 1_143_750 and max(w, h) <= 1568 and data["tokens_per_page"] <= 1568
+    binding = [e for e in data["evidence"] if e["claim"].startswith("binding:")]
+    assert len(binding) == 1 and "1,143,750" in binding[0]["claim"]
+    assert binding[0]["label"] == "measured" and "pxpipe" in binding[0]["source"]
+
+
+def test_profiles_lists_status_and_current_only(run) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run("profiles")
+    assert code == 0 and "retired*" in out and "-- anthropic" in out
+    code, out, _ = run("profiles", "--current", "--json")
+    statuses = {r["status"] for r in json.loads(out)}
+    assert statuses == {"current"}
+    models = {r["model"] for r in json.loads(out)}
+    assert {"claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash"} <= models
+
+
+def test_a_prefix_only_id_gets_the_nearest_current_ids(run) -> None:  # type: ignore[no-untyped-def]
+    code, _out, err = run("cost", "--model", "claude-sonnet", "--size", "10x10")
+    assert code == 2 and "nearest current ids: claude-sonnet" in err and err.count("\n") == 1
+
+
+def test_cost_text_says_which_counter_and_prices_by_the_id(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _code, out, _ = run(
+        "cost", "--model", "gpt-4.1-mini", "--text", str(_sample(tmp_path)), "--json"
+    )
+    data = json.loads(out)
+    assert data["text_counter"] == "exact" and data["price"]["matched_model"] == "gpt-4.1-mini"

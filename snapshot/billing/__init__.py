@@ -1,10 +1,14 @@
-"""Billing: what each provider sees and bills for an image, and what text costs instead.
+"""Billing: what each provider sees and bills for an image, what text costs, and in dollars.
 
 - :mod:`snapshot.billing.schemes`: pure functions per scheme, ``seen(w, h)`` and ``tokens(w, h)``.
-- :mod:`snapshot.billing.providers`: the data tables (models, families, routes, limits,
-  reader evidence), every row with its source, label and date.
-- :mod:`snapshot.billing.prices`: dated dollars per million tokens.
-- :mod:`snapshot.billing.text_tokens`: the text-side baseline and the break-even density.
+- :mod:`snapshot.billing.rows`: the row types of the provider tables (with lifecycle).
+- :mod:`snapshot.billing.providers`: the tables (models, families, routes, limits, reader
+  evidence), every row with its source, label and date; checked at import.
+- :mod:`snapshot.billing.prices`: dollars from the pinned ``genai-prices`` database, by the
+  id as given, with cache and long-context rates.
+- :mod:`snapshot.billing.text_tokens`: the one text counter (exact / reconstruction /
+  estimate) and the break-even density.
+- :mod:`snapshot.billing.refusals`: requests a provider refuses rather than resizes.
 
 Model ids are resolved to a profile by :func:`snapshot.profiles.profile_for`.
 

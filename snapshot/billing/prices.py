@@ -1,138 +1,222 @@
-"""List prices in US dollars per million tokens, dated, with sources.
+"""Dollars per million tokens, from the maintained ``genai-prices`` database (bundled, offline).
 
-Image tokens are billed as input tokens at the same price as text (every vendor
-below says so for its vision models), so one row per model serves both.
+Every price is looked up by the id the user gave (a dated snapshot, ``gpt-5-pro``,
+``chatgpt-4o-latest``), never by the package's canonical sibling: an id the
+database does not know has no price, and costs for it are tokens only.
+Each :class:`Price` records the database version and the model id it matched,
+the cache-read rate, both cache-write rates (5 minutes and 1 hour) and the
+long-context tiers (a prompt above a tier's start pays that tier's rates on all
+its tokens, as the providers bill). Image tokens are input tokens.
 
-Only two figures were confirmed from pages collected for this project
-(``shared/docs/providers.md``): Sonnet 4.5 input $3/M (OpenRouter lists
-"$4.80/K input imgs" = 1600 tokens × $3/M) and Opus 4.7 input $5/M (Vercel AI
-Gateway). The other rows are the vendors' published list prices as recalled,
-labelled ``uncertain`` until someone checks the page; models with no price at
-hand have no row, and costs for them are reported in tokens only.
+The database never fetches anything unless its ``UpdatePrices`` is started,
+which this package does not do.
 
-Anthropic prices its cache as multipliers of the input price (5-minute cache
-write 1.25×, cache read 0.1×; :data:`ANTHROPIC_CACHE_FACT`); OpenAI and Google
-charge no separate cache write for implicit caching, so the write price equals
-input there.
-
->>> p = price_for("claude-sonnet-4-5")
->>> p.input, p.cache_write, p.cache_read, p.output
-(3.0, 3.75, 0.3, 15.0)
->>> round(dollars(1_000_000, p.input), 2)
-3.0
+>>> p = price_for("gpt-5-pro")
+>>> p.matched_model, p.input, p.output
+('gpt-5-pro', 15.0, 120.0)
+>>> price_for("claude-sonnet-4-5").at(250_000).input  # long-context tier above 200k
+6.0
+>>> price_for("no-such-model") is None
+True
+>>> price_for("claude-sonnet-4-5-experimental") is None  # a prefix match would be a sibling
+True
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from types import MappingProxyType
+import datetime as _dt
+import functools
+import re
+from dataclasses import dataclass, replace
+from typing import Any
 
-from snapshot.billing.providers import Fact
+from snapshot.billing.rows import Fact
 
-_OPENROUTER_SONNET = "https://openrouter.ai/anthropic/claude-sonnet-4.5"
-_VERCEL_OPUS = "https://vercel.com/ai-gateway/models/anthropic/claude-opus-4.7.md"
-_ANTHROPIC = "https://platform.claude.com/docs/en/about-claude/pricing"
-_OPENAI = "https://openai.com/api/pricing"
-_GOOGLE = "https://ai.google.dev/gemini-api/docs/pricing"
-_RECALLED = "2025-11"
-_RECALL_NOTE = "list price recalled, not re-checked offline; verify before quoting"
+#: The genai-prices release the project is tested against (pinned in pyproject.toml).
+PINNED_VERSION = "0.2.3"
+_RATES = ("input", "cache_write", "cache_write_1h", "cache_read", "output")
+_KEYS = {
+    "input": "input_mtok",
+    "cache_write": "cache_write_mtok",
+    "cache_write_1h": "cache_write_1h_mtok",
+    "cache_read": "cache_read_mtok",
+    "output": "output_mtok",
+}
+
+
+@dataclass(frozen=True)
+class PriceTier:
+    """Rates (dollars per million tokens) for prompts of at least ``start`` input tokens."""
+
+    start: int
+    input: float | None = None
+    cache_write: float | None = None
+    cache_write_1h: float | None = None
+    cache_read: float | None = None
+    output: float | None = None
 
 
 @dataclass(frozen=True)
 class Price:
-    """Dollars per million tokens. ``None`` = no sourced figure."""
+    """Dollars per million tokens for one model id, as the price database gives them.
+
+    ``None`` means the database has no such rate (a cache write OpenAI and Google do
+    not charge separately is ``None``; callers bill it at the input rate).
+    """
 
     model: str
+    matched_model: str
+    provider: str
     input: float
     cache_write: float | None
+    cache_write_1h: float | None
     cache_read: float | None
     output: float | None
+    tiers: tuple[PriceTier, ...]
+    database: str
     fact: Fact
 
+    def at(self, prompt_tokens: int) -> Price:
+        """The rates a prompt of ``prompt_tokens`` input tokens pays (its long-context tier)."""
+        out = self
+        for tier in self.tiers:
+            if prompt_tokens >= tier.start:
+                changes = {k: getattr(tier, k) for k in _RATES if getattr(tier, k) is not None}
+                out = replace(out, **changes)
+        return out
 
-#: Anthropic prices prompt caching as multiples of the input price: 5-minute cache
-#: write 1.25x, cache read 0.1x (the 1-hour write, 2x, is not used here).
-ANTHROPIC_CACHE_WRITE = 1.25
-ANTHROPIC_CACHE_READ = 0.1
-ANTHROPIC_CACHE_FACT = Fact(
-    "https://platform.claude.com/docs/en/build-with-claude/prompt-caching",
-    "uncertain",
-    _RECALLED,
-    "multipliers recalled from the pricing table, not re-checked offline",
+    def record(self) -> dict[str, Any]:
+        """The JSON record every command prints with a dollar figure."""
+        return {
+            "model": self.model,
+            "matched_model": self.matched_model,
+            "price_provider": self.provider,
+            "database": self.database,
+            "input_per_mtok": self.input,
+            "cache_write_5m_per_mtok": self.cache_write,
+            "cache_write_1h_per_mtok": self.cache_write_1h,
+            "cache_read_per_mtok": self.cache_read,
+            "output_per_mtok": self.output,
+            "long_context_tiers": [
+                {"from_input_tokens": t.start, **{k: getattr(t, k) for k in _RATES}}
+                for t in self.tiers
+            ],
+            "source": self.fact.source,
+            "label": self.fact.label,
+            "date": self.fact.date,
+        }
+
+
+def database_version() -> str:
+    """The installed genai-prices version, e.g. ``'0.2.3'``."""
+    import genai_prices
+
+    return str(genai_prices.__version__)
+
+
+def _split(value: Any) -> tuple[float | None, list[tuple[int, float]]]:
+    """(base rate, [(tier start, rate)]) of a genai-prices value (Decimal or TieredPrices)."""
+    if value is None:
+        return None, []
+    tiers = getattr(value, "tiers", None)
+    if tiers is None:
+        return float(value), []
+    return float(value.base), [(int(t.start), float(t.price)) for t in tiers]
+
+
+# What may follow a database prefix and still name the same model: a dated snapshot, a
+# Bedrock version, a Vertex @date, the 1M-context variant. Anything else is a sibling.
+_SAME_MODEL_TAIL = re.compile(
+    r"^(?:|[-@]\d{8}|-\d{4}-\d{2}-\d{2}|-v\d+(?::\d+)?|@latest|\[1m\]|-\d{3,4})"
+    r"(?:-v\d+(?::\d+)?)?$"
 )
 
 
-def _anthropic(model: str, inp: float, out: float, fact: Fact | None = None) -> Price:
+def _own_match(clause: Any, ref: str) -> bool:
+    """True when a database match clause names ``ref`` itself, not a sibling sharing a prefix."""
+    kind = type(clause).__name__
+    if kind == "ClauseEquals":
+        return bool(ref == clause.equals.lower())
+    if kind == "ClauseRegex":
+        return bool(clause.is_match(ref))
+    if kind == "ClauseStartsWith":
+        head = clause.starts_with.lower()
+        return ref.startswith(head) and bool(_SAME_MODEL_TAIL.match(ref[len(head) :]))
+    if kind == "ClauseOr":
+        return any(_own_match(c, ref) for c in clause.or_)
+    if kind == "ClauseAnd":
+        # Regexes inside an And are filters (e.g. "not a -tts model"); prefixes must be own.
+        return all(
+            c.is_match(ref) if type(c).__name__ == "ClauseRegex" else _own_match(c, ref)
+            for c in clause.and_
+        )
+    return False  # contains / ends_with: too loose to name one model
+
+
+@functools.lru_cache(maxsize=1024)
+def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
+    from genai_prices import data_snapshot
+
+    snapshot = data_snapshot.get_snapshot()
+    try:
+        found_provider, info = snapshot.find_provider_model(model_id, None, provider, None)
+    except LookupError:
+        return None
+    if not _own_match(info.match, model_id):
+        return None  # the database would price a sibling: "no price" instead
+    when = _dt.datetime.fromisoformat(day).replace(tzinfo=_dt.UTC)
+    prices = info.get_prices(when)
+    base: dict[str, float | None] = {}
+    tier_rates: dict[int, dict[str, float]] = {}
+    for rate, key in _KEYS.items():
+        value, tiers = _split(getattr(prices, key, None))
+        base[rate] = value
+        for start, tier_price in tiers:
+            tier_rates.setdefault(start, {})[rate] = tier_price
+    if base["input"] is None:
+        return None  # e.g. an image-generation or audio model priced per unit
+    version = database_version()
+    fact = Fact(
+        f"genai-prices {version} (matched {info.id!r} of provider {found_provider.id!r})",
+        "documented",
+        day,
+        "deprecated in the database" if info.deprecated else "",
+    )
     return Price(
-        model,
-        inp,
-        round(inp * ANTHROPIC_CACHE_WRITE, 6),
-        round(inp * ANTHROPIC_CACHE_READ, 6),
-        out,
-        fact or Fact(_ANTHROPIC, "uncertain", _RECALLED, _RECALL_NOTE),
+        model=model_id,
+        matched_model=info.id,
+        provider=found_provider.id,
+        input=float(base["input"]),
+        cache_write=base["cache_write"],
+        cache_write_1h=base["cache_write_1h"],
+        cache_read=base["cache_read"],
+        output=base["output"],
+        tiers=tuple(PriceTier(start, **rates) for start, rates in sorted(tier_rates.items())),
+        database=f"genai-prices {version}",
+        fact=fact,
     )
 
 
-def _openai(model: str, inp: float, cached: float, out: float) -> Price:
-    return Price(model, inp, inp, cached, out, Fact(_OPENAI, "uncertain", _RECALLED, _RECALL_NOTE))
+def price_for(
+    model_id: str, *, provider: str | None = None, today: str | _dt.date | None = None
+) -> Price | None:
+    """The price of ``model_id`` as the user wrote it, on ``today`` (default: now).
 
+    ``provider`` is a genai-prices provider id (``anthropic``, ``openai``,
+    ``google``, ``aws``, ``openrouter``, ``x-ai``, ``mistral``); without it the
+    database picks one from the id. Returns None when the database lacks the id.
 
-def _google(model: str, inp: float, cached: float | None, out: float) -> Price:
-    note = _RECALL_NOTE + "; prompts up to 200k tokens"
-    return Price(model, inp, inp, cached, out, Fact(_GOOGLE, "uncertain", _RECALLED, note))
-
-
-_ROWS: tuple[Price, ...] = (
-    _anthropic(
-        "claude-sonnet-4-5",
-        3.0,
-        15.0,
-        Fact(
-            _OPENROUTER_SONNET,
-            "documented",
-            "2026",
-            "input from '$4.80/K input imgs'; output recalled",
-        ),
-    ),
-    _anthropic("claude-sonnet-4-6", 3.0, 15.0),
-    _anthropic("claude-sonnet-4", 3.0, 15.0),
-    _anthropic("claude-haiku-4-5", 1.0, 5.0),
-    _anthropic("claude-opus-4-5", 5.0, 25.0),
-    _anthropic("claude-opus-4-6", 5.0, 25.0),
-    _anthropic(
-        "claude-opus-4-7",
-        5.0,
-        25.0,
-        Fact(_VERCEL_OPUS, "documented", "2026", "'$5/1M input' (list); output recalled"),
-    ),
-    _anthropic("claude-opus-4-1", 15.0, 75.0),
-    _anthropic("claude-opus-4", 15.0, 75.0),
-    _openai("gpt-4o", 2.50, 1.25, 10.0),
-    _openai("gpt-4o-mini", 0.15, 0.075, 0.60),
-    _openai("gpt-4.1", 2.00, 0.50, 8.00),
-    _openai("gpt-4.1-mini", 0.40, 0.10, 1.60),
-    _openai("gpt-4.1-nano", 0.10, 0.025, 0.40),
-    _openai("gpt-5", 1.25, 0.125, 10.0),
-    _openai("gpt-5.1", 1.25, 0.125, 10.0),
-    _openai("gpt-5-mini", 0.25, 0.025, 2.00),
-    _openai("gpt-5-nano", 0.05, 0.005, 0.40),
-    _openai("o3", 2.00, 0.50, 8.00),
-    _openai("o4-mini", 1.10, 0.275, 4.40),
-    _openai("o3-mini", 1.10, 0.55, 4.40),
-    _google("gemini-2.5-pro", 1.25, None, 10.0),
-    _google("gemini-2.5-flash", 0.30, None, 2.50),
-    _google("gemini-3-pro-preview", 2.00, None, 12.0),
-)
-PRICES: MappingProxyType[str, Price] = MappingProxyType({p.model: p for p in _ROWS})
-
-
-def price_for(model: str) -> Price | None:
-    """The price row of a canonical model id (see :func:`snapshot.profiles.profile_for`).
-
-    >>> price_for("gpt-5.6-sol") is None  # no sourced price: report tokens only
-    True
+    >>> price_for("o3-pro").input
+    20.0
+    >>> price_for("gemini-2.5-pro", provider="google").cache_read
+    0.125
     """
-    return PRICES.get(model)
+    day = (
+        _dt.date.today().isoformat()
+        if today is None
+        else (today if isinstance(today, str) else today.isoformat())
+    )
+    return _lookup(model_id.strip().lower(), provider, day)
 
 
 def dollars(tokens: int, per_million: float | None) -> float | None:
@@ -144,3 +228,6 @@ def dollars(tokens: int, per_million: float | None) -> float | None:
     if per_million is None:
         return None
     return round(tokens * per_million / 1_000_000, 9)
+
+
+__all__ = ["PINNED_VERSION", "Price", "PriceTier", "database_version", "dollars", "price_for"]

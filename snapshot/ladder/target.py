@@ -1,12 +1,20 @@
-"""What the ladder needs to know of a reader, adapted from its provider profile.
+"""The reader: one model as every command sees it (profile + text counter + prices).
 
-The ladder never reads provider tables itself: :func:`target_for` asks
-``snapshot.profiles`` once and keeps the answers the rungs need.
+:class:`Target` is the package's one reader concept: the provider profile
+(scheme, limits, page), the text-token counter (``snapshot.profiles.count_text_tokens``:
+exact, reconstruction or estimate) and the price (genai-prices, by the id as
+given). The ladder, ``compact``, ``context`` and the report all count through it,
+so they give one count for one conversation. The ladder never reads provider
+tables itself: :func:`target_for` asks ``snapshot.profiles`` once.
+
+>>> t = target_for("gpt-4o")
+>>> t.text_tokens("hello world"), t.text_counter, t.price.matched_model
+(2, 'exact', 'gpt-4o')
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +43,13 @@ class Target:
     correction: float = 1.0
     profile: Any = field(default=None, compare=False)
     medium_geometry: Geometry | None = None
+    # The price of the id as given (snapshot.billing.prices.Price), None = "no price".
+    price: Any = field(default=None, compare=False)
+
+    @property
+    def text_counter(self) -> str:
+        """``exact``, ``reconstruction`` or ``estimate``: what made the text counts."""
+        return self.text_estimate_label
 
     def with_correction(self, factor: float) -> Target:
         from dataclasses import replace
@@ -68,6 +83,45 @@ class Target:
     def tokens(self, messages: Sequence[Message]) -> int:
         return sum(self.message_tokens(m) for m in messages)
 
+    def context_tokens(self, messages: Sequence[Message]) -> ContextTokens:
+        """Tokens of a path split into text and images, with the same total as :meth:`tokens`."""
+        text = sum(
+            self.text_tokens_for_chars(m, sum(block_chars(b) for b in m.blocks)) for m in messages
+        )
+        images = sum(self.image_cost(i) for m in messages for i in m.images())
+        return ContextTokens(text, images, self.text_counter)
+
+
+def split_by_chars(total: int, chars: Mapping[str, int]) -> dict[str, int]:
+    """Share ``total`` tokens out in proportion to characters, summing exactly to ``total``.
+
+    >>> split_by_chars(10, {"user": 30, "assistant": 70})
+    {'user': 3, 'assistant': 7}
+    """
+    whole = sum(chars.values())
+    if whole == 0:
+        return dict.fromkeys(chars, 0)
+    exact = {k: total * c / whole for k, c in chars.items()}
+    out = {k: int(v) for k, v in exact.items()}
+    for k in sorted(exact, key=lambda k: exact[k] - out[k], reverse=True)[
+        : total - sum(out.values())
+    ]:
+        out[k] += 1
+    return out
+
+
+@dataclass(frozen=True)
+class ContextTokens:
+    """A path's tokens: text (by the reader's counter), images, and what counted the text."""
+
+    text: int
+    images: int
+    counter: str
+
+    @property
+    def total(self) -> int:
+        return self.text + self.images
+
 
 def _reference_chars_per_token(count: Callable[[str], int]) -> float:
     """Characters per token of the package's own demo text under an exact tokenizer."""
@@ -78,18 +132,16 @@ def _reference_chars_per_token(count: Callable[[str], int]) -> float:
 
 
 def target_for(model: str | Any, *, fallback: bool = False) -> Target:
-    """The ladder's view of a model id (or an already resolved ``Profile``)."""
-    from snapshot.billing.providers import text_tokenizer_for
-    from snapshot.billing.text_tokens import count_text
-    from snapshot.profiles import Profile, profile_for
+    """The reader for a model id (or an already resolved ``Profile``)."""
+    from snapshot.billing.text_tokens import resolve_tokenizer
+    from snapshot.profiles import Profile, count_text_tokens, profile_for
 
     profile = model if isinstance(model, Profile) else profile_for(model, fallback=fallback)
-    tokenizer = text_tokenizer_for(profile.canonical, profile.family)
+    tokenizer = resolve_tokenizer(profile.text_tokenizer)
 
     def text_tokens(text: str) -> int:
-        return count_text(text, tokenizer).tokens
+        return count_text_tokens(profile, text).tokens
 
-    exact = tokenizer.chars_per_token is None
     cpt = (
         _reference_chars_per_token(text_tokens)
         if tokenizer.chars_per_token is None
@@ -114,9 +166,10 @@ def target_for(model: str | Any, *, fallback: bool = False) -> Target:
         text_tokens=text_tokens,
         image_tokens=profile.image_tokens,
         chars_per_token=cpt,
-        text_estimate_label="exact" if exact else "estimate",
+        text_estimate_label=tokenizer.method,
         profile=profile,
         medium_geometry=medium,
+        price=profile.price(),
     )
 
 

@@ -11,13 +11,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
 from snapshot.report.summaries import SummarySize, real_summary_lengths, summary_size
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
-DEFAULT_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+DEFAULT_MODELS: tuple[str, ...] = current_default_models()  # current today, from the table
 
 
 @dataclass(frozen=True)

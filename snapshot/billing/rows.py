@@ -1,0 +1,253 @@
+"""Row types of the provider tables, and the check that runs on them at import.
+
+The rows themselves live in private pure-data modules (:mod:`snapshot.billing._models`,
+:mod:`snapshot.billing._routes`, :mod:`snapshot.billing._text`); this module says what
+a row is. :func:`validate_tables` cross-checks the tables and raises
+:class:`TableError` on a broken one (a plain ``raise``: ``python -O`` cannot skip it).
+
+>>> Fact("https://x", "measured", "2026-07").cite()
+'measured: https://x (2026-07)'
+>>> Lifecycle(released="2025-09-29", retired="2026-11-30").status("2026-12-01")
+'retired'
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from snapshot.billing.schemes import Label, Scheme
+
+Provider = Literal["anthropic", "openai", "google", "xai", "mistral", "qwen", "deepseek", "unknown"]
+Status = Literal["current", "deprecated", "retired", "unreleased"]
+
+
+class TableError(RuntimeError):
+    """A provider table contradicts itself: a bug in the package, not in the input."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Where a row comes from: a source, a trust label and a date."""
+
+    source: str
+    label: Label
+    date: str
+    note: str = ""
+
+    def cite(self) -> str:
+        """One line for reports: ``label: source (date)``."""
+        extra = f"; {self.note}" if self.note else ""
+        return f"{self.label}: {self.source} ({self.date}){extra}"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One reader-legibility finding (or page constraint) behind a family's font or page bound."""
+
+    claim: str
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class Family:
+    """Models that share a reader: the default font and the largest page read well.
+
+    ``legible_max`` bounds the page (width, height) the solver may propose.
+    ``max_pixels`` is a measured area constraint a page must also satisfy (pxpipe's
+    ``count_tokens`` sweep on Claude's standard tier found a ~1.15 MP resize the
+    documented rule does not mention); the evidence row saying so is in ``evidence``.
+    """
+
+    name: str
+    provider: Provider
+    font: str
+    legible_max: tuple[int, int]
+    evidence: tuple[Evidence, ...]
+    vision: bool = True
+    max_pixels: int | None = None
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """Release, deprecation and shutdown of one model id, with the source that says so.
+
+    Dates are ISO days (``YYYY-MM-DD``); ``None`` means no such event is announced.
+    ``routed_to``: after ``retired`` the provider re-routes calls to that model and
+    bills them at its rates (Gemini 2.5 Pro/Flash, 2026-12-01).
+    """
+
+    released: str | None = None
+    deprecated: str | None = None
+    retired: str | None = None
+    successor: str | None = None
+    fact: Fact | None = None
+    # After shutdown the provider serves (and bills) calls to this id as this model.
+    routed_to: str | None = None
+
+    def status(self, today: str | _dt.date | None = None) -> Status:
+        """``current``, ``deprecated`` (announced, still served), ``retired`` or ``unreleased``."""
+        day = _iso(today)
+        if self.retired and day >= self.retired:
+            return "retired"
+        if self.released and day < self.released:
+            return "unreleased"
+        if self.deprecated and day >= self.deprecated:
+            return "deprecated"
+        return "current"
+
+
+def _iso(today: str | _dt.date | None) -> str:
+    if today is None:
+        return _dt.date.today().isoformat()
+    return today if isinstance(today, str) else today.isoformat()
+
+
+@dataclass(frozen=True)
+class Model:
+    """One model id: its family, billing scheme (with source) and lifecycle.
+
+    ``benchmark`` marks a general-purpose model a benchmark should cover; the
+    report's default models are the newest current ones so marked, per provider.
+    """
+
+    model: str
+    family: str
+    scheme: Scheme
+    fact: Fact
+    lifecycle: Lifecycle = field(default_factory=Lifecycle)
+    benchmark: bool = False
+
+
+@dataclass(frozen=True)
+class PrefixFamily:
+    """A prefix the table allows: every id under it shares one scheme and one price.
+
+    Used only after exact ids, aliases and dated snapshots fail; a match is
+    reported as ``resolved_by: "prefix"`` naming this family.
+    """
+
+    prefix: str
+    model: str
+    fact: Fact
+
+
+LimitField = Literal[
+    "max_images", "max_image_bytes", "max_request_bytes", "many_images", "many_images_max_side"
+]
+LIMIT_FIELDS: tuple[LimitField, ...] = (
+    "max_images",
+    "max_image_bytes",
+    "max_request_bytes",
+    "many_images",
+    "many_images_max_side",
+)
+
+
+@dataclass(frozen=True)
+class LimitFact:
+    """One request limit of one route: images per request, bytes per image or request.
+
+    ``many_images`` / ``many_images_max_side``: above that many images in one
+    request, every image side must stay within the stricter maximum.
+    Byte sizes are of the base64-encoded image where the vendor says so.
+    """
+
+    route: str
+    field: LimitField
+    value: int
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class Route:
+    """A gateway id shape: a regex whose ``model`` group is the id to resolve further.
+
+    ``dotted`` means the gateway writes version numbers with dots
+    (``claude-sonnet-4.5``) where the vendor uses hyphens. ``price_provider`` is the
+    genai-prices provider id that prices calls on this route (None: the vendor's).
+    """
+
+    name: str
+    pattern: re.Pattern[str]
+    fact: Fact
+    dotted: bool = False
+    price_provider: str | None = None
+
+
+TextMethod = Literal["exact", "reconstruction", "estimate"]
+
+
+@dataclass(frozen=True)
+class TextTokenizer:
+    """How text tokens are counted: an exact BPE, a reconstruction, or chars per token.
+
+    ``encoding`` names a quicktok encoding (exact); ``ctok_version`` a ctok
+    tokenizer version (Claude, reconstruction); otherwise ``chars_per_token`` is a
+    documented average and every number made from it is an estimate.
+    """
+
+    method: TextMethod
+    fact: Fact
+    encoding: str | None = None
+    ctok_version: str | None = None
+    chars_per_token: float | None = None
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A bill someone measured: model, upload size, billed tokens (may include overhead)."""
+
+    model: str
+    size: tuple[int, int]
+    tokens: int
+    fact: Fact
+
+
+_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def check_lifecycle(model: str, life: Lifecycle) -> None:
+    """Raise :class:`TableError` unless the dates are ISO days in order and sourced.
+
+    >>> check_lifecycle("x", Lifecycle(released="2026-02-30"))
+    Traceback (most recent call last):
+    ...
+    snapshot.billing.rows.TableError: x: lifecycle date '2026-02-30' is not a real YYYY-MM-DD day
+    """
+    days = [d for d in (life.released, life.deprecated, life.retired) if d is not None]
+    for d in days:
+        try:
+            if not _DAY.match(d):
+                raise ValueError(d)
+            _dt.date.fromisoformat(d)
+        except ValueError:
+            raise TableError(
+                f"{model}: lifecycle date {d!r} is not a real YYYY-MM-DD day"
+            ) from None
+    if days != sorted(days):
+        raise TableError(f"{model}: lifecycle dates out of order: {days}")
+    if days and life.fact is None:
+        raise TableError(f"{model}: lifecycle dates without a source")
+
+
+__all__ = [
+    "LIMIT_FIELDS",
+    "Evidence",
+    "Fact",
+    "Family",
+    "Lifecycle",
+    "LimitFact",
+    "Measurement",
+    "Model",
+    "PrefixFamily",
+    "Provider",
+    "Route",
+    "Status",
+    "TableError",
+    "TextMethod",
+    "TextTokenizer",
+    "check_lifecycle",
+]

@@ -1,0 +1,291 @@
+"""A resolved model: billing scheme, limits, font, page, lifecycle, price and text counter.
+
+>>> from snapshot.profiles import profile_for
+>>> p = profile_for("claude-opus-5")
+>>> p.scheme.max_tokens, p.status("2026-12-01")
+(4784, 'current')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from snapshot.billing import providers as tables
+from snapshot.billing.prices import Price, price_for
+from snapshot.billing.rows import Evidence, Fact, Lifecycle, Status, TextTokenizer
+from snapshot.billing.schemes import Scheme
+from snapshot.billing.text_tokens import resolve_tokenizer
+from snapshot.errors import BudgetError, InputError
+from snapshot.profiles.limits import Limits, png_bytes_bound
+from snapshot.profiles.solver import Solution, _grid, solve_page
+
+if TYPE_CHECKING:
+    from snapshot.geometry import Geometry
+
+_USER = Fact("user profile file", "uncertain", "n/a")
+_NO_LIFECYCLE = Lifecycle()
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Everything needed to draw and price pages for one model on one route.
+
+    ``page`` fixes the page size (from an override file); otherwise the solver
+    picks it. ``evidence`` is why the font and page bound are what they are.
+    """
+
+    model: str
+    canonical: str
+    family: str
+    provider: str
+    route: str
+    scheme: Scheme
+    scheme_fact: Fact
+    vision: bool
+    font: str
+    legible_max: tuple[int, int]
+    limits: Limits
+    evidence: tuple[Evidence, ...]
+    page: tuple[int, int] | None = None
+    padding: int = 2
+    fallback: bool = False
+    detail: str | None = None
+    # How the id was resolved: "exact", "alias", "dated", "variant", "prefix" (then
+    # ``prefix_family`` names the table's family), "override" or "fallback".
+    resolved_by: str = "exact"
+    prefix_family: str | None = None
+    lifecycle: Lifecycle = _NO_LIFECYCLE
+    # A measured area bound the page must also satisfy (see Family.max_pixels).
+    max_pixels: int | None = None
+    # (id, genai-prices provider) pairs to price, the user's own id first.
+    price_ids: tuple[tuple[str, str | None], ...] = ()
+    # Extra pixels between columns / rows and the ink style: set by `snapshot tune`.
+    col_gap: int = 0
+    row_gap: int = 0
+    ink: str = "black-on-white"
+    # Outline fonts' pixel size: set by `snapshot tune` (ported from the typography branch).
+    font_size: int | None = None
+
+    def with_detail(self, detail: str) -> Profile:
+        """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
+
+        >>> from snapshot.profiles import profile_for
+        >>> profile_for("gpt-5.4", warn=False).with_detail("high").image_tokens(2048, 2048)
+        3000
+        """
+        entry = tables.DETAIL_LEVELS.get(self.canonical)
+        if entry is None:
+            raise InputError(
+                f"{self.model} has one fixed billing scheme, no detail levels; drop --detail"
+            )
+        levels, fact = entry
+        if detail not in levels:
+            raise InputError(
+                f"{self.model} has no detail level {detail!r}; use one of: {', '.join(levels)}"
+            )
+        return dataclasses.replace(self, scheme=levels[detail], scheme_fact=fact, detail=detail)
+
+    def solution(self) -> Solution:
+        """The page this profile draws (fixed or solved) and its bill."""
+        if not self.vision:
+            raise InputError(
+                f"{self.model} has no vision input: it cannot read pages; keep its history as text"
+            )
+        spaced = self.col_gap or self.row_gap or self.font_size is not None
+        if self.page is None:
+            solved = solve_page(
+                self.scheme,
+                self.font,
+                self.legible_max,
+                self.limits,
+                self.padding,
+                self.max_pixels,
+            )
+            if not spaced:
+                return solved
+            w, h = solved.size
+        else:
+            w, h = self.page
+        from snapshot.glyphs import load_font
+
+        font = load_font(self.font, pixel_size=self.font_size)
+        grid = _grid(font, w, h, self.padding, self.col_gap, self.row_gap)
+        if grid is None:
+            raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
+        return Solution(
+            (w, h),
+            grid[0],
+            grid[1],
+            grid[0] * (grid[1] - 1),
+            self.scheme.tokens(w, h),
+            png_bytes_bound(w, h),
+        )
+
+    def geometry(self) -> Geometry:
+        """The page geometry to render with.
+
+        >>> from snapshot.profiles import profile_for
+        >>> p = profile_for("claude-sonnet-4-6")
+        >>> p.geometry().size == p.solution().size
+        True
+        """
+        from snapshot.geometry import Geometry
+        from snapshot.glyphs import load_font
+
+        w, h = self.solution().size
+        return Geometry.fit(
+            load_font(self.font, pixel_size=self.font_size),
+            w,
+            h,
+            padding=self.padding,
+            col_gap=self.col_gap,
+            row_gap=self.row_gap,
+            ink=self.ink,
+        )
+
+    def image_tokens(self, width: int, height: int) -> int:
+        """Tokens billed for one image of width × height on this model."""
+        return self.scheme.tokens(width, height)
+
+    def status(self, today: str | date | None = None) -> Status:
+        """Lifecycle status on ``today`` (default: the day it runs).
+
+        >>> from snapshot.profiles import profile_for
+        >>> profile_for("claude-sonnet-4-5", warn=False).status("2026-12-01")
+        'retired'
+        """
+        return self.lifecycle.status(today)
+
+    def lifecycle_record(self, today: str | date | None = None) -> dict[str, Any]:
+        """``status``, ``released``, ``deprecated``, ``retired``, ``successor`` and their source."""
+        life = self.lifecycle
+        return {
+            "status": self.status(today),
+            "released": life.released,
+            "deprecated": life.deprecated,
+            "retired": life.retired,
+            "successor": life.successor,
+            "routed_to": life.routed_to if self.status(today) == "retired" else None,
+            "lifecycle_source": life.fact.cite() if life.fact else None,
+        }
+
+    def price(self, today: str | date | None = None) -> Price | None:
+        """The price of this id (the user's own, never a sibling's), or None: "no price"."""
+        for model_id, provider in self.price_ids:
+            found = price_for(model_id, provider=provider, today=today)
+            if found is not None:
+                return found
+        return None
+
+    @property
+    def text_tokenizer(self) -> TextTokenizer:
+        """The text-token row this profile counts with (see ``count_text_tokens``)."""
+        if self.fallback or self.canonical not in tables.MODELS:
+            return tables.text_tokenizer_for(self.canonical, "fallback")
+        return tables.text_tokenizer_for(self.canonical, tables.MODELS[self.canonical].family)
+
+    def binding_constraint(self) -> Evidence:
+        """Which constraint sizes the solved page: a documented rule, a measurement, the bound."""
+        s = self.solution()
+        if self.page is not None:
+            return Evidence(f"page {s.size[0]}x{s.size[1]} fixed by a profile file", _USER)
+        if self.max_pixels is not None:
+            free = solve_page(self.scheme, self.font, self.legible_max, self.limits, self.padding)
+            if free.size != s.size:
+                measured = [e for e in self.evidence if e.fact.label == "measured"]
+                fact = measured[-1].fact if measured else self.scheme_fact
+                return Evidence(
+                    f"binding: the measured {self.max_pixels:,} px area bound (the documented "
+                    f"rule alone would allow {free.size[0]}x{free.size[1]} = "
+                    f"{free.size[0] * free.size[1]:,} px); page {s.size[0]}x{s.size[1]} = "
+                    f"{s.size[0] * s.size[1]:,} px satisfies both",
+                    fact,
+                )
+        return Evidence(
+            f"binding: the documented rule ({self.scheme.describe()}) inside the legible "
+            f"bound {self.legible_max[0]}x{self.legible_max[1]}; page {s.size[0]}x{s.size[1]}",
+            self.scheme_fact,
+        )
+
+    def max_pages_per_request(self) -> int | None:
+        """Images one request can carry: the image cap and the request byte budget."""
+        caps = [c for c in (self.limits.max_images,) if c is not None]
+        if self.limits.max_request_bytes is not None and self.vision:
+            caps.append(self.limits.max_request_bytes // self.solution().png_bytes_bound)
+        return min(caps) if caps else None
+
+    def text_counter_record(self) -> dict[str, str]:
+        """What counts this model's text tokens: ``exact``, ``reconstruction`` or ``estimate``."""
+        row = resolve_tokenizer(self.text_tokenizer)
+        return {"kind": row.method, "source": row.fact.cite()}
+
+    def as_dict(self) -> dict[str, Any]:
+        """The record ``snapshot profiles --json`` prints for this profile."""
+        out: dict[str, Any] = {
+            "model": self.model,
+            "canonical": self.canonical,
+            "family": self.family,
+            "provider": self.provider,
+            "route": self.route,
+            "scheme": self.scheme.kind,
+            "scheme_detail": self.scheme.describe(),
+            "scheme_source": self.scheme_fact.cite(),
+            "scheme_label": self.scheme_fact.label,
+            # False when the provider does not document what size the model works at
+            # (Gemini 3): "never resampled" then rests on the reader evidence alone.
+            "resample_documented": bool(getattr(self.scheme, "seen_documented", True)),
+            "legible_max": list(self.legible_max),
+            "vision": self.vision,
+            "font": self.font,
+            "page": None,
+            "cols": None,
+            "rows": None,
+            "chars_per_page": None,
+            "tokens_per_page": None,
+            "chars_per_token": None,
+            "max_images": self.limits.max_images,
+            "max_image_bytes": self.limits.max_image_bytes,
+            "max_request_bytes": self.limits.max_request_bytes,
+            "fallback": self.fallback,
+            "detail": self.detail,
+            "resolved_by": self.resolved_by,
+            "prefix_family": self.prefix_family,
+            **self.lifecycle_record(),
+            "text_counter": self.text_counter_record(),
+            "evidence": [
+                {
+                    "claim": e.claim,
+                    "label": e.fact.label,
+                    "source": e.fact.source,
+                    "date": e.fact.date,
+                }
+                for e in self.evidence
+            ],
+        }
+        if self.vision:
+            s = self.solution()
+            bind = self.binding_constraint()
+            out["evidence"].append(
+                {
+                    "claim": bind.claim,
+                    "label": bind.fact.label,
+                    "source": bind.fact.source,
+                    "date": bind.fact.date,
+                }
+            )
+            out.update(
+                page=list(s.size),
+                cols=s.cols,
+                rows=s.rows,
+                chars_per_page=s.chars_per_page,
+                tokens_per_page=s.tokens,
+                chars_per_token=round(s.chars_per_token, 3),
+                max_pages_per_request=self.max_pages_per_request(),
+            )
+        return out
+
+
+__all__ = ["Profile"]

@@ -1,0 +1,182 @@
+"""What one image, or one text imaged vs kept as text, costs on a model: the ``cost`` command's library.
+
+Every record names the lifecycle status of the id, the price database version and
+the model id it matched (``price``; ``None`` and ``dollars: null`` when the
+database lacks the id: "no price", never a sibling's), and how text tokens were
+counted (``exact`` / ``reconstruction`` / ``estimate``). A request the provider
+would refuse raises :class:`~snapshot.billing.refusals.RequestRefused` naming the rule.
+
+>>> from snapshot.profiles import profile_for
+>>> q = quote_image(profile_for("claude-opus-5"), 2000, 1500, today="2026-12-01")
+>>> q["tokens"], q["resized"], q["status"]
+(3888, False, 'current')
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from snapshot.billing.prices import dollars
+from snapshot.billing.refusals import RequestRefused
+from snapshot.billing.text_tokens import compare
+from snapshot.errors import InputError
+from snapshot.profiles.profile import Profile
+from snapshot.profiles.resolution import count_text_tokens
+
+
+def check_request(
+    profile: Profile, width: int, height: int, *, images: int = 1, image_bytes: int | None = None
+) -> None:
+    """Raise :class:`RequestRefused` if the route would refuse ``images`` images of this size.
+
+    Checks the route's image count, bytes per image (when known), the many-images
+    side rule (Anthropic: over 20 images, no side above 2000 px) and the scheme's
+    own refusals (GPT-5.6/6 over 30,000 patches, Anthropic over 8000 px).
+
+    >>> from snapshot.profiles import profile_for
+    >>> check_request(profile_for("claude-sonnet-4-6"), 2400, 1000, images=21)
+    Traceback (most recent call last):
+    ...
+    snapshot.billing.refusals.RequestRefused: refused by rule anthropic-many-images-2000px: ...
+    """
+    lim = profile.limits
+    where = f"{profile.model} via {profile.route}"
+    if lim.max_images is not None and images > lim.max_images:
+        raise RequestRefused(
+            f"{where} takes at most {lim.max_images} images per request, asked for {images}; "
+            "split the request",
+            rule=f"{profile.route}-max-{lim.max_images}-images",
+        )
+    if (
+        lim.max_image_bytes is not None
+        and image_bytes is not None
+        and image_bytes > lim.max_image_bytes
+    ):
+        raise RequestRefused(
+            f"{where} takes at most {lim.max_image_bytes:,} bytes per image, got "
+            f"{image_bytes:,}; compress or shrink the image",
+            rule=f"{profile.route}-max-image-bytes",
+        )
+    if (
+        lim.many_images is not None
+        and lim.many_images_max_side is not None
+        and images > lim.many_images
+        and max(width, height) > lim.many_images_max_side
+    ):
+        raise RequestRefused(
+            f"{where}: with more than {lim.many_images} images per request no side may exceed "
+            f"{lim.many_images_max_side} px ({width}x{height} does); resize or send at most "
+            f"{lim.many_images} images",
+            rule=f"{profile.provider}-many-images-{lim.many_images_max_side}px",
+        )
+    profile.scheme.seen(width, height)  # raises RequestRefused on a scheme's own limit
+
+
+def _price_part(
+    profile: Profile, tokens: int, today: str | date | None
+) -> tuple[float | None, dict[str, Any] | None]:
+    price = profile.price(today)
+    if price is None:
+        return None, None
+    rates = price.at(tokens)
+    return dollars(tokens, rates.input), price.record()
+
+
+def quote_image(
+    profile: Profile,
+    width: int,
+    height: int,
+    *,
+    images: int = 1,
+    image_bytes: int | None = None,
+    today: str | date | None = None,
+) -> dict[str, Any]:
+    """Seen size, tokens and dollars of one width × height image on ``profile``."""
+    if not profile.vision:
+        raise InputError(
+            f"{profile.model} is a text-only model: it cannot see images; "
+            "try `snapshot cost --text FILE` for its text tokens"
+        )
+    check_request(profile, width, height, images=images, image_bytes=image_bytes)
+    seen = profile.scheme.seen(width, height)
+    tokens = profile.image_tokens(width, height)
+    cost, price = _price_part(profile, tokens, today)
+    record: dict[str, Any] = {
+        "model": profile.model,
+        "canonical": profile.canonical,
+        "resolved_by": profile.resolved_by,
+        "prefix_family": profile.prefix_family,
+        "route": profile.route,
+        **profile.lifecycle_record(today),
+        "scheme": profile.scheme.kind,
+        "scheme_label": profile.scheme.label,
+        "scheme_detail": profile.scheme.describe(),
+        "tokens": tokens,
+        "seen": list(seen),
+        "resized": tuple(seen) != (width, height),
+        "dollars": cost,
+        "price": price,
+    }
+    padded = getattr(profile.scheme, "padded", None)
+    if padded is not None:
+        record["padded"] = list(padded(width, height))  # Anthropic: pad to 28, no resample
+    if getattr(profile.scheme, "seen_documented", True) is False:
+        record["seen_note"] = "internal resample undocumented (unknown): upload size shown"
+    return record
+
+
+def quote_text(profile: Profile, raw: str, *, today: str | date | None = None) -> dict[str, Any]:
+    """A text's tokens as text (the one counter) against the pages it fills, with dollars."""
+    from snapshot.text import layout, normalize
+
+    counted = count_text_tokens(profile, raw)
+    text_dollars, price = _price_part(profile, counted.tokens, today)
+    record: dict[str, Any] = {
+        "model": profile.model,
+        "canonical": profile.canonical,
+        "resolved_by": profile.resolved_by,
+        **profile.lifecycle_record(today),
+        "scheme": profile.scheme.kind,
+        "vision": profile.vision,
+        "chars": counted.chars,
+        "text_tokens": counted.tokens,
+        "text_tokens_exact": counted.exact,
+        "text_counter": counted.kind,
+        "text_method": counted.method,
+        "text_source": counted.source,
+        "text_dollars": text_dollars,
+        "price": price,
+    }
+    if not profile.vision:
+        record["note"] = "text-only model: it cannot read pages, so imaging is not an option"
+        return record
+    geometry = profile.geometry()
+    normalized = normalize(raw).text
+    pages = len(layout(normalized, geometry))
+    sol = profile.solution()
+    comp = compare(counted, pages=pages, tokens_per_page=sol.tokens, chars_imaged=len(normalized))
+    image_dollars, _ = _price_part(profile, comp.image_tokens, today)
+    record.update(
+        {
+            "font": profile.font,
+            "page": list(sol.size),
+            "pages": pages,
+            "tokens_per_page": sol.tokens,
+            "image_tokens": comp.image_tokens,
+            "image_dollars": image_dollars,
+            "saved_tokens": comp.saved_tokens,
+            "saved_fraction": round(comp.saved_fraction, 4),
+            "saved_dollars": None
+            if text_dollars is None or image_dollars is None
+            else round(text_dollars - image_dollars, 9),
+            "image_chars_per_token": round(comp.image_chars_per_token, 3),
+            "break_even_chars_per_token": round(comp.break_even, 3),
+            "break_even_is_estimate": counted.kind == "estimate",
+            "imaging_pays": comp.imaging_pays,
+        }
+    )
+    return record
+
+
+__all__ = ["check_request", "quote_image", "quote_text"]
