@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextvars
 import io
 import json
 import re
@@ -43,6 +44,12 @@ from snapshot.transcript.model import (
 )
 
 # --- record-by-record logs: capped warnings, lenient JSON reading -------------
+
+# The line of the record being imported, so an importer's crash on a
+# wrong-typed field can be reported as "file:line" (formats.import_path).
+current_record: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "current_record", default=None
+)
 
 # One record larger than this is skipped with a warning instead of being
 # parsed: real records top out at a few MB (pasted screenshots, huge tool
@@ -189,6 +196,7 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
                 reason = json_limit_reason(exc)
                 warnings.add(f"{path}:{lineno}: unreadable JSON ({reason}); line skipped", "json")
                 continue
+            current_record.set(lineno)
             yield lineno, record
 
 
@@ -382,7 +390,9 @@ def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
+                record = json.loads(line)
+                current_record.set(lineno)
+                yield lineno, record
             except json.JSONDecodeError as exc:
                 warnings_out.append(f"{path}:{lineno}: malformed JSON line skipped ({exc.msg})")
             except RecursionError:
