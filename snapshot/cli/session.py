@@ -395,7 +395,9 @@ def cmd_retry(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
+def _estimator(
+    model: str | None, conv: Conversation
+) -> tuple[Callable[[Message], int], str]:
     """The per-message token estimate for trimming, and words saying what it is."""
     import math
 
@@ -405,14 +407,17 @@ def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
         return estimate_tokens, f"chars/4, {IMAGE_TOKEN_ESTIMATE} an image"
     from snapshot import profiles
 
+    from snapshot.transcript.images import image_roots, image_size
+
     profile = profiles.profile_for(model)
     vision = profile.vision
+    roots = image_roots(conv)
 
     def estimate(m: Message) -> int:
         tokens = math.ceil(m.chars() / 4)
         if vision:
             for img in m.images():
-                size = _image_size(img)
+                size = image_size(img, roots)
                 tokens += (
                     int(profiles.image_tokens(profile, *size)) if size else IMAGE_TOKEN_ESTIMATE
                 )
@@ -425,8 +430,8 @@ def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
 def cmd_resume(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import trim_for_resume
 
-    estimate, how = _estimator(args.model)
     t = _resolve(args, writes=args.save)
+    estimate, how = _estimator(args.model, t.conv)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
@@ -470,23 +475,10 @@ def cmd_resume(args: argparse.Namespace) -> int:
 # --- context ----------------------------------------------------------------------------
 
 
-def _image_size(img: ImageBlock) -> tuple[int, int] | None:
-    if img.width and img.height:
-        return img.width, img.height
-    try:
-        import io
-
-        from PIL import Image
-
-        with Image.open(io.BytesIO(img.load_bytes())) as im:  # reads the header only
-            return int(im.size[0]), int(im.size[1])
-    except Exception:  # an unreadable image is reported as of unknown size
-        return None
-
-
 def cmd_context(args: argparse.Namespace) -> int:
     import math
 
+    from snapshot.transcript.images import image_roots, image_size
     from snapshot.transcript.tree import CONTEXT_KINDS, context_share
 
     t = _resolve(args)
@@ -501,7 +493,7 @@ def cmd_context(args: argparse.Namespace) -> int:
 
     image_rows: list[tuple[str, int, tuple[int, int] | None, int | None]] = []
     for kind, img in share.images:
-        size = _image_size(img)
+        size = image_size(img, image_roots(conv))
         billed: int | None = None
         if size is not None:
             billed = int(profiles.image_tokens(profile, *size)) if vision else 0

@@ -12,10 +12,11 @@ and open with ``O_NONBLOCK`` so the check itself cannot hang on a FIFO.
 >>> _ = open(p, "w").write("hi")
 >>> read_regular_file(p)
 b'hi'
->>> require_regular_file(d)
-Traceback (most recent call last):
-...
-snapshot.errors.TranscriptError: ... is a folder, not a file; give a regular file
+>>> try:
+...     require_regular_file(d)
+... except TranscriptError as exc:
+...     print(str(exc).removeprefix(d))
+ is a folder, not a file; give a regular file
 """
 
 from __future__ import annotations
