@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from snapshot.cli import main
-from snapshot.cli import session as session_cli
 from snapshot.transcript import formats
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.model import (

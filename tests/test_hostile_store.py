@@ -48,14 +48,24 @@ def body_file(tmp_path: Path) -> Path:
     return p
 
 
-def test_three_concurrent_first_imports_keep_every_checkpoint(tmp_path: Path, body_file: Path) -> None:
+def test_three_concurrent_first_imports_keep_every_checkpoint(
+    tmp_path: Path, body_file: Path
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for trial in range(3):
         ws = tmp_path / f"ws{trial}"
         procs = [
             subprocess.Popen(
-                [sys.executable, "-m", "snapshot", "checkpoint", "--workspace", str(ws),
-                 str(body_file), f"L{i}"],
+                [
+                    sys.executable,
+                    "-m",
+                    "snapshot",
+                    "checkpoint",
+                    "--workspace",
+                    str(ws),
+                    str(body_file),
+                    f"L{i}",
+                ],
                 env=env,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
@@ -130,7 +140,9 @@ def test_lock_path_that_is_a_folder_is_a_clear_error(tmp_path: Path) -> None:
         store.update("c1", "main", lambda c: c)
 
 
-def test_fifo_as_store_file_does_not_hang(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_fifo_as_store_file_does_not_hang(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     store = _stored(tmp_path)
     path = store.path_for("c1")
     path.unlink()
@@ -158,7 +170,9 @@ def test_overlong_name_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
 def test_lone_surrogate_survives_import_store_and_export(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    body = dict(BODY, messages=[{"role": "user", "content": "cut emoji \ud83d"}, *BODY["messages"][1:]])
+    body = dict(
+        BODY, messages=[{"role": "user", "content": "cut emoji \ud83d"}, *BODY["messages"][1:]]
+    )
     p = tmp_path / "emoji.json"
     p.write_text(json.dumps(body))  # json.dumps writes the surrogate as \ud83d
     ws = str(tmp_path / "ws")

@@ -16,9 +16,9 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from snapshot.cli.argtypes import at_least
 from snapshot.cli.conversation import conversation_arguments
 from snapshot.cli.terminal import safe_line
 
@@ -33,7 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "tree", parents=[common], help="show a conversation's message tree with the tip marked"
     )
-    p.add_argument("--width", type=int, default=100, help="truncate lines to this many characters")
+    p.add_argument(
+        "--width", type=at_least(0), default=100, help="truncate lines to this many characters"
+    )
     p.set_defaults(func=cmd_tree)
 
     p = subparsers.add_parser(
@@ -74,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parents=[common],
         help="trim to the newest messages that fit a token budget (a dry run unless --save)",
     )
-    p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
+    p.add_argument("--budget", type=at_least(0), required=True, metavar="TOKENS")
     p.add_argument(
         "--model",
         default=None,
@@ -395,9 +397,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estimator(
-    model: str | None, conv: Conversation
-) -> tuple[Callable[[Message], int], str]:
+def _estimator(model: str | None, conv: Conversation) -> tuple[Callable[[Message], int], str]:
     """The per-message token estimate for trimming, and words saying what it is."""
     import math
 
@@ -406,7 +406,6 @@ def _estimator(
     if model is None:
         return estimate_tokens, f"chars/4, {IMAGE_TOKEN_ESTIMATE} an image"
     from snapshot import profiles
-
     from snapshot.transcript.images import image_roots, image_size
 
     profile = profiles.profile_for(model)
@@ -454,9 +453,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
             f"path, {off_path} on abandoned branches"
         )
     if trim.over_budget:
-        _say(
-            "over budget: no smaller tail can be sent without cutting a tool call from its result"
-        )
+        _say("over budget: no smaller tail can be sent without cutting a tool call from its result")
     for c in trim.checkpoints.kept:
         _say(f"checkpoint {c.label!r} kept on {c.message}")
     for d in trim.checkpoints.dropped:

@@ -61,9 +61,9 @@ from typing import Any
 import filelock
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.encodable import encodable_value
 from snapshot.transcript.files import read_regular_file
 from snapshot.transcript.model import Conversation, conversation_from_dict, conversation_to_dict
-from snapshot.transcript.encodable import encodable_value
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
 SCHEMA_VERSION = 1

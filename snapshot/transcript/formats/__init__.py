@@ -156,7 +156,7 @@ def _guarded_load(fmt: Format, path: Path, options: ImportOptions) -> list[Conve
         conversations = fmt.load(path, options)
     except _SHAPE_ERRORS as exc:
         where = f"{path}:{current_record.get()}" if current_record.get() else str(path)
-        kind = {KeyError: "a required field is missing"}.get(type(exc), "a field has the wrong type")
+        kind = "a required field is missing" if isinstance(exc, KeyError) else "a wrong-typed field"
         raise TranscriptError(
             f"{where}: not a valid {fmt.name} record ({kind}: {type(exc).__name__}: {exc}); "
             "fix the record or force another format with --format"

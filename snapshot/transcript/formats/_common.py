@@ -352,6 +352,7 @@ def matches_select(values: Mapping[str, Any], select: Mapping[str, str]) -> bool
 
 # --- request bodies and trajectory files: warning lists, strict JSON reading -----
 
+
 def load_json(path: Path) -> Any:
     """Parse a whole JSON file; a syntax error names the file, line and column.
 
