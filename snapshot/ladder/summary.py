@@ -130,10 +130,8 @@ class LiveSummarizer:
         from snapshot.legibility.live import guarded_call, redact_reply
 
         prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
-        if self.model.startswith(("claude", "anthropic")):
-            call = self._anthropic
-        else:
-            call = self._openai
+        claude = self.model.startswith(("claude", "anthropic"))
+        call = self._anthropic if claude else self._openai
         # No key in the summary, the request file or an error, even if the server echoes it.
         text = redact_reply(guarded_call(f"{self.model}: live summary", lambda: call(prompt)))
         return Summary(
