@@ -99,6 +99,8 @@ def run_import(args: argparse.Namespace) -> int:
         _print_table(rows)
         if args.out:
             print(f"wrote {len(conversations)} conversations to {args.out}")
+    from snapshot.cli.terminal import safe_line
+
     for failure in failures:
         print(f"snapshot: warning: {safe_line(failure)}", file=sys.stderr)
     return 1 if failures else 0
