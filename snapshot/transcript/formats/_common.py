@@ -298,6 +298,19 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
     return out
 
 
+def str_field(record: Mapping[str, Any], key: str) -> str | None:
+    """``record[key]`` when it is a string, else None: a list- or object-valued ``type``
+    must not reach a set or dict lookup (``unhashable type``) or a string method."""
+    value = record.get(key)
+    return value if isinstance(value, str) else None
+
+
+def list_field(record: Mapping[str, Any], key: str) -> list[Any]:
+    """``record[key]`` when it is a list, else an empty list (``"tool_calls": 5`` holds no calls)."""
+    value = record.get(key)
+    return value if isinstance(value, list) else []
+
+
 def content_text(content: Any) -> str:
     """Chat message content → text; newer runs may use a list of typed parts."""
     if content is None:

@@ -73,6 +73,7 @@ from snapshot.transcript.formats._common import (
     iter_json_objects,
     matches_select,
     read_prompt,
+    str_field,
 )
 from snapshot.transcript.model import (
     Block,
@@ -327,7 +328,7 @@ class _Draft:
 
 def _record_kind(rec: Mapping[str, Any]) -> str:
     """How a skipped record is counted: its type, with its subtype when it has one."""
-    kind = rec.get("type")
+    kind = str_field(rec, "type")
     return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
 
 
@@ -430,7 +431,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = rec.get("type")
+        kind = str_field(rec, "type")
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
         if session_id is None and isinstance(rec.get("sessionId"), str):
@@ -605,7 +606,7 @@ def _agent_meta(path: Path) -> dict[str, Any]:
 
 def _is_sdk(records: Sequence[Mapping[str, Any]]) -> bool:
     return any(
-        r.get("type") in _SDK_TYPES
+        str_field(r, "type") in _SDK_TYPES
         and "session_id" in r
         and ("parent_tool_use_id" in r or r.get("subtype") == "init")
         for r in records
@@ -630,7 +631,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = rec.get("type")
+        kind = str_field(rec, "type")
         if session_id is None and isinstance(rec.get("session_id"), str):
             session_id = rec["session_id"]
         agent = rec.get("parent_tool_use_id") or "main"
@@ -746,7 +747,9 @@ def sniff(path: Path, head: bytes) -> bool:
     if _is_sdk(records):
         return True
     return any(
-        r.get("type") in _CC_TYPES and any(k in r for k in _CC_KEYS) and "session_id" not in r
+        str_field(r, "type") in _CC_TYPES
+        and any(k in r for k in _CC_KEYS)
+        and "session_id" not in r
         for r in records
     )
 
