@@ -267,7 +267,9 @@ def test_every_seed_imports_before_mutation(tmp_path: Path) -> None:
         assert import_path(path, format=fmt), (fmt, i)
 
 
-@pytest.mark.parametrize("seed", range(len(SEEDS)), ids=[f"{s[0]}-{i}" for i, s in enumerate(SEEDS)])
+@pytest.mark.parametrize(
+    "seed", range(len(SEEDS)), ids=[f"{s[0]}-{i}" for i, s in enumerate(SEEDS)]
+)
 @FUZZ
 @given(data=st.data())
 def test_mutated_records_import_or_fail_clearly(
@@ -291,7 +293,12 @@ def test_osworld_run_with_hostile_screenshot_paths(tmp_path: Path) -> None:
     (run / "runtime.log").write_text("Instruction: open the app\n", encoding="utf-8")
     (run / "link.png").symlink_to(secret)
     steps = [
-        {"step_num": 1, "action_idx": 1, "action": "click()", "screenshot_file": "../../secret.png"},
+        {
+            "step_num": 1,
+            "action_idx": 1,
+            "action": "click()",
+            "screenshot_file": "../../secret.png",
+        },
         {"step_num": 2, "action_idx": 1, "action": "x", "screenshot_file": str(secret)},
         {"step_num": 3, "action_idx": 1, "action": "y", "screenshot_file": "link.png"},
         {"step_num": ["4"], "action": 5, "screenshot_file": 7},

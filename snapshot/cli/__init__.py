@@ -50,7 +50,7 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 
 # Arguments that name the input a command works on, in the order they are tried
 # when an error does not say which file it was about.
-_INPUT_ARGS = ("conv", "path", "input", "file", "pages", "corpus", "out")
+_INPUT_ARGS = ("conv", "path", "input", "file", "pages", "corpus", "profile", "out")
 
 
 class _Parser(argparse.ArgumentParser):
