@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from warnings import catch_warnings, simplefilter
@@ -51,6 +52,8 @@ MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_PIXELS = 1 << 28
 
 _PIL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # Headers (even JPEG's EXIF) sit at the start of the file.
 _HEAD_BYTES = 256 * 1024
@@ -98,6 +101,9 @@ def image_header(data: bytes) -> tuple[str, int, int]:
 
     if not data:
         raise TranscriptError("not an image (0 bytes)")
+    if data.startswith(_PNG_SIGNATURE) and data[12:16] == b"IHDR" and len(data) >= 24:
+        # A bomb is refused on its IHDR alone, even when Pillow wants more chunks.
+        check_pixel_count(*struct.unpack(">II", data[16:24]))
     try:
         with catch_warnings():
             simplefilter("ignore")  # Pillow's bomb warning: we apply our own cap
