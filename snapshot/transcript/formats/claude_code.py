@@ -365,7 +365,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = str_field(rec, "type")
+        kind: Any = str_field(rec, "type")  # a role once matched below
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
         if session_id is None and isinstance(rec.get("sessionId"), str):
@@ -565,7 +565,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = str_field(rec, "type")
+        kind: Any = str_field(rec, "type")  # a role once matched below
         if session_id is None and isinstance(rec.get("session_id"), str):
             session_id = rec["session_id"]
         agent = rec.get("parent_tool_use_id") or "main"
