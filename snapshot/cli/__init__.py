@@ -16,6 +16,7 @@ or ``SNAPSHOT_DEBUG=1``) also prints the traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -51,6 +52,18 @@ USER_ERRORS: tuple[type[BaseException], ...] = (
 # Arguments that name the input a command works on, in the order they are tried
 # when an error does not say which file it was about.
 _INPUT_ARGS = ("conv", "path", "input", "file", "pages", "corpus", "profile", "out")
+
+
+# What to do about the OSErrors bad input or a bad --out causes, by errno.
+_OS_HINTS: dict[int, str] = {
+    errno.EEXIST: "already exists and is not a folder; give another --out",
+    errno.ENOTDIR: "part of this path is a file, not a folder",
+    errno.EISDIR: "is a folder; give a file",
+    errno.EACCES: "permission denied; pick a path you can read or write",
+    errno.EROFS: "read-only file system; pick a path you can write to",
+    errno.ENOSPC: "no space left on the device; free some space and run again",
+    errno.ENAMETOOLONG: "file name too long",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -113,7 +126,7 @@ def error_line(exc: BaseException, subject: str | None = None) -> str:
         text = str(exc)
     elif isinstance(exc, OSError):
         name = exc.filename or subject
-        problem = exc.strerror or str(exc) or type(exc).__name__
+        problem = _OS_HINTS.get(exc.errno or 0) or exc.strerror or str(exc) or type(exc).__name__
         text = f"{name}: {problem}" if name else problem
         if exc.filename2:
             text += f" (and {exc.filename2})"
