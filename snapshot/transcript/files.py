@@ -99,10 +99,11 @@ def read_regular_file(path: str | os.PathLike[str], limit: int | None = None) ->
         raise
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise _refusal(path, st.st_mode)
     with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _refusal(path, st.st_mode)
         if limit is not None and st.st_size > limit:
             raise TranscriptError(
                 f"{path}: {st.st_size:,} bytes is more than the {limit:,}-byte limit"
