@@ -244,3 +244,16 @@ def test_unwritable_store_is_refused_before_any_work_even_as_root(
     code, _, err = run(capsys, "checkpoint", str(body_file), "--workspace", str(ws), "x")
     assert "cannot be written" in one_line(code, err)
     assert list(ws.iterdir()) == []
+
+
+def test_a_store_file_spelling_a_lone_surrogate_loads_and_exports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = _stored(tmp_path)
+    path = store.path_for("c1")
+    path.write_text(path.read_text().replace('"hi"', '"hi \\ud83d"'))  # as a JS writer would
+    conv = store.load("c1")
+    assert conv.messages[0].blocks[0].text == "hi \ufffd"
+    assert any("U+FFFD" in w for w in conv.warnings)
+    code, out, err = run(capsys, "export", "c1", "--workspace", str(store.root), "--to", "openai")
+    assert code == 0 and "hi \ufffd" in out, err

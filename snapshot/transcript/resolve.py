@@ -113,6 +113,7 @@ def _load_store_file(path: Path) -> Resolved:
     except TranscriptError as exc:
         # A store file copied out of its workspace: read it directly if it is
         # the current version (an older one needs the store's migrations).
+        from snapshot.transcript.encodable import encodable_conversation
         from snapshot.transcript.model import conversation_from_dict
 
         try:
@@ -124,7 +125,8 @@ def _load_store_file(path: Path) -> Resolved:
         record = doc.get("conversation")
         if not isinstance(record, dict):
             raise
-        return Resolved(conversation_from_dict(record), home, stored=False, path=path)
+        conv = encodable_conversation(conversation_from_dict(record))
+        return Resolved(conv, home, stored=False, path=path)
 
 
 def _exists(path: Path) -> bool:

@@ -464,6 +464,13 @@ class Store:
         record = doc.get("conversation")
         if not isinstance(record, Mapping):
             raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
+        # A file written by hand (or by an older snapshot) may spell lone surrogates.
+        record, replaced = encodable_value(record)
+        if replaced and isinstance(record.get("warnings"), list):
+            record["warnings"].append(
+                f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+                "when loaded"
+            )
         try:
             conv = conversation_from_dict(record)
         except TranscriptError as exc:
