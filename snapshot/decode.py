@@ -138,8 +138,9 @@ def _bit_keys(bits: np.ndarray) -> np.ndarray:
 def _as_ink(pixels: np.ndarray, ink: str | None) -> np.ndarray:
     """Float32 image with 1 = ink, 0 = paper, from gray, RGB(A), float or bool pixels.
 
-    Contrast is stretched so paper (the median) maps to 0 and the typical dark
-    pixel to 1: low-contrast and washed-out pages match the 0/1 templates.
+    Contrast is stretched so paper (the border's median) maps to 0 and the
+    typical dark pixel to 1: low-contrast and washed-out pages match the 0/1
+    templates, and so do pages where more than half the pixels are ink.
     """
     arr = np.asarray(pixels)
     if arr.ndim == 3:
@@ -149,15 +150,25 @@ def _as_ink(pixels: np.ndarray, ink: str | None) -> np.ndarray:
     val = arr.astype(np.float32)
     if arr.dtype != bool and val.max(initial=0) > 1.0:
         val /= 255.0
-    if ink is None:  # paper is the majority
-        ink = "black-on-white" if np.median(val) >= 0.5 else "white-on-black"
+    if ink is None:
+        # The page's border is paper (every page has padding around its text
+        # block); the median of the whole page is not, once ink is the majority.
+        ink = "black-on-white" if _border_median(val) >= 0.5 else "white-on-black"
     val = 1.0 - val if ink == "black-on-white" else val
-    paper = float(np.median(val))
+    paper = _border_median(val)
     dark = val[val > paper + 0.25]
     level = float(np.median(dark)) if dark.size else 1.0
     if paper == 0.0 and level == 1.0:
         return val  # already clean
     return np.clip((val - paper) / max(level - paper, 1e-3), 0.0, 1.0)
+
+
+def _border_median(val: np.ndarray) -> float:
+    """Median of the outermost ring of pixels: paper on every page the renderer draws."""
+    if min(val.shape) < 3:
+        return float(np.median(val))
+    ring = np.concatenate([val[0], val[-1], val[1:-1, 0], val[1:-1, -1]])
+    return float(np.median(ring))
 
 
 def _cells(img: np.ndarray, x0: int, y0: int, geometry: Geometry, rows: range) -> np.ndarray:
@@ -355,6 +366,19 @@ def geometry_from_header(
     return g
 
 
+def _refuse_cropped(g: Geometry, size: tuple[int, int], at: tuple[int, int]) -> None:
+    """A page smaller than its header's text block lost rows or columns: reading the
+    missing part as blank would be silent loss, so it is an error (half a cell of
+    slack for pages shifted by a resample)."""
+    (bx, by), (bw, bh) = at, g.block_size
+    w, h = g.font.cell
+    if size[0] + w // 2 < bx + bw or size[1] + h // 2 < by + bh:
+        raise ImageError(
+            f"page is cropped: its header describes a {g.cols}x{g.rows} grid that needs "
+            f"{bx + bw}x{by + bh} px, but the image is {size[0]}x{size[1]}; read the whole page"
+        )
+
+
 def read(pixels: np.ndarray, font: Font, *, geometry: Geometry | None = None) -> str:
     """Decode a rendered page back to its normalized text (the header row is skipped).
 
@@ -385,6 +409,7 @@ def read(pixels: np.ndarray, font: Font, *, geometry: Geometry | None = None) ->
         header, hx, hy, gap = found
         geometry = geometry_from_header(header, font, size, hx, hy, gap)
         center = (hx, hy)
+        _refuse_cropped(geometry, size, center)
     elif geometry.font.cell != font.cell:
         raise ImageError(f"geometry font {geometry.font.name} does not match {font.name}")
     g = geometry

@@ -80,8 +80,12 @@ class FakeProvider:
         lifetime: float = 60.0,
         fail_status: int | None = None,
         fail_message: str = "",
+        text_only: bool = False,
     ) -> None:
         self.keys = dict(keys)
+        # Text-only requests (a live summary) skip the one-PNG-page shape checks;
+        # the key checks still apply.
+        self.text_only = text_only
         if callable(reply):
             self.reply: Reply = reply
         else:
@@ -160,6 +164,8 @@ class FakeProvider:
         self._check_key(rec, path, headers, raw)
         if rec.provider == "unknown":
             rec.problems.append(f"unknown endpoint {path}")
+        elif isinstance(rec.body, dict) and self.text_only:
+            rec.model = rec.body.get("model")
         elif isinstance(rec.body, dict):
             {
                 "anthropic": _check_anthropic,

@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from snapshot.cli import main
@@ -142,7 +141,8 @@ def test_keep_flag_lists_kept_runs(capsys, tmp_path: Path) -> None:  # type: ign
 
 
 def test_model_flag_uses_the_profile_page(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    profiles = pytest.importorskip("snapshot.profiles")
+    from snapshot import profiles
+
     size = profiles.profile_for("claude-sonnet-4-5").geometry().size
     code, out, _ = run(
         capsys, "render", "--model", "claude-sonnet-4-5", "--out", str(tmp_path), "--json"

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from snapshot.cli import main
-from snapshot.cli import session as session_cli
 from snapshot.transcript import formats
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.model import (
@@ -203,15 +202,12 @@ def test_context_splits_tokens_by_kind(ws: Store, capsys: pytest.CaptureFixture[
         assert any(line.startswith(kind) for line in out.splitlines()), kind
     assert "(reconstruction)" in out  # the model's own counter (ctok), as compact and report
     assert "images in user: 1, 1 bytes (800×600)" in out
-    if session_cli._profiles() is not None:
-        from snapshot.profiles import image_tokens
+    from snapshot.profiles import image_tokens
 
-        assert f"billed {image_tokens('claude-sonnet-4-5', 800, 600):,} tokens" in out
+    assert f"billed {image_tokens('claude-sonnet-4-5', 800, 600):,} tokens" in out
 
 
 def test_context_unknown_model_is_one_line(ws: Store, capsys: pytest.CaptureFixture[str]) -> None:
-    if session_cli._profiles() is None:
-        pytest.skip("snapshot.profiles is not there yet: models cannot be checked")
     code, _, err = run(capsys, "context", "demo", "--model", "no-such-model-9")
     assert "no-such-model-9" in one_line_error(code, err)
 
@@ -301,7 +297,7 @@ def test_a_mid_turn_file_cannot_be_stored_until_moved(
 
 def test_bad_conv_arguments_and_store_files(ws: Store, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "tree", "../outside")
-    assert "neither a conversation stored" in one_line_error(code, err)
+    assert "is neither a file nor a conversation stored" in one_line_error(code, err)
     code, _, err = run(capsys, "tree", "demo", "--agent", "sub")
     assert "has no agent 'sub'" in one_line_error(code, err)
     path = ws.path_for("demo")

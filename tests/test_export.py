@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import os
@@ -509,6 +510,8 @@ def test_images_are_inline_base64_and_unusable_ones_are_noted(tmp_path: Path) ->
             ],
         ),
     )
+    # Path-referenced images are sent only from the transcript's own folder.
+    conv = dataclasses.replace(conv, source=str(tmp_path / "transcript.json"))
     a = export_anthropic(conv)
     check_anthropic(a.body)
     img = a.body["messages"][0]["content"][1]

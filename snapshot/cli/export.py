@@ -87,8 +87,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     notes = [*result.notes]
     if not isinstance(result.body, str):
         notes += limit_notes(result.body, args.to)
+    from snapshot.cli.terminal import safe_line
+
     for note in notes:
-        print(f"snapshot: note: {note}", file=sys.stderr)
+        print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
     if isinstance(result.body, str):
         sys.stdout.write(result.body)
     else:

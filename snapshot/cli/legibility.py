@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from snapshot.cli.argtypes import at_least, finite_float
 from snapshot.errors import SnapshotError
 
 READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--scale",
-        type=float,
+        type=finite_float(0.01, 16.0),
         nargs="+",
         help="resample factors to sweep, e.g. 1 0.9 0.75 0.555 0.5",
     )
@@ -51,10 +52,10 @@ def register(sub: Any) -> None:
         choices=FILTER_CHOICES,
         help="resampling filter(s) for scales below 1 (default: all, since providers do not publish theirs)",
     )
-    p.add_argument("--lines", type=int, default=24, help="hard lines per font (default 24)")
+    p.add_argument("--lines", type=at_least(1), default=24, help="hard lines per font (default 24)")
     p.add_argument("--seed", type=int, default=0, help="seed of the hard lines (default 0)")
     p.add_argument(
-        "--pairs", type=int, default=8, help="confusable pairs to list per font (default 8)"
+        "--pairs", type=at_least(0), default=8, help="confusable pairs to list per font (default 8)"
     )
     p.add_argument(
         "--page", metavar="PNG", help="measure this page (read by the oracle as ground truth)"
@@ -76,14 +77,24 @@ def register(sub: Any) -> None:
         "--reader", default="ocr", choices=("oracle", "ocr", "rapidocr", "tesseract", "live")
     )
     t.add_argument(
-        "--target", type=float, default=0.99, help="character accuracy to meet (default 0.99)"
+        "--target",
+        type=finite_float(0.0, 1.0),
+        default=0.99,
+        help="character accuracy to meet (default 0.99)",
     )
     t.add_argument("--font", action="append", help="fonts to try (repeatable)")
-    t.add_argument("--col-gap", type=int, nargs="+", help="extra column pitch values (default 0 1)")
-    t.add_argument("--row-gap", type=int, nargs="+", help="extra row pitch values (default 0 1 2)")
+    t.add_argument(
+        "--col-gap", type=at_least(0), nargs="+", help="extra column pitch values (default 0 1)"
+    )
+    t.add_argument(
+        "--row-gap", type=at_least(0), nargs="+", help="extra row pitch values (default 0 1 2)"
+    )
     t.add_argument("--ink", action="append", choices=("black-on-white", "white-on-black"))
     t.add_argument(
-        "--lines", type=int, default=40, help="hard lines read per candidate style (default 40)"
+        "--lines",
+        type=at_least(1),
+        default=40,
+        help="hard lines read per candidate style (default 40)",
     )
     t.add_argument("--seed", type=int, default=0)
     t.add_argument(

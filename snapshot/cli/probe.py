@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from snapshot.cli.argtypes import finite_float
+
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
@@ -47,7 +49,12 @@ def register(subparsers: Any) -> None:
         default=None,
         help="send requests to this endpoint instead of the provider's (a proxy or gateway)",
     )
-    p.add_argument("--timeout", type=float, default=180.0, help="seconds per request (default 180)")
+    p.add_argument(
+        "--timeout",
+        type=finite_float(0.1, 3600.0),
+        default=180.0,
+        help="seconds per request (default 180)",
+    )
     p.set_defaults(func=run)
 
 

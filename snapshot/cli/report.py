@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from snapshot.cli.argtypes import at_least, finite_float
 from snapshot.cli.conversation import conversation_arguments
 
 
@@ -31,17 +32,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
     )
-    p.add_argument("--workers", type=int, help="processes (default: one per core)")
-    p.add_argument("--limit", type=int, help="only the first N conversations")
+    p.add_argument("--workers", type=at_least(1), help="processes (default: one per core)")
+    p.add_argument("--limit", type=at_least(1), help="only the first N conversations")
     p.add_argument(
         "--ocr-rows",
-        type=int,
+        type=at_least(0),
         default=0,
         help="page rows per conversation and profile read by the real OCR engine, a seeded sample (needs the [ocr] extra)",
     )
     p.add_argument(
         "--budget-ratio",
-        type=float,
+        type=finite_float(0.0, 1.0),
         default=0.3,
         help="ladder budget as a share of each conversation's tokens (default 0.3)",
     )
@@ -80,17 +81,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument(
         "--model", required=True, help="the reader's model id (decides pages, prices, limits)"
     )
-    c.add_argument("--budget", type=int, required=True, help="token budget for the request")
+    c.add_argument("--budget", type=at_least(1), required=True, help="token budget for the request")
     c.add_argument(
         "--out", type=Path, required=True, help="folder for request.json, pages and record.json"
     )
     c.add_argument("--json", action="store_true", help="print the record as JSON")
     c.add_argument(
-        "--keep-turns", type=int, default=2, help="recent turns kept verbatim (default 2)"
+        "--keep-turns", type=at_least(0), default=2, help="recent turns kept verbatim (default 2)"
     )
     c.add_argument(
         "--factsheet",
-        type=int,
+        type=at_least(0),
         default=0,
         metavar="CHARS",
         help="exact identifiers beside the pages, within CHARS",
@@ -105,7 +106,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     c.add_argument(
         "--provider-limit",
-        type=int,
+        type=at_least(1),
         help="check the request with a simulated provider (offline stand-in) that counts exactly and rejects above this many tokens; the ladder recovers with free rungs",
     )
     c.set_defaults(func=cmd_compact)

@@ -16,10 +16,11 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from snapshot.cli.argtypes import at_least
 from snapshot.cli.conversation import conversation_arguments
+from snapshot.cli.terminal import safe_line
 
 if TYPE_CHECKING:
     from snapshot.transcript.model import Conversation, ImageBlock, Message
@@ -32,7 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p = subparsers.add_parser(
         "tree", parents=[common], help="show a conversation's message tree with the tip marked"
     )
-    p.add_argument("--width", type=int, default=100, help="truncate lines to this many characters")
+    p.add_argument(
+        "--width", type=at_least(0), default=100, help="truncate lines to this many characters"
+    )
     p.set_defaults(func=cmd_tree)
 
     p = subparsers.add_parser(
@@ -57,7 +60,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("label", metavar="LABEL", nargs="?", default=None)
     p.add_argument("--at", metavar="MESSAGE_ID", default=None, help="the message (default: tip)")
-    p.set_defaults(func=cmd_checkpoint)
+    # argparse binds an optional positional right after CONV; LABEL after options is taken late.
+    p.set_defaults(func=cmd_checkpoint, late_positional="label")
 
     p = subparsers.add_parser(
         "rewind",
@@ -72,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         parents=[common],
         help="trim to the newest messages that fit a token budget (a dry run unless --save)",
     )
-    p.add_argument("--budget", type=int, required=True, metavar="TOKENS")
+    p.add_argument("--budget", type=at_least(0), required=True, metavar="TOKENS")
     p.add_argument(
         "--model",
         default=None,
@@ -104,15 +108,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 @dataclass
 class Target:
+    """The conversation a command works on, and whether the store holds it yet."""
+
     store: Store
     conv: Conversation
-    stored: bool  # already in the workspace (else freshly imported, not yet saved)
+    stored: bool  # in the workspace (else freshly imported, not yet saved)
     source: str  # the file it was imported from, if any
+    imported: bool = False  # this command stored it (announced once)
 
     def reload(self) -> Conversation:
-        """The current stored state (call under the lock), or the imported conversation."""
-        if self.stored:
+        """The current stored state; call under the lock.
+
+        A file imported before the lock was taken may have been stored by a
+        concurrent command since: then the stored copy (with its checkpoints)
+        is what this command changes, never overwritten by a fresh import.
+        """
+        if self.stored or self.store.exists(self.conv.id, self.conv.agent):
             self.conv = self.store.load(self.conv.id, self.conv.agent)
+            self.stored = True
         return self.conv
 
     @property
@@ -121,69 +134,31 @@ class Target:
 
 
 def _note(text: str) -> None:
-    print(f"snapshot: {text}", file=sys.stderr)
+    print(f"snapshot: {safe_line(text)}", file=sys.stderr)
 
 
-def _pick_agent(agents: list[str], wanted: str | None, what: str) -> str:
-    from snapshot.errors import TranscriptError
-
-    if wanted is not None:
-        if wanted not in agents:
-            raise TranscriptError(
-                f"{what} has no agent {wanted!r}; agents: {', '.join(agents) or 'none'}"
-            )
-        return wanted
-    if "main" in agents:
-        return "main"
-    if len(agents) == 1:
-        return agents[0]
-    raise TranscriptError(f"{what} has several agents ({', '.join(agents)}); pick one with --agent")
+def _say(text: str) -> None:
+    """Print one line of a listing: transcript text and labels reach the terminal escaped."""
+    print(safe_line(text))
 
 
-def _resolve(args: argparse.Namespace) -> Target:
-    from snapshot.errors import TranscriptError
-    from snapshot.transcript.store import Store, is_store_file, validate_id
-
-    store = Store(args.workspace)
-    ident: str = args.conv
-    try:
-        validate_id(ident)
-        stored_agents = store.agents(ident)
-    except TranscriptError:
-        stored_agents = []
-    if stored_agents:
-        agent = _pick_agent(stored_agents, args.agent, f"stored conversation {ident!r}")
-        return Target(store, store.load(ident, agent), stored=True, source="")
-    path = Path(ident)
-    if not path.exists():
-        raise TranscriptError(
-            f"{ident!r} is neither a conversation stored in {store.root} nor a file; "
-            "give a stored id or the path of a transcript to import"
-        )
-    if is_store_file(path):
-        # <workspace>/<conversation id>/<agent>.json: work on it where it lies.
-        home = Store(path.parent.parent)
-        return Target(home, home.load(path.parent.name, path.stem), stored=True, source="")
-    return _import(store, path, args)
+def _row(*fields: str) -> None:
+    """Print a tab-separated row, each field escaped (a tab inside one is shown as \\t)."""
+    print("\t".join(safe_line(f) for f in fields))
 
 
-def _import(store: Store, path: Path, args: argparse.Namespace) -> Target:
-    from snapshot.errors import TranscriptError
-    from snapshot.transcript.formats import import_path, parse_select
+def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
+    from snapshot.cli.conversation import resolve
     from snapshot.transcript.store import safe_id
 
-    convs = import_path(path, format=args.format, select=parse_select(args.select))
-    if not convs:
-        raise TranscriptError(f"{path}: holds no conversation")
-    ids = list(dict.fromkeys(c.id for c in convs))
-    if len(ids) > 1:
-        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
-        raise TranscriptError(
-            f"{path} holds {len(ids)} conversations ({shown}); pick one with --select KEY=VALUE"
-        )
-    agents = [c.agent for c in convs]
-    agent = _pick_agent(agents, args.agent, str(path))
-    conv = next(c for c in convs if c.agent == agent)
+    found = resolve(args)
+    if found.stored:
+        if writes:
+            found.store.check_writable()
+        return Target(found.store, found.conv, stored=True, source="")
+    store, conv, path = found.store, found.conv, found.path
+    if writes:
+        store.check_writable()
     # File names come from ids; an id that cannot be one is mapped, not refused.
     new_id, new_agent = safe_id(conv.id), safe_id(conv.agent)
     if (new_id, new_agent) != (conv.id, conv.agent):
@@ -288,26 +263,26 @@ def cmd_tree(args: argparse.Namespace) -> int:
     fanout = Counter(m.parent for m in conv.messages if m.parent is not None)
     branches = sum(1 for n in fanout.values() if n > 1)
     where = "stored" if t.stored else f"imported from {t.source}, not stored"
-    print(
+    _say(
         f"{t.name} ({where}): {len(conv.messages)} messages, {branches} branch point"
         f"{'s' if branches != 1 else ''}, tip {conv.tip}  (* tip, • path to the tip)"
     )
     for line in tree_lines(conv, labels, args.width):
-        print(line)
+        _say(line)
     return 0
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import branch
 
-    t = _resolve(args)
+    t = _resolve(args, writes=True)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         old = conv.tip
         new = branch(conv, args.to)
         t.store.save(new)
         _announce_stored(t)
-    print(
+    _say(
         f"{t.name}: tip moved from {old} to {new.tip}; nothing was deleted "
         f"(snapshot branch {t.conv.id} --to {old} switches back)"
     )
@@ -328,22 +303,29 @@ def _free_fork_id(store: Store, base: str, agent: str) -> str:
 def cmd_fork(args: argparse.Namespace) -> int:
     from snapshot.errors import TranscriptError
     from snapshot.transcript.store import validate_id
-    from snapshot.transcript.tree import fork
+    from snapshot.transcript.tree import check_turn_boundary, fork
 
-    t = _resolve(args)
+    t = _resolve(args, writes=True)
     src = t.conv
     new_id = args.new_id or _free_fork_id(t.store, src.id, src.agent)
     validate_id(new_id, "--id")
+    # Everything that can refuse runs before the lock makes the new folder.
+    forked = fork(src, new_id, at=args.at)
+    check_turn_boundary(forked)
+    if t.store.exists(new_id, src.agent):
+        raise TranscriptError(
+            f"conversation {new_id}/{src.agent} already exists in {t.store.root}; "
+            "choose another --id"
+        )
     with t.store.lock(new_id, src.agent):
         if t.store.exists(new_id, src.agent):
             raise TranscriptError(
                 f"conversation {new_id}/{src.agent} already exists in {t.store.root}; "
                 "choose another --id"
             )
-        forked = fork(src, new_id, at=args.at)
         path = t.store.save(forked)
     from_file = f" (imported from {t.source}; the source is unchanged)" if not t.stored else ""
-    print(
+    _say(
         f"forked {t.name} at {args.at or src.tip} into {forked.id}/{forked.agent}{from_file}: "
         f"{len(forked.messages)} messages with fresh ids, tip {forked.tip}, stored in {path}"
     )
@@ -353,7 +335,7 @@ def cmd_fork(args: argparse.Namespace) -> int:
 def cmd_checkpoint(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import add_checkpoint, reconcile_checkpoints
 
-    t = _resolve(args)
+    t = _resolve(args, writes=args.label is not None)
     if args.label is None:
         if args.at is not None:
             from snapshot.errors import TranscriptError
@@ -362,11 +344,11 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
         cps = t.store.load_checkpoints(t.conv.id, t.conv.agent) if t.stored else ()
         report = reconcile_checkpoints(t.conv, cps)
         if not cps:
-            print(f"{t.name}: no checkpoints")
+            _say(f"{t.name}: no checkpoints")
         for c in report.kept:
-            print(f"{c.label}\t{c.message}\t{describe(t.conv.get(c.message))[:80]}")
+            _row(c.label, c.message, describe(t.conv.get(c.message))[:80])
         for d in report.dropped:
-            print(f"{d.checkpoint.label}\t{d.checkpoint.message}\t(stale: {d.reason})")
+            _row(d.checkpoint.label, d.checkpoint.message, f"(stale: {d.reason})")
         return 0
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
@@ -379,64 +361,64 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
         t.store.save_checkpoints(conv.id, conv.agent, updated)
     for d in report.dropped:
         _note(f"dropped checkpoint {d.checkpoint.label!r}: {d.reason}")
-    print(f"{t.name}: checkpoint {args.label!r} on {updated[-1].message}")
+    _say(f"{t.name}: checkpoint {args.label!r} on {updated[-1].message}")
     return 0
 
 
 def cmd_rewind(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import rewind
 
-    t = _resolve(args)
+    t = _resolve(args, writes=True)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
         result = rewind(conv, cps, args.label)
         t.store.save(result.conversation)
-    print(
+    _say(
         f"{t.name}: rewound to {args.label!r} ({result.checkpoint.message}), tip was {conv.tip}; "
         f"{len(result.abandoned)} message(s) stay on the abandoned branch"
     )
-    print(f"kept extract: {result.extract}")
+    _say(f"kept extract: {result.extract}")
     return 0
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import branch, retry_point
 
-    t = _resolve(args)
+    t = _resolve(args, writes=True)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         point = retry_point(conv)
         if not point.ready or point.message is None:
-            print(f"{t.name}: {point.reason}")
+            _say(f"{t.name}: {point.reason}")
             return 1
         t.store.save(branch(conv, point.message))
         _announce_stored(t)
-    print(f"{t.name}: tip moved from {conv.tip} to {point.message}; {point.reason}")
+    _say(f"{t.name}: tip moved from {conv.tip} to {point.message}; {point.reason}")
     return 0
 
 
-def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
+def _estimator(model: str | None, conv: Conversation) -> tuple[Callable[[Message], int], str]:
     """The per-message token estimate for trimming, and words saying what it is."""
-    from snapshot.errors import SnapshotError
     from snapshot.transcript.tree import IMAGE_TOKEN_ESTIMATE, estimate_tokens
 
     if model is None:
         return estimate_tokens, f"chars/4, {IMAGE_TOKEN_ESTIMATE} an image"
-    profiles = _profiles()
-    if profiles is None:
-        raise SnapshotError("--model needs snapshot.profiles, which is not installed yet")
+    from snapshot import profiles
+    from snapshot.transcript.images import image_roots, image_size
+
     profile = profiles.profile_for(model)
-    vision = bool(getattr(profile, "vision", True))
+    vision = profile.vision
     from snapshot.ladder.target import target_for
 
     reader = target_for(profile)  # the one text counter (exact / reconstruction / estimate)
+    roots = image_roots(conv)
 
     def estimate(m: Message) -> int:
         tokens = reader.text_tokens_for_chars(m, m.chars())
         if vision:
             for img in m.images():
-                size = _image_size(img)
+                size = image_size(img, roots)
                 tokens += (
                     int(profiles.image_tokens(profile, *size)) if size else IMAGE_TOKEN_ESTIMATE
                 )
@@ -449,8 +431,8 @@ def _estimator(model: str | None) -> tuple[Callable[[Message], int], str]:
 def cmd_resume(args: argparse.Namespace) -> int:
     from snapshot.transcript.tree import trim_for_resume
 
-    estimate, how = _estimator(args.model)
-    t = _resolve(args)
+    t = _resolve(args, writes=args.save)
+    estimate, how = _estimator(args.model, t.conv)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
@@ -462,30 +444,28 @@ def cmd_resume(args: argparse.Namespace) -> int:
     path_len = len(conv.path()) if conv.tip is not None else 0
     off_path = len(conv.messages) - path_len
     first = kept.meta.get("resume_trim", {}).get("first_kept") if trim.dropped else None
-    print(
+    _say(
         f"{t.name}: keeps {len(kept.messages)} of {len(conv.messages)} messages, "
         f"~{trim.tokens:,} of {args.budget:,} tokens (estimate: {how})"
         + (f"; the kept tail starts at {first}" if first else "")
     )
     if trim.dropped:
-        print(
+        _say(
             f"drops {len(trim.dropped)} message(s): {len(trim.dropped) - off_path} old ones on the "
             f"path, {off_path} on abandoned branches"
         )
     if trim.over_budget:
-        print(
-            "over budget: no smaller tail can be sent without cutting a tool call from its result"
-        )
+        _say("over budget: no smaller tail can be sent without cutting a tool call from its result")
     for c in trim.checkpoints.kept:
-        print(f"checkpoint {c.label!r} kept on {c.message}")
+        _say(f"checkpoint {c.label!r} kept on {c.message}")
     for d in trim.checkpoints.dropped:
-        print(f"checkpoint {d.checkpoint.label!r} dropped: {d.reason}")
+        _say(f"checkpoint {d.checkpoint.label!r} dropped: {d.reason}")
     if not trim.dropped:
-        print("nothing to trim")
+        _say("nothing to trim")
     elif args.save:
-        print(f"stored the trimmed conversation in {t.store.path_for(kept.id, kept.agent)}")
+        _say(f"stored the trimmed conversation in {t.store.path_for(kept.id, kept.agent)}")
     else:
-        print(
+        _say(
             "dry run: nothing written; --save stores the trimmed conversation (fork first to keep both)"
         )
     return 0
@@ -494,47 +474,20 @@ def cmd_resume(args: argparse.Namespace) -> int:
 # --- context ----------------------------------------------------------------------------
 
 
-def _image_size(img: ImageBlock) -> tuple[int, int] | None:
-    if img.width and img.height:
-        return img.width, img.height
-    try:
-        import io
-
-        from PIL import Image
-
-        with Image.open(io.BytesIO(img.load_bytes())) as im:  # reads the header only
-            return int(im.size[0]), int(im.size[1])
-    except Exception:  # an unreadable image is reported as of unknown size
-        return None
-
-
-def _profiles() -> Any | None:
-    """``snapshot.profiles`` once it provides ``image_tokens`` (issue 3), else None."""
-    import importlib
-
-    try:
-        module = importlib.import_module("snapshot.profiles")
-    except ModuleNotFoundError as exc:
-        if exc.name == "snapshot.profiles":
-            return None
-        raise
-    if not hasattr(module, "image_tokens") or not hasattr(module, "profile_for"):
-        return None
-    return module
-
-
 def cmd_context(args: argparse.Namespace) -> int:
     from snapshot.ladder.target import split_by_chars, target_for
+    from snapshot.transcript.images import image_roots, image_size
     from snapshot.transcript.tree import CONTEXT_KINDS, context_share
 
     t = _resolve(args)
     conv = t.conv
-    profiles = _profiles()
-    profile = profiles.profile_for(args.model) if profiles is not None else None  # unknown → error
+    from snapshot import profiles
+
+    profile = profiles.profile_for(args.model)  # an unknown model is an error
     path = conv.path() if conv.tip is not None else ()
     share = context_share(path)
     # One counter for context, compact and report: the reader's (snapshot.ladder.target).
-    reader = target_for(profile if profile is not None else args.model)
+    reader = target_for(profile)
     counted = reader.context_tokens(path)
     text_tokens = split_by_chars(counted.text, {k: share.chars[k] for k in CONTEXT_KINDS})
     if args.json:
@@ -552,25 +505,25 @@ def cmd_context(args: argparse.Namespace) -> int:
         }
         print(json.dumps(record, indent=2))
         return 0
-    vision = bool(getattr(profile, "vision", True)) if profile is not None else True
+    vision = profile.vision
 
     image_rows: list[tuple[str, int, tuple[int, int] | None, int | None]] = []
     for kind, img in share.images:
-        size = _image_size(img)
+        size = image_size(img, image_roots(conv))
         billed: int | None = None
-        if profile is not None and size is not None:
-            billed = int(profiles.image_tokens(profile, *size)) if vision else 0  # type: ignore[union-attr]
+        if size is not None:
+            billed = int(profiles.image_tokens(profile, *size)) if vision else 0
         image_rows.append((kind, img.size, size, billed))
 
-    print(f"{t.name}: {len(path)} messages on the path to {conv.tip}, model {args.model}")
+    _say(f"{t.name}: {len(path)} messages on the path to {conv.tip}, model {args.model}")
     total_text = sum(text_tokens.values())
     image_billed = sum(b for *_, b in image_rows if b is not None)
     grand = total_text + image_billed
-    print(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
+    _say(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
     for kind in CONTEXT_KINDS:
         pct = 100 * text_tokens[kind] / grand if grand else 0.0
-        print(f"{kind:14}{share.chars[kind]:>12,}{text_tokens[kind]:>16,}{pct:>7.1f}%")
-    print(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
+        _say(f"{kind:14}{share.chars[kind]:>12,}{text_tokens[kind]:>16,}{pct:>7.1f}%")
+    _say(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
 
     by_kind: dict[str, list[tuple[int, tuple[int, int] | None, int | None]]] = {}
     for kind, nbytes, size, billed in image_rows:
@@ -584,24 +537,18 @@ def cmd_context(args: argparse.Namespace) -> int:
             sizes[key] = sizes.get(key, 0) + 1
         shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(sizes.items())[:6])
         line = f"images in {kind}: {len(rows)}, {nbytes:,} bytes ({shown})"
-        if profile is not None:
-            billed = sum(r[2] or 0 for r in rows)
-            pct = 100 * billed / grand if grand else 0.0
-            line += f"; billed {billed:,} tokens ({pct:.1f}%)"
-            if unknown:
-                line += f", {unknown} of unknown size not priced"
-        print(line)
+        billed = sum(r[2] or 0 for r in rows)
+        pct = 100 * billed / grand if grand else 0.0
+        line += f"; billed {billed:,} tokens ({pct:.1f}%)"
+        if unknown:
+            line += f", {unknown} of unknown size not priced"
+        _say(line)
     if not image_rows:
-        print("images: none")
-    if profiles is None:
-        print(
-            f"image billing: unavailable (snapshot.profiles is not installed yet); "
-            f"model {args.model!r} was not checked"
-        )
-    elif not vision:
-        print(f"image billing: {args.model} cannot see images; they would be dropped (0 tokens)")
+        _say("images: none")
+    if not vision:
+        _say(f"image billing: {args.model} cannot see images; they would be dropped (0 tokens)")
     else:
-        print(
+        _say(
             f"total: {counted.total:,} tokens (text: {counted.counter}; images per the "
             f"{args.model} profile)"
         )

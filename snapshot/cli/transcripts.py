@@ -99,8 +99,10 @@ def run_import(args: argparse.Namespace) -> int:
         _print_table(rows)
         if args.out:
             print(f"wrote {len(conversations)} conversations to {args.out}")
+    from snapshot.cli.terminal import safe_line
+
     for failure in failures:
-        print(f"snapshot: warning: {failure}", file=sys.stderr)
+        print(f"snapshot: warning: {safe_line(failure)}", file=sys.stderr)
     return 1 if failures else 0
 
 
@@ -183,10 +185,12 @@ def _summary(conv: Conversation) -> dict[str, Any]:
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
     header = ("conversation", "agent", "format", "msgs", "calls", "images", "chars", "warn")
+    from snapshot.cli.terminal import safe_line
+
     lines = [header] + [
         (
-            str(r["id"]),
-            str(r["agent"]),
+            safe_line(str(r["id"])),
+            safe_line(str(r["agent"])),
             str(r["format"]),
             str(r["messages"]),
             str(r["tool_calls"]),
@@ -202,9 +206,9 @@ def _print_table(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         if not r["warnings"]:
             continue
-        print(f"\n{r['id']} ({r['agent']}): {len(r['warnings'])} warnings")
+        print(safe_line(f"\n{r['id']} ({r['agent']}): {len(r['warnings'])} warnings", keep="\n"))
         for w in r["warnings"][:SHOWN_WARNINGS]:
-            print(f"  - {w}")
+            print(f"  - {safe_line(w)}")
         if len(r["warnings"]) > SHOWN_WARNINGS:
             print(f"  ... {len(r['warnings']) - SHOWN_WARNINGS} more (--json shows all)")
 

@@ -131,11 +131,13 @@ class LiveSummarizer:
     timeout: float = 600.0
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
+        from snapshot.legibility.live import guarded_call, redact_reply
+
         prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
-        if self.model.startswith(("claude", "anthropic")):
-            text = self._anthropic(prompt)
-        else:
-            text = self._openai(prompt)
+        claude = self.model.startswith(("claude", "anthropic"))
+        call = self._anthropic if claude else self._openai
+        # No key in the summary, the request file or an error, even if the server echoes it.
+        text = redact_reply(guarded_call(f"{self.model}: live summary", lambda: call(prompt)))
         return Summary(
             text=text,
             source="model",

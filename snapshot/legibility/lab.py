@@ -37,11 +37,9 @@ class ProviderView:
 
 
 def provider_view(model: str) -> ProviderView:
-    """Read the profile; a missing profiles module or unknown model is said plainly."""
-    try:
-        from snapshot import profiles
-    except ImportError:
-        return ProviderView(model, None, None, 1.0, "snapshot.profiles is not available here")
+    """Read the profile; an unknown model raises :class:`snapshot.errors.UnknownModelError`."""
+    from snapshot import profiles
+
     profile = profiles.profile_for(model)  # UnknownModelError is a SnapshotError
     w, h = (int(v) for v in profile.geometry().size)
     sw, sh = seen_size(profile, w, h)

@@ -30,9 +30,9 @@ import importlib
 import logging
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility.records import redact
@@ -58,6 +58,8 @@ class MissingKeyError(LiveError):
 class MissingExtraError(LiveError, ImportError):
     """The provider's SDK (optional extra ``[live]``) is not installed."""
 
+
+T = TypeVar("T")
 
 # Environment variables holding each provider's key, in order of preference.
 KEY_ENV: dict[Provider, tuple[str, ...]] = {
@@ -314,6 +316,60 @@ def _redacting_logs(secrets: tuple[str, ...]) -> Iterator[None]:
     finally:
         for lg in loggers:
             lg.removeFilter(flt)
+
+
+def guarded_call(what: str, call: Callable[[], T], secrets: Sequence[str] = ()) -> T:
+    """Run one SDK call so that no key can leave through its errors or its logs.
+
+    Any exception the SDK raises (HTTP 401, a dead endpoint, validation) becomes
+    one-line :class:`LiveError` naming ``what`` with every key in ``secrets`` and
+    in the environment redacted; the reply itself is the caller's to pass
+    through :func:`redact_reply`.
+
+    Parameters
+    ----------
+    what : str
+        Names the call in the error (``"claude-sonnet-4-5: live summary"``).
+    call : callable
+        The SDK call, taking no arguments.
+    secrets : sequence of str
+        Keys to redact besides those in the environment.
+
+    Returns
+    -------
+    object
+        What ``call`` returned.
+
+    Raises
+    ------
+    LiveError
+
+    Examples
+    --------
+    >>> def fails() -> None:
+    ...     raise RuntimeError("401: key sk-ant-abcdefghijklmnopqrstu is invalid")
+    >>> try:
+    ...     guarded_call("m: live summary", fails)
+    ... except LiveError as exc:
+    ...     print(exc)
+    m: live summary failed (RuntimeError): 401: key [REDACTED] is invalid
+    """
+    all_secrets = (*secrets, *env_secrets())
+    try:
+        with _redacting_logs(all_secrets):
+            return call()
+    except SnapshotError:
+        raise
+    except Exception as exc:
+        detail = " ".join(str(exc).split())[:400]
+        raise LiveError(
+            redact(f"{what} failed ({type(exc).__name__}): {detail}", all_secrets)
+        ) from None
+
+
+def redact_reply(text: str, secrets: Sequence[str] = ()) -> str:
+    """A model's reply with every key redacted: a server may echo the key it was sent."""
+    return redact(text, (*secrets, *env_secrets()))
 
 
 def ask(

@@ -150,10 +150,8 @@ def _fmt(x: float) -> str:
 
 def profile_facts() -> list[str]:
     """What each profile's provider does to the profile's own page."""
-    try:
-        from snapshot.profiles import all_profiles
-    except ImportError:
-        return ["snapshot.profiles is not available in this build."]
+    from snapshot.profiles import all_profiles
+
     out = ["| model | font | page | provider sees | scheme |", "|---|---|---|---|---|"]
     for p in all_profiles():
         if not p.vision:

@@ -150,6 +150,10 @@ def load_profiles(path: str | Path) -> dict[str, Profile]:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"profile file {p} is not UTF-8 text (bad byte at {exc.start}); save it as UTF-8"
+        ) from exc
     except OSError as exc:
         raise InputError(f"cannot read profile file {p}: {exc.strerror or exc}") from exc
     try:

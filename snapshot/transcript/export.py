@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.images import ImageRefused, image_roots, read_image
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -386,8 +387,9 @@ def _images_after_results(
 class _Images:
     """Loads image bytes for export, turning unusable images into notes."""
 
-    def __init__(self, notes: list[str]) -> None:
+    def __init__(self, notes: list[str], conv: Conversation) -> None:
         self.notes = notes
+        self.roots, self.refused = image_roots(conv), dict[int, str]()  # only from its folder
 
     def payload(self, img: ImageBlock, where: str) -> tuple[str, str] | None:
         """``(media type, base64)`` or None (a note was added)."""
@@ -397,16 +399,17 @@ class _Images:
             )
             return None
         try:
-            data = img.load_bytes()
-        except TranscriptError as exc:
+            data = read_image(img, self.roots)
+        except ImageRefused as exc:
             self.notes.append(f"{where}: image left out: {exc}")
+            self.refused[id(img)] = exc.reason
             return None
         return img.media_type, base64.b64encode(data).decode("ascii")
 
-    @staticmethod
-    def placeholder(img: ImageBlock) -> str:
+    def placeholder(self, img: ImageBlock) -> str:
         name = img.origin or img.path or "image"
-        return f"[image {name} not included]"
+        why = f": {self.refused[id(img)]}" if id(img) in self.refused else ""
+        return f"[image {name} not included{why}]"
 
     def in_assistant(self, img: ImageBlock, turn_id: str) -> str:
         """The text an image in an assistant turn becomes (noted): only Gemini takes one there."""
@@ -423,7 +426,7 @@ def export_anthropic(
     """An Anthropic Messages API request body for the conversation's path."""
     plan = _plan(conv)
     notes = plan.notes
-    images = _Images(notes)
+    images = _Images(notes, conv)
     messages: list[dict[str, Any]] = []
     unsigned = 0
 
@@ -547,7 +550,7 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
     """
     plan = _plan(conv)
     notes = plan.notes
-    images = _Images(notes)
+    images = _Images(notes, conv)
     messages: list[dict[str, Any]] = []
     thinking = 0
     if plan.system:
@@ -641,7 +644,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     """An OpenAI Responses API request body (``input`` items) for the conversation's path."""
     plan = _plan(conv)
     notes = plan.notes
-    images = _Images(notes)
+    images = _Images(notes, conv)
     items: list[dict[str, Any]] = []
     thinking = 0
 
@@ -741,7 +744,7 @@ def export_gemini(conv: Conversation) -> Export:
     """
     plan = _plan(conv)
     notes = plan.notes
-    images = _Images(notes)
+    images = _Images(notes, conv)
     contents: list[dict[str, Any]] = []
     thinking = 0
 

@@ -16,9 +16,17 @@ Guarantees, and why each exists:
   and fsynced, renamed over the old file (rename is atomic within one file
   system) and the directory is fsynced so the rename itself is durable. A crash
   at any instant leaves either the old complete file or the new complete one.
-- Serialized. Writers of one conversation/agent take an exclusive
-  ``fcntl.flock`` on the lock file; :meth:`Store.update` holds it across
-  load-modify-save so two writers cannot each drop the other's turn.
+- Serialized. Writers of one conversation/agent take an exclusive lock on the
+  lock file (``filelock``, so the package imports and locks on Windows too);
+  :meth:`Store.update` holds it across load-modify-save so two writers cannot
+  each drop the other's turn. A lock path that is a symlink, a folder or
+  anything but a plain file is refused rather than followed.
+- Encodable. Text that cannot be written as UTF-8 (lone surrogates from a
+  truncated emoji) is replaced by U+FFFD and counted in the conversation's
+  warnings before it is written, so every stored conversation can be read,
+  written and exported again.
+- Checked first. :meth:`Store.check_writable` refuses a read-only or
+  unwritable workspace before a command does any work.
 - Safe names. Conversation ids and agent names become path components, so they
   are validated (no separators, no ``..``, no absolute paths, a plain charset,
   bounded length) before any path is built.
@@ -39,18 +47,22 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import hashlib
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import filelock
+
 from snapshot.errors import TranscriptError
+from snapshot.transcript.encodable import encodable_value
+from snapshot.transcript.files import read_regular_file
 from snapshot.transcript.model import Conversation, conversation_from_dict, conversation_to_dict
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
@@ -162,9 +174,14 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
     return doc
 
 
+# A store file beyond this is not one the store wrote (its writers hold the
+# whole conversation in memory anyway); refusing it beats exhausting memory.
+MAX_STORE_FILE_BYTES = 1 << 30
+
+
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        raw = path.read_bytes()
+        raw = read_regular_file(path, MAX_STORE_FILE_BYTES)
     except FileNotFoundError:
         raise
     except OSError as exc:
@@ -188,10 +205,19 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def is_store_file(path: Path) -> bool:
     """Whether ``path`` is a conversation file this store wrote (not a checkpoints file)."""
-    if not path.is_file() or path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
+    if path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
         return False
-    with path.open("rb") as fh:
-        head = fh.read(64)
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return False
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return False
     # The store writes compact JSON starting with its version key.
     return head.startswith(b'{"schema_version":')
 
@@ -304,6 +330,22 @@ class Store:
         return self.conversation_dir(conv_id) / f"{validate_id(agent, 'agent name')}.lock"
 
     # locking
+    def _checked_lock_path(self, conv_id: str, agent: str) -> Path:
+        lock_path = self._lock_path(conv_id, agent)
+        try:
+            st = os.lstat(lock_path)
+        except FileNotFoundError:
+            return lock_path
+        except OSError as exc:
+            raise TranscriptError(f"{lock_path}: cannot be used as a lock: {exc.strerror}") from exc
+        if not stat.S_ISREG(st.st_mode):
+            what = "a symlink" if stat.S_ISLNK(st.st_mode) else "not a plain file"
+            raise TranscriptError(
+                f"{lock_path} is {what}; the store's lock must be a plain file it created: "
+                "remove it and try again"
+            )
+        return lock_path
+
     @contextlib.contextmanager
     def lock(self, conv_id: str, agent: str = "main") -> Iterator[None]:
         """Hold the exclusive writer lock of one conversation/agent (re-entrant in one thread)."""
@@ -317,17 +359,40 @@ class Store:
                 held[lock_path] -= 1
             return
         make_dirs_durably(lock_path.parent)
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        self._checked_lock_path(conv_id, agent)
+        flock = filelock.FileLock(str(lock_path))
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            flock.acquire()
+        except OSError as exc:
+            raise TranscriptError(
+                f"{lock_path}: cannot take the store's lock ({exc.strerror or exc}); "
+                "pick a workspace you can write to"
+            ) from exc
+        try:
             held[lock_path] = 1
             try:
                 yield
             finally:
                 held.pop(lock_path, None)
-                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            os.close(fd)
+            flock.release()
+
+    def check_writable(self) -> None:
+        """Raise :class:`TranscriptError` now if saving into this workspace would fail.
+
+        The workspace, or the nearest folder above it that exists, must be a
+        folder this process may write into (a read-only mount counts as not).
+        """
+        d = self.root
+        while not d.exists() and d.parent != d:
+            d = d.parent
+        if not d.is_dir():
+            raise TranscriptError(f"{d} is not a folder; pick another workspace (--workspace)")
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise TranscriptError(
+                f"{d} cannot be written (read-only or not yours); nothing was changed; "
+                "pick a workspace you can write to (--workspace)"
+            )
 
     # listing
     def exists(self, conv_id: str, agent: str = "main") -> bool:
@@ -357,8 +422,14 @@ class Store:
         """Write ``conv`` atomically; refuses a conversation that is mid-turn."""
         path = self.path_for(conv.id, conv.agent)
         check_turn_boundary(conv)
-        doc = {"schema_version": SCHEMA_VERSION, "conversation": conversation_to_dict(conv)}
-        data = _dumps(doc)
+        record, replaced = encodable_value(conversation_to_dict(conv))
+        if replaced:
+            record["warnings"] = [
+                *record["warnings"],
+                f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+                "when stored",
+            ]
+        data = _dumps({"schema_version": SCHEMA_VERSION, "conversation": record})
         with self.lock(conv.id, conv.agent):
             self._remove_stale_temps(path)
             self._write(path, data)
@@ -393,6 +464,13 @@ class Store:
         record = doc.get("conversation")
         if not isinstance(record, Mapping):
             raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
+        # A file written by hand (or by an older snapshot) may spell lone surrogates.
+        record, replaced = encodable_value(record)
+        if replaced and isinstance(record.get("warnings"), list):
+            record["warnings"].append(
+                f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+                "when loaded"
+            )
         try:
             conv = conversation_from_dict(record)
         except TranscriptError as exc:
@@ -468,6 +546,7 @@ class Store:
             "agent": agent,
             "checkpoints": [{"label": c.label, "message": c.message} for c in checkpoints],
         }
+        doc, _ = encodable_value(doc)
         with self.lock(conv_id, agent):
             self._remove_stale_temps(path)
             self._write(path, _dumps(doc))

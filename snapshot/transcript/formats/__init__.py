@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.encodable import encodable_conversation
+from snapshot.transcript.files import require_regular_file
 from snapshot.transcript.model import Conversation
 
 # Order matters for detection: more specific formats first.
@@ -103,6 +105,7 @@ def get_format(name: str) -> Format:
 def _head(path: Path) -> bytes:
     if path.is_dir():
         return b""
+    require_regular_file(path)  # a FIFO or /dev/zero would hang the sniff
     with path.open("rb") as fh:
         return fh.read(SNIFF_BYTES)
 
@@ -136,9 +139,36 @@ def import_path(
 ) -> list[Conversation]:
     """Every conversation in ``path``, auto-detecting the format unless given."""
     p = Path(path)
+    if not p.is_dir():
+        require_regular_file(p)
     fmt = get_format(format) if format else detect(p)
-    conversations = fmt.load(p, ImportOptions(select=dict(select or {})))
+    conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
     if select and not conversations:
         wanted = ", ".join(f"{k}={v}" for k, v in select.items())
         raise TranscriptError(f"{p}: no conversation matches --select {wanted}")
     return conversations
+
+
+# What an importer raises when a field has the wrong type (a list-valued
+# ``type``, an integer ``tool_calls``): a bad file, reported as one.
+_SHAPE_ERRORS = (TypeError, KeyError, AttributeError, IndexError)
+
+
+def _guarded_load(fmt: Format, path: Path, options: ImportOptions) -> list[Conversation]:
+    """``fmt.load``, with wrong-typed input reported as a :class:`TranscriptError`
+    naming the file and record, and every conversation made encodable (U+FFFD, counted)."""
+    from snapshot.transcript.formats._common import current_record
+
+    token = current_record.set(None)
+    try:
+        conversations = fmt.load(path, options)
+    except _SHAPE_ERRORS as exc:
+        where = f"{path}:{current_record.get()}" if current_record.get() else str(path)
+        kind = "a required field is missing" if isinstance(exc, KeyError) else "a wrong-typed field"
+        raise TranscriptError(
+            f"{where}: not a valid {fmt.name} record ({kind}: {type(exc).__name__}: {exc}); "
+            "fix the record or force another format with --format"
+        ) from exc
+    finally:
+        current_record.reset(token)
+    return [encodable_conversation(c) for c in conversations]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import io
+import contextvars
 import json
 import re
 import sys
@@ -30,9 +30,18 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from warnings import catch_warnings, simplefilter
 
 from snapshot.errors import TranscriptError
+
+# The one image-header reader and the path-checked file reader live in images.py.
+from snapshot.transcript.images import (  # noqa: F401  (re-exported for the importers)
+    MAX_IMAGE_PIXELS,
+    ImageTooLarge,
+    check_pixel_count,
+    image_file_header,
+    image_from_file,
+    image_header,
+)
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -43,6 +52,12 @@ from snapshot.transcript.model import (
 )
 
 # --- record-by-record logs: capped warnings, lenient JSON reading -------------
+
+# The line of the record being imported, so an importer's crash on a
+# wrong-typed field can be reported as "file:line" (formats.import_path).
+current_record: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "current_record", default=None
+)
 
 # One record larger than this is skipped with a warning instead of being
 # parsed: real records top out at a few MB (pasted screenshots, huge tool
@@ -189,6 +204,7 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
                 reason = json_limit_reason(exc)
                 warnings.add(f"{path}:{lineno}: unreadable JSON ({reason}); line skipped", "json")
                 continue
+            current_record.set(lineno)
             yield lineno, record
 
 
@@ -282,6 +298,19 @@ def head_records(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
     return out
 
 
+def str_field(record: Mapping[str, Any], key: str) -> str | None:
+    """``record[key]`` when it is a string, else None: a list- or object-valued ``type``
+    must not reach a set or dict lookup (``unhashable type``) or a string method."""
+    value = record.get(key)
+    return value if isinstance(value, str) else None
+
+
+def list_field(record: Mapping[str, Any], key: str) -> list[Any]:
+    """``record[key]`` when it is a list, else an empty list (``"tool_calls": 5`` holds no calls)."""
+    value = record.get(key)
+    return value if isinstance(value, list) else []
+
+
 def content_text(content: Any) -> str:
     """Chat message content → text; newer runs may use a list of typed parts."""
     if content is None:
@@ -336,12 +365,6 @@ def matches_select(values: Mapping[str, Any], select: Mapping[str, str]) -> bool
 
 # --- request bodies and trajectory files: warning lists, strict JSON reading -----
 
-# Images larger than this many pixels are refused at import: a header claiming
-# 50 000 x 50 000 is a decompression bomb waiting for whoever decodes it later.
-MAX_IMAGE_PIXELS = 1 << 28
-
-_PIL_FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "GIF": "image/gif", "WEBP": "image/webp"}
-
 
 def load_json(path: Path) -> Any:
     """Parse a whole JSON file; a syntax error names the file, line and column.
@@ -382,7 +405,9 @@ def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]
             if not line.strip():
                 continue
             try:
-                yield lineno, json.loads(line)
+                record = json.loads(line)
+                current_record.set(lineno)
+                yield lineno, record
             except json.JSONDecodeError as exc:
                 warnings_out.append(f"{path}:{lineno}: malformed JSON line skipped ({exc.msg})")
             except RecursionError:
@@ -408,59 +433,6 @@ def starts_like_tau_runs(text: str) -> bool:
     return _TAU_RUNS_START.match(text) is not None
 
 
-class ImageTooLarge(TranscriptError):
-    """An image header claims more pixels than is safe to keep: a decompression bomb."""
-
-
-def check_pixel_count(width: int, height: int) -> None:
-    """Raise :class:`ImageTooLarge` when ``width`` x ``height`` exceeds :data:`MAX_IMAGE_PIXELS`."""
-    if width * height > MAX_IMAGE_PIXELS:
-        raise ImageTooLarge(f"image claims {width}x{height} pixels, more than is safe to keep")
-
-
-def image_header(data: bytes) -> tuple[str, int, int]:
-    """``(media type, width, height)`` from an encoded image's header.
-
-    Pillow's ``open`` reads only the header; pixels are never decoded here.
-    Raises :class:`TranscriptError` when the bytes are not a PNG/JPEG/GIF/WebP
-    image or claim more than :data:`MAX_IMAGE_PIXELS` pixels (:class:`ImageTooLarge`
-    when too large; Pillow's own bomb check, at twice ``PIL.Image.MAX_IMAGE_PIXELS``,
-    may refuse an image first).
-    """
-    from PIL import Image
-
-    try:
-        with catch_warnings():
-            simplefilter("ignore")  # Pillow's bomb warning: we apply our own cap
-            with Image.open(io.BytesIO(data)) as img:
-                fmt = img.format or ""
-                width, height = img.size
-    except Image.DecompressionBombError as exc:
-        raise ImageTooLarge(f"image too large to be safe: {exc}") from exc
-    except Exception as exc:  # Pillow raises many types for garbage bytes
-        raise TranscriptError(
-            f"not an image ({len(data)} bytes starting {data[:8]!r}): {exc}"
-        ) from exc
-    media_type = _PIL_FORMATS.get(fmt)
-    if media_type is None:
-        raise TranscriptError(f"unsupported image format {fmt or 'unknown'!r}")
-    check_pixel_count(width, height)
-    return media_type, width, height
-
-
-def image_file_header(path: Path) -> tuple[str, int, int]:
-    """Like :func:`image_header` for a file, reading only its first bytes."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(256 * 1024)  # headers (even JPEG's EXIF) sit at the start
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        return image_header(head)
-    except TranscriptError as exc:
-        raise TranscriptError(f"{path}: {exc}") from exc
-
-
 _DATA_URL = re.compile(r"^data:([\w.+/-]*)((?:;[\w=.+-]+)*?)(;base64)?,", re.IGNORECASE)
 
 
@@ -472,18 +444,6 @@ def image_from_bytes(data: bytes, origin: str) -> ImageBlock:
     """
     media_type, width, height = image_header(data)
     return ImageBlock(media_type=media_type, data=data, width=width, height=height, origin=origin)
-
-
-def image_from_file(path: Path, origin: str) -> ImageBlock:
-    """An :class:`ImageBlock` referencing an image file, its size read from the header.
-
-    The pixels stay on disk; raises :class:`TranscriptError` (naming the file)
-    when it is not an image that can be kept.
-    """
-    media_type, width, height = image_file_header(path)
-    return ImageBlock(
-        media_type=media_type, path=str(path), width=width, height=height, origin=origin
-    )
 
 
 def image_url_of(part: Mapping[str, Any]) -> Any:

@@ -20,6 +20,7 @@ from typing import Any
 from snapshot.transcript.formats._common import (
     image_or_note,
     image_url_of,
+    list_field,
     pairing_warnings,
     parse_arguments,
     skipped_warning,
@@ -120,7 +121,7 @@ def messages_from_openai(
             blocks.extend(_content_blocks(rec.get("content"), at, warns, skipped))
             if isinstance(rec.get("refusal"), str) and rec["refusal"]:
                 blocks.append(TextBlock(rec["refusal"]))
-            for j, call in enumerate(rec.get("tool_calls") or ()):
+            for j, call in enumerate(list_field(rec, "tool_calls")):
                 if not isinstance(call, Mapping):
                     warns.append(f"{at}: tool call {j} is not an object; skipped")
                     continue

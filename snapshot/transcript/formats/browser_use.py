@@ -38,6 +38,7 @@ from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
     image_url_of,
+    list_field,
     load_json,
     pairing_warnings,
     parse_arguments,
@@ -138,7 +139,7 @@ class _Converter:
             ]
         else:
             blocks = self.content(msg.get("content"), at)
-            for j, call in enumerate(msg.get("tool_calls") or ()):
+            for j, call in enumerate(list_field(msg, "tool_calls")):
                 if not isinstance(call, Mapping):
                     continue
                 blocks.append(

@@ -54,7 +54,6 @@ import base64
 import binascii
 import json
 import re
-import struct
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -67,12 +66,12 @@ from snapshot.transcript.formats._common import (
     ImageTooLarge,
     Warnings,
     add_pairing_warnings,
-    check_pixel_count,
     head_records,
     image_header,
     iter_json_objects,
     matches_select,
     read_prompt,
+    str_field,
 )
 from snapshot.transcript.model import (
     Block,
@@ -90,59 +89,6 @@ NAME = "claude-code-jsonl"
 
 
 # --- images in Anthropic content blocks -------------------------------------------
-
-
-_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-)
-
-
-def sniff_image(data: bytes) -> tuple[str, int | None, int | None] | None:
-    """``(media_type, width, height)`` from the header bytes, or None if not an image.
-
-    Reads only headers, so pixels stay undecoded until someone needs them.
-    """
-    media: str | None = None
-    for magic, mt in _MAGIC:
-        if data.startswith(magic):
-            media = mt
-            break
-    if media is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        media = "image/webp"
-    if media is None:
-        return None
-    width = height = None
-    try:
-        if media == "image/png" and data[12:16] == b"IHDR":
-            width, height = struct.unpack(">II", data[16:24])
-        elif media == "image/gif":
-            width, height = struct.unpack("<HH", data[6:10])
-        elif media == "image/jpeg":
-            width, height = _jpeg_size(data)
-    except struct.error:
-        pass
-    return media, width, height
-
-
-def _jpeg_size(data: bytes) -> tuple[int | None, int | None]:
-    i = 2
-    while i + 9 < len(data):
-        if data[i] != 0xFF:
-            i += 1
-            continue
-        marker = data[i + 1]
-        if marker in (0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE):
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return width, height
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:
-            i += 2
-            continue
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        i += 2 + length
-    return None, None
 
 
 def decode_image(
@@ -165,29 +111,18 @@ def decode_image(
         except (binascii.Error, ValueError):
             warnings.add(f"{where}: image data is not valid base64; dropped", "image")
             return TextBlock("[image omitted: data is not valid base64]")
-    found = sniff_image(data)
-    if found is None:
+    try:
+        media, width, height = image_header(data)  # the one header reader (images.py)
+    except ImageTooLarge as exc:
+        warnings.add(f"{where}: {exc}; dropped", "image")
+        return TextBlock(f"[image omitted: {exc}]")
+    except TranscriptError:
         warnings.add(
             f"{where}: image data ({len(data)} bytes, declared {declared or 'no type'}) "
             "is not a PNG, JPEG, GIF or WebP image; dropped",
             "image",
         )
         return TextBlock(f"[image omitted: {len(data)} bytes that are not an image]")
-    media, width, height = found
-    try:
-        # The same cap as the other importers: first on the size read above,
-        # then by Pillow, which also reads headers this sniffer does not (WebP,
-        # JPEGs with fill bytes). Bytes Pillow cannot read stay as before.
-        if width is not None and height is not None:
-            check_pixel_count(width, height)
-        _, pil_width, pil_height = image_header(data)
-        if width is None or height is None:
-            width, height = pil_width, pil_height
-    except ImageTooLarge as exc:
-        warnings.add(f"{where}: {exc}; dropped", "image")
-        return TextBlock(f"[image omitted: {exc}]")
-    except TranscriptError:
-        pass
     if declared and declared != media:
         warnings.add(f"{where}: image declared {declared} but is {media}; using {media}", "image")
     return ImageBlock(media_type=media, data=data, width=width, height=height, origin=origin)
@@ -327,7 +262,7 @@ class _Draft:
 
 def _record_kind(rec: Mapping[str, Any]) -> str:
     """How a skipped record is counted: its type, with its subtype when it has one."""
-    kind = rec.get("type")
+    kind = str_field(rec, "type")
     return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
 
 
@@ -430,7 +365,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = rec.get("type")
+        kind: Any = str_field(rec, "type")  # a role once matched below
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
         if session_id is None and isinstance(rec.get("sessionId"), str):
@@ -605,7 +540,7 @@ def _agent_meta(path: Path) -> dict[str, Any]:
 
 def _is_sdk(records: Sequence[Mapping[str, Any]]) -> bool:
     return any(
-        r.get("type") in _SDK_TYPES
+        str_field(r, "type") in _SDK_TYPES
         and "session_id" in r
         and ("parent_tool_use_id" in r or r.get("subtype") == "init")
         for r in records
@@ -630,7 +565,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
-        kind = rec.get("type")
+        kind: Any = str_field(rec, "type")  # a role once matched below
         if session_id is None and isinstance(rec.get("session_id"), str):
             session_id = rec["session_id"]
         agent = rec.get("parent_tool_use_id") or "main"
@@ -746,7 +681,9 @@ def sniff(path: Path, head: bytes) -> bool:
     if _is_sdk(records):
         return True
     return any(
-        r.get("type") in _CC_TYPES and any(k in r for k in _CC_KEYS) and "session_id" not in r
+        str_field(r, "type") in _CC_TYPES
+        and any(k in r for k in _CC_KEYS)
+        and "session_id" not in r
         for r in records
     )
 

@@ -30,6 +30,7 @@ from snapshot.transcript.formats._common import (
     iter_json_objects,
     matches_select,
     read_prompt,
+    str_field,
 )
 from snapshot.transcript.model import (
     Block,
@@ -138,7 +139,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for lineno, rec in iter_json_objects(path, warnings, "event"):
         where = f"{path}:{lineno}"
-        kind = rec.get("type")
+        kind = str_field(rec, "type")
         if kind in _EVENT_TYPES:
             recognised += 1
         if kind == "thread.started":
@@ -163,7 +164,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         if not isinstance(item, dict):
             warnings.add(f"{where}: {kind} event without an item; skipped", "record")
             continue
-        item_type = item.get("type")
+        item_type = str_field(item, "type")
         item_id = str(item.get("id", f"line-{lineno}"))
         key = f"t{turn}:{item_id}"
         if item_type in _TOOL_ITEMS:
@@ -227,7 +228,7 @@ def sniff(path: Path, head: bytes) -> bool:
     records = head_records(head)
     # Every event type is Codex's own dotted vocabulary; one foreign record
     # (a Claude Code "user" line, say) rules the file out.
-    return bool(records) and all(r.get("type") in _EVENT_TYPES for r in records)
+    return bool(records) and all(str_field(r, "type") in _EVENT_TYPES for r in records)
 
 
 FORMAT = Format(

@@ -60,12 +60,12 @@ def _runs(path: Path) -> list[Path]:
     return runs
 
 
-def _image(path: Path, origin: str, warns: list[str]) -> Block:
+def _image(path: Path, origin: str, warns: list[str], run: Path) -> Block:
     if not path.is_file():
         warns.append(f"{path}: screenshot missing")
         return TextBlock(f"[screenshot {origin} missing]")
     try:
-        return image_from_file(path, origin)
+        return image_from_file(path, origin, roots=[run])  # a record may say ../../secret
     except TranscriptError as exc:
         warns.append(str(exc))
         return TextBlock(f"[screenshot {origin} could not be read]")
@@ -102,7 +102,7 @@ def conversation_from_run(run: Path) -> Conversation:
     else:
         warns.append(f"{run}: no runtime.log Instruction line; the task text is unknown")
     if (run / INITIAL).is_file():
-        first.append(_image(run / INITIAL, INITIAL, warns))
+        first.append(_image(run / INITIAL, INITIAL, warns, run))
     if first:
         add("task", "user", first, {"kind": "task"})
 
@@ -131,7 +131,7 @@ def conversation_from_run(run: Path) -> Conversation:
             shot = rec.get("screenshot_file")
             content: tuple[TextBlock | ImageBlock, ...] = ()
             if isinstance(shot, str) and shot:
-                img = _image(run / shot, shot, warns)
+                img = _image(run / shot, shot, warns, run)
                 assert isinstance(img, TextBlock | ImageBlock)
                 content = (img,)
             meta = {k: rec[k] for k in ("reward", "done", "info") if k in rec}

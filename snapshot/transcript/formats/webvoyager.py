@@ -110,7 +110,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         else:
             used.add(k)
             try:
-                blocks.append(image_from_file(shot, shot.name))
+                blocks.append(image_from_file(shot, shot.name, roots=[folder]))
             except TranscriptError as exc:
                 warns.append(f"{shot}: not kept: {exc}")
                 blocks.append(TextBlock(f"[screenshot{k}.png could not be read]"))

@@ -1,0 +1,79 @@
+"""Argument types that refuse nonsense numbers at the parser, with the range in the message.
+
+``--limit -1`` or ``--budget-ratio nan`` used to be taken as given and fail
+(or silently do something odd) deep inside a command; these types make
+argparse reject them in one line naming the flag's allowed range.
+
+>>> at_least(1)("3")
+3
+>>> at_least(0)("-1")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: -1 is less than 0
+>>> finite_float(0.0, 1.0)("nan")
+Traceback (most recent call last):
+...
+argparse.ArgumentTypeError: nan is not a finite number
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+
+def at_least(lowest: int) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer no smaller than ``lowest``.
+
+    Parameters
+    ----------
+    lowest : int
+        The smallest value accepted.
+
+    Returns
+    -------
+    callable
+        Parses the text; raises :class:`argparse.ArgumentTypeError` naming the limit.
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"{value} is less than {lowest}")
+        return value
+
+    parse.__name__ = f"integer >= {lowest}"
+    return parse
+
+
+def finite_float(lowest: float = -math.inf, highest: float = math.inf) -> Callable[[str], float]:
+    """An argparse ``type`` for a finite number in ``[lowest, highest]``.
+
+    Parameters
+    ----------
+    lowest, highest : float
+        The accepted range, both ends included.
+
+    Returns
+    -------
+    callable
+        Parses the text; raises :class:`argparse.ArgumentTypeError` for nan, inf or out of range.
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text} is not a finite number")
+        if not lowest <= value <= highest:
+            raise argparse.ArgumentTypeError(f"{value:g} is outside {lowest:g}..{highest:g}")
+        return value
+
+    parse.__name__ = "number"
+    return parse

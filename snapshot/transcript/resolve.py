@@ -1,0 +1,193 @@
+"""What a conversation reference means: one resolver for every command that takes CONV.
+
+The order, documented once and used by ``export``, ``compact``, ``tree``,
+``checkpoint`` and the other session commands alike:
+
+1. ``store:ID`` names a stored conversation, whatever files exist.
+2. An existing file or folder wins: a store file (``<ws>/<id>/<agent>.json``)
+   is read through its own workspace, any other file is imported.
+3. Otherwise the reference is a stored conversation id in the workspace.
+
+A bare name (no path separator) that is both a file in the working directory
+and a stored id is ambiguous: the error names both and says how to pick
+(``./NAME`` for the file, ``store:NAME`` for the stored copy).
+
+>>> import tempfile
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> from snapshot.transcript.store import Store
+>>> ws = tempfile.mkdtemp()
+>>> _ = Store(ws).save(linear("c1", [("m1", "user", [TextBlock("hi")])]))
+>>> r = resolve_conversation("store:c1", workspace=ws)
+>>> (r.stored, r.conv.id, r.conv.tip)
+(True, 'c1', 'm1')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.model import Conversation
+from snapshot.transcript.store import SCHEMA_VERSION, Store, is_store_file, validate_id
+
+#: The prefix that forces a reference to mean a stored conversation id.
+STORE_PREFIX = "store:"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A conversation and where it came from.
+
+    ``stored``: it was read from ``store`` (a workspace); otherwise it was
+    imported from ``path`` and is not (yet) stored anywhere.
+    """
+
+    conv: Conversation
+    store: Store
+    stored: bool
+    path: Path | None = None
+
+
+def pick(convs: list[Conversation], agent: str | None, what: str) -> Conversation:
+    """The one conversation of a file's many that ``agent`` (or the default) names.
+
+    Raises
+    ------
+    TranscriptError
+        When the file holds none, several conversation ids, or an agent must be picked.
+    """
+    if not convs:
+        raise TranscriptError(f"{what}: holds no conversation")
+    ids = list(dict.fromkeys(c.id for c in convs))
+    if len(ids) > 1:
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        raise TranscriptError(
+            f"{what} holds {len(ids)} conversations ({shown}); pick one with --select KEY=VALUE"
+        )
+    return next(c for c in convs if c.agent == pick_agent([c.agent for c in convs], agent, what))
+
+
+def pick_agent(agents: list[str], wanted: str | None, what: str) -> str:
+    """``wanted`` if present, else ``main``, else the only agent; raises when it cannot choose."""
+    if wanted is not None:
+        if wanted not in agents:
+            raise TranscriptError(
+                f"{what} has no agent {wanted!r}; agents: {', '.join(agents) or 'none'}"
+            )
+        return wanted
+    if "main" in agents:
+        return "main"
+    if len(agents) == 1:
+        return agents[0]
+    raise TranscriptError(f"{what} has several agents ({', '.join(agents)}); pick one with --agent")
+
+
+def _stored_agents(store: Store, ident: str) -> list[str]:
+    try:
+        validate_id(ident)
+        return store.agents(ident)
+    except (TranscriptError, OSError):
+        return []
+
+
+def _load_stored(store: Store, ident: str, agent: str | None) -> Resolved:
+    agents = _stored_agents(store, ident)
+    if not agents:
+        raise TranscriptError(
+            f"no conversation {ident!r} is stored in {store.root}; "
+            "give a stored id or the path of a transcript to import"
+        )
+    chosen = pick_agent(agents, agent, f"stored conversation {ident!r}")
+    return Resolved(store.load(ident, chosen), store, stored=True)
+
+
+def _load_store_file(path: Path) -> Resolved:
+    """A store file, read through its workspace (migrations, checks) when it sits in one."""
+    home = Store(path.parent.parent)  # <workspace>/<conversation id>/<agent>.json
+    try:
+        return Resolved(home.load(path.parent.name, path.stem), home, stored=True)
+    except TranscriptError as exc:
+        # A store file copied out of its workspace: read it directly if it is
+        # the current version (an older one needs the store's migrations).
+        from snapshot.transcript.encodable import encodable_conversation
+        from snapshot.transcript.model import conversation_from_dict
+
+        try:
+            doc = json.loads(path.read_bytes())
+        except (OSError, ValueError, RecursionError):
+            raise exc from None
+        if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
+            raise
+        record = doc.get("conversation")
+        if not isinstance(record, dict):
+            raise
+        conv = encodable_conversation(conversation_from_dict(record))
+        return Resolved(conv, home, stored=False, path=path)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        return False
+
+
+def resolve_conversation(
+    ref: str,
+    *,
+    workspace: str | os.PathLike[str] = ".snapshot",
+    agent: str | None = None,
+    format: str | None = None,
+    select: Mapping[str, str] | None = None,
+) -> Resolved:
+    """The conversation ``ref`` names, by the order in this module's docstring.
+
+    Parameters
+    ----------
+    ref : str
+        ``store:ID``, a file or folder path, or a stored conversation id.
+    workspace : path
+        The store consulted for ids (a store file is read through its own workspace).
+    agent : str, optional
+        Which agent's transcript (default: ``main``, or the only one).
+    format : str, optional
+        Force the importer when ``ref`` is a file.
+    select : mapping, optional
+        ``--select`` KEY=VALUE pairs picking one conversation from a file of many.
+
+    Returns
+    -------
+    Resolved
+
+    Raises
+    ------
+    TranscriptError
+        Nothing by that name, an ambiguous bare name, or an unusable file.
+    """
+    from snapshot.transcript.formats import import_path
+
+    store = Store(workspace)
+    if ref.startswith(STORE_PREFIX):
+        return _load_stored(store, ref[len(STORE_PREFIX) :], agent)
+    path = Path(ref)
+    if _exists(path):
+        bare = os.sep not in ref and "/" not in ref
+        if bare and _stored_agents(store, ref):
+            raise TranscriptError(
+                f"{ref!r} is both a file here and a conversation stored in {store.root}; "
+                f"give ./{ref} for the file or {STORE_PREFIX}{ref} for the stored one"
+            )
+        if is_store_file(path):
+            return _load_store_file(path)
+        convs = import_path(path, format=format, select=select)
+        return Resolved(pick(convs, agent, str(path)), store, stored=False, path=path)
+    if _stored_agents(store, ref):
+        return _load_stored(store, ref, agent)
+    raise TranscriptError(
+        f"{ref!r} is neither a file nor a conversation stored in {store.root}; "
+        "give a transcript file or a stored conversation id"
+    )
