@@ -63,7 +63,12 @@ def _register_import(subparsers: Any) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from snapshot.errors import TranscriptError
-    from snapshot.transcript.formats import get_format, import_path, parse_select
+    from snapshot.transcript.formats import (
+        get_format,
+        import_path,
+        parse_select,
+        refuse_forced_folder,
+    )
 
     path = Path(args.path)
     select = parse_select(args.select)
@@ -73,6 +78,8 @@ def run_import(args: argparse.Namespace) -> int:
         raise TranscriptError(f"{path}: no such file or folder")
 
     failures: list[str] = []
+    if path.is_dir() and args.format is not None and not _claimed_folder(path, args.format):
+        refuse_forced_folder(path, args.format)  # the folder is one log of another format
     if path.is_dir() and not _claimed_folder(path, args.format):
         conversations = _import_folder(path, args.format, select, failures)
         if not conversations:
@@ -178,6 +185,8 @@ def _summary(conv: Conversation) -> dict[str, Any]:
         "compact_boundaries": sum(
             1 for m in conv.messages if m.meta.get("kind") == "compact_boundary"
         ),
+        # Share of the file's text the import kept (None: not measured).
+        "text_kept": conv.meta.get("text_kept"),
     }
 
 

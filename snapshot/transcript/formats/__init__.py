@@ -28,8 +28,9 @@ candidates with their scores so the user can pass ``--format``.
 
 After a load, :func:`import_path` measures how much of the file's text the
 conversations kept (:mod:`snapshot.transcript.coverage`). A forced format that
-imports no message, or keeps less than :data:`FORCED_MIN_SHARE`, is an error
-naming the format detection would pick; any import keeping less than
+imports no message, keeps less than :data:`FORCED_MIN_SHARE`, or does not
+recognise the file and keeps less than ``WARN_SHARE`` while detection is
+sure of another format, is an error naming the format detection would pick; any import keeping less than
 :data:`~snapshot.transcript.coverage.WARN_SHARE` says so in its warnings and
 in ``meta["text_kept"]``.
 
@@ -249,15 +250,35 @@ def parse_select(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def _better_format(path: Path, forced: Format) -> str:
-    """What to say instead of a forced format: the one detection would pick."""
+def _sure_other(path: Path, forced: Format) -> Format | None:
+    """The format detection is sure of, when it is not ``forced``."""
     try:
         ranked = [(f, sc) for f, sc in rank(path) if f.name != forced.name]
+        return choose(path, ranked)
     except TranscriptError:
-        ranked = []
-    if ranked and ranked[0][1] >= SURE:
-        return f"it looks like {ranked[0][0].name}: use --format {ranked[0][0].name} or leave --format out"
+        return None
+
+
+def _better_format(path: Path, forced: Format) -> str:
+    """What to say instead of a forced format: the one detection would pick."""
+    other = _sure_other(path, forced)
+    if other is not None:
+        return f"it looks like {other.name}: use --format {other.name} or leave --format out"
     return "no other format recognises it either"
+
+
+def refuse_forced_folder(path: Path, forced: str) -> None:
+    """Raise :class:`WrongFormatError` when another format reads folder ``path`` as one log.
+
+    For a folder the forced format does not claim (the caller would otherwise
+    look for files of that format inside it and find none).
+    """
+    fmt = get_format(forced)
+    other = _sure_other(path, fmt)
+    if other is not None and fmt.rate(path, b"") < SURE:
+        raise WrongFormatError(
+            f"{path}: --format {fmt.name} does not read this folder; {_better_format(path, fmt)}"
+        )
 
 
 def _check_kept(
@@ -279,6 +300,13 @@ def _check_kept(
             f"{path}: --format {fmt.name} kept only {coverage.share:.0%} of the file's text; "
             f"{_better_format(path, fmt)}"
         )
+    if forced and coverage.share < WARN_SHARE and fmt.rate(path, read_head(path)) < SURE:
+        other = _sure_other(path, fmt)
+        if other is not None:  # a format that does not recognise the file, losing text
+            raise WrongFormatError(
+                f"{path}: --format {fmt.name} does not recognise this file and kept only "
+                f"{coverage.share:.0%} of its text; {_better_format(path, fmt)}"
+            )
     out = []
     for c in conversations:
         meta = {**c.meta, "text_kept": coverage.share}

@@ -274,7 +274,9 @@ _STEP_KEYS = re.compile(r'"(input_messages|controller_messages|output_messages)"
 
 
 # browser-use's own AgentHistoryList: {"history": [{"model_output": ..., "result": ...}]}
-_HISTORY_START = re.compile(r'^\{\s*"history"\s*:\s*\[\s*\{\s*"(model_output|result|state|metadata)"')
+_HISTORY_START = re.compile(
+    r'^\{\s*"history"\s*:\s*\[\s*\{\s*"(model_output|result|state|metadata)"'
+)
 
 
 def score(path: Path, head: bytes) -> float:
