@@ -11,7 +11,9 @@ from typing import Any
 from snapshot.report import markdown, plots
 from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
+from snapshot.report.sources import PRIVACY_NOTICE, Source, inventory_markdown, path_sources
 from snapshot.report.tables import aggregate
+from snapshot.transcript.discover import Found
 
 # One model per family for the characters-per-token figure.
 PROFILE_MODELS: tuple[str, ...] = (
@@ -68,10 +70,30 @@ def make_report(
     limit: int | None = None,
     use_ocr: bool = False,
     legibility: str = "quick",
+    found: Sequence[Found] | None = None,
+    show_needles: bool = False,
 ) -> ReportFiles:
+    """Run the benchmark and write the report into ``out`` (and nowhere else).
+
+    ``found``: a user's own transcripts (:func:`snapshot.transcript.discover.find`)
+    instead of the demo or ``corpus``; the report then lists every path found
+    and says at the top that it is private. ``show_needles``: quote examples of
+    the needles (text from the sessions) in the report.
+    """
     out.mkdir(parents=True, exist_ok=True)
+    given: list[Source] | None = None
+    inventory: list[tuple[str, str]] = []
+    if found is not None:
+        given, units = path_sources(found, limit=limit)
+        inventory.append(("Sources: the paths read", inventory_markdown(units)))
     result = run(
-        corpus, models=models, settings=settings, workers=workers, limit=limit, use_ocr=use_ocr
+        corpus,
+        models=models,
+        settings=settings,
+        workers=workers,
+        limit=limit,
+        use_ocr=use_ocr,
+        given=given,
     )
     results = out / "results.json"
     save_json(result, results)
@@ -82,12 +104,27 @@ def make_report(
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }
-    sections: list[tuple[str, str]] = []
+    sections: list[tuple[str, str]] = list(inventory)
+    if given is not None and show_needles:
+        sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
     if legibility != "none":
         from snapshot.legibility.report import write_sections
 
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
         sections.extend(write_sections(out, legibility))
-    report = markdown.write(result, out, figures=figures, sections=sections)
+    notice = PRIVACY_NOTICE if found is not None else None
+    report = markdown.write(result, out, figures=figures, sections=sections, notice=notice)
     return ReportFiles(report, results, figures, result)
+
+
+def _needle_examples(sources: Sequence[Source], settings: Settings, per_source: int = 3) -> str:
+    """A few of the needles drawn from each conversation: text quoted from the sessions."""
+    from snapshot.report.matrix import needles_for
+
+    lines = ["| conversation | kind | needle |", "|---|---|---|"]
+    for source in sources:
+        for needle in needles_for(source, settings)[:per_source]:
+            text = needle.text.replace("|", "\\|").replace("\n", " ")[:80]
+            lines.append(f"| `{source.id}` | {needle.kind} | `{text}` |")
+    return "\n".join(lines)

@@ -54,9 +54,16 @@ class RunResult:
 _STATE: dict[str, Any] = {}
 
 
-def _init(models: Sequence[str], settings: Settings, use_ocr: bool) -> None:
+# Job.corpus of a job over sources handed to run() (a user's own sessions).
+GIVEN = "<given sources>"
+
+
+def _init(
+    models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[Source] = ()
+) -> None:
     from snapshot.ladder.target import target_for
 
+    _STATE["given"] = list(given)
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["targets"] = [target_for(m) for m in models]
     _STATE["settings"] = settings
@@ -79,6 +86,8 @@ def _ocr_reader() -> Any:
 
 
 def _source(job: Job) -> Source:
+    if job.corpus == GIVEN:
+        return _STATE["given"][job.index]
     if job.corpus is None:
         return demo_sources()[job.index]
     manifest = Path(job.corpus)
@@ -130,25 +139,29 @@ def run(
     workers: int | None = None,
     limit: int | None = None,
     use_ocr: bool = False,
+    given: Sequence[Source] | None = None,
 ) -> RunResult:
+    """``given``: run on these sources (a user's own sessions) instead of the demo or corpus."""
     settings = settings or Settings()
-    jobs = jobs_for(corpus, limit)
+    given = list(given or ())
+    jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if given else jobs_for(corpus, limit)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
     t0 = time.perf_counter()
     rows: list[Row] = []
     sources: list[SourceStats] = []
     errors: list[str] = []
     if workers == 1:
-        _init(models, settings, use_ocr)
+        _init(models, settings, use_ocr, given)
         results = (_work(j) for j in jobs)
         for r, s, e in progress(results, desc="conversations", total=len(jobs), unit="conv"):
             rows.extend(r)
             sources.extend([s] if s else [])
             errors.extend([e] if e else [])
     else:
+        _STATE["given"] = given  # for the size hint below
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(
-            workers, initializer=_init, initargs=(tuple(models), settings, use_ocr)
+            workers, initializer=_init, initargs=(tuple(models), settings, use_ocr, given)
         ) as pool:
             # Big conversations first, so the last worker is not left with the longest one.
             ordered = sorted(jobs, key=lambda j: -_size_hint(j))
@@ -178,6 +191,8 @@ def run(
 
 
 def _size_hint(job: Job) -> int:
+    if job.corpus == GIVEN:
+        return sum(m.chars() for m in _STATE["given"][job.index].conversation.messages)
     if job.corpus is None:
         return 0
     entry = read_manifest(Path(job.corpus))[job.index]
