@@ -209,9 +209,9 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     builder = _Builder(str(path))
     for index, item in enumerate(data["history"]):
         # A tool message in the next item answers the calls; only then use the stored output.
-        if isinstance(item, Mapping) and isinstance(item.get("message"), Mapping):
-            if item["message"].get("role") != "tool":
-                builder.flush_outputs()
+        message = item.get("message") if isinstance(item, Mapping) else None
+        if isinstance(message, Mapping) and message.get("role") != "tool":
+            builder.flush_outputs()
         builder.item(index, item)
     builder.flush_outputs()
     meta: dict[str, Any] = {
