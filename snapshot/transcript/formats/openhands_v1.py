@@ -176,9 +176,8 @@ class _Builder:
         if not isinstance(msg, Mapping):
             self.skip("MessageEvent without llm_message")
             return
-        role = msg.get("role")
-        if role not in ("user", "assistant", "system"):
-            role = "user" if ev.get("source") == "user" else "assistant"
+        roles: dict[Any, Role] = {"user": "user", "assistant": "assistant", "system": "system"}
+        role = roles.get(msg.get("role"), "user" if ev.get("source") == "user" else "assistant")
         blocks: list[Block] = [*_thinking(msg)]
         blocks.extend(self.content(msg.get("content"), at))
         for text in _texts(ev.get("extended_content")):

@@ -35,7 +35,7 @@ from __future__ import annotations
 import base64
 import binascii
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -92,7 +92,12 @@ class _Reader:
         return parent
 
     def add(
-        self, mid: str, parent: str | None, role: Role, blocks: list[Block], meta: dict[str, Any]
+        self,
+        mid: str,
+        parent: str | None,
+        role: Role,
+        blocks: Sequence[Block],
+        meta: dict[str, Any],
     ) -> None:
         if mid in self.ids:
             mid = f"{mid}-{len(self.messages)}"
