@@ -173,3 +173,31 @@ def test_an_import_that_drops_text_says_so_in_warnings_and_json(
     row = json.loads(capsys.readouterr().out)["conversations"][0]
     assert row["text_kept"] < 0.9
     assert any("of the file's text" in w for w in row["warnings"])
+
+
+# --- the text-kept measure ------------------------------------------------------------
+
+
+def test_kept_share_counts_repeats_once_and_survives_trimmed_labels() -> None:
+    from snapshot.transcript.coverage import kept_share
+    from snapshot.transcript.model import TextBlock, linear
+
+    body = "the quick brown fox jumps over the lazy dog near the river bank"
+    conv = linear("c", [("m", "user", [TextBlock(body)])])
+    assert kept_share([body, body, f"Instruction: {body}"], [conv]).share > 0.95
+    assert kept_share(["an entirely different sentence with nothing in common"], [conv]).kept == 0
+
+
+def test_a_sampled_measure_agrees_with_the_full_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Huge sessions keep only a consistent sample of word runs; the share stays close."""
+    from snapshot.transcript import coverage
+    from snapshot.transcript.model import TextBlock, linear
+
+    kept_lines = [f"line {i} says the value of item {i * 7} is {i * 13} units" for i in range(400)]
+    lost_lines = [f"dropped row {i} holds other words like {i * 3} apples" for i in range(100)]
+    conv = linear("c", [("m", "user", [TextBlock("\n".join(kept_lines))])])
+    strings = kept_lines + lost_lines
+    full = coverage.kept_share(strings, [conv]).share
+    monkeypatch.setattr(coverage, "MAX_SHINGLES", 500)
+    sampled = coverage.kept_share(strings, [conv]).share
+    assert abs(full - sampled) < 0.1, (full, sampled)

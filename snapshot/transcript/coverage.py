@@ -113,18 +113,19 @@ def _strings(value: Any, unread: frozenset[str] = frozenset()) -> Iterator[str]:
             stack.extend(v)
 
 
-# Kept text is remembered as hashes of runs of three words; past this many
-# runs only a consistent sample of them is kept (the same sample on both sides).
-MAX_SHINGLES = 4_000_000
+# Kept text is remembered as hashes of runs of three words (and of single
+# words); past this many only a consistent sample is kept, the same sample on
+# both sides, so a huge session costs a bounded set (about 50 MB at most).
+MAX_SHINGLES = 1_000_000
 
 
 @dataclass
 class KeptText:
-    """What the conversations hold as text, as word-run hashes and a vocabulary."""
+    """What the conversations hold as text: hashes of word runs and of words."""
 
     shingles: set[int]
-    words: set[str]
-    every: int = 1  # keep the runs whose hash is a multiple of this
+    words: set[int]
+    every: int = 1  # keep the hashes that are a multiple of this
 
     def sampled(self, h: int) -> bool:
         return h % self.every == 0
@@ -157,9 +158,18 @@ def kept_text(conversations: Sequence[Conversation]) -> KeptText:
     kept = KeptText(set(), set(), every)
     for text in _conversation_strings(conversations):
         words = text.split()
-        kept.words.update(words)
+        kept.words.update(h for h in map(hash, words) if kept.sampled(h))
         kept.shingles.update(h for h in _runs(words) if kept.sampled(h))
     return kept
+
+
+def _by_words(words: Sequence[str], size: int, kept: KeptText) -> float | None:
+    """Kept characters of a string judged by its (sampled) words; None when none is sampled."""
+    hashes = [(h, len(w)) for w in words if kept.sampled(h := hash(w))]
+    if not hashes:
+        return None
+    chars = sum(n for _, n in hashes)
+    return size * sum(n for h, n in hashes if h in kept.words) / max(1, chars)
 
 
 def _measure(strings: Iterable[str], kept: KeptText) -> Coverage:
@@ -174,15 +184,15 @@ def _measure(strings: Iterable[str], kept: KeptText) -> Coverage:
         seen.add(h)
         words = s.split()
         size = sum(len(w) for w in words)
-        total += size
-        if len(words) < 3:
-            kept_chars += sum(len(w) for w in words if w in kept.words)
-            continue
         runs = [r for r in _runs(words) if kept.sampled(r)]
         if runs:
+            total += size
             kept_chars += size * sum(r in kept.shingles for r in runs) / len(runs)
-        else:  # too short to be in the sample: judge by its words
-            kept_chars += sum(len(w) for w in words if w in kept.words)
+            continue
+        by_words = _by_words(words, size, kept)  # too short for a sampled run
+        if by_words is not None:
+            total += size
+            kept_chars += by_words
     return Coverage(round(total), round(kept_chars))
 
 
