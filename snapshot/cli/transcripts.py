@@ -129,7 +129,16 @@ def _import_folder(
 
     candidates = [get_format(format_name)] if format_name else formats()
     units: list[tuple[Path, Format]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    if format_name is None:
+        # Detection as everywhere else: scored, sure or reported (snapshot.transcript.discover).
+        from snapshot.transcript.discover import NOT_A_TRANSCRIPT, find
+
+        for found in find([root]):
+            if found.format is not None:
+                units.append((found.path, get_format(found.format)))
+            elif found.reason != NOT_A_TRANSCRIPT:
+                failures.append(f"{found.path}: {found.reason}")
+    for dirpath, dirnames, filenames in os.walk(root) if format_name else ():
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         kept_dirs = []

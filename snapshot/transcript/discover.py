@@ -30,6 +30,9 @@ from pathlib import Path
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import SURE, choose, rank, read_head
 
+# The reason given for a file no format recognises at all.
+NOT_A_TRANSCRIPT = "not a transcript format snapshot reads"
+
 # Folders that never hold transcripts and can be huge.
 _PRUNED = {".git", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache"}
 
@@ -159,7 +162,7 @@ def _classify(path: Path, is_dir: bool) -> Found | None:
     except TranscriptError as exc:
         reason = str(exc).removeprefix(f"{path}: ")
         if not ranked:
-            reason = "not a transcript format snapshot reads"
+            reason = NOT_A_TRANSCRIPT
         return Found(path, reason=reason)
     return Found(path, format=fmt.name, session=session_of(path))
 
