@@ -161,3 +161,13 @@ def test_report_on_the_format_samples_needs_no_manifest(tmp_path: Path) -> None:
     assert not missing, missing[:5]
     for fmt in ("openhands-v1", "pi", "browser-use", "continue"):
         assert f"| {fmt} |" in report
+
+
+def test_import_of_a_fifo_is_refused_not_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "session.jsonl"
+    os.mkfifo(fifo)
+    for argv in (["import", str(fifo)], ["import", str(fifo), "--format", "pi"]):
+        assert main(argv) == 2
+        assert "not a regular file" in capsys.readouterr().err

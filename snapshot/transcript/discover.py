@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
+from snapshot.progress import progress
 from snapshot.transcript.formats import SURE, choose, rank, read_head
 
 # The reason given for a file no format recognises at all.
@@ -247,7 +248,7 @@ def find(
         if not paths:
             keep([Found(Path(text), reason="the pattern matches nothing")])
         for path in paths:
-            keep(_one(path, on_path))
+            keep(progress(_one(path, on_path), desc=f"looking in {path}", unit="path"))
     return out
 
 

@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import importlib
+import stat
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -183,9 +184,19 @@ def get_format(name: str) -> Format:
 
 
 def read_head(path: Path) -> bytes:
-    """Up to :data:`SNIFF_BYTES` of a file (``b""`` for a folder)."""
+    """Up to :data:`SNIFF_BYTES` of a file (``b""`` for a folder).
+
+    Only regular files are opened: a FIFO, socket or device would block or
+    never end, so it is refused.
+    """
     if path.is_dir():
         return b""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise TranscriptError(f"{path}: not a regular file (a FIFO, socket or device); not read")
     try:
         with path.open("rb") as fh:
             return fh.read(SNIFF_BYTES)
@@ -330,6 +341,7 @@ def import_path(
     if not p.exists():
         raise TranscriptError(f"{p}: no such file or folder")
     fmt = get_format(format) if format else detect(p)
+    read_head(p)  # refuses what is not a regular file or folder before any load opens it
     try:
         conversations = fmt.load(p, ImportOptions(select=dict(select or {})))
     except WrongFormatError:
