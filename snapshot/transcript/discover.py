@@ -65,15 +65,16 @@ PLACES: tuple[Place, ...] = (
     Place("Claude Code", "~/.claude/projects"),
     Place("Codex CLI", "~/.codex/sessions"),
     Place("Gemini CLI", "~/.gemini/tmp/*/chats"),
-    Place("Cline", "~/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks"),
-    Place("Roo Code", "~/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks"),
+    # VS Code and its forks (Code - Insiders, VSCodium, Cursor) keep globalStorage per app.
+    Place("Cline", "~/.config/*/User/globalStorage/saoudrizwan.claude-dev/tasks"),
+    Place("Roo Code", "~/.config/*/User/globalStorage/rooveterinaryinc.roo-cline/tasks"),
     Place(
         "Cline (macOS)",
-        "~/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks",
+        "~/Library/Application Support/*/User/globalStorage/saoudrizwan.claude-dev/tasks",
     ),
     Place(
         "Roo Code (macOS)",
-        "~/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        "~/Library/Application Support/*/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
     ),
     Place("OpenHands", "~/.openhands/conversations"),
     Place("pi", "~/.pi/agent/sessions"),
@@ -95,15 +96,18 @@ def usual_places(home: Path | None = None, cwd: Path | None = None) -> list[tupl
     out: list[tuple[Place, Path]] = []
     for place in PLACES:
         pattern = place.pattern
+        base, rest = Path("/"), pattern
         if place.agent == "OpenHands" and os.environ.get("OPENHANDS_CONVERSATIONS_DIR"):
-            pattern = os.environ["OPENHANDS_CONVERSATIONS_DIR"]
-        if place.agent == "Codex CLI" and os.environ.get("CODEX_HOME"):
-            pattern = str(Path(os.environ["CODEX_HOME"]) / "sessions")
-        if pattern.startswith("~/"):
-            pattern = str(home / pattern[2:])
+            base, rest = Path(os.environ["OPENHANDS_CONVERSATIONS_DIR"]), ""
+        elif place.agent == "Codex CLI" and os.environ.get("CODEX_HOME"):
+            base, rest = Path(os.environ["CODEX_HOME"]), "sessions"
+        elif pattern.startswith("~/"):
+            base, rest = home, pattern[2:]
         elif pattern.startswith("./"):
-            pattern = str(cwd / pattern[2:])
-        for match in sorted(glob.glob(glob.escape(pattern) if "*" not in pattern else pattern)):
+            base, rest = cwd, pattern[2:]
+        # The folder part is literal (a home may hold "[" or "*"); only the table's part globs.
+        full = glob.escape(str(base)) + ("/" + rest if rest else "")
+        for match in sorted(glob.glob(full)):
             out.append((place, Path(match)))
     return out
 
