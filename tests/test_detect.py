@@ -201,3 +201,25 @@ def test_a_sampled_measure_agrees_with_the_full_one(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(coverage, "MAX_SHINGLES", 500)
     sampled = coverage.kept_share(strings, [conv]).share
     assert abs(full - sampled) < 0.1, (full, sampled)
+
+
+# --- the new formats export as every provider's request ---------------------------------
+
+OWN = ("openhands-v1", "pi", "browser-use", "continue")
+OWN_SAMPLES = [s for s in SAMPLES if s["format"] in OWN]
+
+
+@pytest.mark.parametrize("sample", OWN_SAMPLES, ids=[s["path"] for s in OWN_SAMPLES])
+@pytest.mark.parametrize("target", ["anthropic", "openai", "openai-responses", "gemini"])
+def test_the_new_formats_export_with_every_call_answered(
+    sample: dict[str, Any], target: str
+) -> None:
+    """Each sample becomes a request body; calls without results are repaired and said so."""
+    from snapshot.transcript.export import export
+    from snapshot.transcript.model import tool_pairing
+
+    (conv,) = import_path(FORMATS / sample["path"])
+    result = export(conv, target)
+    json.dumps(result.body)  # a JSON request body
+    if not tool_pairing(conv.path()).ok:
+        assert result.notes, "a repair is always reported"

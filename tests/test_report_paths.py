@@ -171,3 +171,13 @@ def test_import_of_a_fifo_is_refused_not_waited_on(
     for argv in (["import", str(fifo)], ["import", str(fifo), "--format", "pi"]):
         assert main(argv) == 2
         assert "not a regular file" in capsys.readouterr().err
+
+
+def test_paths_with_nothing_importable_are_one_clear_line_not_the_demo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "notes.txt").write_text("nothing here\n", encoding="utf-8")
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "r"), *FAST]) == 2
+    err = capsys.readouterr().err
+    assert "no importable conversation" in err and "notes.txt" in err
+    assert not (tmp_path / "r" / "REPORT.md").exists()

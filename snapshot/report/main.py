@@ -8,6 +8,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from snapshot.errors import InputError
 from snapshot.report import markdown, plots
 from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
@@ -85,6 +86,13 @@ def make_report(
     inventory: list[tuple[str, str]] = []
     if found is not None:
         given, units = path_sources(found, limit=limit)
+        if not given:
+            reasons = [f"{u.path}: {u.reason}" for u in units if u.reason][:3]
+            raise InputError(
+                f"no importable conversation in the {len(units)} path(s) given"
+                + (f" ({'; '.join(reasons)})" if reasons else "")
+                + "; give files or folders of agent sessions"
+            )
         inventory.append(("Sources: the paths read", inventory_markdown(units)))
     result = run(
         corpus,

@@ -143,8 +143,9 @@ def run(
 ) -> RunResult:
     """``given``: run on these sources (a user's own sessions) instead of the demo or corpus."""
     settings = settings or Settings()
+    own = given is not None
     given = list(given or ())
-    jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if given else jobs_for(corpus, limit)
+    jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
     t0 = time.perf_counter()
     rows: list[Row] = []

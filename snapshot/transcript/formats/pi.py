@@ -246,7 +246,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             header = rec
             linear = not isinstance(rec.get("version"), int) or rec["version"] < 2
             continue
-        reader.entry(lineno, rec, linear)
+        # A tree file's entry without an id (hand-edited, or written by an older tool) chains on.
+        reader.entry(lineno, rec, linear or "id" not in rec)
     if header is None and not reader.messages:
         raise TranscriptError(f"{path}: no pi session header and no entries; not a pi session")
     meta: dict[str, Any] = dict(reader.meta)
