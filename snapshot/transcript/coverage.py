@@ -249,9 +249,31 @@ def measure(
 ) -> Coverage | None:
     """How much of the text in ``path`` (a file, or a folder log) ``conversations`` kept.
 
-    ``unread``: keys whose values the tool keeps for itself (UI copies of tool
-    results, file snapshots), never sent to the model, so not the file's text.
-    ``None`` when the file is too large to measure or cannot be read again.
+    Parameters
+    ----------
+    path
+        The file (or folder log) the conversations were imported from.
+    conversations
+        What the import produced.
+    unread
+        Keys whose values the tool keeps for itself (UI copies of tool
+        results, file snapshots), never sent to the model: not the file's text.
+
+    Returns
+    -------
+    Coverage or None
+        ``None`` when the file is larger than :data:`MAX_MEASURED_BYTES` or
+        cannot be read again.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> p = Path(tempfile.mkdtemp()) / "log.json"
+    >>> _ = p.write_text('[{"text": "kept words stay here"}, {"text": "lost words go away"}]')
+    >>> conv = linear("c", [("m", "user", [TextBlock("kept words stay here")])])
+    >>> measure(p, [conv]).share  # 17 of 32 characters (whitespace not counted)
+    0.531
     """
     files = _text_files(path)
     try:

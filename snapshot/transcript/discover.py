@@ -88,8 +88,26 @@ PLACES: tuple[Place, ...] = (
 def usual_places(home: Path | None = None, cwd: Path | None = None) -> list[tuple[Place, Path]]:
     """The :data:`PLACES` that exist here, each with the path it resolved to.
 
-    ``~`` is ``home`` (default: the user's home folder; ``$OPENHANDS_CONVERSATIONS_DIR``
-    and ``$CODEX_HOME`` are honoured), ``./`` is ``cwd``.
+    Parameters
+    ----------
+    home
+        What ``~`` means (default: the user's home folder).
+        ``$OPENHANDS_CONVERSATIONS_DIR`` and ``$CODEX_HOME`` are honoured.
+    cwd
+        What ``./`` means (default: the current folder).
+
+    Returns
+    -------
+    list of (Place, Path)
+        Only places that exist, in the order of :data:`PLACES`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> home = Path(tempfile.mkdtemp())
+    >>> (home / ".pi" / "agent" / "sessions").mkdir(parents=True)
+    >>> [p.agent for p, _ in usual_places(home, home)]
+    ['pi']
     """
     home = home or Path.home()
     cwd = cwd or Path.cwd()
@@ -229,9 +247,28 @@ def find(
 ) -> list[Found]:
     """Every unit (and every skipped path, with its reason) in ``targets``.
 
-    A target is a file, a folder (walked recursively; a folder a format reads
-    as one log is one unit) or a glob pattern. ``on_path`` is called with each
-    path the walk looks at (for progress). Each path appears once.
+    Parameters
+    ----------
+    targets
+        Files, folders (walked recursively; a folder a format reads as one log
+        is one unit, not looked into) and glob patterns.
+    on_path
+        Called with each path the walk looks at.
+
+    Returns
+    -------
+    list of Found
+        Each path once: importable units with their format (subagents with
+        their ``session``), and skipped paths with their ``reason``. Never
+        raises for what it meets on disk.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "notes.txt").write_text("hello")
+    >>> [(f.path.name, f.reason) for f in find([folder])]
+    [('notes.txt', 'not a transcript format snapshot reads')]
     """
     out: list[Found] = []
     seen: set[Path] = set()

@@ -205,7 +205,26 @@ def read_head(path: Path) -> bytes:
 
 
 def rank(path: Path, head: bytes | None = None) -> list[tuple[Format, float]]:
-    """Every format with a score above 0 for ``path``, best first."""
+    """Every format with a score above 0 for ``path``, best first.
+
+    Parameters
+    ----------
+    path
+        A file or folder.
+    head
+        Its first :data:`SNIFF_BYTES` when already read.
+
+    Returns
+    -------
+    list of (Format, float)
+        Best score first; ties in :data:`FORMAT_MODULES` order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> rank(Path(tempfile.mkdtemp()))
+    []
+    """
     if head is None:
         head = read_head(path)
     scored = [(f, f.rate(path, head)) for f in _modules()]
@@ -333,9 +352,38 @@ def import_path(
 ) -> list[Conversation]:
     """Every conversation in ``path``, auto-detecting the format unless given.
 
-    Raises :class:`AmbiguousFormatError` when detection is not sure,
-    :class:`WrongFormatError` when a forced format reads nothing of the file,
-    and :class:`TranscriptError` for a file no format can read.
+    Parameters
+    ----------
+    path
+        A transcript file, or a folder a format reads as one log.
+    format
+        A format name to use instead of detection (``--format``).
+    select
+        KEY=VALUE pairs picking conversations of a multi-conversation file.
+
+    Returns
+    -------
+    list of Conversation
+        With ``meta["text_kept"]`` (share of the file's text kept) when it was
+        measured, and a warning when it is below 90 %.
+
+    Raises
+    ------
+    AmbiguousFormatError
+        Detection is not sure (the message lists the candidates).
+    WrongFormatError
+        A forced format reads nothing or little of the file (the message names
+        the format that would).
+    TranscriptError
+        No format can read the file.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "s.jsonl"
+    >>> _ = p.write_text(json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/"}) + "\\n")
+    >>> [c.format for c in import_path(p)]
+    ['pi']
     """
     p = Path(path)
     if not p.exists():
