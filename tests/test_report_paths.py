@@ -109,6 +109,10 @@ def test_report_on_a_folder_lists_every_path_and_never_aborts(tmp_path: Path) ->
     broken_row = next(line for line in report.splitlines() if "broken.json`" in line)
     assert "skipped:" in broken_row and "malformed JSON" in broken_row
     assert "## Needle examples" not in report
+    listed = json.loads((out / "sources.json").read_text(encoding="utf-8"))["paths"]
+    by_name = {Path(r["path"]).name: r for r in listed}
+    assert by_name["a.jsonl"]["format"] == "pi" and by_name["a.jsonl"]["conversations"]
+    assert "FIFO" in by_name["pipe"]["skipped"]
     after = {p for p in tmp_path.rglob("*") if not p.is_symlink() and not p.is_relative_to(out)}
     assert after == before, "nothing is written outside --out"
 
@@ -181,3 +185,13 @@ def test_paths_with_nothing_importable_are_one_clear_line_not_the_demo(
     err = capsys.readouterr().err
     assert "no importable conversation" in err and "notes.txt" in err
     assert not (tmp_path / "r" / "REPORT.md").exists()
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+
+    from snapshot.report import sources
+    from snapshot.transcript import coverage, discover, formats
+
+    for module in (coverage, discover, formats, sources):
+        assert doctest.testmod(module).failed == 0, module.__name__

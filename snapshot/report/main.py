@@ -12,7 +12,13 @@ from snapshot.errors import InputError
 from snapshot.report import markdown, plots
 from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
-from snapshot.report.sources import PRIVACY_NOTICE, Source, inventory_markdown, path_sources
+from snapshot.report.sources import (
+    PRIVACY_NOTICE,
+    Source,
+    inventory_markdown,
+    path_sources,
+    write_inventory,
+)
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
 
@@ -94,6 +100,7 @@ def make_report(
                 + "; give files or folders of agent sessions"
             )
         inventory.append(("Sources: the paths read", inventory_markdown(units)))
+        write_inventory(units, out / "sources.json")
     result = run(
         corpus,
         models=models,

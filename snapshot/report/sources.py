@@ -232,3 +232,20 @@ def inventory_markdown(reports: Sequence[UnitReport]) -> str:
         for sub in by_session.get(r.path, ()):
             row(sub, "↳ ")
     return "\n".join(lines)
+
+
+def write_inventory(reports: Sequence[UnitReport], path: Path) -> None:
+    """Every path found, as JSON: format, session, conversations (counts, text kept) or reason."""
+    rows = [
+        {
+            "path": str(r.path),
+            "format": r.format,
+            "session": None if r.session is None else str(r.session),
+            "conversations": list(r.conversations),
+            "skipped": r.reason,
+        }
+        for r in reports
+    ]
+    path.write_text(
+        json.dumps({"paths": rows}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
