@@ -223,3 +223,56 @@ def test_the_new_formats_export_with_every_call_answered(
     json.dumps(result.body)  # a JSON request body
     if not tool_pairing(conv.path()).ok:
         assert result.notes, "a repair is always reported"
+
+
+# --- hostile variants: a clear error or warnings, never a traceback ----------------------
+
+_WEIRD: list[Any] = [None, 0, -1, 1.5, "", "x", [], {}, [None], {"a": None}, True]
+
+
+def _mutate(value: Any, rng: Any, rate: float) -> Any:
+    if rng.random() < rate:
+        return rng.choice(_WEIRD)
+    if isinstance(value, dict):
+        return {k: _mutate(v, rng, rate) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mutate(v, rng, rate) for v in value]
+    return value
+
+
+SMALL = {
+    "pi": "pi/kvsankar-pi-session-01.jsonl",
+    "continue": "continue/developer-67733f7c.json",
+    "browser-use": "browser-use/pentest-agent-agent_history.json",
+    "openhands-v1": "openhands-v1/oh-sdk-cd945624",
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(SMALL))
+def test_mangled_samples_give_warnings_or_one_clear_error(fmt: str, tmp_path: Path) -> None:
+    import random
+
+    from snapshot.errors import SnapshotError
+
+    rng = random.Random(fmt)
+    src = FORMATS / SMALL[fmt]
+    for trial in range(12):
+        dst = tmp_path / f"t{trial}" / src.name
+        if src.is_dir():
+            for f in src.rglob("*.json"):
+                out = dst / f.relative_to(src)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(json.dumps(_mutate(json.loads(f.read_text()), rng, 0.15)))
+        else:
+            dst.parent.mkdir(parents=True)
+            lines = src.read_text(encoding="utf-8").splitlines()
+            if src.suffix == ".jsonl":
+                body = "\n".join(json.dumps(_mutate(json.loads(x), rng, 0.15)) for x in lines)
+            else:
+                body = json.dumps(_mutate(json.loads("\n".join(lines)), rng, 0.15))
+            dst.write_text(body + "\n", encoding="utf-8")
+        for forced in (None, fmt):
+            try:
+                import_path(dst, format=forced)
+            except SnapshotError:
+                pass

@@ -147,8 +147,8 @@ class Format:
                 return max(0.0, min(1.0, float(self.score(path, head))))
             if self.sniff(path, head):
                 return SNIFF_CONFIDENCE.get(self.name, DEFAULT_SNIFF_CONFIDENCE)
-        except (OSError, ValueError, RecursionError, TranscriptError):
-            return 0.0
+        except Exception:  # one importer's guess about a hostile head must
+            return 0.0  # never stop detection (it scores 0; its own load reports the file)
         return 0.0
 
 

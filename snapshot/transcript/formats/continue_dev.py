@@ -63,6 +63,11 @@ _ROLES: dict[str, Role] = {
 }
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else nothing (a hostile file may put anything there)."""
+    return value if isinstance(value, list) else []
+
+
 class _Builder:
     def __init__(self, where: str) -> None:
         self.where = where
@@ -132,19 +137,19 @@ class _Builder:
         if isinstance(reasoning, Mapping) and reasoning.get("text"):
             blocks.append(ThinkingBlock(str(reasoning["text"])))
         if role == "user":
-            for ctx in item.get("contextItems") or ():
+            for ctx in _list(item.get("contextItems")):
                 if isinstance(ctx, Mapping) and ctx.get("content"):
                     blocks.append(TextBlock(str(ctx["content"])))
             names = [
                 str(c.get("description") or c.get("name"))
-                for c in item.get("contextItems") or ()
+                for c in _list(item.get("contextItems"))
                 if isinstance(c, Mapping)
             ]
             if names:
                 meta["context_items"] = names
         blocks.extend(self.parts(msg.get("content"), at))
         calls: list[ToolCall] = []
-        for j, call in enumerate(msg.get("toolCalls") or ()):
+        for j, call in enumerate(_list(msg.get("toolCalls"))):
             if not isinstance(call, Mapping):
                 continue
             fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
@@ -182,7 +187,7 @@ class _Builder:
                 continue
             texts = [
                 TextBlock(str(o.get("content")))
-                for o in state["output"]
+                for o in _list(state.get("output"))
                 if isinstance(o, Mapping) and o.get("content")
             ]
             error = state.get("status") in ("errored", "canceled")

@@ -95,9 +95,14 @@ def _texts(parts: Any) -> list[str]:
     return [str(p.get("text")) for p in parts if isinstance(p, Mapping) and p.get("text")]
 
 
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else nothing (a hostile file may put anything there)."""
+    return value if isinstance(value, list) else []
+
+
 def _thinking(ev: Mapping[str, Any]) -> list[Block]:
     out: list[Block] = []
-    for tb in ev.get("thinking_blocks") or ():
+    for tb in _list(ev.get("thinking_blocks")):
         if not isinstance(tb, Mapping):
             continue
         if tb.get("type") == "redacted_thinking":
@@ -138,7 +143,7 @@ class _Builder:
             if not isinstance(part, Mapping):
                 continue
             if part.get("type") == "image":
-                for url in part.get("image_urls") or ():
+                for url in _list(part.get("image_urls")):
                     if isinstance(url, str):
                         block = image_or_note(url, "inline", at, self.warns)
                         if isinstance(block, TextBlock | ImageBlock):
@@ -177,12 +182,14 @@ class _Builder:
             self.skip("MessageEvent without llm_message")
             return
         roles: dict[Any, Role] = {"user": "user", "assistant": "assistant", "system": "system"}
-        role = roles.get(msg.get("role"), "user" if ev.get("source") == "user" else "assistant")
+        role = roles.get(
+            str(msg.get("role")), "user" if ev.get("source") == "user" else "assistant"
+        )
         blocks: list[Block] = [*_thinking(msg)]
         blocks.extend(self.content(msg.get("content"), at))
         for text in _texts(ev.get("extended_content")):
             blocks.append(TextBlock(text))
-        if ev.get("activated_skills"):
+        if _list(ev.get("activated_skills")):
             meta["activated_skills"] = list(ev["activated_skills"])
         self.add(eid, role, blocks, meta)
 

@@ -147,6 +147,7 @@ class _Reader:
     def entry(self, lineno: int, rec: Mapping[str, Any], linear: bool) -> None:
         where = f"{self.path}:{lineno}"
         kind = rec.get("type")
+        kind = kind if isinstance(kind, str) else repr(kind)
         if linear:
             eid = f"e{lineno}"
             parent = self.last_entry
@@ -193,6 +194,7 @@ class _Reader:
         self, eid: str, parent: str | None, msg: Mapping[str, Any], meta: dict[str, Any], where: str
     ) -> None:
         role = msg.get("role")
+        role = role if isinstance(role, str) else repr(role)
         if role == "assistant":
             for key in ("model", "provider", "api", "stopReason"):
                 if msg.get(key):
