@@ -250,6 +250,7 @@ SMALL = {
 
 @pytest.mark.parametrize("fmt", sorted(SMALL))
 def test_mangled_samples_give_warnings_or_one_clear_error(fmt: str, tmp_path: Path) -> None:
+    import contextlib
     import random
 
     from snapshot.errors import SnapshotError
@@ -272,7 +273,5 @@ def test_mangled_samples_give_warnings_or_one_clear_error(fmt: str, tmp_path: Pa
                 body = json.dumps(_mutate(json.loads("\n".join(lines)), rng, 0.15))
             dst.write_text(body + "\n", encoding="utf-8")
         for forced in (None, fmt):
-            try:
+            with contextlib.suppress(SnapshotError):  # a clear error is fine; a crash is not
                 import_path(dst, format=forced)
-            except SnapshotError:
-                pass
