@@ -115,3 +115,21 @@ def test_rejections_errors_and_unknown_events_are_results_or_warnings(tmp_path: 
     ]
     assert conv.meta["skipped"] == {"ConversationStateUpdateEvent": 1, "Mystery": 1}
     assert any("unknown event kind 'Mystery'" in w for w in conv.warnings)
+
+
+def test_a_conversation_still_running_imports_its_complete_events(tmp_path: Path) -> None:
+    folder = tmp_path / "c2"
+    (folder / "events").mkdir(parents=True)
+    msg = {
+        "kind": "MessageEvent",
+        "id": "m",
+        "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": "go"}]},
+    }
+    _event(folder / "events", 0, msg)
+    (folder / "events" / f"event-00001-{'0' * 8}-0000-0000-0000-{1:012d}.json").write_text(
+        '{"kind": "MessageEvent", "id": "n", "llm_mess', encoding="utf-8"
+    )
+    (conv,) = import_path(folder)
+    assert [m.text() for m in conv.messages] == ["go"]
+    assert any("last event file is partial" in w for w in conv.warnings)

@@ -342,7 +342,13 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         try:
             ev = load_json(f)
         except TranscriptError as exc:
-            builder.warns.append(f"{exc}; event skipped")
+            if f == files[-1]:  # the SDK writes one file per event, the last one maybe now
+                builder.warns.append(
+                    f"{f}: the last event file is partial (the conversation was still running?); "
+                    "the events before it were imported"
+                )
+            else:
+                builder.warns.append(f"{exc}; event skipped")
             builder.skip("unreadable event file")
             continue
         builder.event(ev, str(f))
