@@ -275,3 +275,22 @@ def test_mangled_samples_give_warnings_or_one_clear_error(fmt: str, tmp_path: Pa
         for forced in (None, fmt):
             with contextlib.suppress(SnapshotError):  # a clear error is fine; a crash is not
                 import_path(dst, format=forced)
+
+
+def test_a_detected_format_that_keeps_nothing_is_an_error_not_exit_0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Gemini Content[] looks like chat messages but has no 'content': nothing would be kept."""
+    turns = [
+        {
+            "role": "user" if i % 2 == 0 else "model",
+            "parts": [{"text": f"turn {i} says " + "words " * 30}],
+        }
+        for i in range(6)
+    ]
+    p = tmp_path / "history.json"
+    p.write_text(json.dumps(turns), encoding="utf-8")
+    if detect(p).name != "openai-chat":
+        pytest.skip("a format on this branch reads Gemini Content[] now")
+    assert main(["import", str(p)]) == 2
+    assert "kept only 0% of the file's text" in capsys.readouterr().err

@@ -30,7 +30,9 @@ After a load, :func:`import_path` measures how much of the file's text the
 conversations kept (:mod:`snapshot.transcript.coverage`). A forced format that
 imports no message, keeps less than :data:`FORCED_MIN_SHARE`, or does not
 recognise the file and keeps less than ``WARN_SHARE`` while detection is
-sure of another format, is an error naming the format detection would pick; any import keeping less than
+sure of another format, is an error naming the format detection would pick; a
+detected format keeping less than :data:`DETECTED_MIN_SHARE` was a wrong guess
+and is an error too (never "every character lost, exit 0"); any import keeping less than
 :data:`~snapshot.transcript.coverage.WARN_SHARE` says so in its warnings and
 in ``meta["text_kept"]``.
 
@@ -77,6 +79,8 @@ SURE = 0.5
 MARGIN = 0.1
 # A forced --format keeping less of the file's text than this reads the wrong format.
 FORCED_MIN_SHARE = 0.5
+# A detected format keeping less than this was a wrong guess (real imports keep far more).
+DETECTED_MIN_SHARE = 0.1
 
 # How sure a yes from the sniff of an importer without its own ``score`` is.
 # Ordered as detection used to try them: the more specific a sniff, the higher.
@@ -337,6 +341,13 @@ def _check_kept(
                 f"{path}: --format {fmt.name} does not recognise this file and kept only "
                 f"{coverage.share:.0%} of its text; {_better_format(path, fmt)}"
             )
+    if not forced and coverage.share < DETECTED_MIN_SHARE:
+        others = [(f, sc) for f, sc in rank(path) if f.name != fmt.name]
+        listing = f" (other candidates: {_listing(others)})" if others else ""
+        raise AmbiguousFormatError(
+            f"{path}: detected as {fmt.name}, but that import kept only {coverage.share:.0%} of "
+            f"the file's text: it is probably a format snapshot does not read yet{listing}"
+        )
     out = []
     for c in conversations:
         meta = {**c.meta, "text_kept": coverage.share}
