@@ -31,8 +31,8 @@ conversations kept (:mod:`snapshot.transcript.coverage`). A forced format that
 imports no message, keeps less than :data:`FORCED_MIN_SHARE`, or does not
 recognise the file and keeps less than ``WARN_SHARE`` while detection is
 sure of another format, is an error naming the format detection would pick; a
-detected format keeping less than :data:`DETECTED_MIN_SHARE` was a wrong guess
-and is an error too (never "every character lost, exit 0"); any import keeping less than
+detected format keeping less than :data:`DETECTED_MIN_SHARE` without being
+:data:`CERTAIN` was a wrong guess and is an error too (never "every character lost, exit 0"); any import keeping less than
 :data:`~snapshot.transcript.coverage.WARN_SHARE` says so in its warnings and
 in ``meta["text_kept"]``.
 
@@ -79,8 +79,10 @@ SURE = 0.5
 MARGIN = 0.1
 # A forced --format keeping less of the file's text than this reads the wrong format.
 FORCED_MIN_SHARE = 0.5
-# A detected format keeping less than this was a wrong guess (real imports keep far more).
+# A detected format keeping less than this was a wrong guess (real imports keep far
+# more), unless it was certain (a marker only it writes): then the loss is a warning.
 DETECTED_MIN_SHARE = 0.1
+CERTAIN = 0.9
 
 # How sure a yes from the sniff of an importer without its own ``score`` is.
 # Ordered as detection used to try them: the more specific a sniff, the higher.
@@ -341,7 +343,11 @@ def _check_kept(
                 f"{path}: --format {fmt.name} does not recognise this file and kept only "
                 f"{coverage.share:.0%} of its text; {_better_format(path, fmt)}"
             )
-    if not forced and coverage.share < DETECTED_MIN_SHARE:
+    if (
+        not forced
+        and coverage.share < DETECTED_MIN_SHARE
+        and fmt.rate(path, read_head(path)) < CERTAIN
+    ):
         others = [(f, sc) for f, sc in rank(path) if f.name != fmt.name]
         listing = f" (other candidates: {_listing(others)})" if others else ""
         raise AmbiguousFormatError(
