@@ -78,16 +78,22 @@ class _Reader:
         self.skipped: Counter[str] = Counter()
         self.meta: dict[str, Any] = {}
         self.last_entry: str | None = None
+        self.missing_parents = 0
 
     def resolve(self, parent: str | None) -> str | None:
-        """The nearest message at or above ``parent`` (settings entries are transparent)."""
+        """The nearest message at or above ``parent`` (settings entries are transparent).
+
+        A parent that is not in the file continues from the previous message,
+        counted in the warnings.
+        """
         seen: set[str] = set()
         while parent is not None and parent not in self.ids:
-            if parent in seen or parent not in self.through:
-                return (
-                    self.messages[-1].id if parent not in self.through and self.messages else None
-                )
+            if parent in seen:
+                return None  # a parent cycle: start a new root rather than loop
             seen.add(parent)
+            if parent not in self.through:
+                self.missing_parents += 1
+                return self.messages[-1].id if self.messages else None
             parent = self.through[parent]
         return parent
 
@@ -261,6 +267,11 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         meta["skipped"] = dict(reader.skipped)
         warnings.extend_counts(f"{path}: skipped what pi does not send the model", reader.skipped)
     tip = reader.resolve(reader.last_entry)
+    if reader.missing_parents:
+        warnings.add(
+            f"{path}: {reader.missing_parents} entries name a parent not in the file; "
+            "each continues from the message before it"
+        )
     if tip is None and reader.messages:
         tip = reader.messages[-1].id
     conv = Conversation(
