@@ -195,3 +195,24 @@ def test_the_docstring_examples_run() -> None:
 
     for module in (coverage, discover, formats, sources):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_an_importer_crash_on_one_file_is_reported_not_fatal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.report import sources
+
+    good = _pi(tmp_path / "good.jsonl")
+    bad = _pi(tmp_path / "bad.jsonl")
+    real = sources.import_path
+
+    def flaky(path: Any, **kw: Any) -> Any:
+        if Path(path) == bad:
+            raise TypeError("boom")
+        return real(path, **kw)
+
+    monkeypatch.setattr(sources, "import_path", flaky)
+    given, reports = sources.path_sources(find([tmp_path]))
+    assert [s.reference["path"] for s in given] == [str(good)]
+    (failed,) = [r for r in reports if r.path == bad]
+    assert "TypeError: boom" in str(failed.reason)

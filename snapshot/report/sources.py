@@ -161,8 +161,10 @@ def path_sources(
         except SnapshotError as exc:
             reports.append(UnitReport(unit.path, unit.format, unit.session, reason=str(exc)))
             continue
-        except (OSError, MemoryError, RecursionError, ValueError) as exc:  # unreadable, never fatal
-            why = f"{type(exc).__name__}: {exc}"
+        except Exception as exc:  # one file never aborts a run over thousands
+            why = (
+                f"the {unit.format} importer failed ({type(exc).__name__}: {exc}); a bug to report"
+            )
             reports.append(UnitReport(unit.path, unit.format, unit.session, reason=why))
             continue
         rows = tuple(_conversation_row(c) for c in convs)
