@@ -119,3 +119,29 @@ def test_a_large_session_imports_in_bounded_memory(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert len(conv.messages) == 1
     assert peak < 8 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB for a 20 MB file"
+
+
+def test_images_in_user_messages_and_tool_results_are_kept(tmp_path: Path) -> None:
+    import base64
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (7, 5), "white").save(buf, format="PNG")
+    png = base64.b64encode(buf.getvalue()).decode()
+    image = {"type": "image", "data": png, "mimeType": "image/jpeg"}  # the header wins
+    records = [
+        HEADER,
+        _msg("u1", None, "user", [{"type": "text", "text": "look"}, image]),
+        _msg(
+            "a1",
+            "u1",
+            "assistant",
+            [{"type": "toolCall", "id": "t1", "name": "screenshot", "arguments": {}}],
+        ),
+        _msg("r1", "a1", "toolResult", [image], toolCallId="t1", isError=False),
+    ]
+    (conv,) = import_path(_write(tmp_path / "s.jsonl", records))
+    images = [img for m in conv.messages for img in m.images()]
+    assert [(i.media_type, i.width, i.height) for i in images] == [("image/png", 7, 5)] * 2
