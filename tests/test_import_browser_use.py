@@ -24,6 +24,7 @@ def test_agent_history_samples_match_the_hand_counts(sample: dict[str, Any]) -> 
     assert s.tool_calls == want["actions"]
     assert conv.meta["steps"] == want["steps"]
     assert s.images == want["inline_screenshots"]
+    assert conv.meta.get("text_kept", 1.0) >= 0.9, "the import keeps the file's text"
     assert tool_pairing(conv.path()).ok
     states = [m for m in conv.messages if m.meta.get("kind") == "browser_state"]
     assert len(states) == want["steps"]

@@ -27,6 +27,7 @@ def test_openhands_v1_samples_match_the_hand_counts(sample: dict[str, Any]) -> N
     s = stats(conv.messages)
     assert within(s.tool_calls, want["tool_calls"]) and s.tool_results == s.tool_calls
     assert tool_pairing(conv.path()).ok
+    assert conv.meta.get("text_kept", 1.0) >= 0.9, "the import keeps the file's text"
     assert conv.messages[0].role == "system" and conv.meta["tools"]
 
 

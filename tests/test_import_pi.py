@@ -31,6 +31,7 @@ def test_pi_samples_match_the_hand_counts(sample: dict[str, Any]) -> None:
     unanswered = want.get("tool_calls_without_result", 0)
     if unanswered:
         assert sum("has no result" in w for w in conv.warnings) == unanswered
+    assert conv.meta.get("text_kept", 1.0) >= 0.9, "the import keeps the file's text"
     boundaries = [m for m in conv.messages if m.meta.get("kind") == "compact_boundary"]
     assert len(boundaries) == compactions
     assert all(conv.index[m.id].role == "system" for m in boundaries)

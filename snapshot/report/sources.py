@@ -157,7 +157,7 @@ def path_sources(
             reports.append(UnitReport(f.path, None, f.session, reason=f.reason))
     for unit in progress(units, desc="import", unit="file"):
         try:
-            convs = import_path(unit.path, format=unit.format)
+            convs = import_path(unit.path)  # detected again: the same scores, not a forced format
         except SnapshotError as exc:
             reports.append(UnitReport(unit.path, unit.format, unit.session, reason=str(exc)))
             continue

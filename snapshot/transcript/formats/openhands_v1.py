@@ -398,4 +398,6 @@ FORMAT = Format(
     sniff=sniff,
     load=load,
     score=score,
+    # A critic model's verdict on a turn: shown in the UI, never sent to the agent's model.
+    unread_keys=frozenset({"critic_result"}),
 )

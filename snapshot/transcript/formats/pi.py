@@ -318,4 +318,7 @@ FORMAT = Format(
     sniff=sniff,
     load=load,
     score=score,
+    # What pi keeps for its own display: a tool result's details (diffs), and the
+    # half-streamed arguments of a tool call.
+    unread_keys=frozenset({"details", "partialJson"}),
 )
