@@ -213,6 +213,7 @@ def test_an_importer_crash_on_one_file_is_reported_not_fatal(
 
     monkeypatch.setattr(sources, "import_path", flaky)
     given, reports = sources.path_sources(find([tmp_path]))
-    assert [s.reference["path"] for s in given] == [str(good)]
+    assert [ref.path for ref in given] == [str(good)]
+    assert given[0].load().conversation.messages
     (failed,) = [r for r in reports if r.path == bad]
     assert "TypeError: boom" in str(failed.reason)

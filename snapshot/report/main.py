@@ -14,7 +14,7 @@ from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
 from snapshot.report.sources import (
     PRIVACY_NOTICE,
-    Source,
+    SourceRef,
     inventory_markdown,
     path_sources,
     write_inventory,
@@ -88,7 +88,7 @@ def make_report(
     the needles (text from the sessions) in the report.
     """
     out.mkdir(parents=True, exist_ok=True)
-    given: list[Source] | None = None
+    given: list[SourceRef] | None = None
     inventory: list[tuple[str, str]] = []
     if found is not None:
         given, units = path_sources(found, limit=limit)
@@ -133,12 +133,12 @@ def make_report(
     return ReportFiles(report, results, figures, result)
 
 
-def _needle_examples(sources: Sequence[Source], settings: Settings, per_source: int = 3) -> str:
+def _needle_examples(refs: Sequence[SourceRef], settings: Settings, per_source: int = 3) -> str:
     """A few of the needles drawn from each conversation: text quoted from the sessions."""
     from snapshot.report.matrix import needles_for
 
     lines = ["| conversation | kind | needle |", "|---|---|---|"]
-    for source in sources:
+    for source in (ref.load() for ref in refs):
         for needle in needles_for(source, settings)[:per_source]:
             text = needle.text.replace("|", "\\|").replace("\n", " ")[:80]
             lines.append(f"| `{source.id}` | {needle.kind} | `{text}` |")

@@ -13,7 +13,13 @@ from typing import Any
 
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
-from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
+from snapshot.report.sources import (
+    Source,
+    SourceRef,
+    corpus_sources,
+    demo_sources,
+    read_manifest,
+)
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
 DEFAULT_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
@@ -59,7 +65,7 @@ GIVEN = "<given sources>"
 
 
 def _init(
-    models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[Source] = ()
+    models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[SourceRef] = ()
 ) -> None:
     from snapshot.ladder.target import target_for
 
@@ -87,7 +93,8 @@ def _ocr_reader() -> Any:
 
 def _source(job: Job) -> Source:
     if job.corpus == GIVEN:
-        return _STATE["given"][job.index]
+        ref: SourceRef = _STATE["given"][job.index]
+        return ref.load()
     if job.corpus is None:
         return demo_sources()[job.index]
     manifest = Path(job.corpus)
@@ -139,9 +146,9 @@ def run(
     workers: int | None = None,
     limit: int | None = None,
     use_ocr: bool = False,
-    given: Sequence[Source] | None = None,
+    given: Sequence[SourceRef] | None = None,
 ) -> RunResult:
-    """``given``: run on these sources (a user's own sessions) instead of the demo or corpus."""
+    """``given``: run on these conversations (a user's own) instead of the demo or corpus."""
     settings = settings or Settings()
     own = given is not None
     given = list(given or ())
@@ -193,7 +200,7 @@ def run(
 
 def _size_hint(job: Job) -> int:
     if job.corpus == GIVEN:
-        return sum(m.chars() for m in _STATE["given"][job.index].conversation.messages)
+        return int(_STATE["given"][job.index].chars)
     if job.corpus is None:
         return 0
     entry = read_manifest(Path(job.corpus))[job.index]

@@ -15,6 +15,7 @@ written then is the summary rung's output for it.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -139,17 +140,59 @@ def _conversation_row(conv: Conversation) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class SourceRef:
+    """One conversation of a user's file, by position: imported again when it is benchmarked.
+
+    Holding references instead of conversations keeps a run over thousands of
+    sessions at the memory of one session per process.
+    """
+
+    path: str
+    index: int
+    id: str
+    category: str
+    chars: int
+
+    def load(self) -> Source:
+        convs = _imported(self.path)
+        if self.index >= len(convs):
+            raise InputError(f"{self.path}: changed since it was listed; run the report again")
+        return Source(
+            id=self.id,
+            category=self.category,
+            conversation=benchmark_view(convs[self.index]),
+            reference={"path": self.path, "format": self.category},
+        )
+
+
+@functools.lru_cache(maxsize=1)
+def _imported(path: str) -> tuple[Conversation, ...]:
+    """The last file imported (its conversations are benchmarked one after another)."""
+    return tuple(import_path(path))
+
+
 def path_sources(
     found: Sequence[Found], *, limit: int | None = None
-) -> tuple[list[Source], list[UnitReport]]:
+) -> tuple[list[SourceRef], list[UnitReport]]:
     """Import every unit ``found``; one that fails is reported with its reason, never fatal.
 
-    Returns the benchmark sources (each conversation with messages, main
-    agents and subagents alike) and one :class:`UnitReport` per path found.
+    Parameters
+    ----------
+    found
+        What :func:`snapshot.transcript.discover.find` returned.
+    limit
+        Benchmark at most this many conversations (every path is still listed).
+
+    Returns
+    -------
+    (list of SourceRef, list of UnitReport)
+        The conversations to benchmark (main agents and subagents alike, each
+        with messages) and one report per path found, sorted by path.
     """
     from snapshot.progress import progress
 
-    sources: list[Source] = []
+    refs: list[SourceRef] = []
     reports: list[UnitReport] = []
     units = [f for f in found if f.importable]
     for f in found:
@@ -169,22 +212,15 @@ def path_sources(
             continue
         rows = tuple(_conversation_row(c) for c in convs)
         reports.append(UnitReport(unit.path, unit.format, unit.session, rows))
-        for conv in convs:
-            if conv.tip is None or (limit is not None and len(sources) >= limit):
+        for i, conv in enumerate(convs):
+            if conv.tip is None or (limit is not None and len(refs) >= limit):
                 continue
             agent = "" if conv.agent == "main" else f" [{conv.agent}]"
-            sources.append(
-                Source(
-                    id=f"{unit.path}{agent}"
-                    if len(convs) == 1
-                    else f"{unit.path}#{conv.id}{agent}",
-                    category=unit.format or "",
-                    conversation=benchmark_view(conv),
-                    reference={"path": str(unit.path), "format": unit.format},
-                )
-            )
+            name = f"{unit.path}{agent}" if len(convs) == 1 else f"{unit.path}#{conv.id}{agent}"
+            chars = rows[i]["chars"]
+            refs.append(SourceRef(str(unit.path), i, name, conv.format or unit.format or "", chars))
     reports.sort(key=lambda r: str(r.path))
-    return sources, reports
+    return refs, reports
 
 
 def _kept(value: Any) -> str:
