@@ -52,7 +52,8 @@ from pathlib import Path
 from snapshot.errors import TranscriptError
 from snapshot.transcript.model import Conversation
 
-# Every importer; the order only breaks exact ties in the listing of candidates.
+# Every importer. The order breaks ties, and decides between two sniff-only importers
+# (more specific first, as they were written); importers that score do not depend on it.
 FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.claude_code",
     "snapshot.transcript.formats.codex_exec",
