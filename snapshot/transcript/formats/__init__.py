@@ -94,7 +94,6 @@ SNIFF_CONFIDENCE: dict[str, float] = {
     "swe-agent-traj": 0.9,
     "openhands-events": 0.85,
     "webvoyager": 0.85,
-    "browser-use": 0.85,
     "osworld-traj": 0.85,
     "tau-bench": 0.8,
     "anthropic-messages": 0.7,
