@@ -81,8 +81,11 @@ class Coverage:
         )
 
 
+_SPACE_INSIDE = re.compile(r"\S\s+\S")
+
+
 def _is_text(s: str) -> bool:
-    if len(s) < 3 or not any(c.isspace() for c in s.strip()):
+    if len(s) < 3 or _SPACE_INSIDE.search(s) is None:
         return False
     if s.startswith("data:"):
         return False
@@ -132,8 +135,8 @@ class KeptText:
 
 
 def _runs(words: Sequence[str]) -> Iterator[int]:
-    for i in range(len(words) - 2):
-        yield hash((words[i], words[i + 1], words[i + 2]))
+    """Hashes of every run of three consecutive words."""
+    return map(hash, zip(words, words[1:], words[2:], strict=False))
 
 
 def _conversation_strings(conversations: Iterable[Conversation]) -> Iterator[str]:
@@ -158,8 +161,12 @@ def kept_text(conversations: Sequence[Conversation]) -> KeptText:
     kept = KeptText(set(), set(), every)
     for text in _conversation_strings(conversations):
         words = text.split()
-        kept.words.update(h for h in map(hash, words) if kept.sampled(h))
-        kept.shingles.update(h for h in _runs(words) if kept.sampled(h))
+        if every == 1:  # the common case: no sampling, no per-hash test
+            kept.words.update(map(hash, words))
+            kept.shingles.update(_runs(words))
+        else:
+            kept.words.update(h for h in map(hash, words) if h % every == 0)
+            kept.shingles.update(h for h in _runs(words) if h % every == 0)
     return kept
 
 
@@ -183,11 +190,13 @@ def _measure(strings: Iterable[str], kept: KeptText) -> Coverage:
             continue
         seen.add(h)
         words = s.split()
-        size = sum(len(w) for w in words)
-        runs = [r for r in _runs(words) if kept.sampled(r)]
+        size = len("".join(words))
+        runs = list(_runs(words))
+        if kept.every > 1:
+            runs = [r for r in runs if r % kept.every == 0]
         if runs:
             total += size
-            kept_chars += size * sum(r in kept.shingles for r in runs) / len(runs)
+            kept_chars += size * len(kept.shingles.intersection(runs)) / len(set(runs))
             continue
         by_words = _by_words(words, size, kept)  # too short for a sampled run
         if by_words is not None:
