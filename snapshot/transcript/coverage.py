@@ -102,10 +102,10 @@ def _strings(value: Any, unread: frozenset[str] = frozenset()) -> Iterator[str]:
     while stack:
         v = stack.pop()
         if isinstance(v, str):
-            t = v.strip()
-            if t[:1] in ("{", "[") and t[-1:] in ("}", "]"):
+            # JSON kept as a string (tool arguments): its own strings are the text.
+            if v[:1] in ("{", "[") and v[-1:] in ("}", "]"):
                 try:
-                    stack.append(json.loads(t))
+                    stack.append(json.loads(v))
                     continue
                 except (ValueError, RecursionError):
                     pass
