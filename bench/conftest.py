@@ -90,6 +90,11 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             )
     if "png_encode" in m:
         out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
+    if "import_checked" in m and "import_load_only" in m:
+        out.append(
+            "import with the text-kept check vs the importer's load alone: "
+            f"{m['import_checked'] / m['import_load_only']:.1f}x the time"
+        )
     return out
 
 

@@ -122,7 +122,7 @@ def test_jsonl_recording_with_set_records_and_a_partial_line(tmp_path: Path) -> 
     (conv,) = load_as(path, FMT)
     assert conv.path()[0].text() == "look again"
     assert conv.meta["lastUpdated"] == "t9"
-    assert any("partial record" in w for w in conv.warnings)
+    assert any("the last line is partial" in w for w in conv.warnings)
     assert gemini_cli.score(path, path.read_bytes()[:4096]) == 1.0
 
 

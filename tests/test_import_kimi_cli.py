@@ -71,7 +71,7 @@ def test_partial_last_line(tmp_path: Path) -> None:
     (full,) = load_as(path, FMT)
     (conv,) = load_as(truncated_copy(path, tmp_path), FMT)
     assert 0 < len(conv.messages) < len(full.messages)
-    assert any("partial record" in w for w in conv.warnings)
+    assert any("the last line is partial" in w for w in conv.warnings)
 
 
 def test_plain_chat_jsonl_is_not_claimed(tmp_path: Path) -> None:

@@ -19,8 +19,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Run every compaction strategy and the ladder on conversations × profiles and write "
             "REPORT.md, results.json and PNG plots. With no --corpus it runs on the package's own "
-            "demo transcripts; with --corpus PATH/benchmark.manifest.json, on the benchmark corpus."
+            "demo transcripts; with --corpus PATH/benchmark.manifest.json, on the benchmark corpus; "
+            "with PATH arguments or --discover, on your own sessions (no manifest needed)."
         ),
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="transcript files, folders (walked recursively) or glob patterns of your own sessions",
+    )
+    p.add_argument(
+        "--discover",
+        action="store_true",
+        help="also read the places agents write sessions on this machine (~/.claude/projects, "
+        "~/.codex/sessions, ...); lists them before reading",
+    )
+    p.add_argument(
+        "--show-needles",
+        action="store_true",
+        help="quote needle examples (text from your sessions) in REPORT.md; off by default",
     )
     p.add_argument("--corpus", type=Path, help="benchmark.manifest.json of a transcript corpus")
     p.add_argument(
@@ -123,6 +141,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
     settings = Settings(ocr_rows=args.ocr_rows, budget_ratio=args.budget_ratio)
+    found = _own_sessions(args)
     files = make_report(
         args.corpus,
         args.out,
@@ -134,6 +153,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         limit=args.limit,
         use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
+        found=found,
+        show_needles=args.show_needles,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")
@@ -154,6 +175,40 @@ def command_line(args: argparse.Namespace) -> str:
 
     argv = getattr(args, "argv", None) or sys.argv[1:]
     return "snapshot " + " ".join(shlex.quote(a) for a in argv)
+
+
+def _own_sessions(args: argparse.Namespace) -> Any:
+    """The paths to read (printed before reading), or None for the demo or --corpus."""
+    from snapshot.errors import InputError
+    from snapshot.transcript.discover import find, usual_places
+
+    if not args.paths and not args.discover:
+        return None
+    if args.corpus is not None:
+        raise InputError("give either PATH arguments/--discover or --corpus, not both")
+    targets = list(args.paths)
+    if args.discover:
+        places = usual_places()
+        if not places and not targets:
+            raise InputError(
+                "--discover found no agent sessions in the usual places on this machine; "
+                "give the folder that holds them as PATH"
+            )
+        for place, path in places:
+            print(f"found {place.agent} sessions in {path}", file=sys.stderr)
+        targets += [str(path) for _, path in places]
+    found = find(targets)
+    readable = [f for f in found if f.importable]
+    print(
+        f"will read {len(readable)} transcript(s); {len(found) - len(readable)} path(s) skipped:",
+        file=sys.stderr,
+    )
+    for f in found:
+        print(
+            f"  {f.format or 'skip'}: {f.path}{'' if f.importable else f' ({f.reason})'}",
+            file=sys.stderr,
+        )
+    return found
 
 
 def _summarizer(spec: str, conv: Any) -> Any:

@@ -63,7 +63,12 @@ def _register_import(subparsers: Any) -> None:
 
 def run_import(args: argparse.Namespace) -> int:
     from snapshot.errors import TranscriptError
-    from snapshot.transcript.formats import get_format, import_path, parse_select
+    from snapshot.transcript.formats import (
+        get_format,
+        import_path,
+        parse_select,
+        refuse_forced_folder,
+    )
 
     path = Path(args.path)
     select = parse_select(args.select)
@@ -73,6 +78,8 @@ def run_import(args: argparse.Namespace) -> int:
         raise TranscriptError(f"{path}: no such file or folder")
 
     failures: list[str] = []
+    if path.is_dir() and args.format is not None and not _claimed_folder(path, args.format):
+        refuse_forced_folder(path, args.format)  # the folder is one log of another format
     if path.is_dir() and not _claimed_folder(path, args.format):
         conversations = _import_folder(path, args.format, select, failures)
         if not conversations:
@@ -124,7 +131,16 @@ def _import_folder(
 
     candidates = [get_format(format_name)] if format_name else formats()
     units: list[tuple[Path, Format]] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+    if format_name is None:
+        # Detection as everywhere else: scored, sure or reported (snapshot.transcript.discover).
+        from snapshot.transcript.discover import NOT_A_TRANSCRIPT, find
+
+        for found in find([root]):
+            if found.format is not None:
+                units.append((found.path, get_format(found.format)))
+            elif found.reason != NOT_A_TRANSCRIPT:
+                failures.append(f"{found.path}: {found.reason}")
+    for dirpath, dirnames, filenames in os.walk(root) if format_name else ():
         here = Path(dirpath)
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         kept_dirs = []
@@ -180,6 +196,8 @@ def _summary(conv: Conversation) -> dict[str, Any]:
         "compact_boundaries": sum(
             1 for m in conv.messages if m.meta.get("kind") == "compact_boundary"
         ),
+        # Share of the file's text the import kept (None: not measured).
+        "text_kept": conv.meta.get("text_kept"),
     }
 
 

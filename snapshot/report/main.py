@@ -8,10 +8,19 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from snapshot.errors import InputError
 from snapshot.report import markdown, plots
 from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
+from snapshot.report.sources import (
+    PRIVACY_NOTICE,
+    SourceRef,
+    inventory_markdown,
+    path_sources,
+    write_inventory,
+)
 from snapshot.report.tables import aggregate
+from snapshot.transcript.discover import Found
 
 # One model per family for the characters-per-token figure.
 PROFILE_MODELS: tuple[str, ...] = (
@@ -70,8 +79,30 @@ def make_report(
     legibility: str = "quick",
     command: str = "",
     readme: Path | None = None,
+    found: Sequence[Found] | None = None,
+    show_needles: bool = False,
 ) -> ReportFiles:
+    """Run the benchmark and write the report into ``out`` (and nowhere else).
+
+    ``found``: a user's own transcripts (:func:`snapshot.transcript.discover.find`)
+    instead of the demo or ``corpus``; the report then lists every path found
+    and says at the top that it is private. ``show_needles``: quote examples of
+    the needles (text from the sessions) in the report.
+    """
     out.mkdir(parents=True, exist_ok=True)
+    given: list[SourceRef] | None = None
+    inventory: list[tuple[str, str]] = []
+    if found is not None:
+        given, units = path_sources(found, limit=limit)
+        if not given:
+            reasons = [f"{u.path}: {u.reason}" for u in units if u.reason][:3]
+            raise InputError(
+                f"no importable conversation in the {len(units)} path(s) given"
+                + (f" ({'; '.join(reasons)})" if reasons else "")
+                + "; give files or folders of agent sessions"
+            )
+        inventory.append(("Sources: the paths read", inventory_markdown(units)))
+        write_inventory(units, out / "sources.json")
     result = run(
         corpus,
         models=models,
@@ -80,6 +111,7 @@ def make_report(
         limit=limit,
         use_ocr=use_ocr,
         command=command,
+        given=given,
     )
     results = out / "results.json"
     save_json(result, results)
@@ -91,16 +123,31 @@ def make_report(
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }
-    sections: list[tuple[str, str]] = []
+    sections: list[tuple[str, str]] = list(inventory)
+    if given is not None and show_needles:
+        sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
     if legibility != "none":
         from snapshot.legibility.report import write_sections
 
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
         sections.extend(write_sections(out, legibility))
-    report = markdown.write(result, out, figures=figures, sections=sections)
+    notice = PRIVACY_NOTICE if found is not None else None
+    report = markdown.write(result, out, figures=figures, sections=sections, notice=notice)
     if readme is not None:
         from snapshot.report.readme import rewrite_readme
 
         rewrite_readme(readme, results)
     return ReportFiles(report, results, figures, result)
+
+
+def _needle_examples(refs: Sequence[SourceRef], settings: Settings, per_source: int = 3) -> str:
+    """A few of the needles drawn from each conversation: text quoted from the sessions."""
+    from snapshot.report.matrix import needles_for
+
+    lines = ["| conversation | kind | needle |", "|---|---|---|"]
+    for source in (ref.load() for ref in refs):
+        for needle in needles_for(source, settings)[:per_source]:
+            text = needle.text.replace("|", "\\|").replace("\n", " ")[:80]
+            lines.append(f"| `{source.id}` | {needle.kind} | `{text}` |")
+    return "\n".join(lines)

@@ -14,7 +14,13 @@ from typing import Any
 from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
-from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
+from snapshot.report.sources import (
+    Source,
+    SourceRef,
+    corpus_sources,
+    demo_sources,
+    read_manifest,
+)
 from snapshot.report.summaries import SummarySize, real_summary_lengths, summary_size
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
@@ -58,9 +64,16 @@ class RunResult:
 _STATE: dict[str, Any] = {}
 
 
-def _init(models: Sequence[str], settings: Settings, use_ocr: bool) -> None:
+# Job.corpus of a job over sources handed to run() (a user's own sessions).
+GIVEN = "<given sources>"
+
+
+def _init(
+    models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[SourceRef] = ()
+) -> None:
     from snapshot.ladder.target import target_for
 
+    _STATE["given"] = list(given)
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["targets"] = [target_for(m) for m in models]
     _STATE["settings"] = settings
@@ -83,6 +96,9 @@ def _ocr_reader() -> Any:
 
 
 def _source(job: Job) -> Source:
+    if job.corpus == GIVEN:
+        ref: SourceRef = _STATE["given"][job.index]
+        return ref.load()
     if job.corpus is None:
         return demo_sources()[job.index]
     manifest = Path(job.corpus)
@@ -150,9 +166,14 @@ def run(
     limit: int | None = None,
     use_ocr: bool = False,
     command: str = "",
+    given: Sequence[SourceRef] | None = None,
 ) -> RunResult:
+    """``given``: run on these conversations (a user's own) instead of the demo or corpus."""
     settings = settings or Settings()
-    jobs = jobs_for(corpus, limit)
+    own = given is not None
+    given = list(given or ())
+    jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
+    _STATE["given"] = given  # _source() reads given jobs from here
     size = measure_summaries(jobs)
     settings = replace(settings, summary_chars=size.mean_chars, summary_size_source=size.source)
     workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
@@ -161,16 +182,17 @@ def run(
     sources: list[SourceStats] = []
     errors: list[str] = []
     if workers == 1:
-        _init(models, settings, use_ocr)
+        _init(models, settings, use_ocr, given)
         results = (_work(j) for j in jobs)
         for r, s, e in progress(results, desc="conversations", total=len(jobs), unit="conv"):
             rows.extend(r)
             sources.extend([s] if s else [])
             errors.extend([e] if e else [])
     else:
+        _STATE["given"] = given  # for the size hint below
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(
-            workers, initializer=_init, initargs=(tuple(models), settings, use_ocr)
+            workers, initializer=_init, initargs=(tuple(models), settings, use_ocr, given)
         ) as pool:
             # Big conversations first, so the last worker is not left with the longest one.
             ordered = sorted(jobs, key=lambda j: -_size_hint(j))
@@ -202,6 +224,8 @@ def run(
 
 
 def _size_hint(job: Job) -> int:
+    if job.corpus == GIVEN:
+        return int(_STATE["given"][job.index].chars)
     if job.corpus is None:
         return 0
     entry = read_manifest(Path(job.corpus))[job.index]

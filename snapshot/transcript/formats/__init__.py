@@ -1,9 +1,40 @@
 """Importers: real agent logs in their own formats → the neutral model.
 
-Each format is one module exposing ``FORMAT: Format``. Detection asks each
-format, in the order of :data:`FORMAT_MODULES`, whether it recognises the
-path (a file, or a folder for formats that keep screenshots beside the log);
-``--format`` skips detection.
+Each format is one module exposing ``FORMAT: Format``; ``--format`` skips
+detection, and a forced format that reads nothing is refused.
+
+Scoring interface (what an importer implements)
+-----------------------------------------------
+``Format.score(path, head) -> float``: how sure the importer is that ``path``
+(a file, or a folder for formats that keep several files together) is its
+format. ``head`` is up to :data:`SNIFF_BYTES` of the file (``b""`` for a
+folder). The scale is shared by every importer:
+
+- ``0.0``: not this format (the answer for most files);
+- ``0.5``-``0.8``: the shape fits, but other formats share it (a bare list of
+  chat messages);
+- ``0.9``-``1.0``: a marker only this format writes (a header record with the
+  format's name or version, the tool's own file name and keys).
+
+Scores must be cheap (look at ``head``, names and a folder listing; never parse
+the whole file) and must never raise: a head they cannot read scores 0.
+Importers written before scoring only have ``sniff(path, head) -> bool``; they
+are rated at their entry in :data:`SNIFF_CONFIDENCE` when ``sniff`` says yes.
+
+Detection (:func:`rank`, :func:`detect`) scores every importer on the path
+and picks the best only when it is sure: at least :data:`SURE` and ahead of the
+runner-up by :data:`MARGIN`. Otherwise :class:`AmbiguousFormatError` lists the
+candidates with their scores so the user can pass ``--format``.
+
+After a load, :func:`import_path` measures how much of the file's text the
+conversations kept (:mod:`snapshot.transcript.coverage`). A forced format that
+imports no message, keeps less than :data:`FORCED_MIN_SHARE`, or does not
+recognise the file and keeps less than ``WARN_SHARE`` while detection is
+sure of another format, is an error naming the format detection would pick; a
+detected format keeping less than :data:`DETECTED_MIN_SHARE` without being
+:data:`CERTAIN` was a wrong guess and is an error too (never "every character lost, exit 0"); any import keeping less than
+:data:`~snapshot.transcript.coverage.WARN_SHARE` says so in its warnings and
+in ``meta["text_kept"]``.
 
 >>> from snapshot.transcript.formats import format_names
 >>> "claude-code-jsonl" in format_names()
@@ -13,22 +44,26 @@ True
 from __future__ import annotations
 
 import importlib
+import stat
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.encodable import encodable_conversation
-from snapshot.transcript.files import require_regular_file
 from snapshot.transcript.model import Conversation
 
-# Order matters for detection: more specific formats first.
+# Every importer. The order breaks ties, and decides between two sniff-only importers
+# (more specific first, as they were written); importers that score do not depend on it.
 FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.claude_code",
     "snapshot.transcript.formats.codex_exec",
     "snapshot.transcript.formats.mini_swe_agent",
     "snapshot.transcript.formats.swe_agent",
     "snapshot.transcript.formats.openhands",
+    "snapshot.transcript.formats.openhands_v1",
+    "snapshot.transcript.formats.pi",
+    "snapshot.transcript.formats.continue_dev",
     "snapshot.transcript.formats.webvoyager",
     "snapshot.transcript.formats.browser_use",
     "snapshot.transcript.formats.osworld",
@@ -48,6 +83,47 @@ FORMAT_MODULES: tuple[str, ...] = (
 # How much of a file detection may look at.
 SNIFF_BYTES = 64 * 1024
 
+# Detection picks a format only at this score or above ...
+SURE = 0.5
+# ... and this far ahead of the next best.
+MARGIN = 0.1
+# A forced --format keeping less of the file's text than this reads the wrong format.
+FORCED_MIN_SHARE = 0.5
+# A detected format keeping less than this was a wrong guess (real imports keep far
+# more), unless it was certain (a marker only it writes): then the loss is a warning.
+DETECTED_MIN_SHARE = 0.1
+CERTAIN = 0.9
+
+# How sure a yes from the sniff of an importer without its own ``score`` is.
+# Ordered as detection used to try them: the more specific a sniff, the higher.
+SNIFF_CONFIDENCE: dict[str, float] = {
+    "claude-code-jsonl": 0.95,
+    "codex-exec-jsonl": 0.93,
+    "mini-swe-agent-1": 0.9,
+    "swe-agent-traj": 0.9,
+    "openhands-events": 0.85,
+    "webvoyager": 0.85,
+    "osworld-traj": 0.85,
+    "tau-bench": 0.8,
+    "anthropic-messages": 0.7,
+    "openai-chat": 0.6,
+}
+DEFAULT_SNIFF_CONFIDENCE = 0.6
+
+# Keys whose values an older importer's format keeps for the tool itself (UI
+# copies of tool results, file snapshots): not counted as the file's text.
+LEGACY_UNREAD_KEYS: dict[str, frozenset[str]] = {
+    "claude-code-jsonl": frozenset({"toolUseResult", "snapshot", "normalizedMessages"}),
+}
+
+
+class AmbiguousFormatError(TranscriptError):
+    """Detection is not sure which format a file is: several fit, or none well enough."""
+
+
+class WrongFormatError(TranscriptError):
+    """A forced ``--format`` that reads nothing (or little) of the file."""
+
 
 @dataclass(frozen=True)
 class ImportOptions:
@@ -62,6 +138,10 @@ class Format:
 
     ``sniff(path, head)``: does this path look like this format? ``head`` is up
     to :data:`SNIFF_BYTES` of the file (empty for a folder).
+    ``score(path, head)``: how sure, from 0 to 1 (see the module docstring);
+    without one, a yes from ``sniff`` counts :data:`SNIFF_CONFIDENCE`.
+    ``unread_keys``: JSON keys whose values the tool keeps for itself and the
+    model never saw; the text-kept measure leaves them out.
     ``load(path, options)``: every conversation in the path (after ``select``).
     Problems that leave the rest usable (a malformed line, an unknown record
     type) go into ``Conversation.warnings`` naming file and line; problems that
@@ -72,6 +152,19 @@ class Format:
     description: str
     sniff: Callable[[Path, bytes], bool]
     load: Callable[[Path, ImportOptions], list[Conversation]]
+    score: Callable[[Path, bytes], float] | None = None
+    unread_keys: frozenset[str] = frozenset()
+
+    def rate(self, path: Path, head: bytes) -> float:
+        """This format's score for ``path``; an importer that raises scores 0."""
+        try:
+            if self.score is not None:
+                return max(0.0, min(1.0, float(self.score(path, head))))
+            if self.sniff(path, head):
+                return SNIFF_CONFIDENCE.get(self.name, DEFAULT_SNIFF_CONFIDENCE)
+        except Exception:  # one importer's guess about a hostile head must
+            return 0.0  # never stop detection (it scores 0; its own load reports the file)
+        return 0.0
 
 
 def _modules() -> list[Format]:
@@ -83,7 +176,10 @@ def _modules() -> list[Format]:
             if exc.name == name:  # not written yet; any other missing import is a bug
                 continue
             raise
-        formats.append(module.FORMAT)
+        fmt: Format = module.FORMAT
+        if not fmt.unread_keys and fmt.name in LEGACY_UNREAD_KEYS:
+            fmt = replace(fmt, unread_keys=LEGACY_UNREAD_KEYS[fmt.name])
+        formats.append(fmt)
     return formats
 
 
@@ -102,25 +198,90 @@ def get_format(name: str) -> Format:
     raise TranscriptError(f"unknown format {name!r}; known formats: {', '.join(format_names())}")
 
 
-def _head(path: Path) -> bytes:
+def read_head(path: Path) -> bytes:
+    """Up to :data:`SNIFF_BYTES` of a file (``b""`` for a folder).
+
+    Only regular files are opened: a FIFO, socket or device would block or
+    never end, so it is refused.
+    """
     if path.is_dir():
         return b""
-    require_regular_file(path)  # a FIFO or /dev/zero would hang the sniff
-    with path.open("rb") as fh:
-        return fh.read(SNIFF_BYTES)
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    if not stat.S_ISREG(mode):
+        raise TranscriptError(f"{path}: not a regular file (a FIFO, socket or device); not read")
+    try:
+        with path.open("rb") as fh:
+            return fh.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+
+
+def rank(path: Path, head: bytes | None = None) -> list[tuple[Format, float]]:
+    """Every format with a score above 0 for ``path``, best first.
+
+    Parameters
+    ----------
+    path
+        A file or folder.
+    head
+        Its first :data:`SNIFF_BYTES` when already read.
+
+    Returns
+    -------
+    list of (Format, float)
+        Best score first; ties in :data:`FORMAT_MODULES` order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> rank(Path(tempfile.mkdtemp()))
+    []
+    """
+    if head is None:
+        head = read_head(path)
+    scored = [(f, f.rate(path, head)) for f in _modules()]
+    order = {f.name: i for i, (f, _) in enumerate(scored)}
+    return sorted(((f, s) for f, s in scored if s > 0), key=lambda fs: (-fs[1], order[fs[0].name]))
+
+
+def _listing(ranked: Sequence[tuple[Format, float]]) -> str:
+    return ", ".join(f"{f.name} ({s:.2f})" for f, s in ranked[:5])
+
+
+def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
+    """The sure pick among ranked candidates, else :class:`AmbiguousFormatError`."""
+    if not ranked:
+        raise AmbiguousFormatError(
+            f"{path}: not a format snapshot recognises; force one with --format "
+            f"({', '.join(format_names())})"
+        )
+    best, top = ranked[0]
+    runner = ranked[1][1] if len(ranked) > 1 else 0.0
+    if top < SURE:
+        raise AmbiguousFormatError(
+            f"{path}: no format is sure of this file (candidates: {_listing(ranked)}); "
+            "pass --format NAME to read it as one of them"
+        )
+    # Sniff-only importers were written to be tried in FORMAT_MODULES order (a
+    # later sniff assumes the earlier ones said no), so between two of them the
+    # order decides; the margin is asked of a runner-up that scores itself.
+    legacy_pair = best.score is None and len(ranked) > 1 and ranked[1][0].score is None
+    if top - runner < MARGIN and not legacy_pair:
+        raise AmbiguousFormatError(
+            f"{path}: several formats fit this file equally well ({_listing(ranked)}); "
+            "pass --format NAME to choose"
+        )
+    return best
 
 
 def detect(path: Path) -> Format:
+    """The format of ``path`` when detection is sure (see :func:`choose`)."""
     if not path.exists():
         raise TranscriptError(f"{path}: no such file or folder")
-    head = _head(path)
-    for f in _modules():
-        if f.sniff(path, head):
-            return f
-    raise TranscriptError(
-        f"{path}: not a format snapshot recognises; force one with --format "
-        f"({', '.join(format_names())})"
-    )
+    return choose(path, rank(path))
 
 
 def parse_select(pairs: Sequence[str]) -> dict[str, str]:
@@ -134,19 +295,141 @@ def parse_select(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _sure_other(path: Path, forced: Format) -> Format | None:
+    """The format detection is sure of, when it is not ``forced``."""
+    try:
+        ranked = [(f, sc) for f, sc in rank(path) if f.name != forced.name]
+        return choose(path, ranked)
+    except TranscriptError:
+        return None
+
+
+def _better_format(path: Path, forced: Format) -> str:
+    """What to say instead of a forced format: the one detection would pick."""
+    other = _sure_other(path, forced)
+    if other is not None:
+        return f"it looks like {other.name}: use --format {other.name} or leave --format out"
+    return "no other format recognises it either"
+
+
+def refuse_forced_folder(path: Path, forced: str) -> None:
+    """Raise :class:`WrongFormatError` when another format reads folder ``path`` as one log.
+
+    For a folder the forced format does not claim (the caller would otherwise
+    look for files of that format inside it and find none).
+    """
+    fmt = get_format(forced)
+    other = _sure_other(path, fmt)
+    if other is not None and fmt.rate(path, b"") < SURE:
+        raise WrongFormatError(
+            f"{path}: --format {fmt.name} does not read this folder; {_better_format(path, fmt)}"
+        )
+
+
+def _check_kept(
+    path: Path, fmt: Format, forced: bool, conversations: list[Conversation]
+) -> list[Conversation]:
+    """Refuse a forced format that reads nothing; say when an import drops text."""
+    from snapshot.transcript.coverage import WARN_SHARE, measure
+
+    messages = sum(len(c.messages) for c in conversations)
+    if forced and messages == 0:
+        raise WrongFormatError(
+            f"{path}: --format {fmt.name} imported no messages; {_better_format(path, fmt)}"
+        )
+    coverage = measure(path, conversations, fmt.unread_keys)
+    if coverage is None or not coverage.judged:
+        return conversations
+    if forced and coverage.share < FORCED_MIN_SHARE:
+        raise WrongFormatError(
+            f"{path}: --format {fmt.name} kept only {coverage.share:.0%} of the file's text; "
+            f"{_better_format(path, fmt)}"
+        )
+    if forced and coverage.share < WARN_SHARE and fmt.rate(path, read_head(path)) < SURE:
+        other = _sure_other(path, fmt)
+        if other is not None:  # a format that does not recognise the file, losing text
+            raise WrongFormatError(
+                f"{path}: --format {fmt.name} does not recognise this file and kept only "
+                f"{coverage.share:.0%} of its text; {_better_format(path, fmt)}"
+            )
+    if (
+        not forced
+        and coverage.share < DETECTED_MIN_SHARE
+        and fmt.rate(path, read_head(path)) < CERTAIN
+    ):
+        others = [(f, sc) for f, sc in rank(path) if f.name != fmt.name]
+        listing = f" (other candidates: {_listing(others)})" if others else ""
+        raise AmbiguousFormatError(
+            f"{path}: detected as {fmt.name}, but that import kept only {coverage.share:.0%} of "
+            f"the file's text: it is probably a format snapshot does not read yet{listing}"
+        )
+    out = []
+    for c in conversations:
+        meta = {**c.meta, "text_kept": coverage.share}
+        warns = c.warnings
+        if coverage.share < WARN_SHARE:
+            warns = (*warns, coverage.warning(path))
+        out.append(replace(c, meta=meta, warnings=warns))
+    return out
+
+
 def import_path(
     path: str | Path, *, format: str | None = None, select: Mapping[str, str] | None = None
 ) -> list[Conversation]:
-    """Every conversation in ``path``, auto-detecting the format unless given."""
+    """Every conversation in ``path``, auto-detecting the format unless given.
+
+    Parameters
+    ----------
+    path
+        A transcript file, or a folder a format reads as one log.
+    format
+        A format name to use instead of detection (``--format``).
+    select
+        KEY=VALUE pairs picking conversations of a multi-conversation file.
+
+    Returns
+    -------
+    list of Conversation
+        With ``meta["text_kept"]`` (share of the file's text kept) when it was
+        measured, and a warning when it is below 90 %.
+
+    Raises
+    ------
+    AmbiguousFormatError
+        Detection is not sure (the message lists the candidates).
+    WrongFormatError
+        A forced format reads nothing or little of the file (the message names
+        the format that would).
+    TranscriptError
+        No format can read the file.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> p = Path(tempfile.mkdtemp()) / "s.jsonl"
+    >>> _ = p.write_text(json.dumps({"type": "session", "version": 3, "id": "s", "cwd": "/"}) + "\\n")
+    >>> [c.format for c in import_path(p)]
+    ['pi']
+    """
     p = Path(path)
-    if not p.is_dir():
-        require_regular_file(p)
+    if not p.exists():
+        raise TranscriptError(f"{p}: no such file or folder")
     fmt = get_format(format) if format else detect(p)
-    conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
+    read_head(p)  # refuses what is not a regular file or folder before any load opens it
+    try:
+        conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
+    except WrongFormatError:
+        raise
+    except TranscriptError as exc:
+        if format and fmt.rate(p, read_head(p)) < SURE:
+            raise WrongFormatError(f"{exc}; {_better_format(p, fmt)}") from exc
+        raise
     if select and not conversations:
         wanted = ", ".join(f"{k}={v}" for k, v in select.items())
         raise TranscriptError(f"{p}: no conversation matches --select {wanted}")
-    return conversations
+    if select:
+        return conversations  # a chosen part of the file: its share of the text means nothing
+    return _check_kept(p, fmt, bool(format), conversations)
 
 
 # What an importer raises when a field has the wrong type (a list-valued

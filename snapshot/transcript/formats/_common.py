@@ -198,6 +198,9 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
             try:
                 record = json.loads(text)
             except json.JSONDecodeError as exc:
+                if is_partial_last_line(raw):
+                    warnings.add(partial_line_warning(path, lineno), "partial")
+                    return
                 warnings.add(f"{path}:{lineno}: malformed JSON ({exc.msg}); line skipped", "json")
                 continue
             except JSON_LIMIT_ERRORS as exc:
@@ -206,6 +209,27 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
                 continue
             current_record.set(lineno)
             yield lineno, record
+
+
+# --- files still being written ------------------------------------------------------
+# An agent appends one record per line while it runs; a file read meanwhile can
+# end in the middle of a record. Its complete records import; the cut one is
+# reported as partial rather than as malformed.
+
+
+def is_partial_last_line(raw: bytes | str) -> bool:
+    """Is ``raw``, a line read whole (not cut by a size limit), an unterminated last line?
+
+    Only the last line of a file can lack its newline.
+    """
+    return not (raw.endswith(b"\n") if isinstance(raw, bytes) else raw.endswith("\n"))
+
+
+def partial_line_warning(path: Path, lineno: int) -> str:
+    return (
+        f"{path}:{lineno}: the last line is partial (the file was being written while read?); "
+        "the complete records before it were imported"
+    )
 
 
 def iter_json_objects(
@@ -409,6 +433,9 @@ def iter_jsonl(path: Path, warnings_out: list[str]) -> Iterator[tuple[int, Any]]
                 current_record.set(lineno)
                 yield lineno, record
             except json.JSONDecodeError as exc:
+                if is_partial_last_line(line):
+                    warnings_out.append(partial_line_warning(path, lineno))
+                    return
                 warnings_out.append(f"{path}:{lineno}: malformed JSON line skipped ({exc.msg})")
             except RecursionError:
                 warnings_out.append(f"{path}:{lineno}: JSON nested too deeply; line skipped")

@@ -265,5 +265,6 @@ FORMAT = Format(
     name=NAME,
     description="Aider .aider.chat.history.md (one conversation per session; no tool calls)",
     sniff=sniff,
+    score=score,
     load=load,
 )

@@ -264,22 +264,41 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     data = load_json(path)
     if not isinstance(data, Mapping):
         raise TranscriptError(f"{path}: expected a JSON object with 'steps'")
+    if "steps" not in data and isinstance(data.get("history"), list):
+        from snapshot.transcript.formats._agent_history import conversation_from_history
+
+        return [conversation_from_history(data, path, NAME)]
     return [conversation_from_steps(data, path)]
 
 
 _STEP_KEYS = re.compile(r'"(input_messages|controller_messages|output_messages)"\s*:')
 
 
-def sniff(path: Path, head: bytes) -> bool:
+# browser-use's own AgentHistoryList: {"history": [{"model_output": ..., "result": ...}]}
+_HISTORY_START = re.compile(
+    r'^\{\s*"history"\s*:\s*\[\s*\{\s*"(model_output|result|state|metadata)"'
+)
+
+
+def score(path: Path, head: bytes) -> float:
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
-    return text.startswith("{") and '"steps"' in text and _STEP_KEYS.search(text) is not None
+    if text.startswith("{") and '"steps"' in text and _STEP_KEYS.search(text) is not None:
+        return 0.85
+    if _HISTORY_START.match(text) and '"model_output"' in text:
+        return 0.95
+    return 0.0
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return score(path, head) >= 0.5
 
 
 FORMAT = Format(
     name=NAME,
-    description="browser-use / LangChain step log (SCUBA): steps of input and output messages",
+    description="browser-use: AgentHistoryList (agent_history.json) or SCUBA's LangChain step log",
     sniff=sniff,
     load=load,
+    score=score,
 )

@@ -482,5 +482,6 @@ FORMAT = Format(
     name=NAME,
     description="Cline / Roo Code task folder (XML tool calls answered by '[tool] Result:' text)",
     sniff=sniff,
+    score=score,
     load=load,
 )

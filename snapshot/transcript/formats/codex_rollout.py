@@ -48,10 +48,10 @@ from snapshot.transcript.formats._common import (
     head_records,
     image_or_note,
     image_url_of,
+    iter_json_objects,
     matches_select,
     parse_arguments,
 )
-from snapshot.transcript.formats._live_jsonl import iter_live_records
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -229,7 +229,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     recognised = 0
     encrypted = 0
 
-    for lineno, rec in iter_live_records(path, warnings, "rollout record"):
+    for lineno, rec in iter_json_objects(path, warnings, "rollout record"):
         where = f"{path}:{lineno}"
         mid = f"l{lineno}"
         kind = rec.get("type")
@@ -413,5 +413,6 @@ FORMAT = Format(
     name=NAME,
     description="Codex CLI rollout JSONL (~/.codex/sessions; function_call → output by call_id)",
     sniff=sniff,
+    score=score,
     load=load,
 )

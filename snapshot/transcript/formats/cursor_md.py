@@ -159,5 +159,6 @@ FORMAT = Format(
     name=NAME,
     description="Cursor 'Export chat' Markdown (text turns only; tool calls are not exported)",
     sniff=sniff,
+    score=score,
     load=load,
 )

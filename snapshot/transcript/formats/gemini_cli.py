@@ -45,10 +45,10 @@ from snapshot.transcript.formats._common import (
     head_records,
     head_text,
     image_from_bytes,
+    iter_json_objects,
     matches_select,
     read_json_document,
 )
-from snapshot.transcript.formats._live_jsonl import iter_live_records
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -190,7 +190,7 @@ def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], list[Ma
     messages: list[Mapping[str, Any]] = []
     at: dict[str, int] = {}
     rewrites = 0
-    for _lineno, rec in iter_live_records(path, warnings, "recording line"):
+    for _lineno, rec in iter_json_objects(path, warnings, "recording line"):
         # A "$set" line overwrites session fields; a one-line whole record does too.
         update = rec.get("$set") if "$set" in rec else rec if "messages" in rec else None
         if isinstance(update, Mapping):
@@ -336,5 +336,6 @@ FORMAT = Format(
     name=NAME,
     description="Gemini CLI chat recording (~/.gemini/tmp/<hash>/chats; calls hold their results)",
     sniff=sniff,
+    score=score,
     load=load,
 )

@@ -34,9 +34,9 @@ from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     head_records,
+    iter_json_objects,
     matches_select,
 )
-from snapshot.transcript.formats._live_jsonl import iter_live_records
 from snapshot.transcript.formats._openai_messages import messages_from_openai
 from snapshot.transcript.model import Conversation
 
@@ -115,7 +115,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     bookkeeping: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     last_tokens: int | None = None
-    for _lineno, rec in iter_live_records(path, warnings, "context record"):
+    for _lineno, rec in iter_json_objects(path, warnings, "context record"):
         role = rec.get("role")
         if role in _MESSAGE_ROLES:
             records.append(_with_thinking(rec))
@@ -196,5 +196,6 @@ FORMAT = Format(
     name=NAME,
     description="Kimi CLI context JSONL (~/.kimi/sessions; subagents as <id>_<name>_<n>.jsonl)",
     sniff=sniff,
+    score=score,
     load=load,
 )

@@ -345,5 +345,6 @@ FORMAT = Format(
     name=NAME,
     description="SpecStory Markdown (.specstory/history; tool uses hold their output)",
     sniff=sniff,
+    score=score,
     load=load,
 )

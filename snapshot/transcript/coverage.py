@@ -1,0 +1,299 @@
+"""How much of a transcript file's text an import kept.
+
+An importer that misreads a file (the wrong format forced, an unknown record
+type skipped) loses text without failing. This module measures the loss: the
+*text* of a file is every distinct string value in it that reads as prose or
+code (it holds whitespace, and is not base64), and an import *keeps* such a
+string in the share of its runs of three consecutive words that appear in the
+imported conversations (message text, thinking, tool-call arguments, tool
+results, and the conversations' metadata); strings of one or two words count
+by their words. Strings that are JSON documents themselves (tool arguments
+are often stored as a JSON string) are looked into. Word runs survive an
+importer trimming a label or appending a suffix; repeated strings count once
+(formats that re-send the whole history each step are not penalised for
+keeping it once). Characters are counted without whitespace.
+
+JSON lines are read one line at a time, and the kept side is a bounded sample
+of word-run hashes, so measuring a large session needs little memory beyond
+the conversation itself.
+
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> conv = linear("c", [("m1", "user", [TextBlock("hello there")])])
+>>> kept_share(["hello there", "a lost sentence"], [conv]).share
+0.435
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snapshot.transcript.model import (
+    Conversation,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+)
+
+# Below this share of a file's text kept, an import says so in its warnings.
+WARN_SHARE = 0.90
+
+# A file with less text than this is too small to judge by its share
+# (a stray label is a large part of it): it counts as fully kept.
+MIN_JUDGED_CHARS = 400
+
+# Files larger than this are not measured (a whole-document format would have
+# to be parsed a second time); the import itself is unaffected.
+MAX_MEASURED_BYTES = 1 << 30
+
+# Suffixes of files inside a folder log that hold its text (not images, and not
+# the tool's own diagnostic .log files).
+_TEXT_SUFFIXES = {".json", ".jsonl", ".md", ".txt", ".yaml", ".yml"}
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/=_\-\s]+")
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """``kept`` of ``total`` text characters; ``share`` is 1.0 for a file with no text."""
+
+    total: int
+    kept: int
+
+    @property
+    def share(self) -> float:
+        return 1.0 if self.total == 0 else round(self.kept / self.total, 3)
+
+    @property
+    def judged(self) -> bool:
+        """Is there enough text for the share to mean something?"""
+        return self.total >= MIN_JUDGED_CHARS
+
+    def warning(self, path: Path | str) -> str:
+        return (
+            f"{path}: the import kept {self.share:.0%} of the file's text "
+            f"({self.kept:,} of {self.total:,} characters); the rest was not read"
+        )
+
+
+_SPACE_INSIDE = re.compile(r"\S\s+\S")
+
+
+def _is_text(s: str) -> bool:
+    if len(s) < 3 or _SPACE_INSIDE.search(s) is None:
+        return False
+    if s.startswith("data:"):
+        return False
+    # Long runs of base64 (screenshots, encrypted reasoning) wrap with newlines.
+    return not (len(s) > 200 and _BASE64.fullmatch(s) is not None)
+
+
+def _strings(value: Any, unread: frozenset[str] = frozenset()) -> Iterator[str]:
+    """Every string value (not key) in a JSON value, looking into JSON-in-a-string.
+
+    Values under a key in ``unread`` are left out.
+    """
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            # JSON kept as a string (tool arguments): its own strings are the text.
+            if v[:1] in ("{", "[") and v[-1:] in ("}", "]"):
+                try:
+                    stack.append(json.loads(v))
+                    continue
+                except (ValueError, RecursionError):
+                    pass
+            yield v
+        elif isinstance(v, Mapping):
+            stack.extend(x for k, x in v.items() if k not in unread)
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+# Kept text is remembered as hashes of runs of three words (and of single
+# words); past this many only a consistent sample is kept, the same sample on
+# both sides, so a huge session costs a bounded set (about 50 MB at most).
+MAX_SHINGLES = 1_000_000
+
+
+@dataclass
+class KeptText:
+    """What the conversations hold as text: hashes of word runs and of words."""
+
+    shingles: set[int]
+    words: set[int]
+    every: int = 1  # keep the hashes that are a multiple of this
+
+    def sampled(self, h: int) -> bool:
+        return h % self.every == 0
+
+
+def _runs(words: Sequence[str]) -> Iterator[int]:
+    """Hashes of every run of three consecutive words."""
+    return map(hash, zip(words, words[1:], words[2:], strict=False))
+
+
+def _conversation_strings(conversations: Iterable[Conversation]) -> Iterator[str]:
+    for conv in conversations:
+        yield from _strings(dict(conv.meta))
+        for m in conv.messages:
+            yield from _strings(dict(m.meta))
+            for b in m.blocks:
+                if isinstance(b, TextBlock | ThinkingBlock):
+                    yield b.text
+                elif isinstance(b, ToolCall):
+                    yield b.name
+                    yield from _strings(dict(b.input))
+                elif isinstance(b, ToolResult):
+                    yield b.text()
+
+
+def kept_text(conversations: Sequence[Conversation]) -> KeptText:
+    """The word runs and words of everything the conversations hold as text."""
+    n_words = sum(len(t.split()) for t in _conversation_strings(conversations))
+    every = max(1, n_words // MAX_SHINGLES)
+    kept = KeptText(set(), set(), every)
+    for text in _conversation_strings(conversations):
+        words = text.split()
+        if every == 1:  # the common case: no sampling, no per-hash test
+            kept.words.update(map(hash, words))
+            kept.shingles.update(_runs(words))
+        else:
+            kept.words.update(h for h in map(hash, words) if h % every == 0)
+            kept.shingles.update(h for h in _runs(words) if h % every == 0)
+    return kept
+
+
+def _by_words(words: Sequence[str], size: int, kept: KeptText) -> float | None:
+    """Kept characters of a string judged by its (sampled) words; None when none is sampled."""
+    hashes = [(h, len(w)) for w in words if kept.sampled(h := hash(w))]
+    if not hashes:
+        return None
+    chars = sum(n for _, n in hashes)
+    return size * sum(n for h, n in hashes if h in kept.words) / max(1, chars)
+
+
+def _measure(strings: Iterable[str], kept: KeptText) -> Coverage:
+    seen: set[int] = set()
+    total = kept_chars = 0.0
+    for s in strings:
+        if not _is_text(s):
+            continue
+        h = hash(s)
+        if h in seen:
+            continue
+        seen.add(h)
+        words = s.split()
+        size = len("".join(words))
+        runs = list(_runs(words))
+        if kept.every > 1:
+            runs = [r for r in runs if r % kept.every == 0]
+        if runs:
+            total += size
+            kept_chars += size * len(kept.shingles.intersection(runs)) / len(set(runs))
+            continue
+        by_words = _by_words(words, size, kept)  # too short for a sampled run
+        if by_words is not None:
+            total += size
+            kept_chars += by_words
+    return Coverage(round(total), round(kept_chars))
+
+
+def kept_share(strings: Iterable[str], conversations: Sequence[Conversation]) -> Coverage:
+    """Coverage of ``strings`` (a file's text values) by ``conversations``."""
+    return _measure(strings, kept_text(conversations))
+
+
+def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[str]:
+    """The string values of one file: JSON lines, one JSON document, or text by line.
+
+    A first line that is a whole JSON value means JSON lines, read one at a
+    time; otherwise a JSON document is parsed whole.
+    """
+    with path.open("rb") as fh:
+        first = fh.readline(1 << 20)
+        start = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+        if start in (b"{", b"["):
+            try:
+                head = json.loads(first.decode("utf-8", errors="replace"))
+            except (ValueError, RecursionError):
+                head = None
+            if head is not None:
+                yield from _strings(head, unread)
+                for raw in fh:
+                    try:
+                        record = json.loads(raw.decode("utf-8", errors="replace"))
+                        yield from _strings(record, unread)
+                    except (ValueError, RecursionError):
+                        continue
+                return
+            try:
+                doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
+            except (ValueError, RecursionError):
+                return
+            yield from _strings(doc, unread)
+            return
+    with path.open("r", encoding="utf-8", errors="replace") as fh:
+        yield from fh
+
+
+def _text_files(path: Path) -> list[Path]:
+    if not path.is_dir():
+        return [path]
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file() and not p.is_symlink() and p.suffix.lower() in _TEXT_SUFFIXES
+    )
+
+
+def measure(
+    path: Path, conversations: Sequence[Conversation], unread: frozenset[str] = frozenset()
+) -> Coverage | None:
+    """How much of the text in ``path`` (a file, or a folder log) ``conversations`` kept.
+
+    Parameters
+    ----------
+    path
+        The file (or folder log) the conversations were imported from.
+    conversations
+        What the import produced.
+    unread
+        Keys whose values the tool keeps for itself (UI copies of tool
+        results, file snapshots), never sent to the model: not the file's text.
+
+    Returns
+    -------
+    Coverage or None
+        ``None`` when the file is larger than :data:`MAX_MEASURED_BYTES` or
+        cannot be read again.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> p = Path(tempfile.mkdtemp()) / "log.json"
+    >>> _ = p.write_text('[{"text": "kept words stay here"}, {"text": "lost words go away"}]')
+    >>> conv = linear("c", [("m", "user", [TextBlock("kept words stay here")])])
+    >>> measure(p, [conv]).share  # 17 of 32 characters (whitespace not counted)
+    0.531
+    """
+    files = _text_files(path)
+    try:
+        if sum(f.stat().st_size for f in files) > MAX_MEASURED_BYTES:
+            return None
+        kept = kept_text(conversations)
+
+        def strings() -> Iterator[str]:
+            for f in files:
+                yield from _file_strings(f, unread)
+
+        return _measure(strings(), kept)
+    except OSError:
+        return None

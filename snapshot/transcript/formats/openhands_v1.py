@@ -1,0 +1,403 @@
+"""OpenHands V1 (software-agent-sdk, OpenHands CLI) conversation folders → the neutral model.
+
+The agent SDK persists one conversation as a folder,
+``~/.openhands/conversations/<id>/``: ``base_state.json`` (the agent's settings
+and the run's state) and ``events/event-<5-digit index>-<uuid>.json``, one
+event per file. The CLI's recorded trajectories keep the event files flat in
+the folder, without ``base_state.json``; both import.
+
+Every event has a ``kind``; what the model saw, following each event's own
+``to_llm_message``:
+
+- ``SystemPromptEvent`` → system message (``system_prompt`` and its
+  ``dynamic_context``); the tool schemas go to ``meta["tools"]``.
+- ``MessageEvent`` → a user or assistant message from ``llm_message``
+  (text and image parts, ``thinking_blocks`` or ``reasoning_content`` as
+  thinking, ``extended_content`` appended as text).
+- ``ActionEvent`` → an assistant message: its thinking, its ``thought`` text
+  and a tool call (``tool_call_id``, ``tool_name``, the call's JSON
+  ``arguments``). Actions sharing one ``llm_response_id`` are one message
+  (parallel tool calls).
+- ``ObservationEvent`` → a tool result for the action it names
+  (``action_id`` = the action's ``id``; its ``tool_call_id`` is the call's id);
+  ``UserRejectObservation`` and ``AgentErrorEvent`` are error results.
+- ``CondensationSummaryEvent`` → user text marked ``compact_summary``;
+  ``Condensation`` → a ``compact_boundary`` system message (and its summary).
+- State updates, pauses and condensation requests are bookkeeping the model
+  never sees: skipped, counted in ``meta["skipped"]`` and a warning.
+
+>>> from snapshot.transcript.formats.openhands_v1 import FORMAT
+>>> FORMAT.name
+'openhands-v1'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats._common import (
+    image_or_note,
+    load_json,
+    pairing_warnings,
+    parse_arguments,
+    skipped_warning,
+)
+from snapshot.transcript.model import (
+    Block,
+    Conversation,
+    ImageBlock,
+    Message,
+    Role,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+)
+
+NAME = "openhands-v1"
+
+EVENT_FILE = re.compile(r"^event-(\d+)-[0-9a-fA-F-]+\.json$")
+
+# Events the SDK keeps for itself: never part of what the model is sent.
+_BOOKKEEPING = {
+    "ConversationStateUpdateEvent",
+    "PauseEvent",
+    "CondensationRequest",
+    "ConversationErrorEvent",
+    "TokenEvent",
+    "StreamingDeltaEvent",
+}
+
+
+def event_files(folder: Path) -> list[Path]:
+    """The event files of a conversation folder, in index order."""
+    where = folder / "events" if (folder / "events").is_dir() else folder
+    try:
+        names = [p for p in where.iterdir() if EVENT_FILE.match(p.name)]
+    except OSError:
+        return []
+    return sorted(names, key=lambda p: int(EVENT_FILE.match(p.name).group(1)))  # type: ignore[union-attr]
+
+
+def _texts(parts: Any) -> list[str]:
+    """The text of a list of SDK ``TextContent`` parts (or one string)."""
+    if isinstance(parts, str):
+        return [parts]
+    if isinstance(parts, Mapping):
+        parts = [parts]
+    if not isinstance(parts, list):
+        return []
+    return [str(p.get("text")) for p in parts if isinstance(p, Mapping) and p.get("text")]
+
+
+def _list(value: Any) -> list[Any]:
+    """``value`` when it is a list, else nothing (a hostile file may put anything there)."""
+    return value if isinstance(value, list) else []
+
+
+def _thinking(ev: Mapping[str, Any]) -> list[Block]:
+    out: list[Block] = []
+    for tb in _list(ev.get("thinking_blocks")):
+        if not isinstance(tb, Mapping):
+            continue
+        if tb.get("type") == "redacted_thinking":
+            out.append(ThinkingBlock("", str(tb.get("data") or "")))
+        else:
+            out.append(ThinkingBlock(str(tb.get("thinking") or ""), tb.get("signature")))
+    reasoning = ev.get("reasoning_content")
+    if not out and isinstance(reasoning, str) and reasoning:
+        out.append(ThinkingBlock(reasoning))
+    return out
+
+
+class _Builder:
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.messages: list[Message] = []
+        self.warns: list[str] = []
+        self.skipped: dict[str, int] = {}
+        self.meta: dict[str, Any] = {}
+        self.call_of_action: dict[str, str] = {}
+        self._last_response: str | None = None
+
+    def skip(self, kind: str) -> None:
+        self.skipped[kind] = self.skipped.get(kind, 0) + 1
+
+    def add(self, mid: str, role: Role, blocks: Sequence[Block], meta: dict[str, Any]) -> None:
+        parent = self.messages[-1].id if self.messages else None
+        if any(m.id == mid for m in self.messages[-3:]):
+            mid = f"{mid}-{len(self.messages)}"
+        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        self._last_response = None
+
+    def content(self, parts: Any, at: str) -> list[TextBlock | ImageBlock]:
+        out: list[TextBlock | ImageBlock] = []
+        if isinstance(parts, str):
+            return [TextBlock(parts)] if parts else []
+        for part in parts if isinstance(parts, list) else ():
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "image":
+                for url in _list(part.get("image_urls")):
+                    if isinstance(url, str):
+                        block = image_or_note(url, "inline", at, self.warns)
+                        if isinstance(block, TextBlock | ImageBlock):
+                            out.append(block)
+            elif part.get("text"):
+                out.append(TextBlock(str(part["text"])))
+        return out
+
+    def event(self, ev: Any, at: str) -> None:
+        if not isinstance(ev, Mapping):
+            self.skip("non-object event")
+            return
+        kind = str(ev.get("kind") or "")
+        eid = str(ev.get("id") or at)
+        meta: dict[str, Any] = {"event_id": eid, "kind_v1": kind}
+        if ev.get("timestamp"):
+            meta["timestamp"] = ev["timestamp"]
+        handler = _HANDLERS.get(kind)
+        if handler is not None:
+            handler(self, ev, eid, meta, at)
+        elif kind in _BOOKKEEPING:
+            self.skip(kind)
+        else:
+            self.skip(kind or "event without kind")
+            self.warns.append(f"{at}: unknown event kind {kind!r}; skipped")
+
+    def system(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        text = "\n\n".join([*_texts(ev.get("system_prompt")), *_texts(ev.get("dynamic_context"))])
+        if isinstance(ev.get("tools"), list):
+            self.meta["tools"] = ev["tools"]
+        self.add(eid, "system", [TextBlock(text)], meta)
+
+    def message(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        msg = ev.get("llm_message")
+        if not isinstance(msg, Mapping):
+            self.skip("MessageEvent without llm_message")
+            return
+        roles: dict[Any, Role] = {"user": "user", "assistant": "assistant", "system": "system"}
+        role = roles.get(
+            str(msg.get("role")), "user" if ev.get("source") == "user" else "assistant"
+        )
+        blocks: list[Block] = [*_thinking(msg)]
+        blocks.extend(self.content(msg.get("content"), at))
+        for text in _texts(ev.get("extended_content")):
+            blocks.append(TextBlock(text))
+        if _list(ev.get("activated_skills")):
+            meta["activated_skills"] = list(ev["activated_skills"])
+        self.add(eid, role, blocks, meta)
+
+    def action(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        call_id = str(ev.get("tool_call_id") or f"oh-{eid}")
+        raw = ev.get("tool_call")
+        name = str(ev.get("tool_name") or "")
+        args: dict[str, Any]
+        if isinstance(raw, Mapping) and "arguments" in raw:
+            name = name or str(raw.get("name") or "")
+            args = parse_arguments(raw.get("arguments"), f"{at} call {call_id}", self.warns)
+        else:
+            action = ev.get("action")
+            args = (
+                {k: v for k, v in action.items() if k != "kind"}
+                if isinstance(action, Mapping)
+                else {}
+            )
+        call = ToolCall(call_id, name or "unknown", args)
+        self.call_of_action[eid] = call_id
+        response = ev.get("llm_response_id")
+        last = self.messages[-1] if self.messages else None
+        if (
+            isinstance(response, str)
+            and last is not None
+            and last.role == "assistant"
+            and self._last_response == response
+        ):
+            # One model response with several tool calls: one assistant message.
+            self.messages[-1] = Message(
+                last.id, last.parent, "assistant", (*last.blocks, call), last.meta
+            )
+            return
+        blocks: list[Block] = [*_thinking(ev)]
+        blocks.extend(TextBlock(t) for t in _texts(ev.get("thought")))
+        blocks.append(call)
+        if isinstance(response, str):
+            meta["llm_response_id"] = response
+        self.add(eid, "assistant", blocks, meta)
+        self._last_response = response if isinstance(response, str) else None
+
+    def observation(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        kind = str(ev.get("kind"))
+        call_id = self.call_of_action.get(str(ev.get("action_id")))
+        if call_id is None and ev.get("tool_call_id"):
+            call_id = str(ev["tool_call_id"])  # linked by id only: reported if orphaned
+        is_error = kind != "ObservationEvent"
+        content: list[TextBlock | ImageBlock]
+        if kind == "UserRejectObservation":
+            reason = ev.get("rejection_reason") or "User rejected the action"
+            content = [TextBlock(f"Action rejected: {reason}")]
+        elif kind == "AgentErrorEvent":
+            content = [TextBlock(str(ev.get("error") or ""))]
+        else:
+            obs = ev.get("observation") if isinstance(ev.get("observation"), Mapping) else {}
+            assert isinstance(obs, Mapping)
+            is_error = bool(obs.get("is_error"))
+            content = self.content(obs.get("content"), at)
+            md = obs.get("metadata") if isinstance(obs.get("metadata"), Mapping) else {}
+            assert isinstance(md, Mapping)
+            # What the terminal tool wraps around a command's output.
+            if isinstance(md.get("prefix"), str) and md["prefix"]:
+                content.insert(0, TextBlock(md["prefix"]))
+            if isinstance(md.get("suffix"), str) and md["suffix"]:
+                content.append(TextBlock(md["suffix"]))
+            content.extend(TextBlock(t) for t in _texts(ev.get("extended_content")))
+        if call_id is None:
+            meta["kind"] = "observation"
+            self.add(eid, "user", content or [TextBlock("")], meta)
+            return
+        self.add(eid, "tool", [ToolResult(call_id, tuple(content), is_error)], meta)
+
+    def summary(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        meta["compact_summary"] = True
+        self.add(eid, "user", [TextBlock(str(ev.get("summary") or ""))], meta)
+
+    def condensation(self, ev: Mapping[str, Any], eid: str, meta: dict[str, Any], at: str) -> None:
+        forgotten = ev.get("forgotten_event_ids") or []
+        n = len(forgotten) if isinstance(forgotten, list) else 0
+        self.add(
+            eid,
+            "system",
+            [TextBlock(f"Conversation condensed: {n} earlier events forgotten")],
+            {**meta, "kind": "compact_boundary", "forgotten_events": n},
+        )
+        if isinstance(ev.get("summary"), str) and ev["summary"]:
+            self.add(
+                f"{eid}-summary",
+                "user",
+                [TextBlock(ev["summary"])],
+                {"event_id": eid, "compact_summary": True},
+            )
+
+
+_HANDLERS = {
+    "SystemPromptEvent": _Builder.system,
+    "MessageEvent": _Builder.message,
+    "ActionEvent": _Builder.action,
+    "ObservationEvent": _Builder.observation,
+    "UserRejectObservation": _Builder.observation,
+    "AgentErrorEvent": _Builder.observation,
+    "CondensationSummaryEvent": _Builder.summary,
+    "Condensation": _Builder.condensation,
+}
+
+
+def _base_meta(folder: Path, warns: list[str]) -> dict[str, Any]:
+    """What is worth keeping from ``base_state.json`` (never the API key)."""
+    path = folder / "base_state.json"
+    if not path.is_file():
+        return {}
+    try:
+        state = load_json(path)
+    except TranscriptError as exc:
+        warns.append(f"{exc}; the conversation's settings are missing")
+        return {}
+    if not isinstance(state, Mapping):
+        return {}
+    meta: dict[str, Any] = {"conversation_id": state.get("id")}
+    agent = state.get("agent") if isinstance(state.get("agent"), Mapping) else {}
+    assert isinstance(agent, Mapping)
+    llm = agent.get("llm") if isinstance(agent.get("llm"), Mapping) else {}
+    assert isinstance(llm, Mapping)
+    if llm.get("model"):
+        meta["model"] = llm["model"]
+    workspace = state.get("workspace")
+    if isinstance(workspace, Mapping) and workspace.get("working_dir"):
+        meta["working_dir"] = workspace["working_dir"]
+    if state.get("execution_status"):
+        meta["execution_status"] = state["execution_status"]
+    return meta
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if options.select:
+        raise TranscriptError(
+            f"{path}: an OpenHands V1 folder holds one conversation; drop --select"
+        )
+    if not path.is_dir():
+        raise TranscriptError(
+            f"{path}: openhands-v1 imports a conversation folder (base_state.json + events/), "
+            "not one file; give the folder"
+        )
+    files = event_files(path)
+    if not files:
+        raise TranscriptError(f"{path}: no event-NNNNN-<id>.json files; not an OpenHands V1 folder")
+    builder = _Builder(str(path))
+    meta = _base_meta(path, builder.warns)
+    for f in files:
+        try:
+            ev = load_json(f)
+        except TranscriptError as exc:
+            if f == files[-1]:  # the SDK writes one file per event, the last one maybe now
+                builder.warns.append(
+                    f"{f}: the last event file is partial (the conversation was still running?); "
+                    "the events before it were imported"
+                )
+            else:
+                builder.warns.append(f"{exc}; event skipped")
+            builder.skip("unreadable event file")
+            continue
+        builder.event(ev, str(f))
+    if builder.skipped:
+        meta["skipped"] = dict(builder.skipped)
+        builder.warns.append(skipped_warning(str(path), "an event the model sees", builder.skipped))
+    builder.warns.extend(pairing_warnings(builder.messages, str(path)))
+    meta.update(builder.meta)
+    msgs = builder.messages
+    return [
+        Conversation(
+            id=str(meta.get("conversation_id") or path.name),
+            messages=tuple(msgs),
+            tip=msgs[-1].id if msgs else None,
+            format=NAME,
+            source=str(path),
+            meta=meta,
+            warnings=tuple(builder.warns),
+        )
+    ]
+
+
+def score(path: Path, head: bytes) -> float:
+    if not path.is_dir():
+        return 0.0
+    files = event_files(path)
+    if not files:
+        return 0.0
+    try:
+        with files[0].open("rb") as fh:
+            first = fh.read(4096)
+    except OSError:
+        return 0.0
+    looks = b'"kind"' in first or b'"source"' in first
+    if (path / "base_state.json").is_file() and (path / "events").is_dir():
+        return 1.0 if looks else 0.8
+    return 0.95 if looks else 0.0
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return score(path, head) >= 0.5
+
+
+FORMAT = Format(
+    name=NAME,
+    description="OpenHands V1 / agent-sdk conversation folder: base_state.json + events/*.json",
+    sniff=sniff,
+    load=load,
+    score=score,
+    # A critic model's verdict on a turn: shown in the UI, never sent to the agent's model.
+    unread_keys=frozenset({"critic_result"}),
+)
