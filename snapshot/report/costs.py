@@ -28,7 +28,7 @@ def request_dollars(tokens: int, price: Price | None) -> float | None:
     """The compacted request itself, uncached, at the input price."""
     if price is None:
         return None
-    return tokens * price.input / 1e6
+    return tokens * price.at(tokens).input / 1e6
 
 
 def session_dollars(
@@ -47,11 +47,13 @@ def session_dollars(
     """
     if price is None:
         return None
-    write = _rate(price.cache_write, price.input) / 1e6
-    read = _rate(price.cache_read, price.input) / 1e6
     total = 0.0
     for t in range(1, turns + 1):
         sent_before = prefix_tokens + (t - 1) * turn_tokens
+        # Long-context tiers: the rates are those of this request's prompt size.
+        rates = price.at(sent_before + turn_tokens)
+        write = _rate(rates.cache_write, rates.input) / 1e6
+        read = _rate(rates.cache_read, rates.input) / 1e6
         if t == 1 or not prefix_stable:
             total += (sent_before + turn_tokens) * write
         else:
@@ -65,4 +67,5 @@ def summary_call_dollars(
     """The summarizing model call: its input uncached, its output at the output price."""
     if price is None or price.output is None:
         return None
-    return (input_tokens * price.input + output_tokens * price.output) / 1e6
+    rates = price.at(input_tokens)
+    return (input_tokens * rates.input + output_tokens * (rates.output or price.output)) / 1e6

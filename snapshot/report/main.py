@@ -22,23 +22,19 @@ from snapshot.report.sources import (
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
 
+
 # One model per family for the characters-per-token figure.
-PROFILE_MODELS: tuple[str, ...] = (
-    "claude-sonnet-4-5",
-    "claude-opus-4-8",
-    "claude-fable-5",
-    "gpt-4o",
-    "gpt-5.1",
-    "gpt-5.4",
-    "gpt-5.6-sol",
-    "gpt-5-mini",
-    "gemini-3-pro-preview",
-    "gemini-3.6-flash",
-    "gemini-2.5-pro",
-    "grok-4.5",
-    "pixtral-12b",
-    "qwen2.5-vl",
-)
+def profile_models(today: str | None = None) -> tuple[str, ...]:
+    """One model per family for the characters-per-token figure: today's lineup, from the table.
+
+    Each provider's current models (never a retired id), capped so the figure stays readable.
+    """
+    from snapshot.profiles import current_lineup
+
+    out: list[str] = []
+    for provider in ("anthropic", "openai", "google", "xai", "mistral", "qwen"):
+        out.extend(m.model for m in current_lineup(provider, today)[:3])
+    return tuple(dict.fromkeys(out))
 
 
 @dataclass(frozen=True)
@@ -119,7 +115,7 @@ def make_report(
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
         "distribution": plots.distribution(result.rows, out / "distribution.png"),
         "chars_per_token": plots.chars_per_token(
-            profile_rows(PROFILE_MODELS), out / "chars_per_token.png"
+            profile_rows(profile_models()), out / "chars_per_token.png"
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }

@@ -62,6 +62,44 @@ def _budget_table(result: RunResult) -> list[str]:
     return lines
 
 
+def _prices(result: RunResult) -> list[str]:
+    """Which price and which lifecycle each profile was billed at."""
+    from snapshot.report.run import model_records
+
+    lines = [
+        "## Profiles: prices, text counters and lifecycle",
+        "",
+        "| model | status | text tokens counted by | price database | matched id | input $/Mtok | cache read | cache write 5 min / 1 h | long-context tiers |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model, rec in model_records(result.models).items():
+        price = rec.get("price")
+        status = rec.get("status", "")
+        if rec.get("successor"):
+            status += f" (successor: {rec['successor']})"
+        if price is None:
+            lines.append(
+                f"| {model} | {status} | {rec['text_counter']} | no price | – | – | – | – | – |"
+            )
+            continue
+        tiers = ", ".join(f"≥{t['from_input_tokens']:,}" for t in price.get("long_context_tiers", [])) or "none"
+        lines.append(
+            f"| {model} | {status} | {rec['text_counter']} | {price['database']} "
+            f"| {price['matched_model']} | {price['input_per_mtok']} "
+            f"| {price['cache_read_per_mtok'] if price['cache_read_per_mtok'] is not None else 'n/p'} "
+            f"| {price['cache_write_5m_per_mtok'] if price['cache_write_5m_per_mtok'] is not None else 'input rate'}"
+            f" / {price['cache_write_1h_per_mtok'] if price['cache_write_1h_per_mtok'] is not None else '–'} "
+            f"| {tiers} |"
+        )
+    lines += [
+        "",
+        "Every dollar figure is tokens × these rates (exact rates from the price database named; "
+        "the tokens carry their own provenance). `n/p`: the database has no such rate.",
+        "",
+    ]
+    return lines
+
+
 def _trust(result: RunResult, aggs: Sequence[Aggregate]) -> list[str]:
     """The "How far to trust" section, generated from the provenance of every figure."""
     size = result.summary_size
@@ -257,6 +295,7 @@ def write(
             "",
         ]
 
+    lines += _prices(result)
     lines += _trust(result, aggs)
     if result.corpus:
         lines += [

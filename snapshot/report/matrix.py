@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from snapshot.billing.prices import Price, price_for
+from snapshot.billing.prices import Price
 from snapshot.ladder.cut import find_cut
 from snapshot.ladder.elide import elide
 from snapshot.ladder.images import drop_images
@@ -145,7 +145,7 @@ class _Run:
 
     def __post_init__(self) -> None:
         path = self.source.conversation.path()
-        self.price = price_for(self.target.model)
+        self.price = self.target.price  # the id as given, from genai-prices (None: no price)
         self.before_parts = self.token_parts(self.source.conversation)
         self.before = sum(self.before_parts.values())
         # Future turns add this conversation's own average tokens per message pair.

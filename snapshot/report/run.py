@@ -232,6 +232,26 @@ def _size_hint(job: Job) -> int:
     return int(entry.get("chars", 0))
 
 
+def model_records(models: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Per profile: its lifecycle and the price it was billed at (database version, matched id).
+
+    >>> rec = model_records(["gpt-6.1-sol"])["gpt-6.1-sol"]
+    >>> rec["price"]["matched_model"], rec["status"]
+    ('gpt-6.1-sol', 'current')
+    """
+    from snapshot.ladder.target import target_for
+
+    out: dict[str, dict[str, Any]] = {}
+    for model in models:
+        target = target_for(model)
+        out[model] = {
+            **target.profile.lifecycle_record(),
+            "text_counter": target.text_counter,
+            "price": target.price.record() if target.price is not None else None,
+        }
+    return out
+
+
 def save_json(result: RunResult, path: Path) -> None:
     from snapshot.report.provenance import LABELS, LEGEND
 
@@ -247,6 +267,7 @@ def save_json(result: RunResult, path: Path) -> None:
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
+        "profiles": model_records(result.models),
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],
     }
