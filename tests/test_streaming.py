@@ -1,0 +1,55 @@
+"""Streaming: pieces of any size give exactly the pages of the whole text, in bounded memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snapshot.geometry import Geometry
+from snapshot.glyphs import find_cjk_font, load_font
+from snapshot.text import LayoutStream, layout_document, normalize
+
+ALPHABET = "ab \n中文\ue000\ue001é\t"
+
+
+def _cuts(text: str, points: list[int]) -> list[str]:
+    edges = sorted({min(p, len(text)) for p in points} | {0, len(text)})
+    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+
+
+def _streamed(pieces: list[str], g: Geometry, unrenderable: str):  # type: ignore[no-untyped-def]
+    stream = LayoutStream(g, unrenderable=unrenderable)
+    pages = []
+    for piece in pieces:
+        pages.extend(stream.feed(piece))
+    pages.extend(stream.finish())
+    return pages, stream
+
+
+@pytest.mark.skipif(find_cjk_font() is None, reason="no CJK font installed: wide glyphs untested")
+@given(
+    st.text(alphabet=ALPHABET, max_size=160),
+    st.lists(st.integers(0, 160), max_size=8),
+    st.integers(3, 7),
+    st.integers(2, 5),
+    st.booleans(),
+    st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_layout_in_pieces_equals_layout_at_once(
+    text: str, points: list[int], cols: int, rows: int, keep: bool, flow: bool
+) -> None:
+    g = Geometry(load_font("snap5x8"), cols=cols, rows=rows, flow=flow)
+    norm = normalize(text).text
+    mode = "keep" if keep else "replace"
+    whole = layout_document(norm, g, unrenderable=mode, normalized=True)
+    pages, stream = _streamed(_cuts(norm, points), g, mode)
+    assert len(pages) == len(whole.grids)
+    for p, grid, span, cont in zip(pages, whole.grids, whole.spans, whole.continued, strict=True):
+        assert np.array_equal(p.grid, grid)
+        assert p.span == span and p.continued == cont
+        assert p.text == norm[span[0] : span[1]]
+    assert stream.replaced == whole.replaced
+    assert tuple(stream.kept) == whole.kept
