@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -169,6 +170,240 @@ def normalize(text: str) -> NormalizedText:
         trailing_spaces=before - len(s),
         nfc_changed=nfc_changed,
     )
+
+
+# --------------------------------------------------------------------------- streams
+
+#: Characters per normalized piece a :class:`NormalizeStream` hands on (about).
+NORMALIZE_PIECE = 1 << 20
+#: With no safe place to cut in this many characters (an escape string or one
+#: line without ASCII that long), cut anyway and count it in ``forced_cuts``.
+FORCE_CUT = 16 * NORMALIZE_PIECE
+# two neighbours that normalize independently: ASCII, not space, tab, CR, LF or ESC
+_SAFE_PAIR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f!-\x7f]{2}")
+_COUNTS = ("crlf", "tabs", "ansi", "zero_width", "controls", "trailing_spaces")
+
+
+class NormalizeStream:
+    """:func:`normalize` over text that arrives in chunks, in pieces of about
+    :data:`NORMALIZE_PIECE` characters, without holding the whole text.
+
+    The text is cut only where normalizing the parts gives what normalizing
+    the whole gives: after a newline, or between two plain ASCII characters
+    (the tab column carries over), never inside an escape sequence. The
+    counts add up over the pieces; read :meth:`counts` after iterating.
+    Iterating again reads ``chunks`` again (pass a re-iterable to do that).
+
+    >>> stream = NormalizeStream(["a\\tb \\r", "\\nc\\x1b[3", "1md"])
+    >>> "".join(stream) == normalize("a\\tb \\r\\nc\\x1b[31md").text
+    True
+    >>> stream.counts().changes()
+    {'crlf': 1, 'tabs': 1, 'ansi': 1, 'trailing_spaces': 1}
+    """
+
+    def __init__(self, chunks: Iterable[str], *, piece: int = NORMALIZE_PIECE) -> None:
+        self.chunks = chunks
+        self.piece = piece
+        self.forced_cuts = 0
+        self._counts: dict[str, int] = {}
+        self._nfc = False
+
+    def counts(self) -> NormalizedText:
+        """What normalization changed, over everything iterated so far (``text`` empty)."""
+        return NormalizedText(
+            "", **{n: self._counts.get(n, 0) for n in _COUNTS}, nfc_changed=self._nfc
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        self.forced_cuts, self._counts, self._nfc = 0, {}, False
+        col = 0  # column where the next piece starts (tabs expand from it)
+        buf = ""
+        for chunk in self.chunks:
+            if not isinstance(chunk, str):
+                raise InputError(f"text chunks must be str, got {type(chunk).__name__}")
+            buf += chunk
+            while len(buf) >= self.piece:
+                cut = _cut(buf, force=len(buf) >= FORCE_CUT)
+                if cut is None:
+                    break
+                if cut < 0:
+                    cut = -cut
+                    self.forced_cuts += 1
+                out, col = self._normalize(buf[:cut], col)
+                buf = buf[cut:]
+                if out:
+                    yield out
+        out, col = self._normalize(buf, col)
+        if out:
+            yield out
+
+    def _normalize(self, s: str, col: int) -> tuple[str, int]:
+        lead = "x" * (col % 8)  # stands in for the line so far: tabs land where they would
+        norm = normalize(lead + s)
+        for name in _COUNTS:
+            self._counts[name] = self._counts.get(name, 0) + getattr(norm, name)
+        self._nfc = self._nfc or norm.nfc_changed
+        out = norm.text[len(lead) :]
+        nl = out.rfind("\n")
+        return out, (len(out) - nl - 1 if nl >= 0 else col + len(out))
+
+
+def _inside_escape(buf: str, cut: int) -> int:
+    """Start of an escape sequence that ``cut`` would split, or -1."""
+    j = buf.rfind("\x1b", 0, cut)
+    if j < 0:
+        return -1
+    m = _ANSI.match(buf, j)
+    # an escape string reaching the end of what has arrived may go on
+    open_end = m is not None and m.end() == len(buf) and buf[j + 1 : j + 2] in "]PX^_"
+    # the escape must end before the cut: what it hid must not become the piece's end
+    return j if m is not None and (m.end() >= cut or open_end) else -1
+
+
+def _cut(buf: str, *, force: bool) -> int | None:
+    """Where to cut ``buf``: after a newline, else between two plain ASCII
+    characters; None to wait for more text; negative (``-position``) when
+    ``force`` made it cut where normalization may differ."""
+    end = len(buf)
+    while end > 0:
+        i = buf.rfind("\n", 0, end) + 1
+        if i == 0:
+            break
+        j = _inside_escape(buf, i)
+        if j < 0:
+            return i
+        end = j
+    end = len(buf)
+    while end > 0:
+        window = max(0, end - 4096)
+        last = None
+        for last in _SAFE_PAIR.finditer(buf, window, end):  # noqa: B007
+            pass
+        if last is None:
+            if window == 0:
+                break
+            end = window + 1
+            continue
+        i = last.end() - 1  # between the pair's two characters
+        j = _inside_escape(buf, i)
+        if j < 0:
+            return i
+        end = j
+    if not force:
+        return None
+    i = len(buf) - 1 if buf.endswith("\r") else len(buf)
+    return -max(1, i)
+
+
+class TextReader:
+    """UTF-8 text from a regular file (or ``-``: stdin), in chunks, within a byte limit.
+
+    Iterating reads the file again each time (stdin only once). Invalid UTF-8
+    becomes U+FFFD and is counted in ``invalid_utf8``. FIFOs, sockets and
+    devices are refused as files; so is stdin when it is a device other than a
+    terminal (``/dev/zero``). More than ``max_bytes`` raises :class:`InputError`.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b"caf\\xc3\\xa9 \\xff")
+    >>> reader = TextReader(f.name, max_bytes=100)
+    >>> "".join(reader), reader.invalid_utf8
+    ('café �', 1)
+    >>> os.unlink(f.name)
+    """
+
+    def __init__(
+        self, path: str | Path, *, max_bytes: int | None = None, chunk_bytes: int = 1 << 20
+    ) -> None:
+        import os
+        import stat
+        import sys
+
+        self.path = str(path)
+        self.label = "stdin" if self.path == "-" else self.path
+        self.max_bytes = max_bytes
+        self.chunk_bytes = chunk_bytes
+        self.invalid_utf8 = 0
+        self.bytes_read = 0
+        self._stdin_used = False
+        try:
+            st_ = os.fstat(sys.stdin.fileno()) if self.path == "-" else os.stat(self.path)
+        except (OSError, ValueError) as exc:
+            raise InputError(
+                f"cannot read {self.label}: {getattr(exc, 'strerror', None) or exc}"
+            ) from exc
+        mode = st_.st_mode
+        if self.path == "-":
+            if (stat.S_ISCHR(mode) and not sys.stdin.isatty()) or stat.S_ISBLK(mode):
+                raise InputError(
+                    "stdin is a device (such as /dev/zero), not text: pipe or redirect a file"
+                )
+        elif not stat.S_ISREG(mode):
+            kind = _file_kind(mode)
+            raise InputError(
+                f"{self.label} is {kind}, not a regular file; give a text file, or '-' and pipe it"
+            )
+        elif max_bytes is not None and st_.st_size > max_bytes:
+            raise InputError(self._over_limit(st_.st_size))
+
+    def _over_limit(self, size: int | None = None) -> str:
+        what = f"{size:,} bytes" if size is not None else f"more than {self.max_bytes:,} bytes"
+        return (
+            f"{self.label}: {what} is over the input limit of {self.max_bytes:,} bytes; "
+            "raise it with --max-input BYTES"
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        import sys
+
+        if self.path == "-":
+            if self._stdin_used:
+                raise InputError("stdin can be read only once")
+            self._stdin_used = True
+            yield from self._decode(sys.stdin.buffer)
+            return
+        try:
+            with open(self.path, "rb") as f:
+                yield from self._decode(f)
+        except OSError as exc:
+            raise InputError(f"cannot read {self.label}: {exc.strerror or exc}") from exc
+
+    def _decode(self, f: Any) -> Iterator[str]:
+        import codecs
+
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.invalid_utf8 = self.bytes_read = 0
+        tail = b""  # a U+FFFD already in the file may straddle two reads
+        while True:
+            data = f.read(self.chunk_bytes)
+            self.bytes_read += len(data)
+            if self.max_bytes is not None and self.bytes_read > self.max_bytes:
+                raise InputError(self._over_limit())
+            text = decoder.decode(data, final=not data)
+            self.invalid_utf8 += text.count("\ufffd") - (tail + data).count(_FFFD)
+            tail = data[-2:]
+            if text:
+                yield text
+            if not data:
+                return
+
+
+_FFFD = "\ufffd".encode()
+
+
+def _file_kind(mode: int) -> str:
+    import stat
+
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 # --------------------------------------------------------------------------- header
@@ -430,7 +665,9 @@ class LayoutStream:
 
     # -- placing one piece
 
-    def _elements(self, s: str, base: int, final: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _elements(
+        self, s: str, base: int, final: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Atlas index, source position and wide flag per element of ``s``."""
         g = self.geometry
         cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), np.uint32)
@@ -668,9 +905,7 @@ def _line_cols(k: np.ndarray, cols: int) -> tuple[np.ndarray, np.ndarray]:
     return row, col
 
 
-def _lines(
-    idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, first_src: int
-) -> _Rows:
+def _lines(idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, first_src: int) -> _Rows:
     """Lines mode: each line starts a row; a wrapped row's continuation starts
     with the CONTINUE marker. ``first_src`` is where the first line starts."""
     brk = idx == _LINE_BREAK

@@ -53,3 +53,20 @@ def test_layout_in_pieces_equals_layout_at_once(
         assert p.text == norm[span[0] : span[1]]
     assert stream.replaced == whole.replaced
     assert tuple(stream.kept) == whole.kept
+
+
+TRICKY = "ab \t\r\n\x1b[]P\\\x07\x00e\u0301\u200bé中 "
+
+
+@given(st.text(alphabet=TRICKY, max_size=200), st.lists(st.integers(0, 200), max_size=10))
+@settings(max_examples=400, deadline=None)
+def test_normalizing_in_pieces_equals_normalizing_at_once(
+    text: str, points: list[int]
+) -> None:
+    from snapshot.text import NormalizeStream
+
+    stream = NormalizeStream(_cuts(text, points), piece=3)
+    whole = normalize(text)
+    assert "".join(stream) == whole.text
+    assert stream.forced_cuts == 0
+    assert stream.counts().changes() == {k: v for k, v in whole.changes().items()}
