@@ -326,24 +326,26 @@ class TextReader:
         self.invalid_utf8 = 0
         self.bytes_read = 0
         self._stdin_used = False
-        try:
-            st_ = os.fstat(sys.stdin.fileno()) if self.path == "-" else os.stat(self.path)
-        except (OSError, ValueError) as exc:
-            raise InputError(
-                f"cannot read {self.label}: {getattr(exc, 'strerror', None) or exc}"
-            ) from exc
-        mode = st_.st_mode
         if self.path == "-":
+            try:
+                mode = os.fstat(sys.stdin.fileno()).st_mode
+            except (OSError, ValueError):  # not backed by a descriptor: a stream all the same
+                return
             if (stat.S_ISCHR(mode) and not sys.stdin.isatty()) or stat.S_ISBLK(mode):
                 raise InputError(
                     "stdin is a device (such as /dev/zero), not text: pipe or redirect a file"
                 )
-        elif not stat.S_ISREG(mode):
-            kind = _file_kind(mode)
+            return
+        try:
+            st_ = os.stat(self.path)
+        except OSError as exc:
+            raise InputError(f"cannot read {self.label}: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(st_.st_mode):
+            kind = _file_kind(st_.st_mode)
             raise InputError(
                 f"{self.label} is {kind}, not a regular file; give a text file, or '-' and pipe it"
             )
-        elif max_bytes is not None and st_.st_size > max_bytes:
+        if max_bytes is not None and st_.st_size > max_bytes:
             raise InputError(self._over_limit(st_.st_size))
 
     def _over_limit(self, size: int | None = None) -> str:
