@@ -32,6 +32,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
     )
     p.add_argument("--workers", type=int, help="processes (default: one per core)")
+    # -- engine (issue 15): where the conversations × profiles run
+    p.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        default="local",
+        help="local process pool (default), or shards of conversation × profile on a Dask "
+        "cluster (needs the [dask] extra)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: an existing scheduler, e.g. tcp://10.0.0.5:8786 "
+        "(default: start a local cluster of one worker per core)",
+    )
     p.add_argument("--limit", type=int, help="only the first N conversations")
     p.add_argument(
         "--ocr-rows",
@@ -126,6 +140,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         limit=args.limit,
         use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
+        engine=args.engine,
+        scheduler=args.scheduler,
     )
     r = files.result
     print(f"{len(r.sources)} conversations × {len(r.models)} profiles in {r.seconds:.0f} s")

@@ -68,10 +68,19 @@ def make_report(
     limit: int | None = None,
     use_ocr: bool = False,
     legibility: str = "quick",
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> ReportFiles:
     out.mkdir(parents=True, exist_ok=True)
     result = run(
-        corpus, models=models, settings=settings, workers=workers, limit=limit, use_ocr=use_ocr
+        corpus,
+        models=models,
+        settings=settings,
+        workers=workers,
+        limit=limit,
+        use_ocr=use_ocr,
+        engine=engine,
+        scheduler=scheduler,
     )
     results = out / "results.json"
     save_json(result, results)
