@@ -310,7 +310,7 @@ class PageStream:
         packed = rasterize(grid, g.font, g)
         page = Page(number, self._total, g, cells.text, grid, packed, head)
         if self.encode:
-            page.__dict__["_png"] = to_png(packed, g.size)  # the cached_property's slot
+            page.png()  # encoded here, on a worker, and cached on the page
         return page
 
     def _jobs(self) -> Iterator[tuple[int, np.ndarray, str, PageCells]]:
