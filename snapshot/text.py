@@ -639,6 +639,7 @@ class LayoutStream:
         self._text = ""  # normalized text from _text_base on
         self._text_base = 0
         self._page = 0  # pages handed out
+        self._new_runs: list[tuple[int, int, str]] = []  # kept runs the current piece starts
 
     def feed(self, piece: str) -> list[PageCells]:
         """Lay out the next piece of normalized text; return the pages it completed."""
@@ -719,7 +720,7 @@ class LayoutStream:
         base = self.chars
         self._text += s
         self.chars += len(s)
-        self._new_runs: list[tuple[int, int, str]] = []
+        self._new_runs = []
         idx, src, wide = self._elements(s, base, final)
         if len(idx) == 0:
             return  # a piece of one continuing undrawable run

@@ -206,7 +206,7 @@ def test_a_fifo_is_refused_without_hanging(capsys, tmp_path: Path) -> None:  # t
     assert code == 2 and "is a FIFO" in _one_error_line(err)
 
 
-def test_stdin_beyond_max_input_is_refused_before_any_page(capsys, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_stdin_over_max_input_is_refused(capsys, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
     out = tmp_path / "o"
     code, _, err = run(capsys, "render", "-", "--out", str(out), "--max-input", "4096")
@@ -280,7 +280,9 @@ def test_a_full_disk_leaves_no_page_behind(capsys, tmp_path: Path, monkeypatch) 
     src = tmp_path / "in.txt"
     src.write_text("a full disk\n" * 3000, encoding="utf-8")
     out = tmp_path / "o"
-    code, _, err = run(capsys, "render", str(src), "--out", str(out), "--cols", "80", "--rows", "20")
+    code, _, err = run(
+        capsys, "render", str(src), "--out", str(out), "--cols", "80", "--rows", "20"
+    )
     line = _one_error_line(err)
     assert code == 2 and "No space left on device" in line and "page-003.png" in line
     assert "removed the 2 page(s) written before it" in line

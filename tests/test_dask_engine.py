@@ -10,8 +10,8 @@ import pytest
 
 pytest.importorskip("distributed", reason="the [dask] extra (dask[distributed]) is not installed")
 
-from snapshot.errors import InputError  # noqa: E402
-from snapshot.report.run import Job, run, save_json  # noqa: E402
+from snapshot.errors import InputError
+from snapshot.report.run import Job, run, save_json
 
 MODELS = ("claude-sonnet-4-5", "gemini-3-pro-preview")
 RUN_METADATA = ("seconds", "workers", "engine")

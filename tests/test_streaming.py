@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,7 +18,7 @@ ALPHABET = "ab \n中文\ue000\ue001é\t"
 
 def _cuts(text: str, points: list[int]) -> list[str]:
     edges = sorted({min(p, len(text)) for p in points} | {0, len(text)})
-    return [text[a:b] for a, b in zip(edges, edges[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(edges)]
 
 
 def _streamed(pieces: list[str], g: Geometry, unrenderable: str):  # type: ignore[no-untyped-def]
@@ -60,9 +62,7 @@ TRICKY = "ab \t\r\n\x1b[]P\\\x07\x00e\u0301\u200bé中 "
 
 @given(st.text(alphabet=TRICKY, max_size=200), st.lists(st.integers(0, 200), max_size=10))
 @settings(max_examples=400, deadline=None)
-def test_normalizing_in_pieces_equals_normalizing_at_once(
-    text: str, points: list[int]
-) -> None:
+def test_normalizing_in_pieces_equals_normalizing_at_once(text: str, points: list[int]) -> None:
     from snapshot.text import NormalizeStream
 
     stream = NormalizeStream(_cuts(text, points), piece=3)
