@@ -64,3 +64,13 @@ def test_a_worker_that_dies_is_retried_once_then_reported(monkeypatch) -> None: 
     # the other conversation's results are kept
     assert {r.source for r in result.rows} == {s.id for s in result.sources}
     assert len(result.sources) == 1
+
+
+def test_cli_scheduler_without_dask_engine_is_refused(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from snapshot.cli import main
+
+    code = main(
+        ["report", "--out", str(tmp_path), "--no-legibility", "--scheduler", "tcp://127.0.0.1:9"]
+    )
+    assert code == 2
+    assert "--scheduler needs --engine dask" in capsys.readouterr().err
