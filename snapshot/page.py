@@ -214,6 +214,9 @@ class PageStream:
             total += 1
             cache, held = self._keep(cache, held, cells)
         self._cache = cache
+        if cache is not None and self._spool is not None:
+            self._spool.close()  # every page's cells are kept: the text is not needed again
+            self._spool = None
         self._total = total
         self._chars = layout.chars
         self._replaced = dict(layout.replaced)
