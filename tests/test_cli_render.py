@@ -305,3 +305,20 @@ def test_render_workers_give_identical_files(capsys, tmp_path: Path) -> None:  #
     one = sorted((tmp_path / "1").glob("page-*.png"))
     three = sorted((tmp_path / "3").glob("page-*.png"))
     assert len(one) > 1 and [p.read_bytes() for p in one] == [p.read_bytes() for p in three]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_stdin_that_is_a_device_is_refused(tmp_path: Path) -> None:
+    env = {**os.environ, "SNAPSHOT_NO_PROGRESS": "1"}
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run(
+            [sys.executable, "-m", "snapshot", "render", "-", "--out", str(tmp_path / "o")],
+            stdin=zero,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    assert proc.returncode == 2
+    assert "stdin is a device" in _one_error_line(proc.stderr)
