@@ -95,6 +95,46 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             "import with the text-kept check vs the importer's load alone: "
             f"{m['import_checked'] / m['import_load_only']:.1f}x the time"
         )
+    return out + _scale_lines(m)
+
+
+def _scale_lines(m: dict[str, float]) -> list[str]:
+    """Issue 15's figures (bench/test_scale.py)."""
+    try:
+        from test_scale import FIGURES
+    except ImportError:
+        return []
+    out = []
+    for key in ("threads1", "threads2", "processes2"):
+        if key in m:
+            f = FIGURES[key]
+            out.append(
+                f"{key}: b_1m.txt text -> PNG bytes: {f['chars'] / m[key] / 1e6:.1f} M chars/s, "
+                f"{f['pages'] / m[key]:.0f} pages/s"
+                + (
+                    f"; CPU {f['cpu'] * 1e3:.0f} ms per run (min), "
+                    f"{f['chars'] / f['cpu'] / 1e6:.1f} M chars per CPU s"
+                    if "cpu" in f
+                    else ""
+                )
+            )
+    if "threads1" in m and "threads2" in m:
+        out.append(f"2 threads vs 1: {m['threads1'] / m['threads2']:.2f}x (goal: 20 M chars/s)")
+    if "threads2" in m and "processes2" in m:
+        out.append(f"2 threads vs 2 processes: {m['processes2'] / m['threads2']:.2f}x faster")
+    for key in sorted(k for k in FIGURES if k.startswith("rss_")):
+        f = FIGURES[key]
+        mb = f["rss"] / 2**20
+        out.append(
+            f"{key}: peak RSS {mb:.0f} MB ({mb / (f['chars'] / 1e6):.1f} MB per M chars), "
+            f"CPU {f['cpu']:.1f} s ({f['chars'] / f['cpu'] / 1e6:.1f} M chars per CPU s)"
+        )
+    for key in ("corpus1", "corpus2"):
+        if key in m:
+            n = FIGURES[key]["conversations"]
+            out.append(f"{key}: {n / m[key] * 60:.1f} conversations/min ({n} conversations)")
+    if "corpus1" in m and "corpus2" in m:
+        out.append(f"corpus 2 workers vs 1: {m['corpus1'] / m['corpus2']:.2f}x")
     return out
 
 

@@ -24,6 +24,7 @@ _EXPORTS: dict[str, str] = {
     "Geometry": "snapshot.geometry",
     "Page": "snapshot.page",
     "render": "snapshot.page",
+    "iter_pages": "snapshot.page",
     "read": "snapshot.decode",
     "Profile": "snapshot.profiles",
     "profile_for": "snapshot.profiles",

@@ -12,16 +12,36 @@
 from __future__ import annotations
 
 import functools
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
+from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
+from snapshot.parallel import check_workers, ordered_map
 from snapshot.raster import rasterize, to_png, unpack
-from snapshot.text import KeptSpan, header_text, layout_document, normalize, text_indices
+from snapshot.text import (
+    LAYOUT_PIECE,
+    KeptSpan,
+    LayoutStream,
+    NormalizedText,
+    NormalizeStream,
+    PageCells,
+    header_text,
+    normalize,
+    text_indices,
+)
 
-__all__ = ["KeptSpan", "Page", "Rendering", "render", "render_document"]
+__all__ = ["KeptSpan", "Page", "PageStream", "Rendering", "iter_pages", "render", "render_document"]
+
+#: Cells and text a :class:`PageStream` keeps from its first pass (about 450
+#: default pages, 12 M characters); a longer text is laid out a second time.
+LAYOUT_CACHE_BYTES = 64 << 20
 
 
 @dataclass(frozen=True)
@@ -114,8 +134,222 @@ class Rendering:
     text: str = ""
 
 
-def render_document(text: str, geometry: Geometry, *, unrenderable: str = "replace") -> Rendering:
+def _header_grid(
+    geometry: Geometry, cells: PageCells, number: int, total: int
+) -> tuple[np.ndarray, str]:
+    """The page's full cell grid (header row on top when the geometry has one) and header."""
+    if not geometry.header:
+        return cells.grid, ""
+    head = header_text(geometry, number, total, cells.continued)
+    row = np.full((1, geometry.cols), 0, np.int32)
+    idx = text_indices(head, geometry)
+    row[0, : len(idx)] = idx
+    return np.concatenate([row, cells.grid]), head
+
+
+class PageStream:
+    """Pages of a text, laid out and drawn as they are consumed, in bounded memory.
+
+    ``source`` is a ``str``, a re-iterable of text chunks (read once to count
+    pages and once more to draw them, e.g. :class:`snapshot.text.TextReader`),
+    or a one-shot iterator of chunks (a generator), which is spooled, normalized,
+    to an anonymous temporary file: every page header states the page count,
+    so the count comes before the first page. A first pass lays the text out
+    and keeps the pages' cells while they fit :data:`LAYOUT_CACHE_BYTES`; a
+    longer text is laid out again while it is drawn. Rasterizing (and, with
+    ``encode``, PNG encoding) runs on ``workers`` threads
+    (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
+    byte-identical whatever the worker count.
+
+    ``total``, ``chars``, ``replaced``, ``kept`` and ``normalized`` (what
+    normalization changed) are known before the first page is drawn.
+
+    >>> from snapshot.glyphs import load_font
+    >>> chunks = (part for part in ["hello ", "world"])
+    >>> stream = PageStream(chunks, Geometry(load_font("misc-5x8"), cols=4, rows=3))
+    >>> stream.total, [page.text for page in stream]
+    (2, ['hello wo', 'rld'])
+    """
+
+    def __init__(
+        self,
+        source: str | Iterable[str],
+        geometry: Geometry,
+        *,
+        unrenderable: str = "replace",
+        workers: int | None = 1,
+        encode: bool = False,
+    ) -> None:
+        if unrenderable not in ("replace", "keep"):
+            raise InputError(f"unrenderable must be 'replace' or 'keep', got {unrenderable!r}")
+        self.geometry = geometry
+        self.unrenderable = unrenderable
+        self.workers = check_workers(workers)
+        self.encode = encode
+        self._source = source
+        self._text: str | None = None  # the normalized text of a str source
+        self._spool: Any = None
+        self._cache: list[PageCells] | None = None
+        self._surveyed = False
+        self._total = 0
+        self._chars = 0
+        self._replaced: dict[str, int] = {}
+        self._kept: tuple[KeptSpan, ...] = ()
+        self._normalized = NormalizedText("")
+
+    # -- what the first pass finds
+
+    def _survey(self) -> None:
+        if self._surveyed:
+            return
+        layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
+        cache: list[PageCells] | None = []
+        held = 0
+        total = 0
+        for piece in self._pieces(first=True):
+            for cells in layout.feed(piece):
+                total += 1
+                cache, held = self._keep(cache, held, cells)
+        for cells in layout.finish():
+            total += 1
+            cache, held = self._keep(cache, held, cells)
+        self._cache = cache
+        if cache is not None and self._spool is not None:
+            self._spool.close()  # every page's cells are kept: the text is not needed again
+            self._spool = None
+        self._total = total
+        self._chars = layout.chars
+        self._replaced = dict(layout.replaced)
+        self._kept = tuple(layout.kept)
+        self._surveyed = True
+
+    @staticmethod
+    def _keep(
+        cache: list[PageCells] | None, held: int, cells: PageCells
+    ) -> tuple[list[PageCells] | None, int]:
+        if cache is None:
+            return None, held
+        held += cells.grid.nbytes + sys.getsizeof(cells.text)
+        if held > LAYOUT_CACHE_BYTES:
+            return None, held  # too long to keep: lay it out again while drawing
+        cache.append(cells)
+        return cache, held
+
+    def _pieces(self, *, first: bool) -> Iterator[str]:
+        """Normalized text in pieces: computed (first pass), or again for drawing."""
+        src = self._source
+        if isinstance(src, str):
+            if self._text is None:
+                norm = normalize(src)
+                self._text, self._normalized = norm.text, norm
+            text = self._text
+            for start in range(0, len(text), LAYOUT_PIECE):
+                yield text[start : start + LAYOUT_PIECE]
+            return
+        if not first and self._spool is not None:
+            self._spool.seek(0)
+            while piece := self._spool.read(LAYOUT_PIECE):
+                yield piece
+            return
+        one_shot = iter(src) is src
+        stream = NormalizeStream(src)
+        if one_shot:
+            if not first:
+                raise InputError("a one-shot text iterator can be drawn only once")
+            self._spool = tempfile.TemporaryFile(  # noqa: SIM115 (lives as long as the stream)
+                "w+", encoding="utf-8", errors="surrogatepass", newline=""
+            )
+        for piece in stream:
+            if self._spool is not None and first:
+                self._spool.write(piece)
+            yield piece
+        if first:
+            self._normalized = stream.counts()
+
+    @property
+    def total(self) -> int:
+        """Number of pages."""
+        self._survey()
+        return self._total
+
+    @property
+    def chars(self) -> int:
+        """Characters of the normalized text."""
+        self._survey()
+        return self._chars
+
+    @property
+    def replaced(self) -> dict[str, int]:
+        """Each character nothing could draw, and how often it became the replacement glyph."""
+        self._survey()
+        return self._replaced
+
+    @property
+    def kept(self) -> tuple[KeptSpan, ...]:
+        """Runs no font can draw, left as text (``unrenderable="keep"``)."""
+        self._survey()
+        return self._kept
+
+    @property
+    def normalized(self) -> NormalizedText:
+        """What normalization changed (``text`` empty for a chunked source)."""
+        self._survey()
+        return self._normalized
+
+    # -- drawing
+
+    def _cells(self) -> Iterator[PageCells]:
+        if self._cache is not None:
+            yield from self._cache
+            return
+        layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
+        for piece in self._pieces(first=False):
+            yield from layout.feed(piece)
+        yield from layout.finish()
+
+    def _draw(self, job: tuple[int, np.ndarray, str, PageCells]) -> Page:
+        number, grid, head, cells = job
+        g = self.geometry
+        packed = rasterize(grid, g.font, g)
+        page = Page(number, self._total, g, cells.text, grid, packed, head)
+        if self.encode:
+            page.png()  # encoded here, on a worker, and cached on the page
+        return page
+
+    def _jobs(self) -> Iterator[tuple[int, np.ndarray, str, PageCells]]:
+        for number, cells in enumerate(self._cells(), start=1):
+            grid, head = _header_grid(self.geometry, cells, number, self._total)
+            yield number, grid, head, cells
+
+    def __iter__(self) -> Iterator[Page]:
+        self._survey()
+        return ordered_map(self._draw, self._jobs(), workers=self.workers)
+
+
+def iter_pages(
+    source: str | Iterable[str],
+    geometry: Geometry,
+    *,
+    unrenderable: str = "replace",
+    workers: int | None = 1,
+    encode: bool = False,
+) -> PageStream:
+    """Pages of ``source`` as they are drawn: see :class:`PageStream`.
+
+    >>> from snapshot.glyphs import load_font
+    >>> g = Geometry(load_font("misc-5x8"), cols=20, rows=3)
+    >>> [p.number for p in iter_pages("x" * 100, g, workers=2, encode=True)]
+    [1, 2, 3]
+    """
+    return PageStream(source, geometry, unrenderable=unrenderable, workers=workers, encode=encode)
+
+
+def render_document(
+    text: str, geometry: Geometry, *, unrenderable: str = "replace", workers: int | None = 1
+) -> Rendering:
     """Normalize, lay out and rasterize ``text``; empty text gives zero pages.
+
+    All pages at once; :func:`iter_pages` hands them out as they are drawn.
 
     >>> from snapshot.glyphs import load_font
     >>> from snapshot.geometry import Geometry
@@ -123,24 +357,9 @@ def render_document(text: str, geometry: Geometry, *, unrenderable: str = "repla
     >>> r.chars, r.replaced, [(k.text, k.col) for k in r.kept]
     (3, {}, [('\\ue001', 1)])
     """
-    norm = normalize(text).text
-    lay = layout_document(norm, geometry, unrenderable=unrenderable, normalized=True)
-    total = len(lay.grids)
-    font = geometry.font
-    pages = []
-    for number, (grid, (a, b), cont) in enumerate(
-        zip(lay.grids, lay.spans, lay.continued, strict=True), start=1
-    ):
-        head = ""
-        if geometry.header:
-            head = header_text(geometry, number, total, cont)
-            row = np.full((1, geometry.cols), 0, np.int32)
-            idx = text_indices(head, geometry)
-            row[0, : len(idx)] = idx
-            grid = np.concatenate([row, grid])
-        packed = rasterize(grid, font, geometry)
-        pages.append(Page(number, total, geometry, norm[a:b], grid, packed, head))
-    return Rendering(tuple(pages), len(norm), dict(lay.replaced), lay.kept, norm)
+    stream = PageStream(text, geometry, unrenderable=unrenderable, workers=workers)
+    pages = tuple(stream)
+    return Rendering(pages, stream.chars, dict(stream.replaced), stream.kept, stream._text or "")
 
 
 def render(text: str, geometry: Geometry) -> list[Page]:

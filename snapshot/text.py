@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,6 +172,242 @@ def normalize(text: str) -> NormalizedText:
     )
 
 
+# --------------------------------------------------------------------------- streams
+
+#: Characters per normalized piece a :class:`NormalizeStream` hands on (about).
+NORMALIZE_PIECE = 1 << 20
+#: With no safe place to cut in this many characters (an escape string or one
+#: line without ASCII that long), cut anyway and count it in ``forced_cuts``.
+FORCE_CUT = 16 * NORMALIZE_PIECE
+# two neighbours that normalize independently: ASCII, not space, tab, CR, LF or ESC
+_SAFE_PAIR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f!-\x7f]{2}")
+_COUNTS = ("crlf", "tabs", "ansi", "zero_width", "controls", "trailing_spaces")
+
+
+class NormalizeStream:
+    """:func:`normalize` over text that arrives in chunks, in pieces of about
+    :data:`NORMALIZE_PIECE` characters, without holding the whole text.
+
+    The text is cut only where normalizing the parts gives what normalizing
+    the whole gives: after a newline, or between two plain ASCII characters
+    (the tab column carries over), never inside an escape sequence. The
+    counts add up over the pieces; read :meth:`counts` after iterating.
+    Iterating again reads ``chunks`` again (pass a re-iterable to do that).
+
+    >>> stream = NormalizeStream(["a\\tb \\r", "\\nc\\x1b[3", "1md"])
+    >>> "".join(stream) == normalize("a\\tb \\r\\nc\\x1b[31md").text
+    True
+    >>> stream.counts().changes()
+    {'crlf': 1, 'tabs': 1, 'ansi': 1, 'trailing_spaces': 1}
+    """
+
+    def __init__(self, chunks: Iterable[str], *, piece: int = NORMALIZE_PIECE) -> None:
+        self.chunks = chunks
+        self.piece = piece
+        self.forced_cuts = 0
+        self._counts: dict[str, int] = {}
+        self._nfc = False
+
+    def counts(self) -> NormalizedText:
+        """What normalization changed, over everything iterated so far (``text`` empty)."""
+        return NormalizedText(
+            "", **{n: self._counts.get(n, 0) for n in _COUNTS}, nfc_changed=self._nfc
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        self.forced_cuts, self._counts, self._nfc = 0, {}, False
+        col = 0  # column where the next piece starts (tabs expand from it)
+        buf = ""
+        for chunk in self.chunks:
+            if not isinstance(chunk, str):
+                raise InputError(f"text chunks must be str, got {type(chunk).__name__}")
+            buf += chunk
+            while len(buf) >= self.piece:
+                cut = _cut(buf, force=len(buf) >= FORCE_CUT)
+                if cut is None:
+                    break
+                if cut < 0:
+                    cut = -cut
+                    self.forced_cuts += 1
+                out, col = self._normalize(buf[:cut], col)
+                buf = buf[cut:]
+                if out:
+                    yield out
+        out, col = self._normalize(buf, col)
+        if out:
+            yield out
+
+    def _normalize(self, s: str, col: int) -> tuple[str, int]:
+        lead = "x" * (col % 8)  # stands in for the line so far: tabs land where they would
+        norm = normalize(lead + s)
+        for name in _COUNTS:
+            self._counts[name] = self._counts.get(name, 0) + getattr(norm, name)
+        self._nfc = self._nfc or norm.nfc_changed
+        out = norm.text[len(lead) :]
+        nl = out.rfind("\n")
+        return out, (len(out) - nl - 1 if nl >= 0 else col + len(out))
+
+
+def _inside_escape(buf: str, cut: int) -> int:
+    """Start of an escape sequence that ``cut`` would split, or -1."""
+    j = buf.rfind("\x1b", 0, cut)
+    if j < 0:
+        return -1
+    m = _ANSI.match(buf, j)
+    # an escape string reaching the end of what has arrived may go on
+    open_end = m is not None and m.end() == len(buf) and buf[j + 1 : j + 2] in "]PX^_"
+    # the escape must end before the cut: what it hid must not become the piece's end
+    return j if m is not None and (m.end() >= cut or open_end) else -1
+
+
+def _cut(buf: str, *, force: bool) -> int | None:
+    """Where to cut ``buf``: after a newline, else between two plain ASCII
+    characters; None to wait for more text; negative (``-position``) when
+    ``force`` made it cut where normalization may differ."""
+    end = len(buf)
+    while end > 0:
+        i = buf.rfind("\n", 0, end) + 1
+        if i == 0:
+            break
+        j = _inside_escape(buf, i)
+        if j < 0:
+            return i
+        end = j
+    end = len(buf)
+    while end > 0:
+        window = max(0, end - 4096)
+        last = None
+        for last in _SAFE_PAIR.finditer(buf, window, end):  # noqa: B007
+            pass
+        if last is None:
+            if window == 0:
+                break
+            end = window + 1
+            continue
+        i = last.end() - 1  # between the pair's two characters
+        j = _inside_escape(buf, i)
+        if j < 0:
+            return i
+        end = j
+    if not force:
+        return None
+    i = len(buf) - 1 if buf.endswith("\r") else len(buf)
+    return -max(1, i)
+
+
+class TextReader:
+    """UTF-8 text from a regular file (or ``-``: stdin), in chunks, within a byte limit.
+
+    Iterating reads the file again each time (stdin only once). Invalid UTF-8
+    becomes U+FFFD and is counted in ``invalid_utf8``. FIFOs, sockets and
+    devices are refused as files; so is stdin when it is a device other than a
+    terminal (``/dev/zero``). More than ``max_bytes`` raises :class:`InputError`.
+
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile(delete=False) as f:
+    ...     _ = f.write(b"caf\\xc3\\xa9 \\xff")
+    >>> reader = TextReader(f.name, max_bytes=100)
+    >>> "".join(reader), reader.invalid_utf8
+    ('café �', 1)
+    >>> os.unlink(f.name)
+    """
+
+    def __init__(
+        self, path: str | Path, *, max_bytes: int | None = None, chunk_bytes: int = 1 << 20
+    ) -> None:
+        import os
+        import stat
+        import sys
+
+        self.path = str(path)
+        self.label = "stdin" if self.path == "-" else self.path
+        self.max_bytes = max_bytes
+        self.chunk_bytes = chunk_bytes
+        self.invalid_utf8 = 0
+        self.bytes_read = 0
+        self._stdin_used = False
+        if self.path == "-":
+            try:
+                mode = os.fstat(sys.stdin.fileno()).st_mode
+            except (OSError, ValueError):  # not backed by a descriptor: a stream all the same
+                return
+            if (stat.S_ISCHR(mode) and not sys.stdin.isatty()) or stat.S_ISBLK(mode):
+                raise InputError(
+                    "stdin is a device (such as /dev/zero), not text: pipe or redirect a file"
+                )
+            return
+        try:
+            st_ = os.stat(self.path)
+        except OSError as exc:
+            raise InputError(f"cannot read {self.label}: {exc.strerror or exc}") from exc
+        if not stat.S_ISREG(st_.st_mode):
+            kind = _file_kind(st_.st_mode)
+            raise InputError(
+                f"{self.label} is {kind}, not a regular file; give a text file, or '-' and pipe it"
+            )
+        if max_bytes is not None and st_.st_size > max_bytes:
+            raise InputError(self._over_limit(st_.st_size))
+
+    def _over_limit(self, size: int | None = None) -> str:
+        what = f"{size:,} bytes" if size is not None else f"more than {self.max_bytes:,} bytes"
+        return (
+            f"{self.label}: {what} is over the input limit of {self.max_bytes:,} bytes; "
+            "raise it with --max-input BYTES"
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        import sys
+
+        if self.path == "-":
+            if self._stdin_used:
+                raise InputError("stdin can be read only once")
+            self._stdin_used = True
+            yield from self._decode(sys.stdin.buffer)
+            return
+        try:
+            with open(self.path, "rb") as f:
+                yield from self._decode(f)
+        except OSError as exc:
+            raise InputError(f"cannot read {self.label}: {exc.strerror or exc}") from exc
+
+    def _decode(self, f: Any) -> Iterator[str]:
+        import codecs
+
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.invalid_utf8 = self.bytes_read = 0
+        tail = b""  # a U+FFFD already in the file may straddle two reads
+        while True:
+            data = f.read(self.chunk_bytes)
+            self.bytes_read += len(data)
+            if self.max_bytes is not None and self.bytes_read > self.max_bytes:
+                raise InputError(self._over_limit())
+            text = decoder.decode(data, final=not data)
+            self.invalid_utf8 += text.count("\ufffd") - (tail + data).count(_FFFD)
+            tail = data[-2:]
+            if text:
+                yield text
+            if not data:
+                return
+
+
+_FFFD = "\ufffd".encode()
+
+
+def _file_kind(mode: int) -> str:
+    import stat
+
+    for test, name in (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 # --------------------------------------------------------------------------- header
 
 
@@ -297,6 +534,25 @@ class Layout:
     kept: tuple[KeptSpan, ...] = ()
 
 
+@dataclass(frozen=True)
+class PageCells:
+    """One laid-out page, before drawing: what :class:`LayoutStream` hands on.
+
+    ``grid`` is ``(text_rows, cols)`` int32 (no header row); ``span`` is
+    ``[start, end)`` in the normalized text; ``text`` is that slice.
+    """
+
+    grid: np.ndarray
+    span: tuple[int, int]
+    continued: bool
+    text: str
+
+
+#: Characters of normalized text laid out at once: bounds the layout's working
+#: arrays (about 30 bytes per character) whatever the text's length.
+LAYOUT_PIECE = 1 << 20
+
+
 def layout(text: str, geometry: Geometry) -> list[np.ndarray]:
     """One ``(text_rows, cols)`` int32 grid of atlas indices per page.
 
@@ -308,15 +564,6 @@ def layout(text: str, geometry: Geometry) -> list[np.ndarray]:
     True
     """
     return layout_document(text, geometry).grids
-
-
-# grids, page spans, continued flags, and where the cells of one atlas index went
-_Placed = tuple[
-    list[np.ndarray],
-    list[tuple[int, int]],
-    list[bool],
-    Callable[[int], list[tuple[int, int, int]]],
-]
 
 
 def _undrawable_runs(bad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -340,52 +587,230 @@ def layout_document(
     >>> lay.replaced, lay.spans
     ({'\\ue000': 1}, [(0, 3)])
     """
-    if unrenderable not in ("replace", "keep"):
-        raise InputError(f"unrenderable must be 'replace' or 'keep', got {unrenderable!r}")
     s = text if normalized else normalize(text).text
-    g = geometry
-    cols, per_rows = g.cols, g.text_rows
-    if not s:
-        return Layout(grids=[], spans=[], continued=[])
-    cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), np.uint32)
-    idx, atlas = g.font.lookup(cps)  # a newline looks up as the NEWLINE marker
-    n = len(cps)
-    src = np.arange(n, dtype=np.int64)
-    bad = idx < 0
-    replaced: dict[str, int] = {}
-    kept_runs: list[tuple[int, int]] = []
-    if bad.any():
-        if unrenderable == "replace":
-            chars, counts = np.unique(cps[bad], return_counts=True)
-            replaced = {chr(int(c)): int(k) for c, k in zip(chars, counts, strict=True)}
-            idx[bad] = REPLACEMENT
+    stream = LayoutStream(geometry, unrenderable=unrenderable)
+    pages: list[PageCells] = []
+    for start in range(0, len(s), LAYOUT_PIECE):
+        pages.extend(stream.feed(s[start : start + LAYOUT_PIECE]))
+    pages.extend(stream.finish())
+    return Layout(
+        [p.grid for p in pages],
+        [p.span for p in pages],
+        [p.continued for p in pages],
+        dict(stream.replaced),
+        tuple(stream.kept),
+    )
+
+
+class LayoutStream:
+    """Incremental layout: normalized text in pieces of any size, pages as they fill.
+
+    Feeding ``text`` in any number of pieces gives exactly the pages, spans,
+    replaced counts and kept spans of laying out ``text`` at once; only the
+    rows of the page being filled and the text they cover are held. State
+    across pieces: the open row (its cells and fill), the open line's length
+    (lines mode), an undrawable run still open (``"keep"``), and a trailing
+    newline held back (lines mode draws the text's final newline).
+
+    >>> from snapshot.glyphs import load_font
+    >>> stream = LayoutStream(Geometry(load_font("misc-5x8"), cols=4, rows=3))
+    >>> [p.text for p in stream.feed("hello ")], [p.text for p in stream.feed("world")]
+    ([], ['hello wo'])
+    >>> [(p.text, p.span) for p in stream.finish()]
+    [('rld', (8, 11))]
+    """
+
+    def __init__(self, geometry: Geometry, *, unrenderable: str = "replace") -> None:
+        if unrenderable not in ("replace", "keep"):
+            raise InputError(f"unrenderable must be 'replace' or 'keep', got {unrenderable!r}")
+        self.geometry = geometry
+        self.keep = unrenderable == "keep"
+        self.replaced: dict[str, int] = {}
+        self.kept: list[KeptSpan] = []
+        self.chars = 0  # normalized characters laid out so far
+        self._held_newline = False
+        self._bad_open = False
+        self._pending: np.ndarray | None = None  # the open row
+        self._pending_start = 0
+        self._pending_index = 0  # its global row number
+        self._fill = 0  # flow: cells used in the open row; lines: cells of the open line (reduced)
+        self._rows: list[np.ndarray] = []  # finished rows not yet on a page
+        self._starts: list[np.ndarray] = []
+        self._text = ""  # normalized text from _text_base on
+        self._text_base = 0
+        self._page = 0  # pages handed out
+        self._new_runs: list[tuple[int, int, str]] = []  # kept runs the current piece starts
+
+    def feed(self, piece: str) -> list[PageCells]:
+        """Lay out the next piece of normalized text; return the pages it completed."""
+        g = self.geometry
+        if not g.flow:
+            if self._held_newline:
+                piece = "\n" + piece
+                self._held_newline = False
+            if piece.endswith("\n"):
+                piece = piece[:-1]
+                self._held_newline = True  # a break, unless it turns out to be the last char
+        if not piece:
+            return []
+        self._place(piece, final=False)
+        return self._pages_ready()
+
+    def finish(self) -> list[PageCells]:
+        """The remaining pages (the last one padded with blank rows)."""
+        if self._held_newline:
+            self._held_newline = False
+            self._place("\n", final=True)
+        if self._pending is not None:
+            self._push(self._pending[None], np.array([self._pending_start], np.int64))
+            self._pending = None
+        return self._pages_ready(final=True)
+
+    # -- placing one piece
+
+    def _elements(
+        self, s: str, base: int, final: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Atlas index, source position and wide flag per element of ``s``."""
+        g = self.geometry
+        cps = np.frombuffer(s.encode("utf-32-le", "surrogatepass"), np.uint32)
+        idx, atlas = g.font.lookup(cps)  # a newline looks up as the NEWLINE marker
+        src = np.arange(base, base + len(cps), dtype=np.int64)
+        bad = idx < 0
+        continues = self._bad_open and bool(bad[0])
+        self._bad_open = bool(bad[-1])
+        if bad.any():
+            if not self.keep:
+                chars, counts = np.unique(cps[bad], return_counts=True)
+                for c, k in zip(chars.tolist(), counts.tolist(), strict=True):
+                    self.replaced[chr(c)] = self.replaced.get(chr(c), 0) + k
+                idx[bad] = REPLACEMENT
+            else:
+                starts, ends = _undrawable_runs(bad)
+                keep = ~bad
+                if continues:  # the first run goes on from the previous piece: no new marker
+                    last = self.kept[-1]
+                    end = base + int(ends[0])
+                    self.kept[-1] = KeptSpan(
+                        last.start, end, last.text + s[: ends[0]], last.page, last.row, last.col
+                    )
+                    starts, ends = starts[1:], ends[1:]
+                idx[starts] = KEPT
+                keep[starts] = True
+                idx, src = idx[keep], src[keep]
+                self._new_runs = [
+                    (base + a, base + b, s[a:b])
+                    for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+                ]
+        if not g.flow:
+            idx[idx == NEWLINE] = _LINE_BREAK
+            if final:
+                idx[-1] = NEWLINE  # the final newline is drawn, so "a" and "a\n" differ
+        # wide glyphs take two cells: the left half, then its right half at index + 1
+        # (line breaks, < 0, clip to index 0: space)
+        if atlas.wide.any():
+            wide = np.take(atlas.wide, idx, mode="clip")
         else:
-            starts, ends = _undrawable_runs(bad)
-            kept_runs = list(zip(starts.tolist(), ends.tolist(), strict=True))
-            idx[starts] = KEPT
-            keep = ~bad
-            keep[starts] = True
-            idx, src = idx[keep], src[keep]
-    if not g.flow:
-        idx[idx == NEWLINE] = _LINE_BREAK
-        if s.endswith("\n"):
-            idx[-1] = NEWLINE  # the final newline is drawn, so "a" and "a\n" differ
-    # wide glyphs take two cells: the left half, then its right half at index + 1
-    # (line breaks, < 0, clip to index 0: space)
-    has_wide = atlas.wide.any()
-    wide = np.take(atlas.wide, idx, mode="clip") if has_wide else np.zeros(len(idx), bool)
-    if g.flow:
-        lay = _flow(idx, src, wide, cols, per_rows, n)
-    else:
-        if wide.any():
-            idx, src, wide = _expand_wide(idx, src, wide)
-        lay = _lines(idx, src, wide, cols, per_rows, n)
-    grids, spans, continued, cell_pos = lay
-    kept: list[KeptSpan] = []
-    if kept_runs:
-        for (a, b), (page, row, col) in zip(kept_runs, cell_pos(KEPT), strict=True):
-            kept.append(KeptSpan(a, b, s[a:b], page, row, col))
-    return Layout(grids, spans, continued, replaced, tuple(kept))
+            wide = np.zeros(len(idx), bool)
+        return idx, src, wide
+
+    def _place(self, s: str, *, final: bool) -> None:
+        g = self.geometry
+        cols = g.cols
+        base = self.chars
+        self._text += s
+        self.chars += len(s)
+        self._new_runs = []
+        idx, src, wide = self._elements(s, base, final)
+        if len(idx) == 0:
+            return  # a piece of one continuing undrawable run
+        # The open row is reproduced by dummy cells in front of the piece, so
+        # row ends, wide-glyph pads and continuation rows fall where they would
+        # for the whole text; the dummies are then replaced by the open row.
+        if g.flow and self._pending is not None and self._fill == cols:
+            self._push(self._pending[None], np.array([self._pending_start], np.int64))
+            self._pending = None
+        prefix = self._fill if self._pending is not None else 0
+        if prefix:
+            idx = np.concatenate([np.full(prefix, SPACE, idx.dtype), idx])
+            src = np.concatenate([np.full(prefix, base, np.int64), src])
+            wide = np.concatenate([np.zeros(prefix, bool), wide])
+        if g.flow:
+            grid, starts, total, cell_pos = _flow(idx, src, wide, cols)
+            drop, fill_merge = 0, prefix
+        else:
+            if wide.any():
+                idx, src, wide = _expand_wide(idx, src, wide)
+            grid, starts, last_k, cell_pos = _lines(idx, src, wide, cols, base)
+            drop, fill_merge = 0, 0
+            if prefix:
+                r, c = _line_cols(np.array([prefix - 1]), cols)
+                drop, fill_merge = int(r[0]), int(c[0]) + 1
+        first_index = self._pending_index if self._pending is not None else self._next_index()
+        if self._pending is not None:
+            grid[drop, :fill_merge] = self._pending[:fill_merge]
+            starts[drop] = self._pending_start
+        grid, starts = grid[drop:], starts[drop:]
+        for (a, b, text), (row, col) in zip(self._new_runs, cell_pos(KEPT), strict=True):
+            at = first_index + row - drop
+            self.kept.append(KeptSpan(a, b, text, at // g.text_rows, at % g.text_rows, col))
+        self._push(grid[:-1], starts[:-1])
+        self._pending = grid[-1].copy()
+        self._pending_start = int(starts[-1])
+        self._pending_index = first_index + len(grid) - 1
+        if g.flow:
+            self._fill = total - (len(grid) - 1 + drop) * cols
+        else:
+            # cells of the open line, reduced to its open row: row 0, or one
+            # continuation row (a full row reduces to ``cols``)
+            rest = (last_k - cols) % (cols - 1)
+            self._fill = last_k if last_k < cols else cols + rest if rest else cols
+
+    def _next_index(self) -> int:
+        return sum(len(r) for r in self._rows) + self._page * self.geometry.text_rows
+
+    def _push(self, rows: np.ndarray, starts: np.ndarray) -> None:
+        if len(rows):
+            self._rows.append(rows)
+            self._starts.append(starts)
+
+    # -- handing out pages
+
+    def _pages_ready(self, final: bool = False) -> list[PageCells]:
+        g = self.geometry
+        per = g.text_rows
+        have = sum(len(r) for r in self._rows)
+        if have < per and not (final and have):
+            return []
+        rows = np.concatenate(self._rows) if len(self._rows) > 1 else self._rows[0]
+        starts = np.concatenate(self._starts) if len(self._starts) > 1 else self._starts[0]
+        out: list[PageCells] = []
+        at = 0
+        while have - at >= per or (final and have - at > 0):
+            grid = rows[at : at + per]
+            if len(grid) < per:
+                pad = np.full((per - len(grid), g.cols), SPACE, np.int32)
+                grid = np.concatenate([grid, pad])
+            nxt = at + per
+            if nxt < have:
+                end, cont = int(starts[nxt]), bool(rows[nxt, 0] == CONTINUE)
+            elif self._pending is not None:
+                end, cont = self._pending_start, bool(self._pending[0] == CONTINUE)
+            else:
+                end, cont = self.chars, False
+            cont = cont and not g.flow
+            start = int(starts[at])
+            text = self._text[start - self._text_base : end - self._text_base]
+            out.append(PageCells(np.ascontiguousarray(grid), (start, end), cont, text))
+            self._page += 1
+            at = nxt
+        self._rows = [rows[at:]] if at < have else []
+        self._starts = [starts[at:]] if at < have else []
+        if out:
+            drop = out[-1].span[1] - self._text_base
+            self._text = self._text[drop:]
+            self._text_base += drop
+        return out
 
 
 def _expand_wide(
@@ -406,9 +831,13 @@ def _expand_wide(
     return out_idx, out_src, out_wide
 
 
-def _flow(
-    idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, per_rows: int, n: int
-) -> _Placed:
+# rows (R, cols), the source position of each row's first character, a count
+# (flow: cells used; lines: cells of the last line), and the (row, col) of
+# every cell holding one atlas index
+_Rows = tuple[np.ndarray, np.ndarray, int, Callable[[int], list[tuple[int, int]]]]
+
+
+def _flow(idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int) -> _Rows:
     """Flow mode: elements fill cells in order; a wide glyph adds its right half
     and, where it would straddle a row end, a blank pad cell before it.
 
@@ -416,7 +845,6 @@ def _flow(
     only finds the pads, one ``np.insert`` adds right halves and pads, and cells
     map to elements by binary search over the wide glyphs' cells.
     """
-    per_page = cols * per_rows
     m = len(idx)
     where = np.flatnonzero(wide)
     lefts = []  # the cell of each wide glyph's left half
@@ -430,8 +858,8 @@ def _flow(
             padded.append(i)
         lefts.append(cell)
     total = m + len(where) + pads
-    pages = -(-total // per_page)
-    flat = np.full(pages * per_page, SPACE, np.int32)
+    nrows = -(-total // cols)
+    flat = np.full(nrows * cols, SPACE, np.int32)
     left = np.array(lefts, np.int64)
     # offset (cell - element) of the elements after each wide glyph
     after = left + 2 - (where + 1)
@@ -442,35 +870,33 @@ def _flow(
         flat[:total] = np.insert(idx, at, values)
     else:
         flat[:m] = idx
-    grid = flat.reshape(pages, per_rows, cols)
+    grid = flat.reshape(nrows, cols)
 
     def elem_of(cells: np.ndarray) -> np.ndarray:
         """Element at each cell (cells that are not a right half or a pad)."""
+        if not len(where):
+            return cells
         k = np.searchsorted(left, cells, side="right")
-        shift = np.where(k > 0, after[np.maximum(k - 1, 0)] if len(after) else 0, 0)
+        shift = np.where(k > 0, after[np.maximum(k - 1, 0)], 0)
         out = cells - shift
-        is_left = (k > 0) & (left[np.maximum(k - 1, 0)] == cells) if len(left) else k < 0
-        return np.where(is_left, where[np.maximum(k - 1, 0)] if len(where) else 0, out)
+        is_left = (k > 0) & (left[np.maximum(k - 1, 0)] == cells)
+        return np.where(is_left, where[np.maximum(k - 1, 0)], out)
 
     def cell_of(elems: np.ndarray) -> np.ndarray:
+        if not len(where):
+            return elems
         j = np.searchsorted(where, elems, side="left")
-        own = (
-            (j < len(where)) & (where[np.minimum(j, len(where) - 1)] == elems)
-            if len(where)
-            else j < 0
-        )
-        shift = np.where(j > 0, after[np.maximum(j - 1, 0)] if len(after) else 0, 0)
-        return np.where(own, left[np.minimum(j, len(left) - 1)] if len(left) else 0, elems + shift)
+        own = (j < len(where)) & (where[np.minimum(j, len(where) - 1)] == elems)
+        shift = np.where(j > 0, after[np.maximum(j - 1, 0)], 0)
+        return np.where(own, left[np.minimum(j, len(left) - 1)], elems + shift)
 
-    first = elem_of(np.arange(pages, dtype=np.int64) * per_page)
-    starts = [int(src[e]) if e < m else n for e in first.tolist()]
-    spans = list(zip(starts, [*starts[1:], n], strict=True))
+    starts = src[elem_of(np.arange(nrows, dtype=np.int64) * cols)]
 
-    def cell_pos(index: int) -> list[tuple[int, int, int]]:
+    def cell_pos(index: int) -> list[tuple[int, int]]:
         cells = cell_of(np.flatnonzero(idx == index))
-        return [(int(p // per_page), int(p % per_page // cols), int(p % cols)) for p in cells]
+        return [(int(p // cols), int(p % cols)) for p in cells.tolist()]
 
-    return list(grid), spans, [False] * pages, cell_pos
+    return grid, starts, total, cell_pos
 
 
 def _line_cols(k: np.ndarray, cols: int) -> tuple[np.ndarray, np.ndarray]:
@@ -482,11 +908,11 @@ def _line_cols(k: np.ndarray, cols: int) -> tuple[np.ndarray, np.ndarray]:
     return row, col
 
 
-def _lines(
-    idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, per_rows: int, n: int
-) -> _Placed:
+def _lines(idx: np.ndarray, src: np.ndarray, wide: np.ndarray, cols: int, first_src: int) -> _Rows:
+    """Lines mode: each line starts a row; a wrapped row's continuation starts
+    with the CONTINUE marker. ``first_src`` is where the first line starts."""
     brk = idx == _LINE_BREAK
-    line_start_src = np.concatenate([[0], src[brk] + 1])
+    line_start_src = np.concatenate([[first_src], src[brk] + 1])
     line_all = np.cumsum(brk) - brk
     keep = ~brk
     idx, src, wide, line = idx[keep], src[keep], wide[keep], line_all[keep]
@@ -520,25 +946,18 @@ def _lines(
     total_rows = int(rows_per_line.sum())
     r, c = _line_cols(k, cols)
     grow = row_start[line] + r
-    pages = -(-total_rows // per_rows)
-    grid = np.full((pages * per_rows, cols), SPACE, np.int32)
+    grid = np.full((total_rows, cols), SPACE, np.int32)
     grid[grow, c] = idx
-    is_cont = np.zeros(pages * per_rows + 1, bool)
-    is_cont[:total_rows] = True
+    is_cont = np.ones(total_rows, bool)
     is_cont[row_start] = False
-    grid[is_cont[:-1], 0] = CONTINUE
-    row_src = np.full(pages * per_rows + 1, n, np.int64)
+    grid[is_cont, 0] = CONTINUE
+    row_src = np.empty(total_rows, np.int64)
     row_src[row_start] = line_start_src
     firsts = (c == 1) & (r >= 1)
     row_src[grow[firsts]] = src[firsts]
-    starts = row_src[np.arange(pages) * per_rows].tolist()
-    spans = list(zip(starts, [*starts[1:], n], strict=True))
-    continued = [bool(is_cont[(p + 1) * per_rows]) for p in range(pages)]
 
-    def cell_pos(index: int) -> list[tuple[int, int, int]]:
+    def cell_pos(index: int) -> list[tuple[int, int]]:
         pos = np.flatnonzero(idx == index)
-        return [
-            (int(grow[p] // per_rows), int(grow[p] % per_rows), int(c[p])) for p in pos.tolist()
-        ]
+        return [(int(grow[p]), int(c[p])) for p in pos.tolist()]
 
-    return list(grid.reshape(pages, per_rows, cols)), spans, continued, cell_pos
+    return grid, row_src, int(counts[-1]), cell_pos

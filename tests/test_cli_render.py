@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from PIL import Image
 
 from snapshot.cli import main
@@ -179,3 +180,145 @@ def test_a_fresh_process_reads_control_pictures(capsys, tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "nul␀ bell␇ del␡\n"
+
+
+# -- limits and careless input (issue 10's render part)
+
+
+def _one_error_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("snapshot: error: "), err
+    assert "Traceback" not in err
+    return lines[0]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_a_device_is_refused_not_read(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "render", "/dev/zero", "--out", str(tmp_path / "o"))
+    assert code == 2
+    assert "/dev/zero is a character device, not a regular file" in _one_error_line(err)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_fifo_is_refused_without_hanging(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "render", str(fifo), "--out", str(tmp_path / "o"))
+    assert code == 2 and "is a FIFO" in _one_error_line(err)
+
+
+def test_stdin_over_max_input_is_refused(capsys, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x" * 5000)))
+    out = tmp_path / "o"
+    code, _, err = run(capsys, "render", "-", "--out", str(out), "--max-input", "4096")
+    assert code == 2
+    assert "over the input limit of 4,096 bytes" in _one_error_line(err)
+    assert not list(out.glob("*")) if out.exists() else True
+
+
+def test_a_file_beyond_max_input_is_refused(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "big.txt"
+    src.write_text("y" * 3000, encoding="utf-8")
+    code, _, err = run(capsys, "render", str(src), "--out", str(tmp_path), "--max-input", "1000")
+    assert code == 2 and "3,000 bytes is over the input limit" in _one_error_line(err)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--rows", "1000000000"], ["--cols", "0"], ["--cols", "2"], ["--workers", "0"]],
+)
+def test_numbers_out_of_range_are_usage_errors(capsys, tmp_path: Path, flags: list[str]) -> None:  # type: ignore[no-untyped-def]
+    # A usage error: one line from the argument parser, exit 2 (main returns it).
+    assert main(["render", "--out", str(tmp_path), *flags]) == 2
+    assert "must be between" in capsys.readouterr().err
+
+
+def test_a_page_over_the_pixel_limit_is_refused_before_drawing(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, "render", "--out", str(tmp_path), "--cols", "9000", "--rows", "9000")
+    assert code == 2 and "px a page may have" in _one_error_line(err)
+    assert not list(tmp_path.glob("page-*.png"))
+
+
+def test_stale_pages_are_removed_and_nothing_else(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    (tmp_path / "page-099.png").write_bytes(b"old")
+    (tmp_path / "page-1000.png").write_bytes(b"old")
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    (tmp_path / "page-7.png").write_bytes(b"not our naming")
+    src = tmp_path / "in.txt"
+    src.write_text("short\n", encoding="utf-8")
+    assert run(capsys, "render", str(src), "--out", str(tmp_path))[0] == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["in.txt", "notes.txt", "page-001.png", "page-7.png"]
+
+
+def test_a_full_disk_leaves_no_page_behind(capsys, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import errno
+
+    import snapshot.pagefiles as pagefiles
+
+    calls = {"n": 0}
+    real_open = open
+
+    class HalfWriter:
+        def __init__(self, path: Path) -> None:
+            self.f = real_open(path, "wb")
+
+        def __enter__(self):  # type: ignore[no-untyped-def]
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.f.close()
+
+        def write(self, data: bytes) -> int:
+            calls["n"] += 1
+            if calls["n"] == 3:  # the third page hits a full disk halfway
+                self.f.write(data[: len(data) // 2])
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return self.f.write(data)
+
+    monkeypatch.setattr(pagefiles, "open", lambda path, mode: HalfWriter(path), raising=False)
+    src = tmp_path / "in.txt"
+    src.write_text("a full disk\n" * 3000, encoding="utf-8")
+    out = tmp_path / "o"
+    code, _, err = run(
+        capsys, "render", str(src), "--out", str(out), "--cols", "80", "--rows", "20"
+    )
+    line = _one_error_line(err)
+    assert code == 2 and "No space left on device" in line and "page-003.png" in line
+    assert "removed the 2 page(s) written before it" in line
+    assert list(out.iterdir()) == []
+
+
+def test_pages_read_would_refuse_are_not_written(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "zeros.txt"
+    src.write_bytes(b"\x00" * 40000)  # control pictures: reverse video, 63 % ink
+    code, _, err = run(capsys, "render", str(src), "--out", str(tmp_path / "o"))
+    assert code == 2 and "ink" in _one_error_line(err)
+    assert not list((tmp_path / "o").glob("page-*.png"))
+
+
+def test_render_workers_give_identical_files(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "in.txt"
+    src.write_text("workers do not change a byte ✓\n" * 4000, encoding="utf-8")
+    for n in ("1", "3"):
+        assert run(capsys, "render", str(src), "--out", str(tmp_path / n), "--workers", n)[0] == 0
+    one = sorted((tmp_path / "1").glob("page-*.png"))
+    three = sorted((tmp_path / "3").glob("page-*.png"))
+    assert len(one) > 1 and [p.read_bytes() for p in one] == [p.read_bytes() for p in three]
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero on this system")
+def test_stdin_that_is_a_device_is_refused(tmp_path: Path) -> None:
+    env = {**os.environ, "SNAPSHOT_NO_PROGRESS": "1"}
+    with open("/dev/zero", "rb") as zero:
+        proc = subprocess.run(
+            [sys.executable, "-m", "snapshot", "render", "-", "--out", str(tmp_path / "o")],
+            stdin=zero,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+        )
+    assert proc.returncode == 2
+    assert "stdin is a device" in _one_error_line(proc.stderr)

@@ -13,6 +13,39 @@ from pathlib import Path
 from typing import Any
 
 DEMO = "session.txt"
+#: Largest --cols / --rows: far beyond any provider's page, small enough to refuse early.
+MAX_CELLS = 10_000
+#: Default --max-input ceiling.
+MAX_INPUT = 1 << 30
+
+
+def bounded_int(low: int, high: int) -> Any:
+    """An argparse type: an integer in ``[low, high]``, else a one-line usage error."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high:,}, got {value:,}")
+        return value
+
+    return parse
+
+
+def default_max_input(out: Path) -> int:
+    """1 GiB, or a quarter of the free space where OUT will be, if that is less."""
+    import shutil
+
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return MAX_INPUT
+    return max(1 << 20, min(MAX_INPUT, free // 4))
 
 
 def register(subparsers: Any) -> None:
@@ -22,7 +55,10 @@ def register(subparsers: Any) -> None:
         description=(
             "Normalize FILE (or stdin with '-'; without FILE, the bundled demo session) and "
             "draw it on pixel sheets: OUT/page-001.png, ... Prints a summary, or JSON with "
-            "--json. Characters no font can draw become the replacement glyph and are counted."
+            "--json. Characters no font can draw become the replacement glyph and are counted. "
+            "Pages are drawn on every core and written as they are drawn, in memory that does "
+            "not grow with the input. page-NNN.png files already in OUT (and only those) are "
+            "removed first; after an error no page of the run is left."
         ),
     )
     r.add_argument("file", nargs="?", metavar="FILE|-", help="UTF-8 text (default: bundled demo)")
@@ -30,8 +66,18 @@ def register(subparsers: Any) -> None:
         "--out", default="out", metavar="DIR", help="directory for page PNGs (default: out)"
     )
     r.add_argument("--font", metavar="NAME", help="font name or file (default: snap5x8)")
-    r.add_argument("--cols", type=int, metavar="N", help="cells per row (default: fill the page)")
-    r.add_argument("--rows", type=int, metavar="N", help="rows per page, header included")
+    r.add_argument(
+        "--cols",
+        type=bounded_int(3, MAX_CELLS),
+        metavar="N",
+        help=f"cells per row, 3..{MAX_CELLS} (default: fill the page)",
+    )
+    r.add_argument(
+        "--rows",
+        type=bounded_int(2, MAX_CELLS),
+        metavar="N",
+        help=f"rows per page, header included, 2..{MAX_CELLS}",
+    )
     r.add_argument(
         "--lines",
         action="store_true",
@@ -58,6 +104,19 @@ def register(subparsers: Any) -> None:
         "--fallback",
         action="store_true",
         help="with --model: use the conservative fallback profile if no table knows the model",
+    )
+    r.add_argument(
+        "--workers",
+        type=bounded_int(1, 1024),
+        metavar="N",
+        help="threads drawing and encoding pages (default: one per core)",
+    )
+    r.add_argument(
+        "--max-input",
+        type=bounded_int(1, 1 << 50),
+        metavar="BYTES",
+        help="refuse input longer than this (default: 1 GiB, or a quarter of the free space "
+        "in OUT if less: pages take about 3 bytes per input character)",
     )
     r.add_argument("--json", action="store_true", help="print a JSON summary")
     r.set_defaults(func=run_render)
@@ -142,42 +201,46 @@ def _geometry(args: argparse.Namespace) -> Any:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from snapshot.errors import InputError
-    from snapshot.page import render_document
-    from snapshot.text import normalize, read_text
+    from snapshot.page import iter_pages
+    from snapshot.pagefiles import check_page_size, write_pages
+    from snapshot.parallel import default_workers
+    from snapshot.text import TextReader
 
-    if args.file is None:
-        source, label = "demo", "bundled demo session"
-        norm = normalize(_demo_text())
-    else:
-        norm = read_text(args.file)
-        source, label = args.file, "stdin" if args.file == "-" else args.file
-    text, invalid = norm.text, norm.invalid_utf8
-    changes = {k: v for k, v in norm.changes().items() if k != "invalid_utf8"}
-    geometry = _geometry(args)
-    rendering = render_document(text, geometry, unrenderable="keep" if args.keep else "replace")
     out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise InputError(f"cannot create output directory {out}: {exc.strerror or exc}") from exc
-    records = []
+    geometry = _geometry(args)
+    check_page_size(geometry)
+    reader = None
+    source: Any
+    if args.file is None:
+        source, label = _demo_text(), "bundled demo session"
+    else:
+        max_input = args.max_input or default_max_input(out)
+        reader = TextReader(args.file, max_bytes=max_input)
+        label = reader.label
+        # stdin can be read once: a one-shot iterator, spooled by the page stream
+        source = iter(reader) if args.file == "-" else reader
+    stream = iter_pages(
+        source,
+        geometry,
+        unrenderable="keep" if args.keep else "replace",
+        workers=args.workers or default_workers(),
+        encode=True,
+    )
+    stream.total  # noqa: B018 (the first pass: limits and bad input fail before any file)
+    invalid = reader.invalid_utf8 if reader is not None else 0
+    changes = stream.normalized.changes()
+    written = write_pages(stream, out)
     width, height = geometry.size
-    for page in rendering.pages:
-        path = out / f"page-{page.number:03d}.png"
-        try:
-            path.write_bytes(page.png())
-        except OSError as exc:
-            raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-        records.append(
-            {"file": str(path), "width": width, "height": height, "chars": len(page.text)}
-        )
+    records = [
+        {"file": str(w.path), "width": width, "height": height, "chars": w.chars} for w in written
+    ]
+    rendering = stream
     if args.json:
         summary: dict[str, Any] = {
             "pages": records,
             "chars": rendering.chars,
             "replaced": rendering.replaced,
-            "source": source,
+            "source": "demo" if args.file is None else args.file,
             "font": geometry.font.name,
             "cell": list(geometry.cell),
             "grid": [geometry.cols, geometry.rows],
@@ -191,14 +254,14 @@ def run_render(args: argparse.Namespace) -> int:
         }
         print(json.dumps(summary, ensure_ascii=False))
         return 0
-    n = len(rendering.pages)
+    n = len(records)
     print(
         f"{label}: {rendering.chars:,} chars -> {n} page{'s' if n != 1 else ''} of "
         f"{width}x{height} px ({geometry.font.name} {geometry.cell[0]}x{geometry.cell[1]} cells, "
         f"{geometry.cols}x{geometry.text_rows} text grid, {geometry.chars_per_page:,} chars/page, "
         f"{'flow' if geometry.flow else 'lines'} mode) in {out}/"
     )
-    total_bytes = sum(Path(r["file"]).stat().st_size for r in records)
+    total_bytes = sum(w.bytes for w in written)
     if records:
         print(f"  PNG: {total_bytes:,} bytes total, {total_bytes // len(records):,} per page")
     if rendering.replaced:

@@ -51,6 +51,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
     )
     p.add_argument("--workers", type=at_least(1), help="processes (default: one per core)")
+    # -- engine (issue 15): where the conversations × profiles run
+    p.add_argument(
+        "--engine",
+        choices=["local", "dask"],
+        default="local",
+        help="local process pool (default), or shards of conversation × profile on a Dask "
+        "cluster (needs the [dask] extra)",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="with --engine dask: an existing scheduler, e.g. tcp://10.0.0.5:8786 "
+        "(default: start a local cluster of one worker per core)",
+    )
     p.add_argument("--limit", type=at_least(1), help="only the first N conversations")
     p.add_argument(
         "--ocr-rows",
@@ -155,6 +169,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         legibility=args.legibility,
         found=found,
         show_needles=args.show_needles,
+        engine=args.engine,
+        scheduler=args.scheduler,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")

@@ -63,6 +63,49 @@ def profile_rows(models: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
+class _Lab:
+    """The legibility lab running in a process of its own, beside the conversations."""
+
+    def __init__(self, out: Path, size: str) -> None:
+        import multiprocessing as mp
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        from snapshot.legibility.report import write_sections
+
+        ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
+        self._pool = ProcessPoolExecutor(1, mp_context=ctx)
+        self._future = self._pool.submit(write_sections, out, size)
+
+    def result(self) -> list[tuple[str, str]]:
+        """The lab's REPORT.md sections, once it has written its files."""
+        try:
+            return self._future.result()
+        finally:
+            self._pool.shutdown(wait=True)
+
+    def abandon(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _lab_note(size: str) -> tuple[str, str]:
+    """What the report's legibility sections cover, and how to get the rest."""
+    from snapshot.legibility.report import LAB_SIZES
+
+    p = LAB_SIZES[size]
+    if size == "full":
+        return ("Legibility lab: extent", f"The full lab ran ({p['lines']} hard lines per font).")
+    return (
+        "Legibility lab: extent",
+        f"This report ran the legibility lab on its quick fixed sample: {p['lines']} seeded hard "
+        f"lines per font for the oracle, {p['ocr_lines']} of them for rapidocr (bicubic only), "
+        f"{p['compare_lines']} for the font comparison and {p['tess_lines']} for Tesseract; its "
+        "figures are that sample's, measured, and noisy. The full lab (40 lines, every filter, "
+        "several minutes): `snapshot report --legibility full`, or on its own "
+        "`python -m snapshot.legibility.report --out reports`.",
+    )
+
+
 def make_report(
     corpus: Path | None,
     out: Path,
@@ -77,6 +120,8 @@ def make_report(
     readme: Path | None = None,
     found: Sequence[Found] | None = None,
     show_needles: bool = False,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> ReportFiles:
     """Run the benchmark and write the report into ``out`` (and nowhere else).
 
@@ -99,16 +144,26 @@ def make_report(
             )
         inventory.append(("Sources: the paths read", inventory_markdown(units)))
         write_inventory(units, out / "sources.json")
-    result = run(
-        corpus,
-        models=models,
-        settings=settings,
-        workers=workers,
-        limit=limit,
-        use_ocr=use_ocr,
-        command=command,
-        given=given,
-    )
+    # The legibility lab is one process of work: it runs beside the conversations
+    # (which take the other cores) instead of after them.
+    lab = _Lab(out, legibility) if legibility != "none" else None
+    try:
+        result = run(
+            corpus,
+            models=models,
+            settings=settings,
+            workers=workers,
+            limit=limit,
+            use_ocr=use_ocr,
+            command=command,
+            given=given,
+            engine=engine,
+            scheduler=scheduler,
+        )
+    except BaseException:
+        if lab is not None:
+            lab.abandon()
+        raise
     results = out / "results.json"
     save_json(result, results)
     figures: dict[str, Path | None] = {
@@ -122,12 +177,11 @@ def make_report(
     sections: list[tuple[str, str]] = list(inventory)
     if given is not None and show_needles:
         sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
-    if legibility != "none":
-        from snapshot.legibility.report import write_sections
-
+    if lab is not None:
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
-        sections.extend(write_sections(out, legibility))
+        sections.extend(lab.result())
+        sections.append(_lab_note(legibility))
     notice = PRIVACY_NOTICE if found is not None else None
     report = markdown.write(result, out, figures=figures, sections=sections, notice=notice)
     if readme is not None:

@@ -82,7 +82,10 @@ def _prices(result: RunResult) -> list[str]:
                 f"| {model} | {status} | {rec['text_counter']} | no price | – | – | – | – | – |"
             )
             continue
-        tiers = ", ".join(f"≥{t['from_input_tokens']:,}" for t in price.get("long_context_tiers", [])) or "none"
+        tiers = (
+            ", ".join(f"≥{t['from_input_tokens']:,}" for t in price.get("long_context_tiers", []))
+            or "none"
+        )
         lines.append(
             f"| {model} | {status} | {rec['text_counter']} | {price['database']} "
             f"| {price['matched_model']} | {price['input_per_mtok']} "

@@ -6,7 +6,7 @@ import json
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,9 +59,13 @@ class RunResult:
     errors: list[str]
     summary_size: SummarySize | None = None
     command: str = ""
+    engine: str = "local"
 
 
 _STATE: dict[str, Any] = {}
+
+#: Where the benchmark runs: this machine's process pool, or a Dask cluster.
+ENGINES = ("local", "dask")
 
 
 # Job.corpus of a job over sources handed to run() (a user's own sessions).
@@ -75,6 +79,7 @@ def _init(
 
     _STATE["given"] = list(given)
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
+    _STATE["key"] = (tuple(models), settings, use_ocr)
     _STATE["targets"] = [target_for(m) for m in models]
     _STATE["settings"] = settings
     _STATE["ocr"] = _ocr_reader() if use_ocr else None
@@ -105,7 +110,27 @@ def _source(job: Job) -> Source:
     return next(corpus_sources(manifest, start=job.index, limit=1))
 
 
-def _work(job: Job) -> tuple[list[Row], SourceStats | None, str | None]:
+def job_name(job: Job) -> str:
+    """The conversation a job stands for, without importing it."""
+    if job.corpus is None:
+        return f"demo conversation {job.index + 1}"
+    try:
+        entry = read_manifest(Path(job.corpus))[job.index]
+    except Exception:  # the name is for an error message: never fail on it
+        return f"manifest entry {job.index}"
+    return str(entry.get("id", entry.get("path", job.index)))
+
+
+def shard_work(
+    job: Job, model: int, models: tuple[str, ...], settings: Settings, use_ocr: bool
+) -> tuple[list[Row], SourceStats | None, str | None]:
+    """One conversation with one profile (a Dask task): the worker keeps its state."""
+    if _STATE.get("key") != (tuple(models), settings, use_ocr):
+        _init(models, settings, use_ocr)
+    return _work(job, model)
+
+
+def _work(job: Job, model: int | None = None) -> tuple[list[Row], SourceStats | None, str | None]:
     try:
         source = _source(job)
     except Exception as exc:  # a source that cannot be imported is reported, not fatal
@@ -121,7 +146,8 @@ def _work(job: Job) -> tuple[list[Row], SourceStats | None, str | None]:
         reference=dict(source.reference),
     )
     try:
-        rows = evaluate(source, _STATE["targets"], _STATE["settings"], ocr=_STATE["ocr"])
+        targets = _STATE["targets"] if model is None else [_STATE["targets"][model]]
+        rows = evaluate(source, targets, _STATE["settings"], ocr=_STATE["ocr"])
     except Exception as exc:  # one broken conversation is reported in REPORT.md, not fatal
         import traceback
 
@@ -167,46 +193,81 @@ def run(
     use_ocr: bool = False,
     command: str = "",
     given: Sequence[SourceRef] | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
 ) -> RunResult:
-    """``given``: run on these conversations (a user's own) instead of the demo or corpus."""
-    settings = settings or Settings()
+    """Every strategy on every conversation × profile: on local processes or a Dask cluster.
+
+    ``given``: run on these conversations (a user's own) instead of the demo or corpus.
+    ``engine="dask"`` shards conversations × profiles over the cluster at
+    ``scheduler`` (or a new local one, see :mod:`snapshot.report.cluster`);
+    the rows are the same as the local run's.
+    """
+    from snapshot.errors import InputError
+
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r}; use one of {', '.join(ENGINES)}")
+    if scheduler and engine != "dask":
+        raise InputError("--scheduler needs --engine dask")
     own = given is not None
+    if own and engine == "dask":
+        # Cluster workers import sources by manifest entry; paths read here stay here.
+        raise InputError(
+            "--engine dask runs a --corpus manifest or the demo; PATH arguments run locally"
+        )
+    settings = settings or Settings()
     given = list(given or ())
     jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
     _STATE["given"] = given  # _source() reads given jobs from here
     size = measure_summaries(jobs)
     settings = replace(settings, summary_chars=size.mean_chars, summary_size_source=size.source)
-    workers = max(1, min(workers or os.cpu_count() or 1, len(jobs) or 1))
+    units = len(jobs) * len(models) if engine == "dask" else len(jobs)
+    workers = max(1, min(workers or os.cpu_count() or 1, units or 1))
     t0 = time.perf_counter()
     rows: list[Row] = []
     sources: list[SourceStats] = []
     errors: list[str] = []
-    if workers == 1:
+
+    def collect(results: Iterable[tuple[list[Row], SourceStats | None, str | None]]) -> None:
+        for r, s, e in results:
+            rows.extend(r)
+            if s is not None and all(x.id != s.id for x in sources):
+                sources.append(s)
+            if e is not None and e not in errors:
+                errors.append(e)
+
+    # Big conversations first, so the last worker is not left with the longest one.
+    ordered = sorted(jobs, key=lambda j: -_size_hint(j))
+    if engine == "dask":
+        from snapshot.report.cluster import run_shards
+
+        shards = [(job, m) for job in ordered for m in range(len(models))]
+        collect(
+            run_shards(
+                shards,
+                shard_work,
+                job_name,
+                models,
+                scheduler=scheduler,
+                workers=workers,
+                args=(tuple(models), settings, use_ocr),
+            )
+        )
+    elif workers == 1:
         _init(models, settings, use_ocr, given)
         results = (_work(j) for j in jobs)
-        for r, s, e in progress(results, desc="conversations", total=len(jobs), unit="conv"):
-            rows.extend(r)
-            sources.extend([s] if s else [])
-            errors.extend([e] if e else [])
+        collect(progress(results, desc="conversations", total=len(jobs), unit="conv"))
     else:
         _STATE["given"] = given  # for the size hint below
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(
             workers, initializer=_init, initargs=(tuple(models), settings, use_ocr, given)
         ) as pool:
-            # Big conversations first, so the last worker is not left with the longest one.
-            ordered = sorted(jobs, key=lambda j: -_size_hint(j))
-            for r, s, e in progress(
-                pool.imap_unordered(_work, ordered),
-                desc="conversations",
-                total=len(jobs),
-                unit="conv",
-            ):
-                rows.extend(r)
-                sources.extend([s] if s else [])
-                errors.extend([e] if e else [])
+            done = pool.imap_unordered(_work, ordered)
+            collect(progress(done, desc="conversations", total=len(jobs), unit="conv"))
     rows.sort(key=lambda r: (r.source, r.model, r.strategy))
     sources.sort(key=lambda s: s.id)
+    errors.sort()
     ocr_name = "rapidocr (PP-OCRv4, bundled in rapidocr_onnxruntime)" if use_ocr else None
     return RunResult(
         rows,
@@ -220,6 +281,7 @@ def run(
         errors,
         size,
         command,
+        engine,
     )
 
 
@@ -262,6 +324,7 @@ def save_json(result: RunResult, path: Path) -> None:
         "settings": result.settings.__dict__,
         "seconds": round(result.seconds, 1),
         "workers": result.workers,
+        "engine": result.engine,
         "ocr_reader": result.ocr_reader,
         "errors": result.errors,
         "summary_size": result.summary_size.to_json() if result.summary_size else None,

@@ -1,0 +1,173 @@
+"""Scale: every core, bounded memory, the corpus benchmark on 1 and 2 workers.
+
+Side by side in one run (ratios print at the end, see conftest.py):
+
+- ``throughput[...]``: text → PNG bytes for ``b_1m.txt`` through
+  :func:`snapshot.page.iter_pages` on 1 and 2 threads, against the obvious
+  alternative, a process pool doing the rasterizing and PNG encoding
+  (``processes2``: cells pickled out, PNG bytes pickled back);
+- ``peak_rss[...]``: ``snapshot render`` of 1 M, 10 M and 100 M characters in a
+  subprocess (peak RSS and CPU time), against ``render_document`` holding every
+  page (the renderer before streaming) at 1 M and 10 M;
+- ``corpus[...]``: the report's benchmark on the first conversations of the
+  shared corpus with 1 and 2 worker processes.
+
+No assertions on time; the figures go into bench/README.md by hand, with the
+load average printed at the end of the run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, record, shared_dir, shared_text
+
+from snapshot.geometry import Geometry
+from snapshot.glyphs import load_font
+from snapshot.page import iter_pages
+from snapshot.raster import rasterize, to_png
+
+#: name -> extra figures for the ratio report (chars, pages, rss, cpu)
+FIGURES: dict[str, dict[str, float]] = {}
+
+
+def _geometry() -> Geometry:
+    return Geometry.fit(load_font("snap5x8"), 1568, 728)
+
+
+@pytest.mark.benchmark(group="throughput")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_throughput_threads(benchmark: Any, workers: int) -> None:
+    text = shared_text("b_1m.txt")
+    g = _geometry()
+    list(iter_pages(text, g))  # warm the atlas
+
+    cpu: list[float] = []
+
+    def run() -> list[bytes]:
+        t = time.process_time()  # every thread of this process
+        out = [p.png() for p in iter_pages(text, g, workers=workers, encode=True)]
+        cpu.append(time.process_time() - t)
+        return out
+
+    pngs = record(benchmark, f"threads{workers}", run, rounds=5, iterations=1, warmup_rounds=1)
+    FIGURES[f"threads{workers}"] = {"chars": len(text), "pages": len(pngs), "cpu": min(cpu)}
+
+
+def _encode(job: tuple[Any, Any]) -> bytes:
+    grid, size = job
+    g = _geometry()
+    return to_png(rasterize(grid, g.font, g), size)
+
+
+@pytest.mark.benchmark(group="throughput")
+def test_throughput_processes(benchmark: Any) -> None:
+    """The alternative: rasterize + encode in 2 processes (the atlas per process)."""
+    text = shared_text("b_1m.txt")
+    g = _geometry()
+    grids = [p.grid for p in iter_pages(text, g)]  # ASCII: every index the same in a fresh font
+    with ProcessPoolExecutor(2) as pool:
+        list(pool.map(_encode, [(grids[0], g.size)] * 2))  # start and warm the workers
+
+        def run() -> list[bytes]:
+            pages = iter_pages(text, g)  # layout in this process, as the threads do
+            return list(pool.map(_encode, ((p.grid, g.size) for p in pages), chunksize=2))
+
+        pngs = record(benchmark, "processes2", run, rounds=5, iterations=1, warmup_rounds=1)
+    FIGURES["processes2"] = {"chars": len(text), "pages": len(pngs)}
+
+
+@pytest.fixture(scope="module")
+def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = shared_text("b_1m.txt")
+    root = tmp_path_factory.mktemp("scale")
+    out = {}
+    for name, times in (("1m", 1), ("10m", 10), ("100m", 100)):
+        path = root / f"{name}.txt"
+        with open(path, "w", encoding="utf-8") as f:
+            for _ in range(times):
+                f.write(base)
+        out[name] = path
+    return out
+
+
+_MEASURE = """
+import json, resource, sys, time
+from pathlib import Path
+t = time.process_time()
+if sys.argv[1] == "stream":
+    from snapshot.cli import main
+    code = main(["render", sys.argv[2], "--out", sys.argv[3], "--json"])
+else:  # every page held until the end: the renderer before streaming
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+    from snapshot.page import render_document
+    text = Path(sys.argv[2]).read_text(encoding="utf-8")
+    pages = render_document(text, Geometry.fit(load_font("snap5x8"), 1568, 728)).pages
+    pngs = [p.png() for p in pages]
+    code = 0
+cpu = time.process_time() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"code": code, "rss": rss, "cpu": cpu}), file=sys.stderr)
+"""
+
+
+def _peak(kind: str, src: Path, out: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _MEASURE, kind, str(src), str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    data = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert data["code"] == 0, proc.stderr
+    return data
+
+
+@pytest.mark.benchmark(group="memory")
+@pytest.mark.parametrize(
+    ("kind", "size"),
+    [("stream", "1m"), ("stream", "10m"), ("stream", "100m"), ("held", "1m"), ("held", "10m")],
+)
+def test_peak_rss(
+    benchmark: Any, big_inputs: dict[str, Path], tmp_path: Path, kind: str, size: str
+) -> None:
+    src = big_inputs[size]
+    result: dict[str, float] = {}
+
+    def run() -> None:
+        result.update(_peak(kind, src, tmp_path / "out"))
+
+    record(benchmark, f"rss_{kind}_{size}", run, rounds=1, iterations=1)
+    FIGURES[f"rss_{kind}_{size}"] = {"chars": src.stat().st_size, **result}
+
+
+@pytest.mark.benchmark(group="corpus")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_corpus_workers(benchmark: Any, workers: int) -> None:
+    base = shared_dir()
+    manifest = base / "corpus" / "benchmark.manifest.json" if base else None
+    if manifest is None or not manifest.is_file():
+        pytest.skip("corpus/benchmark.manifest.json not found under ../shared")
+    from snapshot.report.run import run
+
+    n = 4
+    result = record(
+        benchmark,
+        f"corpus{workers}",
+        lambda: run(manifest, workers=workers, limit=n),
+        rounds=1,
+        iterations=1,
+    )
+    assert not result.errors, result.errors
+    FIGURES[f"corpus{workers}"] = {"conversations": len(result.sources)}

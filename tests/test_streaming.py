@@ -1,0 +1,134 @@
+"""Streaming: pieces of any size give exactly the pages of the whole text, in bounded memory."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snapshot.geometry import Geometry
+from snapshot.glyphs import find_cjk_font, load_font
+from snapshot.text import LayoutStream, layout_document, normalize
+
+ALPHABET = "ab \n中文\ue000\ue001é\t"
+
+
+def _cuts(text: str, points: list[int]) -> list[str]:
+    edges = sorted({min(p, len(text)) for p in points} | {0, len(text)})
+    return [text[a:b] for a, b in itertools.pairwise(edges)]
+
+
+def _streamed(pieces: list[str], g: Geometry, unrenderable: str):  # type: ignore[no-untyped-def]
+    stream = LayoutStream(g, unrenderable=unrenderable)
+    pages = []
+    for piece in pieces:
+        pages.extend(stream.feed(piece))
+    pages.extend(stream.finish())
+    return pages, stream
+
+
+@pytest.mark.skipif(find_cjk_font() is None, reason="no CJK font installed: wide glyphs untested")
+@given(
+    st.text(alphabet=ALPHABET, max_size=160),
+    st.lists(st.integers(0, 160), max_size=8),
+    st.integers(3, 7),
+    st.integers(2, 5),
+    st.booleans(),
+    st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_layout_in_pieces_equals_layout_at_once(
+    text: str, points: list[int], cols: int, rows: int, keep: bool, flow: bool
+) -> None:
+    g = Geometry(load_font("snap5x8"), cols=cols, rows=rows, flow=flow)
+    norm = normalize(text).text
+    mode = "keep" if keep else "replace"
+    whole = layout_document(norm, g, unrenderable=mode, normalized=True)
+    pages, stream = _streamed(_cuts(norm, points), g, mode)
+    assert len(pages) == len(whole.grids)
+    for p, grid, span, cont in zip(pages, whole.grids, whole.spans, whole.continued, strict=True):
+        assert np.array_equal(p.grid, grid)
+        assert p.span == span and p.continued == cont
+        assert p.text == norm[span[0] : span[1]]
+    assert stream.replaced == whole.replaced
+    assert tuple(stream.kept) == whole.kept
+
+
+TRICKY = "ab \t\r\n\x1b[]P\\\x07\x00e\u0301\u200bé中 "
+
+
+@given(st.text(alphabet=TRICKY, max_size=200), st.lists(st.integers(0, 200), max_size=10))
+@settings(max_examples=400, deadline=None)
+def test_normalizing_in_pieces_equals_normalizing_at_once(text: str, points: list[int]) -> None:
+    from snapshot.text import NormalizeStream
+
+    stream = NormalizeStream(_cuts(text, points), piece=3)
+    whole = normalize(text)
+    assert "".join(stream) == whole.text
+    assert stream.forced_cuts == 0
+    assert stream.counts().changes() == {k: v for k, v in whole.changes().items()}
+
+
+def _doc_text() -> str:
+    line = "def f(x): return {'id': 'req_9bd6', 'n': 42}  # ünïcödé ✓\n"
+    return line * 900 + "tail without newline"
+
+
+@pytest.mark.parametrize("flow", [True, False])
+def test_pages_are_identical_whatever_the_worker_count(flow: bool) -> None:
+    from snapshot.page import iter_pages
+
+    g = Geometry(load_font("snap5x8"), cols=120, rows=40, flow=flow)
+    text = _doc_text()
+    one = [(p.number, p.png()) for p in iter_pages(text, g, workers=1, encode=True)]
+    four = [(p.number, p.png()) for p in iter_pages(text, g, workers=4, encode=True)]
+    lazy = [(p.number, p.png()) for p in iter_pages(text, g, workers=2)]
+    assert len(one) > 5
+    assert one == four == lazy
+
+
+def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import snapshot.page as page_mod
+    from snapshot.page import iter_pages, render_document
+
+    g = Geometry(load_font("snap5x8"), cols=100, rows=30)
+    text = _doc_text()
+    longest = 0
+
+    def chunks():  # type: ignore[no-untyped-def]
+        nonlocal longest
+        for start in range(0, len(text), 1000):
+            piece = text[start : start + 1000]
+            longest = max(longest, len(piece))
+            yield piece
+
+    # a tiny cache: the pages are laid out again from the spooled text while drawn
+    monkeypatch.setattr(page_mod, "LAYOUT_CACHE_BYTES", 50_000)
+    stream = iter_pages(chunks(), g, workers=2)
+    expected = render_document(text, g)
+    assert stream.total == len(expected.pages) > 10
+    assert stream._cache is None  # the second pass really ran
+    got = list(stream)
+    assert [p.text for p in got] == [p.text for p in expected.pages]
+    assert [p.png() for p in got] == [p.png() for p in expected.pages]
+    assert stream.chars == expected.chars
+    assert longest == 1000
+
+
+def test_a_reiterable_source_is_read_again_not_spooled(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import snapshot.page as page_mod
+    from snapshot.page import iter_pages, render_document
+    from snapshot.text import TextReader
+
+    src = tmp_path / "in.txt"
+    src.write_text(_doc_text(), encoding="utf-8")
+    g = Geometry(load_font("snap5x8"), cols=100, rows=30, flow=False)
+    monkeypatch.setattr(page_mod, "LAYOUT_CACHE_BYTES", 50_000)
+    reader = TextReader(src, max_bytes=10**7, chunk_bytes=777)
+    stream = iter_pages(reader, g)
+    pages = list(stream)
+    assert stream._spool is None and stream._cache is None
+    assert [p.png() for p in pages] == [p.png() for p in render_document(_doc_text(), g).pages]
