@@ -57,6 +57,7 @@ __all__ = [
     "hard_tokens",
     "load_page_reader",
     "page_reader_names",
+    "parse_reader_names",
     "reading_order",
     "score_page",
 ]
@@ -525,6 +526,28 @@ def page_reader_names() -> tuple[str, ...]:
     ('ppocrv6-small', 'ppocrv5', 'rapidocr-v4', 'tesseract-x2')
     """
     return tuple(_FACTORIES)
+
+
+def parse_reader_names(spec: str) -> tuple[str, ...]:
+    """``"all"``, ``""`` or a comma-separated list of reader names, checked.
+
+    >>> parse_reader_names("ppocrv5, tesseract-x2")
+    ('ppocrv5', 'tesseract-x2')
+    >>> parse_reader_names("")
+    ()
+    """
+    from snapshot.errors import SnapshotError
+
+    if spec.strip() == "all":
+        return page_reader_names()
+    names = tuple(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
+    unknown = [n for n in names if n not in _FACTORIES]
+    if unknown:
+        raise SnapshotError(
+            f"unknown page reader {unknown[0]!r}; use 'all' or some of: "
+            f"{', '.join(page_reader_names())}"
+        )
+    return names
 
 
 @functools.cache
