@@ -33,8 +33,8 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib.metadata
-import os
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
