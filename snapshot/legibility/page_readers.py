@@ -57,6 +57,7 @@ __all__ = [
     "ReaderUnavailable",
     "hard_tokens",
     "load_page_reader",
+    "page_expected_text",
     "page_reader_names",
     "parse_reader_names",
     "reading_order",
@@ -660,6 +661,18 @@ def hard_tokens(text: str) -> list[str]:
             continue
         out.append(tok)
     return out
+
+
+def page_expected_text(page: Any) -> str:
+    """What a :class:`snapshot.page.Page` shows, as :func:`score_page` expects it.
+
+    The header row first (when the page has one), then each text row. In flow
+    mode a row may hold line-break marker cells; they are drawn glyphs, not
+    text, so each stands as a space (spacing is not scored).
+    """
+    rows = [r.rstrip("\n").replace("\n", " ") for r in page.rows]
+    head = [page.header] if page.geometry.header else []
+    return "\n".join([*head, *rows])
 
 
 _SPACES = re.compile(r"[ \t\u00a0]+")
