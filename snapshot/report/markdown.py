@@ -220,9 +220,10 @@ def _needle_section(
     lines = [
         "## Needle recall by whole-page readers",
         "",
-        "Share of the sampled pages' needles each reader gets back verbatim (whitespace ignored), pooled over "
-        "the profile's conversations with its 95 % Wilson interval, the median of the per-conversation shares, "
-        "and by class (found/needles [95 % interval]). *text only* is what stayed text (head, tail, factsheet) "
+        "Share of the sampled pages' needles each reader reads back off the page alone, verbatim (whitespace "
+        "ignored), pooled over the profile's conversations with its 95 % Wilson interval, the median of the "
+        "per-conversation shares, the share the request holds either way (read off the page, or in what stayed "
+        "text), and by class (found/needles [95 % interval]). *text only* is what stayed text (head, tail, factsheet) "
         "without reading any page: on the factsheet row it is the factsheet's recall on needles it was not "
         "built from. Live rows come from `snapshot probe` records (their own pages of the same profile).",
         "",
@@ -235,19 +236,24 @@ def _needle_section(
     lines.append("")
     head = (
         "| profile | strategy | reader | needles | recall [95 % CI] | median per conversation | "
-        + " | ".join(CLASSES)
-        + " | notes |"
+        "with what stayed text | " + " | ".join(CLASSES) + " | notes |"
     )
-    lines += [head, "|" + "---|" * (7 + len(CLASSES))]
+    lines += [head, "|" + "---|" * (8 + len(CLASSES))]
     for x in [*measured, *probes]:
         share = "–" if not x.needles else _ci(x).rsplit(" (", 1)[0]
         med = "–" if x.median_conversation is None else f"{100 * x.median_conversation:.0f} %"
+        either = (
+            "–"
+            if x.found_or_text is None or not x.needles
+            else f"{100 * x.found_or_text / x.needles:.0f} %"
+        )
         by = " | ".join(_interval(*x.by_class.get(k, (0, 0))) for k in CLASSES)
         notes = "; ".join(x.notes)
         if x.unmeasured:
             notes = f"{x.unmeasured} conversation(s) not measured: {notes}"
         lines.append(
-            f"| {x.model} | {x.strategy} | {x.reader} | {x.needles} | {share} | {med} | {by} | {notes} |"
+            f"| {x.model} | {x.strategy} | {x.reader} | {x.needles} | {share} | {med} | {either} "
+            f"| {by} | {notes} |"
         )
     lines.append("")
     if result.page_readers:

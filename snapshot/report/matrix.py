@@ -90,13 +90,15 @@ class Row:
     recall_crops_given_rows: float | None = None
     crop_rows: int = 0
     # Whole-page readers on a seeded sample of full pages (see report.readability):
-    # needles asked by class, found in what stayed text, found per reader, and a
-    # note for each reader that gave no measurement here.
+    # needles asked by class, found in what stayed text, found per reader on its
+    # page alone, and a note for each reader that gave no measurement here.
     reader_pages: int = 0
     page_needles: dict[str, int] = field(default_factory=dict)
     page_needles_in_text: dict[str, int] = field(default_factory=dict)
     reader_found: dict[str, dict[str, int]] = field(default_factory=dict)
     reader_notes: dict[str, str] = field(default_factory=dict)
+    # ... found by the reader on its page or in what stayed text (what the request holds)
+    reader_found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
@@ -256,6 +258,7 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
             "page_needles_in_text": w.in_text,
             "reader_found": w.found,
             "reader_notes": w.notes,
+            "reader_found_or_text": w.found_or_text,
         }
     return run.row(
         name,

@@ -47,6 +47,8 @@ class ReaderRecall:
     notes: tuple[str, ...] = ()  # why some conversations gave no measurement
     unmeasured: int = 0  # conversations with needles where this reader gave no cell
     source: str = "whole page"  # "whole page", "text", or "live probe"
+    # needles found on the page as read or in what stayed text (what the request holds)
+    found_or_text: int | None = None
 
     @property
     def share(self) -> float | None:
@@ -75,6 +77,7 @@ class ReaderRecall:
                 k: {"found": f, "needles": n, "wilson95": list(wilson_interval(f, n))}
                 for k, (f, n) in self.by_class.items()
             },
+            "found_or_text": self.found_or_text,
             "median_conversation": self.median_conversation,
             "conversations": self.conversations,
             "unmeasured_conversations": self.unmeasured,
@@ -91,6 +94,7 @@ class _Acc:
     pages: int = 0
     notes: dict[str, int] = field(default_factory=dict)
     unmeasured: int = 0
+    either: int | None = None
 
     def add(self, asked: dict[str, int], found: dict[str, int], pages: int) -> None:
         n = sum(asked.values())
@@ -117,6 +121,7 @@ class _Acc:
             notes=notes,
             unmeasured=self.unmeasured,
             source=source,
+            found_or_text=self.either,
         )
 
 
@@ -135,7 +140,10 @@ def reader_recall(rows: Iterable[Row], *, with_text: bool = False) -> list[Reade
         if not r.page_needles and not r.reader_notes:
             continue
         for reader, found in r.reader_found.items():
-            accs[(r.model, r.strategy, reader)].add(r.page_needles, found, r.reader_pages)
+            acc = accs[(r.model, r.strategy, reader)]
+            acc.add(r.page_needles, found, r.reader_pages)
+            either = r.reader_found_or_text.get(reader, found)
+            acc.either = (acc.either or 0) + sum(either.values())
         for reader, note in r.reader_notes.items():
             acc = accs[(r.model, r.strategy, reader)]
             acc.notes[note] = acc.notes.get(note, 0) + 1

@@ -172,9 +172,11 @@ class WholePageRecall:
     """Whole-page readers on the sampled pages of one conversation × profile × strategy.
 
     ``asked`` counts the battery's needles by class; ``in_text`` those found
-    in what stayed text (head, tail, factsheet); ``found[reader]`` those found
-    in the reader's page text or in what stayed text. A reader missing from
-    ``found`` was not measured here and ``notes[reader]`` says why.
+    in what stayed text (head, tail, factsheet); ``found[reader]`` those the
+    reader read off its page (readability: the page alone), and
+    ``found_or_text[reader]`` those the request holds either way (the page as
+    read, or the text). A reader missing from ``found`` was not measured here
+    and ``notes[reader]`` says why.
     """
 
     pages: int
@@ -182,6 +184,7 @@ class WholePageRecall:
     in_text: dict[str, int]
     found: dict[str, dict[str, int]]
     notes: dict[str, str]
+    found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @property
     def needles(self) -> int:
@@ -207,8 +210,8 @@ def whole_page_recall(
     """Read a seeded sample of full pages with every whole-page reader; count needles.
 
     A needle is found when it occurs, whitespace ignored (so a needle the page
-    wraps across rows counts), in the reader's text of its page, or in what
-    stayed text. A reader that cannot load, or fails on one of the pages,
+    wraps across rows counts), in the reader's text of its page; separately,
+    when it occurs there or in what stayed text. A reader that cannot load, or fails on one of the pages,
     gets a note and no counts for this row: never a zero.
     """
     battery = page_battery(
@@ -231,6 +234,7 @@ def whole_page_recall(
         notes = dict.fromkeys(reader.page_readers, reason)
         return WholePageRecall(0, {}, {}, {}, notes)
     counts: dict[str, dict[str, int]] = {}
+    either: dict[str, dict[str, int]] = {}
     for name in reader.page_readers:
         if name in reader.unavailable:
             notes[name] = reader.unavailable[name]
@@ -238,9 +242,7 @@ def whole_page_recall(
         hits: list[bool] = []
         try:
             for i, ns in battery:
-                read = reader.whole_page(name, pages[i])
-                seen = found(ns, read)
-                hits.extend(s or t for s, t in zip(seen, found(ns, text), strict=True))
+                hits.extend(found(ns, reader.whole_page(name, pages[i])))
         except Exception as exc:
             from snapshot.legibility.readers import ReaderUnavailable
 
@@ -252,4 +254,5 @@ def whole_page_recall(
                 notes[name] = f"failed on a page: {type(exc).__name__}: {detail}"
             continue
         counts[name] = _by_class(needles, hits)
-    return WholePageRecall(len(battery), asked, _by_class(needles, in_text), counts, notes)
+        either[name] = _by_class(needles, [h or t for h, t in zip(hits, in_text, strict=True)])
+    return WholePageRecall(len(battery), asked, _by_class(needles, in_text), counts, notes, either)
