@@ -228,10 +228,21 @@ def _needle_section(
         "built from. Live rows come from `snapshot probe` records (their own pages of the same profile).",
         "",
     ]
-    sample = sum(x.pages for x in readers if x.source == "whole page")
+    st = result.settings
+    first = st.reader_strategies[0] if st.reader_strategies else "snapshot"
+    sampled = [r for r in result.rows if r.strategy == first and r.page_needles]
+    per_model = {
+        m: (
+            sum(r.reader_pages for r in sampled if r.model == m),
+            sum(sum(r.page_needles.values()) for r in sampled if r.model == m),
+        )
+        for m in result.models
+    }
     lines.append(
-        f"Sample: {sample} page reads in all ({result.settings.reader_pages} full page(s) per "
-        f"conversation × profile × reader, strategies {', '.join(result.settings.reader_strategies)})."
+        "Sample: "
+        + "; ".join(f"{m}: {p} full pages, {n} needles" for m, (p, n) in per_model.items())
+        + f" ({st.reader_pages} full page(s) per conversation and profile, seeded; every reader "
+        f"reads the same pages, once: {', '.join(st.reader_strategies)} share them)."
     )
     lines.append("")
     head = (
