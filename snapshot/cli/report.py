@@ -70,7 +70,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--ocr-rows",
         type=at_least(0),
         default=0,
-        help="page rows per conversation and profile read by the real OCR engine, a seeded sample (needs the [ocr] extra)",
+        help="page rows per conversation and profile read as crops given the renderer's rows (a diagnostic; needs the [ocr] extra)",
+    )
+    # Whole-page readers and live probe records (issue 14).
+    p.add_argument(
+        "--page-readers",
+        default="",
+        metavar="NAMES",
+        help="whole-page readers, comma-separated, or 'all' (ppocrv6-small, ppocrv5, rapidocr-v4, "
+        "tesseract-x2); each reads a seeded sample of full pages; default none",
+    )
+    p.add_argument(
+        "--reader-pages",
+        type=int,
+        default=1,
+        metavar="N",
+        help="full pages per conversation and profile the whole-page readers read (default 1)",
+    )
+    p.add_argument(
+        "--probes",
+        type=Path,
+        metavar="DIR",
+        help="folder of `snapshot probe` needle records to add as a live reader column",
     )
     p.add_argument(
         "--budget-ratio",
@@ -154,8 +175,17 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(
             f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
-    settings = Settings(ocr_rows=args.ocr_rows, budget_ratio=args.budget_ratio)
+    from snapshot.legibility.page_readers import parse_reader_names
+
+    if args.probes is not None and not args.probes.is_dir():
+        raise InputError(f"--probes {args.probes}: no such folder of probe records")
     found = _own_sessions(args)
+    settings = Settings(
+        ocr_rows=args.ocr_rows,
+        budget_ratio=args.budget_ratio,
+        page_readers=parse_reader_names(args.page_readers),
+        reader_pages=args.reader_pages,
+    )
     files = make_report(
         args.corpus,
         args.out,
@@ -171,6 +201,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
+        probes=args.probes,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")

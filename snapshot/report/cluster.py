@@ -26,7 +26,8 @@ from snapshot.errors import InputError
 from snapshot.progress import progress
 
 # (job, model index) -> (rows, source stats, error)
-ShardResult = tuple[list[Any], Any, str | None]
+# (rows, source stats, error[, whole-page reader infos]); a failed shard has no infos.
+ShardResult = tuple[Any, ...]
 
 #: Seconds to wait for a scheduler given by address before giving up.
 CONNECT_TIMEOUT = 10

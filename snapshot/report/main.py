@@ -122,15 +122,19 @@ def make_report(
     show_needles: bool = False,
     engine: str = "local",
     scheduler: str | None = None,
+    probes: Path | None = None,
 ) -> ReportFiles:
     """Run the benchmark and write the report into ``out`` (and nowhere else).
 
     ``found``: a user's own transcripts (:func:`snapshot.transcript.discover.find`)
     instead of the demo or ``corpus``; the report then lists every path found
     and says at the top that it is private. ``show_needles``: quote examples of
-    the needles (text from the sessions) in the report.
+    the needles (text from the sessions) in the report. ``probes`` is a folder of
+    live needle-probe records (``snapshot probe``): they join the needle-recall
+    tables as one more reader per probed profile.
     """
     out.mkdir(parents=True, exist_ok=True)
+    live = _probe_columns(probes, models) if probes is not None else []
     given: list[SourceRef] | None = None
     inventory: list[tuple[str, str]] = []
     if found is not None:
@@ -165,7 +169,7 @@ def make_report(
             lab.abandon()
         raise
     results = out / "results.json"
-    save_json(result, results)
+    save_json(result, results, probes=live)
     figures: dict[str, Path | None] = {
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
         "distribution": plots.distribution(result.rows, out / "distribution.png"),
@@ -183,7 +187,9 @@ def make_report(
         sections.extend(lab.result())
         sections.append(_lab_note(legibility))
     notice = PRIVACY_NOTICE if found is not None else None
-    report = markdown.write(result, out, figures=figures, sections=sections, notice=notice)
+    report = markdown.write(
+        result, out, figures=figures, sections=sections, notice=notice, probes=live
+    )
     if readme is not None:
         from snapshot.report.readme import rewrite_readme
 
@@ -201,3 +207,11 @@ def _needle_examples(refs: Sequence[SourceRef], settings: Settings, per_source: 
             text = needle.text.replace("|", "\\|").replace("\n", " ")[:80]
             lines.append(f"| `{source.id}` | {needle.kind} | `{text}` |")
     return "\n".join(lines)
+
+
+def _probe_columns(folder: Path, models: Sequence[str]) -> list[Any]:
+    """The needle-probe records in ``folder`` as reader columns (checked before the long run)."""
+    from snapshot.report.needle_probe import load_records
+    from snapshot.report.needle_recall import probe_recall
+
+    return probe_recall(load_records(folder), models)

@@ -67,7 +67,7 @@ def results_block(payload: Mapping[str, Any]) -> str:
         b = met.get(model)
         if snap is None or lad is None or b is None:
             continue
-        rt = "n/m" if snap.recall_oracle is None else f"{100 * snap.recall_oracle:.0f} %"
+        rt = "n/m" if snap.round_trip_check is None else f"{100 * snap.round_trip_check:.0f} %"
         lines.append(
             f"| {model} | {_pct(snap.ratio)} / {_pct(snap.ratio_median)} "
             f"[{_pct(snap.ratio_q1)}–{_pct(snap.ratio_q3)}]{marker(snap.provenance)} | {rt} "

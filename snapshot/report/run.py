@@ -14,6 +14,7 @@ from typing import Any
 from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
+from snapshot.report.needle_recall import reader_recall
 from snapshot.report.sources import (
     Source,
     SourceRef,
@@ -60,6 +61,8 @@ class RunResult:
     summary_size: SummarySize | None = None
     command: str = ""
     engine: str = "local"
+    # Whole-page readers: name -> ReaderInfo.as_dict(), or {"unavailable": reason}.
+    page_readers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 _STATE: dict[str, Any] = {}
@@ -123,14 +126,37 @@ def job_name(job: Job) -> str:
 
 def shard_work(
     job: Job, model: int, models: tuple[str, ...], settings: Settings, use_ocr: bool
-) -> tuple[list[Row], SourceStats | None, str | None]:
+) -> tuple[list[Row], SourceStats | None, str | None, dict[str, Any]]:
     """One conversation with one profile (a Dask task): the worker keeps its state."""
     if _STATE.get("key") != (tuple(models), settings, use_ocr):
         _init(models, settings, use_ocr)
     return _work(job, model)
 
 
-def _work(job: Job, model: int | None = None) -> tuple[list[Row], SourceStats | None, str | None]:
+def _reader_infos(names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """What each whole-page reader is (name, version, model hash, settings), or why it is not."""
+    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        try:
+            out[name] = load_page_reader(name).info.as_dict()
+        except ReaderUnavailable as exc:
+            out[name] = {"name": name, "unavailable": str(exc)}
+    return out
+
+
+def _work(
+    job: Job, model: int | None = None
+) -> tuple[list[Row], SourceStats | None, str | None, dict[str, Any]]:
+    rows, stats, error = _evaluate_job(job, model)
+    names = _STATE["settings"].page_readers
+    return rows, stats, error, _reader_infos(names) if names and rows else {}
+
+
+def _evaluate_job(
+    job: Job, model: int | None = None
+) -> tuple[list[Row], SourceStats | None, str | None]:
     try:
         source = _source(job)
     except Exception as exc:  # a source that cannot be imported is reported, not fatal
@@ -228,9 +254,13 @@ def run(
     sources: list[SourceStats] = []
     errors: list[str] = []
 
-    def collect(results: Iterable[tuple[list[Row], SourceStats | None, str | None]]) -> None:
-        for r, s, e in results:
+    infos: dict[str, dict[str, Any]] = {}
+
+    def collect(results: Iterable[tuple[Any, ...]]) -> None:
+        # (rows, stats, error[, reader infos]): a failed Dask shard has no infos.
+        for r, s, e, *info in results:
             rows.extend(r)
+            infos.update(info[0] if info else {})
             if s is not None and all(x.id != s.id for x in sources):
                 sources.append(s)
             if e is not None and e not in errors:
@@ -268,7 +298,12 @@ def run(
     rows.sort(key=lambda r: (r.source, r.model, r.strategy))
     sources.sort(key=lambda s: s.id)
     errors.sort()
-    ocr_name = "rapidocr (PP-OCRv4, bundled in rapidocr_onnxruntime)" if use_ocr else None
+    ocr_name = (
+        "rapidocr PP-OCRv4 recognition on crops given the renderer's rows "
+        "(bundled in rapidocr_onnxruntime)"
+        if use_ocr
+        else None
+    )
     return RunResult(
         rows,
         sources,
@@ -282,6 +317,7 @@ def run(
         size,
         command,
         engine,
+        {n: infos[n] for n in settings.page_readers if n in infos},
     )
 
 
@@ -314,7 +350,8 @@ def model_records(models: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def save_json(result: RunResult, path: Path) -> None:
+def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> None:
+    """results.json: settings, reader provenance, needle recall (with live probes), every row."""
     from snapshot.report.provenance import LABELS, LEGEND
 
     payload = {
@@ -325,7 +362,10 @@ def save_json(result: RunResult, path: Path) -> None:
         "seconds": round(result.seconds, 1),
         "workers": result.workers,
         "engine": result.engine,
-        "ocr_reader": result.ocr_reader,
+        "crop_reader_given_rows": result.ocr_reader,
+        "page_readers": result.page_readers,
+        "needle_recall": [x.to_json() for x in reader_recall(result.rows, with_text=True)]
+        + [x.to_json() for x in probes],
         "errors": result.errors,
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
