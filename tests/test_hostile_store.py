@@ -257,3 +257,23 @@ def test_a_store_file_spelling_a_lone_surrogate_loads_and_exports(
     assert any("U+FFFD" in w for w in conv.warnings)
     code, out, err = run(capsys, "export", "c1", "--workspace", str(store.root), "--to", "openai")
     assert code == 0 and "hi \ufffd" in out, err
+
+
+def test_the_store_imports_without_fcntl(tmp_path: Path) -> None:
+    """Windows has no fcntl: the store (and so the package) must import and lock without it."""
+    code = (
+        "import sys; sys.modules['fcntl'] = None\n"
+        "from snapshot.transcript.store import Store\n"
+        "from snapshot.transcript.model import linear, TextBlock\n"
+        f"s = Store({str(tmp_path / 'ws')!r})\n"
+        "s.save(linear('c', [('m', 'user', [TextBlock('hi')])]))\n"
+        "print(s.load('c').tip)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "m", done.stderr
