@@ -135,10 +135,32 @@ def import_path(
         require_regular_file(p)
     fmt = get_format(format) if format else detect(p)
     conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
+    if format:
+        conversations = _warn_if_forced_against(p, fmt, conversations)
     if select and not conversations:
         wanted = ", ".join(f"{k}={v}" for k, v in select.items())
         raise TranscriptError(f"{p}: no conversation matches --select {wanted}")
     return conversations
+
+
+def _warn_if_forced_against(
+    path: Path, forced: Format, conversations: list[Conversation]
+) -> list[Conversation]:
+    """A body forced through the wrong importer loses most of itself: say so in the warnings."""
+    from dataclasses import replace
+
+    try:
+        detected = detect(path)
+    except TranscriptError:
+        return conversations
+    if detected.name == forced.name:
+        return conversations
+    note = (
+        f"{path}: read as {forced.name} because --format said so, but it looks like "
+        f"{detected.name}; what {forced.name} does not know was skipped (drop --format to "
+        "detect it)"
+    )
+    return [replace(c, warnings=(note, *c.warnings)) for c in conversations]
 
 
 # What an importer raises when a field has the wrong type (a list-valued
