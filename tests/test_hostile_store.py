@@ -204,7 +204,11 @@ def test_control_characters_in_labels_and_text_are_escaped(
     store.save(linear("c1", [("m1", "user", [TextBlock("title \x1b]0;pwned\x07 \x1b[2J")])]))
     ws = str(store.root)
     code, _, err = run(capsys, "checkpoint", "c1", "--workspace", ws, "lab\x1b[31mel")
-    assert code == 0, err
+    assert "control character" in one_line(code, err)  # a new label must be printable
+    # An old or hand-written checkpoints file may still hold one: shown escaped.
+    from snapshot.transcript.tree import Checkpoint
+
+    store.save_checkpoints("c1", "main", [Checkpoint(label="lab\x1b[31mel", message="m1")])
     for argv in (("tree", "c1"), ("checkpoint", "c1"), ("rewind", "c1", "lab\x1b[31mel")):
         code, out, err = run(capsys, *argv, "--workspace", ws)
         assert code == 0, err
