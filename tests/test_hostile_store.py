@@ -281,3 +281,30 @@ def test_the_store_imports_without_fcntl(tmp_path: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 0 and done.stdout.strip() == "m", done.stderr
+
+
+def test_a_lock_held_too_long_is_a_clear_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import snapshot.transcript.store as store_module
+
+    store = _stored(tmp_path)
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT_S", 0.2)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with Store(store.root).lock("c1"):  # another Store: another holder
+            holding.set()
+            release.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        holding.wait(30)
+        with pytest.raises(TranscriptError, match="held this conversation's lock"):
+            store.update("c1", "main", lambda c: c)
+    finally:
+        release.set()
+        t.join()
