@@ -35,7 +35,7 @@ from snapshot.transcript.model import conversation_to_dict
 
 CORPUS = Path(__file__).resolve().parents[1] / ".." / "shared" / "corpus"
 CASE_LIMIT_S = 30  # generous: 2 shared cores; a hang is minutes, not seconds
-EXAMPLES = 25
+EXAMPLES = 50
 
 FUZZ = settings(
     max_examples=EXAMPLES,
