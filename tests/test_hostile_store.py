@@ -90,21 +90,6 @@ def test_label_after_options(
     assert "checkpoint 'start'" in out
 
 
-def test_read_only_store_is_refused_before_any_work(
-    tmp_path: Path, body_file: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root writes into read-only folders; the permission check cannot refuse it")
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    ws.chmod(0o500)
-    try:
-        code, _, err = run(capsys, "checkpoint", str(body_file), "--workspace", str(ws), "x")
-        assert "cannot be written" in one_line(code, err)
-    finally:
-        ws.chmod(0o700)
-
-
 def test_check_writable_refuses_a_file_valued_workspace(tmp_path: Path) -> None:
     f = tmp_path / "file"
     f.write_text("x")
