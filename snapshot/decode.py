@@ -530,6 +530,8 @@ def load_png(
         else:
             src = Path(path_or_bytes)
             name = str(src)
+            if src.exists() and not src.is_file():  # a FIFO would block, a device never ends
+                raise ImageError(f"{name}: not a regular file; give a PNG file")
         with Image.open(src) as im:
             w, h = im.size
             if w * h > max_pixels:

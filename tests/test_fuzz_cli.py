@@ -241,6 +241,8 @@ def test_fifo_inputs_do_not_hang(arena: dict[str, str], capsys: pytest.CaptureFi
         ["import", arena["fifo"]],
         ["import", arena["folder"]],
         ["export", arena["fifo"], "--to", "anthropic"],
+        ["read", arena["fifo"]],
+        ["read", "/dev/zero"],
         ["tree", arena["fifo"], "--workspace", arena["ws"]],
     ):
         check(argv, capsys)

@@ -100,3 +100,24 @@ def test_safe_line_escapes_what_a_terminal_would_obey() -> None:
     assert safe_line("a\u202eb") == "a\\u202eb"  # right-to-left override
     assert safe_line("emoji half \ud83d").encode("utf-8")
     assert safe_line("plain ünïcode ✓") == "plain ünïcode ✓"
+
+
+def test_forcing_the_wrong_format_says_so(tmp_path: Path) -> None:
+    from snapshot.transcript.formats import import_path
+
+    body = {
+        "model": "claude-x",
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t", "name": "b", "input": {}}],
+            },
+        ],
+    }
+    p = tmp_path / "body.json"
+    p.write_text(json.dumps(body))
+    (conv,) = import_path(p, format="openai-chat")
+    assert "looks like anthropic-messages" in conv.warnings[0]
+    (right,) = import_path(p, format="anthropic-messages")
+    assert not any("looks like" in w for w in right.warnings)

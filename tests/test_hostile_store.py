@@ -90,21 +90,6 @@ def test_label_after_options(
     assert "checkpoint 'start'" in out
 
 
-def test_read_only_store_is_refused_before_any_work(
-    tmp_path: Path, body_file: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    if os.geteuid() == 0:
-        pytest.skip("root writes into read-only folders; the permission check cannot refuse it")
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    ws.chmod(0o500)
-    try:
-        code, _, err = run(capsys, "checkpoint", str(body_file), "--workspace", str(ws), "x")
-        assert "cannot be written" in one_line(code, err)
-    finally:
-        ws.chmod(0o700)
-
-
 def test_check_writable_refuses_a_file_valued_workspace(tmp_path: Path) -> None:
     f = tmp_path / "file"
     f.write_text("x")
@@ -204,7 +189,11 @@ def test_control_characters_in_labels_and_text_are_escaped(
     store.save(linear("c1", [("m1", "user", [TextBlock("title \x1b]0;pwned\x07 \x1b[2J")])]))
     ws = str(store.root)
     code, _, err = run(capsys, "checkpoint", "c1", "--workspace", ws, "lab\x1b[31mel")
-    assert code == 0, err
+    assert "control character" in one_line(code, err)  # a new label must be printable
+    # An old or hand-written checkpoints file may still hold one: shown escaped.
+    from snapshot.transcript.tree import Checkpoint
+
+    store.save_checkpoints("c1", "main", [Checkpoint(label="lab\x1b[31mel", message="m1")])
     for argv in (("tree", "c1"), ("checkpoint", "c1"), ("rewind", "c1", "lab\x1b[31mel")):
         code, out, err = run(capsys, *argv, "--workspace", ws)
         assert code == 0, err
@@ -257,3 +246,50 @@ def test_a_store_file_spelling_a_lone_surrogate_loads_and_exports(
     assert any("U+FFFD" in w for w in conv.warnings)
     code, out, err = run(capsys, "export", "c1", "--workspace", str(store.root), "--to", "openai")
     assert code == 0 and "hi \ufffd" in out, err
+
+
+def test_the_store_imports_without_fcntl(tmp_path: Path) -> None:
+    """Windows has no fcntl: the store (and so the package) must import and lock without it."""
+    code = (
+        "import sys; sys.modules['fcntl'] = None\n"
+        "from snapshot.transcript.store import Store\n"
+        "from snapshot.transcript.model import linear, TextBlock\n"
+        f"s = Store({str(tmp_path / 'ws')!r})\n"
+        "s.save(linear('c', [('m', 'user', [TextBlock('hi')])]))\n"
+        "print(s.load('c').tip)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "m", done.stderr
+
+
+def test_a_lock_held_too_long_is_a_clear_error_not_a_hang(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import snapshot.transcript.store as store_module
+
+    store = _stored(tmp_path)
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT_S", 0.2)
+    holding, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with Store(store.root).lock("c1"):  # another Store: another holder
+            holding.set()
+            release.wait(30)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    try:
+        holding.wait(30)
+        with pytest.raises(TranscriptError, match="held this conversation's lock"):
+            store.update("c1", "main", lambda c: c)
+    finally:
+        release.set()
+        t.join()

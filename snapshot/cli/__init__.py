@@ -175,8 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("snapshot: interrupted", file=sys.stderr)
         return 130
     except USER_ERRORS as exc:
-        if debug:
-            traceback.print_exc()
+        if debug:  # escaped and redacted like the line itself
+            from snapshot.cli.terminal import safe_line
+
+            print(_redacted(safe_line(traceback.format_exc(), keep="\n")), file=sys.stderr, end="")
         print(f"snapshot: error: {error_line(exc, _subject(args))}", file=sys.stderr)
         return 2
     return code

@@ -1,12 +1,15 @@
 """``snapshot tree|branch|fork|checkpoint|rewind|resume|retry|context``: the session tree.
 
-CONV is a conversation stored in the workspace (``--workspace``, default
-``.snapshot/``), a store file (``<ws>/<id>/<agent>.json``, worked on in its
-own workspace) or any file ``snapshot import`` understands. A file is
-imported; commands that change something then store the result so the
+CONV is resolved the way every command resolves it
+(:mod:`snapshot.transcript.resolve`): ``store:ID`` forces a conversation
+stored in the workspace (``--workspace``, default ``.snapshot/``), an existing
+file wins otherwise (a store file ``<ws>/<id>/<agent>.json`` is worked on in
+its own workspace), else CONV is a stored id. A file is imported; commands that change something then store the result so the
 change persists, and say so. Importing the same file again finds the stored
 copy instead of starting over. Commands that change a stored conversation
-hold its lock from load to save, so two of them never undo each other.
+check the workspace is writable first and hold its lock from load to save
+(a first import included), so two of them never undo each other. Listings
+print transcript text and labels with control characters escaped.
 """
 
 from __future__ import annotations

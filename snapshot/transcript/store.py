@@ -68,6 +68,9 @@ from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
 SCHEMA_VERSION = 1
 DEFAULT_WORKSPACE = ".snapshot"
+# A writer holds the lock for one load-modify-save (seconds at most); waiting
+# longer means a stuck process, which is reported rather than waited on forever.
+LOCK_TIMEOUT_S = 300.0
 
 # Ids become directory and file names: letters, digits, '.', '_', '-'; starting
 # with a letter or digit (so never '.', '..' or a hidden file), at most 128 chars.
@@ -360,9 +363,14 @@ class Store:
             return
         make_dirs_durably(lock_path.parent)
         self._checked_lock_path(conv_id, agent)
-        flock = filelock.FileLock(str(lock_path))
+        flock = filelock.FileLock(str(lock_path), timeout=LOCK_TIMEOUT_S)
         try:
             flock.acquire()
+        except filelock.Timeout:
+            raise TranscriptError(
+                f"{lock_path}: another snapshot command has held this conversation's lock for "
+                f"{LOCK_TIMEOUT_S:.0f} s; wait for it to finish and try again"
+            ) from None
         except OSError as exc:
             raise TranscriptError(
                 f"{lock_path}: cannot take the store's lock ({exc.strerror or exc}); "

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -209,6 +210,11 @@ def validate_label(label: object) -> str:
         raise TranscriptError(f"checkpoint label is {len(label)} characters; at most 200")
     if any(ch in label for ch in "\n\r\t\x00"):
         raise TranscriptError(f"checkpoint label {label!r} must be one line without tabs")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in label):
+        # An escape sequence in a label would drive the terminal of whoever lists it.
+        raise TranscriptError(
+            f"checkpoint label {label!r} holds a control character; use printable text"
+        )
     return label
 
 

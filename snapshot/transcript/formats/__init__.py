@@ -424,12 +424,34 @@ def import_path(
         if format and fmt.rate(p, read_head(p)) < SURE:
             raise WrongFormatError(f"{exc}; {_better_format(p, fmt)}") from exc
         raise
+    if format:
+        conversations = _warn_if_forced_against(p, fmt, conversations)
     if select and not conversations:
         wanted = ", ".join(f"{k}={v}" for k, v in select.items())
         raise TranscriptError(f"{p}: no conversation matches --select {wanted}")
     if select:
         return conversations  # a chosen part of the file: its share of the text means nothing
     return _check_kept(p, fmt, bool(format), conversations)
+
+
+def _warn_if_forced_against(
+    path: Path, forced: Format, conversations: list[Conversation]
+) -> list[Conversation]:
+    """A body forced through the wrong importer loses most of itself: say so in the warnings."""
+    from dataclasses import replace
+
+    try:
+        detected = detect(path)
+    except TranscriptError:
+        return conversations
+    if detected.name == forced.name:
+        return conversations
+    note = (
+        f"{path}: read as {forced.name} because --format said so, but it looks like "
+        f"{detected.name}; what {forced.name} does not know was skipped (drop --format to "
+        "detect it)"
+    )
+    return [replace(c, warnings=(note, *c.warnings)) for c in conversations]
 
 
 # What an importer raises when a field has the wrong type (a list-valued
