@@ -1,0 +1,95 @@
+"""Is a request body one the provider accepts? Published schemas plus documented rules.
+
+- OpenAI chat and Responses bodies against OpenAI's OpenAPI spec (``jsonschema``);
+- Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts;
+- Gemini ``generateContent`` bodies against ``google-genai``'s pydantic types;
+- and, for every shape, the rules in :mod:`snapshot.transcript.validate.rules`.
+
+A schema that is not on this machine (the OpenAI spec lives outside the
+project) is skipped and named in :attr:`Validation.skipped`; the rules still run.
+
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> from snapshot.transcript.export import export
+>>> conv = linear("c", [("u", "user", [TextBlock("hi")]), ("a", "assistant", [TextBlock("yo")])])
+>>> validate(export(conv, "anthropic").body, "anthropic").problems
+()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from snapshot.errors import SnapshotError
+from snapshot.transcript.validate.problems import Problem
+from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL, check_rules
+
+SHAPES = ("anthropic", "openai", "openai-responses", "gemini")
+
+__all__ = ["GEMINI_SIGNATURE_SENTINEL", "SHAPES", "Problem", "Validation", "validate"]
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What checking one body found: its problems, what checked it, what could not."""
+
+    shape: str
+    problems: tuple[Problem, ...]
+    checked_by: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _schema_problems(body: Any, shape: str) -> tuple[list[Problem], str]:
+    if shape == "anthropic":
+        from snapshot.transcript.validate.anthropic_types import SOURCE, validate_anthropic
+
+        return validate_anthropic(body), SOURCE
+    if shape == "gemini":
+        from snapshot.transcript.validate.gemini_types import SOURCE, validate_gemini
+
+        return validate_gemini(body), SOURCE
+    from snapshot.transcript.validate.openai_spec import SOURCE, validate_openai
+
+    return validate_openai(body, shape), SOURCE
+
+
+def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
+    """Check a request body of ``shape`` (one of :data:`SHAPES`).
+
+    Parameters
+    ----------
+    body
+        The JSON body as Python data.
+    shape
+        ``anthropic``, ``openai``, ``openai-responses`` or ``gemini``.
+    model
+        The model the body is for (Gemini 3's signature rule; an unnamed Gemini model is held to it).
+
+    Returns
+    -------
+    Validation
+        Problems found (empty when the provider would accept the body).
+
+    Raises
+    ------
+    SnapshotError
+        ``shape`` is not a request shape.
+    """
+    if shape not in SHAPES:
+        raise SnapshotError(f"cannot validate a {shape!r} body; shapes: {', '.join(SHAPES)}")
+    problems: list[Problem] = []
+    checked: list[str] = []
+    skipped: list[str] = []
+    try:
+        found, source = _schema_problems(body, shape)
+        problems += found
+        checked.append(source)
+    except (SnapshotError, ImportError) as exc:
+        skipped.append(f"schema check skipped: {exc}")
+    problems += check_rules(body, shape, model=model)
+    checked.append("documented rules")
+    return Validation(shape, tuple(problems), tuple(checked), tuple(skipped))

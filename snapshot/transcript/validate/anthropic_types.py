@@ -1,0 +1,181 @@
+"""Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts.
+
+The SDK's pydantic path validates ``Iterable`` fields lazily, so nothing under
+``messages`` would be checked; this module walks the TypedDicts itself:
+required keys, unknown keys (the API refuses them), literals, unions (the
+branch whose ``type`` literal matches is the one reported), lists and scalars.
+
+>>> from typing import Literal
+>>> check_value({"a": 1}, dict[str, int], ("x",))
+[]
+>>> [p.message for p in check_value("b", Literal["a"], ("x",))]
+["'b' is not one of ['a']"]
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import os
+import types
+import typing
+from functools import cache
+from typing import Any, Literal, Union, get_args, get_origin
+
+import typing_extensions
+
+from snapshot.transcript.validate.problems import Problem, json_path
+
+SOURCE = "anthropic SDK MessageCreateParamsNonStreaming"
+_WRAPPERS = {"Required", "NotRequired", "ReadOnly"}
+
+
+def _name(tp: Any) -> str:
+    return getattr(tp, "__name__", None) or str(tp)
+
+
+def _unwrap(tp: Any) -> tuple[Any, bool | None]:
+    """The type inside Required/NotRequired/Annotated, and the requiredness they say."""
+    required: bool | None = None
+    while True:
+        origin = get_origin(tp)
+        name = getattr(origin, "_name", None) or getattr(origin, "__name__", None)
+        if origin is typing.Annotated:
+            tp = get_args(tp)[0]
+        elif name in _WRAPPERS:
+            required = name == "Required" if required is None else required
+            tp = get_args(tp)[0]
+        else:
+            return tp, required
+
+
+@cache
+def _fields(td: type) -> tuple[dict[str, Any], frozenset[str]]:
+    hints = typing.get_type_hints(td, include_extras=True)
+    total = getattr(td, "__total__", True)
+    fields: dict[str, Any] = {}
+    required: set[str] = set()
+    for key, hint in hints.items():
+        inner, req = _unwrap(hint)
+        fields[key] = inner
+        if req if req is not None else total:
+            required.add(key)
+    return fields, frozenset(required)
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
+
+
+def _type_literals(td: Any) -> tuple[Any, ...]:
+    if not _is_typeddict(td):
+        return ()
+    fields, _ = _fields(td)
+    tp = fields.get("type")
+    if tp is not None and get_origin(tp) is Literal:
+        return get_args(tp)
+    return ()
+
+
+def _check_typeddict(value: Any, td: type, path: tuple[str | int, ...]) -> list[Problem]:
+    if not isinstance(value, dict):
+        return [_problem(path, f"expected an object ({_name(td)}), got {type(value).__name__}")]
+    fields, required = _fields(td)
+    problems = [
+        _problem(path, f"{key!r} is a required property of {_name(td)}")
+        for key in sorted(required - value.keys())
+    ]
+    for key, item in value.items():
+        if key not in fields:
+            problems.append(_problem((*path, key), f"{_name(td)} has no field {key!r}"))
+            continue
+        problems.extend(check_value(item, fields[key], (*path, key)))
+    return problems
+
+
+def _check_union(
+    value: Any, options: tuple[Any, ...], path: tuple[str | int, ...]
+) -> list[Problem]:
+    kind = value.get("type") if isinstance(value, dict) else None
+    if isinstance(kind, str):
+        # Discriminated: the branch the object's own "type" names is the one that counts.
+        named = [o for o in options if kind in _type_literals(_unwrap(o)[0])]
+        for option in named:
+            problems = check_value(value, option, path)
+            if not problems or option is named[-1]:
+                return problems
+        kinds = sorted({lit for o in options for lit in _type_literals(_unwrap(o)[0])})
+        if kinds:
+            return [_problem(path, f"type {kind!r} is not one of {kinds}")]
+    # Otherwise report the branch whose shape fits (its problems lie deeper than here).
+    here = json_path(path)
+    best: list[Problem] | None = None
+    best_rank: tuple[bool, int] = (False, 0)
+    for option in options:
+        problems = check_value(value, option, path)
+        if not problems:
+            return []
+        rank = (any(p.where != here for p in problems), -len(problems))
+        if best is None or rank > best_rank:
+            best, best_rank = problems, rank
+    return best or [_problem(path, "matches no allowed type")]
+
+
+def check_value(value: Any, tp: Any, path: tuple[str | int, ...]) -> list[Problem]:
+    """Problems with ``value`` as an instance of the annotation ``tp``."""
+    tp, _ = _unwrap(tp)
+    if tp is Any or tp is object:
+        return []
+    if tp is None or tp is type(None):
+        return [] if value is None else [_problem(path, f"expected null, got {value!r:.60}")]
+    if _is_typeddict(tp):
+        return _check_typeddict(value, tp, path)
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if origin is Literal:
+        return (
+            [] if value in args else [_problem(path, f"{value!r:.60} is not one of {list(args)}")]
+        )
+    if origin is Union or origin is types.UnionType:
+        return _check_union(value, args, path)
+    if origin in (list, collections.abc.Iterable, collections.abc.Sequence, tuple):
+        if not isinstance(value, list):
+            return [_problem(path, f"expected an array, got {type(value).__name__}")]
+        item = args[0] if args else Any
+        return [p for i, v in enumerate(value) for p in check_value(v, item, (*path, i))]
+    if origin in (dict, collections.abc.Mapping):
+        if not isinstance(value, dict):
+            return [_problem(path, f"expected an object, got {type(value).__name__}")]
+        return []
+    if tp is str:
+        return [] if isinstance(value, str) else [_problem(path, "expected a string")]
+    if tp is bool:
+        return [] if isinstance(value, bool) else [_problem(path, "expected a boolean")]
+    if tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return [] if ok else [_problem(path, "expected an integer")]
+    if tp is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return [] if ok else [_problem(path, "expected a number")]
+    if tp is os.PathLike or origin is typing.IO or tp is typing.IO:
+        return [_problem(path, f"a JSON body cannot carry a {_name(tp)}")]
+    if isinstance(tp, type) and hasattr(tp, "model_fields"):
+        # The SDK's response models are accepted in Python, but a JSON body is
+        # checked against the request TypedDicts beside them.
+        return [_problem(path, f"{_name(tp)} is a response type, not a request type")]
+    return [_problem(path, f"no JSON form of {_name(tp)} to check against")]
+
+
+def _problem(path: tuple[str | int, ...], message: str) -> Problem:
+    return Problem(json_path(path), "schema", message, SOURCE)
+
+
+@cache
+def _request_type() -> type:
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+
+    return MessageCreateParamsNonStreaming  # type: ignore[no-any-return]
+
+
+def validate_anthropic(body: Any) -> list[Problem]:
+    """Problems the SDK's request types find in an Anthropic Messages body."""
+    return check_value(body, _request_type(), ())

@@ -1,0 +1,125 @@
+"""OpenAI request bodies against OpenAI's published OpenAPI spec, with ``jsonschema``.
+
+The spec is read from where it lies (``$SNAPSHOT_OPENAI_SPEC``, or
+``shared/specs/openai-openapi/openapi.json`` beside the repository or the
+working directory); it is never copied into the project. Its ``oneOf``
+unions overlap (a plain message matches several of them), so they are
+checked with ``anyOf`` semantics: a value is valid when one branch accepts it.
+
+>>> _any_of({"oneOf": [{"type": "string"}, {"type": "null"}]})
+{'anyOf': [{'type': 'string'}, {'type': 'null'}]}
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import SnapshotError
+from snapshot.transcript.validate.problems import Problem, json_path
+
+SPEC_ENV = "SNAPSHOT_OPENAI_SPEC"
+SPEC_RELATIVE = Path("shared") / "specs" / "openai-openapi" / "openapi.json"
+SOURCE = "OpenAI OpenAPI spec"
+
+# The request schema of each body shape.
+REQUEST_SCHEMAS = {
+    "openai": "CreateChatCompletionRequest",
+    "openai-responses": "CreateResponse",
+}
+
+
+class SchemaUnavailable(SnapshotError):
+    """A published schema the validator needs is not on this machine."""
+
+
+def spec_path() -> Path:
+    """Where OpenAI's OpenAPI spec lies; :class:`SchemaUnavailable` when it is nowhere.
+
+    Raises
+    ------
+    SchemaUnavailable
+        Neither ``$SNAPSHOT_OPENAI_SPEC`` nor ``shared/specs/openai-openapi/openapi.json``
+        in a parent of the working directory or of this package exists.
+    """
+    env = os.environ.get(SPEC_ENV)
+    if env:
+        p = Path(env)
+        if p.is_file():
+            return p
+        raise SchemaUnavailable(f"${SPEC_ENV}={env}: no such file (point it at openapi.json)")
+    here = Path(__file__).resolve()
+    for base in (Path.cwd().resolve(), here):
+        for parent in (base, *base.parents):
+            candidate = parent / SPEC_RELATIVE
+            if candidate.is_file():
+                return candidate
+    raise SchemaUnavailable(
+        "OpenAI's OpenAPI spec was not found: set $SNAPSHOT_OPENAI_SPEC to openapi.json "
+        "(github.com/openai/openai-openapi) or put it at ../shared/specs/openai-openapi/"
+    )
+
+
+def _any_of(node: Any) -> Any:
+    """The spec with every ``oneOf`` read as ``anyOf``."""
+    if isinstance(node, dict):
+        return {("anyOf" if k == "oneOf" else k): _any_of(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_any_of(v) for v in node]
+    return node
+
+
+@cache
+def _components() -> dict[str, Any]:
+    spec = json.loads(spec_path().read_text(encoding="utf-8"))
+    components: dict[str, Any] = _any_of(spec["components"])
+    return components
+
+
+@cache
+def _validator(schema_name: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    root = {"$ref": f"#/components/schemas/{schema_name}", "components": _components()}
+    return Draft202012Validator(root)
+
+
+def _deepest(error: Any) -> Any:
+    """The most specific reason inside an ``anyOf`` failure.
+
+    The branch that got furthest into the value (its errors lie deepest) is the
+    one the body meant; a branch that failed at the top (wrong type) did not.
+    """
+    while error.context:
+        branches: dict[Any, list[Any]] = {}
+        for e in error.context:
+            branches.setdefault(e.schema_path[0] if e.schema_path else None, []).append(e)
+        group = max(
+            branches.values(),
+            key=lambda errs: (max(len(e.absolute_path) for e in errs), -len(errs)),
+        )
+        error = max(group, key=lambda e: len(e.absolute_path))
+    return error
+
+
+def validate_openai(body: Any, shape: str) -> list[Problem]:
+    """Problems the OpenAPI spec finds in an ``openai`` or ``openai-responses`` body.
+
+    Raises
+    ------
+    SchemaUnavailable
+        The spec is not on this machine.
+    """
+    validator = _validator(REQUEST_SCHEMAS[shape])
+    problems: list[Problem] = []
+    for error in validator.iter_errors(body):
+        inner = _deepest(error)
+        where = json_path(list(inner.absolute_path))
+        message = inner.message
+        if len(message) > 300:
+            message = message[:300] + "…"
+        problems.append(Problem(where, "schema", message, f"{SOURCE} {REQUEST_SCHEMAS[shape]}"))
+    return problems

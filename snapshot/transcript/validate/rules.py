@@ -1,0 +1,540 @@
+"""The documented rules no published schema holds, checked on a request body.
+
+- roles in the order the provider wants;
+- every tool call answered by the next turn, and no result without its call;
+- call ids and tool names matching the provider's patterns, every called tool declared;
+- no empty text blocks;
+- images whose media type matches their bytes, within the provider's size and count limits;
+- Gemini 3: a ``thoughtSignature`` on the current turn's function calls.
+
+Each body shape is first read into :class:`Turn` objects (role, items), so one
+rule is one function over turns, written once for every provider.
+
+>>> body = {"model": "m", "max_tokens": 1, "messages": [
+...     {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}]}
+>>> [p.rule for p in check_rules(body, "anthropic")]
+['role-order']
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from snapshot.transcript.validate.problems import Problem
+
+SOURCE = "documented rule"
+
+#: The dummy signature Google documents for function calls Gemini 3 did not
+#: produce (a history from another model, or calls injected by the client):
+#: https://ai.google.dev/gemini-api/docs/thought-signatures (FAQ), and
+#: https://cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures
+#: ("set thought_signature to skip_thought_signature_validator"); checked 2026-12-01.
+GEMINI_SIGNATURE_SENTINEL = "skip_thought_signature_validator"
+
+# Id and name patterns, per provider (source: each API's reference, as written
+# in the error messages it returns; checked 2026-12-01).
+_PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
+    # Anthropic: tool_use.id ^[a-zA-Z0-9_-]+$, tool name ^[a-zA-Z0-9_-]{1,64}$.
+    "anthropic": (re.compile(r"^[A-Za-z0-9_-]+$"), re.compile(r"^[A-Za-z0-9_-]{1,64}$")),
+    # OpenAI: function name ^[a-zA-Z0-9_-]{1,64}$; tool call ids at most 40 characters.
+    "openai": (re.compile(r"^.{1,40}$", re.S), re.compile(r"^[A-Za-z0-9_-]{1,64}$")),
+    "openai-responses": (re.compile(r"^.{1,64}$", re.S), re.compile(r"^[A-Za-z0-9_-]{1,64}$")),
+    # Gemini: a name starts with a letter or underscore; letters, digits, _ . : - up to 64.
+    "gemini": (re.compile(r"^.{1,256}$", re.S), re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")),
+}
+
+# Which billing route's limits each shape answers to.
+ROUTES = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openai-responses": "openai",
+    "gemini": "google",
+}
+
+_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
+
+
+def sniff_media_type(data: bytes) -> str | None:
+    """The image media type the bytes' magic number says, or None.
+
+    >>> sniff_media_type(b"\\x89PNG\\r\\n\\x1a\\n....")
+    'image/png'
+    >>> sniff_media_type(b"RIFF\\0\\0\\0\\0WEBPVP8 ") , sniff_media_type(b"hello")
+    ('image/webp', None)
+    """
+    for magic, kind in _MAGIC:
+        if data.startswith(magic):
+            return kind
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+@dataclass(frozen=True)
+class Item:
+    kind: str  # text | call | result | image | thinking | other
+    where: str
+    id: str | None = None
+    name: str | None = None
+    text: str = ""
+    media_type: str | None = None
+    data: str | None = None  # base64
+    signed: bool = False
+
+
+@dataclass
+class Turn:
+    role: str
+    where: str
+    items: list[Item] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[Item]:
+        return [i for i in self.items if i.kind == kind]
+
+
+# --- reading each shape into turns ----------------------------------------------------
+
+
+def _anthropic_turns(body: dict[str, Any]) -> list[Turn]:
+    turns = []
+    for i, m in enumerate(body.get("messages") or []):
+        where = f"messages[{i}]"
+        turn = Turn(str(m.get("role")), where)
+        content = m.get("content")
+        if isinstance(content, str):
+            turn.items.append(Item("text", f"{where}.content", text=content))
+        for j, b in enumerate(content if isinstance(content, list) else []):
+            w = f"{where}.content[{j}]"
+            kind = b.get("type")
+            if kind == "text":
+                turn.items.append(Item("text", w, text=str(b.get("text", ""))))
+            elif kind == "tool_use":
+                turn.items.append(Item("call", w, id=b.get("id"), name=b.get("name")))
+            elif kind == "tool_result":
+                turn.items.append(Item("result", w, id=b.get("tool_use_id")))
+                inner = b.get("content")
+                for k, c in enumerate(inner if isinstance(inner, list) else []):
+                    turn.items.extend(_anthropic_leaf(c, f"{w}.content[{k}]"))
+            elif kind == "image":
+                turn.items.extend(_anthropic_leaf(b, w))
+            elif kind in ("thinking", "redacted_thinking"):
+                turn.items.append(Item("thinking", w))
+            else:
+                turn.items.append(Item("other", w))
+        turns.append(turn)
+    return turns
+
+
+def _anthropic_leaf(b: dict[str, Any], where: str) -> list[Item]:
+    if b.get("type") == "text":
+        return [Item("text", where, text=str(b.get("text", "")), signed=True)]
+    src = b.get("source") or {}
+    if b.get("type") == "image" and src.get("type") == "base64":
+        return [Item("image", where, media_type=src.get("media_type"), data=src.get("data"))]
+    return []
+
+
+def _data_url(url: str, where: str) -> Item:
+    head, _, data = url.partition(",")
+    media = head.removeprefix("data:").split(";")[0] if head.startswith("data:") else None
+    return Item("image", where, media_type=media, data=data if media else None)
+
+
+def _openai_parts(content: Any, where: str, text_type: str, image_type: str) -> list[Item]:
+    if isinstance(content, str):
+        return [Item("text", f"{where}.content", text=content)]
+    items = []
+    for j, p in enumerate(content if isinstance(content, list) else []):
+        w = f"{where}.content[{j}]"
+        if p.get("type") in (text_type, "output_text"):
+            items.append(Item("text", w, text=str(p.get("text", ""))))
+        elif p.get("type") == image_type:
+            url = p.get("image_url")
+            url = url.get("url") if isinstance(url, dict) else url
+            if isinstance(url, str) and url.startswith("data:"):
+                items.append(_data_url(url, w))
+    return items
+
+
+def _openai_turns(body: dict[str, Any]) -> list[Turn]:
+    turns = []
+    for i, m in enumerate(body.get("messages") or []):
+        where = f"messages[{i}]"
+        role = str(m.get("role"))
+        turn = Turn(role, where)
+        if role == "tool":
+            turn.items.append(Item("result", where, id=m.get("tool_call_id")))
+        else:
+            turn.items.extend(_openai_parts(m.get("content"), where, "text", "image_url"))
+        for j, c in enumerate(m.get("tool_calls") or []):
+            fn = c.get("function") or {}
+            turn.items.append(
+                Item("call", f"{where}.tool_calls[{j}]", id=c.get("id"), name=fn.get("name"))
+            )
+        turns.append(turn)
+    return turns
+
+
+def _responses_turns(body: dict[str, Any]) -> list[Turn]:
+    items = body.get("input")
+    if isinstance(items, str):
+        return [Turn("user", "input", [Item("text", "input", text=items)])]
+    turns = []
+    for i, it in enumerate(items if isinstance(items, list) else []):
+        where = f"input[{i}]"
+        kind = it.get("type", "message")
+        if kind == "function_call":
+            turns.append(
+                Turn(
+                    "assistant",
+                    where,
+                    [Item("call", where, id=it.get("call_id"), name=it.get("name"))],
+                )
+            )
+        elif kind == "function_call_output":
+            turns.append(Turn("tool", where, [Item("result", where, id=it.get("call_id"))]))
+        elif kind == "message":
+            turn = Turn(str(it.get("role")), where)
+            turn.items.extend(_openai_parts(it.get("content"), where, "input_text", "input_image"))
+            turns.append(turn)
+        else:
+            turns.append(Turn("other", where, [Item("other", where)]))
+    return turns
+
+
+def _gemini_turns(body: dict[str, Any]) -> list[Turn]:
+    turns = []
+    for i, c in enumerate(body.get("contents") or []):
+        where = f"contents[{i}]"
+        turn = Turn(str(c.get("role")), where)
+        for j, p in enumerate(c.get("parts") or []):
+            w = f"{where}.parts[{j}]"
+            signed = bool(p.get("thoughtSignature"))
+            if "functionCall" in p:
+                fc = p["functionCall"] or {}
+                turn.items.append(
+                    Item("call", w, id=fc.get("id"), name=fc.get("name"), signed=signed)
+                )
+            elif "functionResponse" in p:
+                fr = p["functionResponse"] or {}
+                turn.items.append(Item("result", w, id=fr.get("id"), name=fr.get("name")))
+            elif p.get("thought"):
+                turn.items.append(Item("thinking", w))
+            elif "text" in p:
+                turn.items.append(Item("text", w, text=str(p.get("text") or "")))
+            elif "inlineData" in p:
+                d = p["inlineData"] or {}
+                turn.items.append(
+                    Item("image", w, media_type=d.get("mimeType"), data=d.get("data"))
+                )
+            else:
+                turn.items.append(Item("other", w))
+        turns.append(turn)
+    return turns
+
+
+_READERS = {
+    "anthropic": _anthropic_turns,
+    "openai": _openai_turns,
+    "openai-responses": _responses_turns,
+    "gemini": _gemini_turns,
+}
+
+
+def turns_of(body: dict[str, Any], shape: str) -> list[Turn]:
+    """The body read as turns (role, items) in order."""
+    return _READERS[shape](body)
+
+
+# --- the rules ----------------------------------------------------------------------------
+
+
+def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
+    if shape in ("anthropic", "gemini"):
+        model = "assistant" if shape == "anthropic" else "model"
+        if turns and turns[0].role != "user":
+            yield Problem(
+                turns[0].where,
+                "role-order",
+                f"the first turn is {turns[0].role!r}, not 'user'",
+                SOURCE,
+            )
+        for prev, turn in zip(turns, turns[1:], strict=False):
+            if turn.role not in ("user", model):
+                yield Problem(
+                    turn.where, "role-order", f"role {turn.role!r} is not user or {model}", SOURCE
+                )
+            elif turn.role == prev.role:
+                yield Problem(turn.where, "role-order", f"two {turn.role} turns in a row", SOURCE)
+    if shape == "anthropic" and turns:
+        last = turns[-1]
+        texts = last.of("text")
+        if last.role == "assistant" and last.items and last.items[-1].kind == "text":
+            if texts[-1].text != texts[-1].text.rstrip():
+                yield Problem(
+                    texts[-1].where,
+                    "trailing-whitespace",
+                    "a final assistant turn may not end in whitespace",
+                    SOURCE,
+                )
+
+
+def _pairs_next_turn(turns: list[Turn], shape: str) -> Iterator[Problem]:
+    """Anthropic and Gemini: the calls of a turn are answered by the next turn, results first."""
+    for i, turn in enumerate(turns):
+        results = turn.of("result")
+        prev_calls = turns[i - 1].of("call") if i > 0 else []
+        if results and shape == "anthropic":
+            first_other = next((k for k, it in enumerate(turn.items) if it.kind != "result"), None)
+            last_result = max(k for k, it in enumerate(turn.items) if it.kind == "result")
+            if (
+                first_other is not None
+                and first_other < last_result
+                and turn.items[first_other].where.count(".content[") == 1
+            ):
+                yield Problem(
+                    turn.where,
+                    "results-first",
+                    "tool_result blocks must come before other content",
+                    SOURCE,
+                )
+        if shape == "gemini":
+            want = [c.name for c in prev_calls]
+            got = [r.name for r in results]
+            if sorted(map(str, want)) != sorted(map(str, got)):
+                where = results[0].where if results else turn.where
+                yield Problem(
+                    where,
+                    "unanswered-call" if len(want) > len(got) else "orphan-result",
+                    f"model calls {want} answered by function responses {got}",
+                    SOURCE,
+                )
+            continue
+        want_ids = [c.id for c in prev_calls]
+        got_ids = [r.id for r in results if r.where.count(".content[") <= 1]
+        for r in results:
+            if r.id not in want_ids:
+                yield Problem(
+                    r.where,
+                    "orphan-result",
+                    f"result for {r.id!r} answers no call of the previous turn",
+                    SOURCE,
+                )
+        for c in prev_calls:
+            if c.id not in got_ids:
+                yield Problem(
+                    c.where,
+                    "unanswered-call",
+                    f"call {c.id!r} ({c.name}) is not answered by the next turn",
+                    SOURCE,
+                )
+    if turns and turns[-1].of("call"):
+        pass  # a final turn's calls are the ones being asked for: not a history problem
+
+
+def _pairs_openai(turns: list[Turn], shape: str) -> Iterator[Problem]:
+    """Chat: tool messages right after their assistant message. Responses: outputs after calls."""
+    open_calls: dict[str, Item] = {}
+    for turn in turns:
+        if turn.role == "tool":
+            for r in turn.of("result"):
+                if r.id in open_calls:
+                    del open_calls[str(r.id)]
+                else:
+                    yield Problem(
+                        r.where,
+                        "orphan-result",
+                        f"output for {r.id!r} follows no open call",
+                        SOURCE,
+                    )
+            continue
+        calls = turn.of("call")
+        if shape == "openai-responses" and calls and not turn.of("text"):
+            open_calls.update({str(c.id): c for c in calls})
+            continue
+        for c in open_calls.values():
+            yield Problem(
+                c.where,
+                "unanswered-call",
+                f"call {c.id!r} ({c.name}) has no result before {turn.where}",
+                SOURCE,
+            )
+        open_calls = {str(c.id): c for c in calls}
+    # Calls in the last turn are a request for the next step only in chat; a history's
+    # trailing calls with no output are refused by Responses too.
+    if shape == "openai-responses":
+        for c in open_calls.values():
+            yield Problem(
+                c.where, "unanswered-call", f"call {c.id!r} ({c.name}) has no output", SOURCE
+            )
+
+
+def _declared_tools(body: dict[str, Any], shape: str) -> set[str] | None:
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return None
+    names: set[str] = set()
+    for t in tools:
+        if shape == "gemini":
+            names.update(str(d.get("name")) for d in t.get("functionDeclarations") or [])
+        elif shape == "openai":
+            names.add(str((t.get("function") or {}).get("name")))
+        else:
+            names.add(str(t.get("name")))
+    return names
+
+
+def _ids_and_names(body: dict[str, Any], turns: list[Turn], shape: str) -> Iterator[Problem]:
+    id_ok, name_ok = _PATTERNS[shape]
+    declared = _declared_tools(body, shape) or set()
+    for name in sorted(declared):
+        if not name_ok.match(name):
+            yield Problem(
+                "tools", "tool-name", f"tool name {name!r} does not match {name_ok.pattern}", SOURCE
+            )
+    seen: set[str] = set()
+    for turn in turns:
+        for c in turn.of("call"):
+            if c.id is not None or shape != "gemini":
+                if not isinstance(c.id, str) or not id_ok.match(c.id):
+                    yield Problem(
+                        c.where,
+                        "call-id",
+                        f"call id {c.id!r} does not match {id_ok.pattern}",
+                        SOURCE,
+                    )
+                elif c.id in seen and shape != "gemini":
+                    yield Problem(c.where, "call-id", f"call id {c.id!r} is used twice", SOURCE)
+                seen.add(str(c.id))
+            if not isinstance(c.name, str) or not name_ok.match(c.name):
+                yield Problem(
+                    c.where,
+                    "tool-name",
+                    f"tool name {c.name!r} does not match {name_ok.pattern}",
+                    SOURCE,
+                )
+            elif c.name not in declared:
+                yield Problem(
+                    c.where,
+                    "tool-declared",
+                    f"tool {c.name!r} is called but not declared in tools",
+                    SOURCE,
+                )
+
+
+def _no_empty_text(turns: list[Turn], shape: str) -> Iterator[Problem]:
+    for turn in turns:
+        if shape in ("anthropic", "gemini") and not turn.items:
+            yield Problem(turn.where, "empty-turn", "a turn with no content", SOURCE)
+        for t in turn.of("text"):
+            if shape == "openai" and turn.role == "assistant":
+                continue  # chat takes an empty assistant content beside tool_calls
+            if not t.text.strip():
+                yield Problem(t.where, "empty-text", "an empty text block", SOURCE)
+
+
+def _images(body: dict[str, Any], turns: list[Turn], shape: str) -> Iterator[Problem]:
+    from snapshot.billing.providers import limit_facts_for
+
+    route = ROUTES[shape]
+    limits = {f.field: f.value for f in limit_facts_for(route)}
+    images = [i for t in turns for i in t.of("image")]
+    for img in images:
+        raw: bytes | None = None
+        try:
+            raw = base64.b64decode(img.data or "", validate=True)
+        except (binascii.Error, ValueError):
+            yield Problem(img.where, "image-data", "image data is not valid base64", SOURCE)
+        if raw is not None:
+            actual = sniff_media_type(raw[:16])
+            if actual != img.media_type:
+                yield Problem(
+                    img.where,
+                    "image-media-type",
+                    f"declared {img.media_type}, bytes are {actual or 'not an image'}",
+                    SOURCE,
+                )
+        size = len(img.data or "")
+        cap = limits.get("max_image_bytes")
+        if cap is not None and size > cap:
+            yield Problem(
+                img.where,
+                "image-size",
+                f"{size:,} bytes of base64 exceed {route}'s {cap:,} per image",
+                SOURCE,
+            )
+    cap = limits.get("max_images")
+    if cap is not None and len(images) > cap:
+        yield Problem(
+            "(body)",
+            "image-count",
+            f"{len(images)} images exceed {route}'s {cap} per request",
+            SOURCE,
+        )
+    cap = limits.get("max_request_bytes")
+    if cap is not None:
+        total = len(json.dumps(body, ensure_ascii=False).encode())
+        if total > cap:
+            yield Problem(
+                "(body)",
+                "request-size",
+                f"the body is {total:,} bytes; {route} takes at most {cap:,}",
+                SOURCE,
+            )
+
+
+def is_gemini_3(model: str | None) -> bool:
+    """Whether Gemini 3's signature rule applies (an unnamed model is held to it)."""
+    return model is None or model.removeprefix("models/").startswith("gemini-3")
+
+
+def current_turn_start(turns: list[Turn]) -> int:
+    """Index of the user turn that opened the current turn: its last with content other than function responses."""
+    for i in range(len(turns) - 1, -1, -1):
+        t = turns[i]
+        if t.role == "user" and any(it.kind != "result" for it in t.items) and not t.of("result"):
+            return i
+    return 0
+
+
+def _gemini_signatures(turns: list[Turn], model: str | None) -> Iterator[Problem]:
+    if not is_gemini_3(model):
+        return
+    for turn in turns[current_turn_start(turns) :]:
+        calls = turn.of("call")
+        if turn.role == "model" and calls and not calls[0].signed:
+            yield Problem(
+                calls[0].where,
+                "thought-signature",
+                "Gemini 3 refuses a current-turn function call without a thoughtSignature",
+                SOURCE,
+            )
+
+
+def check_rules(body: Any, shape: str, *, model: str | None = None) -> list[Problem]:
+    """Every documented-rule problem of a ``shape`` body (see the module docstring)."""
+    if not isinstance(body, dict):
+        return [Problem("(body)", "schema", "a request body is a JSON object", SOURCE)]
+    turns = turns_of(body, shape)
+    problems = [*_role_order(turns, shape)]
+    if shape in ("anthropic", "gemini"):
+        problems += _pairs_next_turn(turns, shape)
+    else:
+        problems += _pairs_openai(turns, shape)
+    problems += _ids_and_names(body, turns, shape)
+    problems += _no_empty_text(turns, shape)
+    problems += _images(body, turns, shape)
+    if shape == "gemini":
+        problems += _gemini_signatures(turns, model)
+    return problems
