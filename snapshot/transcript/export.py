@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -63,6 +64,9 @@ DEFAULT_MODEL = {
 DEFAULT_MAX_TOKENS = 4096
 
 SYNTHETIC_RESULT = "[no result was recorded for this tool call; added on export]"
+
+# Message meta key: {call id: Gemini thoughtSignature} as the source recorded them.
+THOUGHT_SIGNATURES = "thought_signatures"
 
 # Media types all three providers take for images.
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -115,6 +119,8 @@ class _Plan:
     notes: list[str]
     tool_names: dict[str, None]  # exported names, first-use order
     call_names: dict[str, str]  # exported call id -> exported tool name
+    # exported call id -> the Gemini thoughtSignature the source recorded for it
+    signatures: dict[str, str] = field(default_factory=dict)
 
 
 def _nonempty(block: Block) -> bool:
@@ -129,6 +135,7 @@ class _Planner:
         self.name_map: dict[str, str] = {}
         self.tool_names: dict[str, None] = {}
         self.call_names: dict[str, str] = {}
+        self.signatures: dict[str, str] = {}
         self.dropped_empty = 0
 
     def export_id(self, orig: str, where: str) -> str:
@@ -224,11 +231,14 @@ class _Planner:
                     target = _Assistant([], [])
                     turns.append(target)
                     open_calls, call_order, answered = {}, [], {}
+                signed = msg.meta.get(THOUGHT_SIGNATURES)
                 for b in blocks:
                     if isinstance(b, ToolCall):
                         new = self.export_id(b.id, msg.id)
                         name = self.export_name(b.name)
                         self.call_names[new] = name
+                        if isinstance(signed, Mapping) and isinstance(signed.get(b.id), str):
+                            self.signatures[new] = signed[b.id]
                         open_calls.setdefault(b.id, []).append(new)
                         call_order.append(new)
                         b = ToolCall(new, name, dict(b.input))
@@ -278,7 +288,9 @@ class _Planner:
         close_window()
         if self.dropped_empty:
             self.notes.append(f"{self.dropped_empty} empty text block(s) left out")
-        return _Plan(system, turns, self.notes, self.tool_names, self.call_names)
+        return _Plan(
+            system, turns, self.notes, self.tool_names, self.call_names, self.signatures
+        )
 
     def assistant_blocks(self, msg: Message) -> list[Block]:
         out: list[Block] = []
@@ -655,7 +667,9 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                 if p is None:
                     parts.append({"type": "input_text", "text": images.placeholder(b)})
                 else:
-                    parts.append({"type": "input_image", "image_url": _data_url(p)})
+                    parts.append(
+                        {"type": "input_image", "image_url": _data_url(p), "detail": "auto"}
+                    )
         return parts
 
     for turn in plan.turns:
@@ -711,18 +725,18 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     body["input"] = items
     if plan.tool_names:
         body["tools"] = [
-            {"type": "function", "name": n, "description": d, "parameters": s}
+            # strict is required; True would demand a closed schema the history's
+            # recovered definitions do not have.
+            {"type": "function", "name": n, "description": d, "parameters": s, "strict": False}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
     return Export(body, tuple(notes))
 
 
 def _responses_assistant(text: str) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": text}],
-    }
+    # An input item, not an output message (that one needs the id, status and
+    # annotations only the API itself assigns).
+    return {"type": "message", "role": "assistant", "content": text}
 
 
 def to_openai_responses(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -744,6 +758,7 @@ def export_gemini(conv: Conversation) -> Export:
     images = _Images(notes)
     contents: list[dict[str, Any]] = []
     thinking = 0
+    sentinels = 0
 
     def inline(img: ImageBlock, where: str) -> dict[str, Any]:
         p = images.payload(img, where)
@@ -778,21 +793,37 @@ def export_gemini(conv: Conversation) -> Export:
             _add_turn(contents, "user", "parts", parts)
         else:
             parts = []
+            first_call = True
             for b in turn.blocks:
                 if isinstance(b, TextBlock):
                     parts.append({"text": b.text})
                 elif isinstance(b, ThinkingBlock):
                     thinking += 1
                 elif isinstance(b, ToolCall):
-                    parts.append(
-                        {"functionCall": {"id": b.id, "name": b.name, "args": dict(b.input)}}
-                    )
+                    part: dict[str, Any] = {
+                        "functionCall": {"id": b.id, "name": b.name, "args": dict(b.input)}
+                    }
+                    signature = plan.signatures.get(b.id)
+                    if signature is None and first_call:
+                        # Gemini 3 refuses an unsigned call in the current turn; a call
+                        # it did not make gets the sentinel Google documents for that.
+                        signature = GEMINI_SIGNATURE_SENTINEL
+                        sentinels += 1
+                    if signature is not None:
+                        part["thoughtSignature"] = signature
+                    first_call = False
+                    parts.append(part)
                 elif isinstance(b, ImageBlock):
                     parts.append(inline(b, turn.ids[0]))
             _add_turn(contents, "model", "parts", parts or [{"text": "[thinking not included]"}])
     if thinking:
         notes.append(
             f"{thinking} thinking block(s) left out (Gemini thought signatures are its own)"
+        )
+    if sentinels:
+        notes.append(
+            f"{sentinels} model turn(s) with function calls Gemini did not sign carry the "
+            f"documented {GEMINI_SIGNATURE_SENTINEL!r} signature"
         )
     if not contents:
         raise _nothing_to_export(conv)

@@ -87,6 +87,12 @@ def _validator(schema_name: str) -> Any:
     return Draft202012Validator(root)
 
 
+def _wrong_type_tag(error: Any) -> bool:
+    """A branch refused for its ``type`` tag: the body did not mean that branch."""
+    path = list(error.absolute_path)
+    return bool(path) and path[-1] == "type" and error.validator in ("enum", "const")
+
+
 def _deepest(error: Any) -> Any:
     """The most specific reason inside an ``anyOf`` failure.
 
@@ -99,7 +105,11 @@ def _deepest(error: Any) -> Any:
             branches.setdefault(e.schema_path[0] if e.schema_path else None, []).append(e)
         group = max(
             branches.values(),
-            key=lambda errs: (max(len(e.absolute_path) for e in errs), -len(errs)),
+            key=lambda errs: (
+                not any(_wrong_type_tag(e) for e in errs),
+                max(len(e.absolute_path) for e in errs),
+                -len(errs),
+            ),
         )
         error = max(group, key=lambda e: len(e.absolute_path))
     return error
