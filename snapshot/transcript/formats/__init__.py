@@ -31,6 +31,9 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.browser_use",
     "snapshot.transcript.formats.osworld",
     "snapshot.transcript.formats.tau_bench",
+    # Before the chat formats: their lists of role objects look alike at a glance.
+    "snapshot.transcript.formats.gemini_content",
+    "snapshot.transcript.formats.openai_responses",
     "snapshot.transcript.formats.anthropic_messages",
     "snapshot.transcript.formats.openai_chat",
 )
