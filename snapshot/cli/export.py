@@ -1,10 +1,14 @@
-"""``snapshot export CONV --to anthropic|openai|markdown``: a conversation as a request body.
+"""``snapshot export CONV --to anthropic|openai|openai-responses|gemini|markdown [--check]``.
+
+A conversation as a provider request body (or Markdown).
 
 CONV is a conversation stored in the workspace (its id), a store file, or any
 file ``snapshot import`` understands. The body goes to standard output; each
 repair the exporter made (an unanswered call given an error result, an orphan
 result turned into text, ...) is one ``snapshot: note:`` line on standard
-error. Nothing is written to the workspace.
+error. Nothing is written to the workspace. ``--check`` validates the body
+against the provider's published schema and documented rules: one
+``snapshot: check:`` line per problem, then a count; exit status 1 when any.
 """
 
 from __future__ import annotations
@@ -37,6 +41,12 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "--model", default=None, help="the model named in the body (a placeholder otherwise)"
     )
     p.add_argument("--compact", action="store_true", help="one-line JSON instead of indented")
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="validate the body against the provider's published schema and documented rules; "
+        "each problem is a 'snapshot: check:' line on stderr and the exit status is 1",
+    )
     p.set_defaults(func=cmd_export)
 
 
@@ -83,7 +93,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.transcript.export import export
 
     conv = load_conversation(args)
-    result = export(conv, args.to, model=args.model)
+    problems: list[str] = []
+    failed = False
+    if args.check and args.to != "markdown":
+        from snapshot.transcript.validate import export_checked
+
+        result, checked = export_checked(conv, args.to, model=args.model)
+        failed = not checked.ok
+        problems = [*checked.skipped, *map(str, checked.problems)]
+        problems.append(
+            f"{len(checked.problems)} problem(s); checked by {', '.join(checked.checked_by)}"
+        )
+    else:
+        result = export(conv, args.to, model=args.model)
     notes = [*result.notes]
     if not isinstance(result.body, str):
         notes += limit_notes(result.body, args.to)
@@ -95,4 +117,6 @@ def cmd_export(args: argparse.Namespace) -> int:
         indent = None if args.compact else 1
         json.dump(result.body, sys.stdout, ensure_ascii=False, indent=indent)
         sys.stdout.write("\n")
-    return 0
+    for line in problems:
+        print(f"snapshot: check: {line}", file=sys.stderr)
+    return 1 if failed else 0

@@ -85,6 +85,8 @@ class Export:
 
     body: Any
     notes: tuple[str, ...] = ()
+    # Exported ids of the calls answered by a synthetic error result (the log has none).
+    synthetic_results: tuple[str, ...] = ()
 
 
 # --- the plan: the path cut into assistant turns and the windows answering them ---------
@@ -121,6 +123,7 @@ class _Plan:
     call_names: dict[str, str]  # exported call id -> exported tool name
     # exported call id -> the Gemini thoughtSignature the source recorded for it
     signatures: dict[str, str] = field(default_factory=dict)
+    synthetic: list[str] = field(default_factory=list)
 
 
 def _nonempty(block: Block) -> bool:
@@ -136,6 +139,7 @@ class _Planner:
         self.tool_names: dict[str, None] = {}
         self.call_names: dict[str, str] = {}
         self.signatures: dict[str, str] = {}
+        self.synthetic: list[str] = []
         self.dropped_empty = 0
 
     def export_id(self, orig: str, where: str) -> str:
@@ -207,6 +211,7 @@ class _Planner:
                         "answered with a synthetic error result"
                     )
                     result = ToolResult(cid, (TextBlock(SYNTHETIC_RESULT),), is_error=True)
+                    self.synthetic.append(cid)
                 window.results.append(result)
             reordered = False
 
@@ -289,7 +294,13 @@ class _Planner:
         if self.dropped_empty:
             self.notes.append(f"{self.dropped_empty} empty text block(s) left out")
         return _Plan(
-            system, turns, self.notes, self.tool_names, self.call_names, self.signatures
+            system,
+            turns,
+            self.notes,
+            self.tool_names,
+            self.call_names,
+            self.signatures,
+            self.synthetic,
         )
 
     def assistant_blocks(self, msg: Message) -> list[Block]:
@@ -525,7 +536,7 @@ def export_anthropic(
             {"name": n, "description": d, "input_schema": s}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_anthropic(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -638,7 +649,7 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
             {"type": "function", "function": {"name": n, "description": d, "parameters": s}}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_openai(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -730,7 +741,7 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
             {"type": "function", "name": n, "description": d, "parameters": s, "strict": False}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def _responses_assistant(text: str) -> dict[str, Any]:
@@ -842,7 +853,7 @@ def export_gemini(conv: Conversation) -> Export:
                 ]
             }
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_gemini(conv: Conversation) -> dict[str, Any]:

@@ -176,18 +176,19 @@ def conversation_from_contents(
     *,
     conv_id: str,
     source: str,
-    system: str | None = None,
+    system: Sequence[str] = (),
     meta: Mapping[str, Any] | None = None,
 ) -> Conversation:
-    """The neutral conversation of a ``Content[]`` list (system text before it)."""
+    """The neutral conversation of a ``Content[]`` list (system texts before it, one message each)."""
     reader = _Reader(source)
     for i, content in enumerate(contents):
         reader.content(i, content)
     messages: list[Message] = []
     parent: str | None = None
-    if system:
-        messages.append(Message("system", None, "system", (TextBlock(system),)))
-        parent = "system"
+    for n, text in enumerate(system):
+        mid = f"system-{n}"
+        messages.append(Message(mid, parent, "system", (TextBlock(text),)))
+        parent = mid
     for d in reader.drafts:
         mid = f"c{d.index}"
         m_meta: dict[str, Any] = {THOUGHT_SIGNATURES: d.signatures} if d.signatures else {}
@@ -224,13 +225,13 @@ def _tools(tools: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _system_text(instruction: Any) -> str | None:
+def _system_texts(instruction: Any) -> list[str]:
     if isinstance(instruction, str):
-        return instruction
+        return [instruction]
     if isinstance(instruction, Mapping) and isinstance(instruction.get("parts"), list):
         texts = [p.get("text") for p in instruction["parts"] if isinstance(p, Mapping)]
-        return "\n\n".join(t for t in texts if isinstance(t, str)) or None
-    return None
+        return [t for t in texts if isinstance(t, str) and t]
+    return []
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
@@ -240,10 +241,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: holds one conversation; --select is for files holding many")
     data = load_json(path)
     meta: dict[str, Any] = {}
-    system = None
+    system: list[str] = []
     if isinstance(data, Mapping):
         contents = data.get("contents")
-        system = _system_text(data.get("systemInstruction") or data.get("system_instruction"))
+        system = _system_texts(data.get("systemInstruction") or data.get("system_instruction"))
         tools = _tools(data.get("tools"))
         if tools:
             meta["tools"] = tools

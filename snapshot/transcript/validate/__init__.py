@@ -26,7 +26,14 @@ from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL, check_
 
 SHAPES = ("anthropic", "openai", "openai-responses", "gemini")
 
-__all__ = ["GEMINI_SIGNATURE_SENTINEL", "SHAPES", "Problem", "Validation", "validate"]
+__all__ = [
+    "GEMINI_SIGNATURE_SENTINEL",
+    "SHAPES",
+    "Problem",
+    "Validation",
+    "export_checked",
+    "validate",
+]
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,16 @@ class Validation:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        """The record ``snapshot compact --check`` writes."""
+        return {
+            "shape": self.shape,
+            "ok": self.ok,
+            "problems": [str(p) for p in self.problems],
+            "checked_by": list(self.checked_by),
+            "skipped": list(self.skipped),
+        }
 
 
 def _schema_problems(body: Any, shape: str) -> tuple[list[Problem], str]:
@@ -93,3 +110,21 @@ def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
     problems += check_rules(body, shape, model=model)
     checked.append("documented rules")
     return Validation(shape, tuple(problems), tuple(checked), tuple(skipped))
+
+
+def export_checked(conv: Any, shape: str, *, model: str | None = None) -> tuple[Any, Validation]:
+    """Export ``conv`` as a ``shape`` body and validate it: ``(Export, Validation)``.
+
+    What ``snapshot export --check`` runs; the validation is for ``model``
+    when given (Gemini 3's signature rule), else the strictest reading.
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c", [("u", "user", [TextBlock("hi")])])
+    >>> exported, checked = export_checked(conv, "gemini")
+    >>> checked.ok, checked.checked_by
+    (True, ('google-genai types', 'documented rules'))
+    """
+    from snapshot.transcript.export import export
+
+    exported = export(conv, shape, model=model)
+    return exported, validate(exported.body, shape, model=model)
