@@ -32,6 +32,10 @@ REQUEST_SCHEMAS = {
 }
 
 
+# Properties whose value names an object's variant in the spec's unions.
+_DISCRIMINATORS = ("type", "role")
+
+
 class SchemaUnavailable(SnapshotError):
     """A published schema the validator needs is not on this machine."""
 
@@ -79,12 +83,80 @@ def _components() -> dict[str, Any]:
     return components
 
 
+def _type_tags(
+    schema: Any, schemas: dict[str, Any], key: str = "type", depth: int = 0
+) -> frozenset[str] | None:
+    """The values of property ``key`` a (sub)schema admits, or None when it does not say."""
+    if not isinstance(schema, dict) or depth > 8:
+        return None
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+        return _type_tags(schemas.get(ref.rsplit("/", 1)[1]), schemas, key, depth + 1)
+    tag = (schema.get("properties") or {}).get(key)
+    if isinstance(tag, dict):
+        if isinstance(tag.get("enum"), list):
+            return frozenset(str(v) for v in tag["enum"])
+        if "const" in tag:
+            return frozenset({str(tag["const"])})
+    tags: set[str] = set()
+    for part in schema.get("allOf") or []:
+        found = _type_tags(part, schemas, key, depth + 1)
+        if found is not None:
+            return found
+    for part in schema.get("anyOf") or []:
+        found = _type_tags(part, schemas, key, depth + 1)
+        if found is None:
+            return None
+        tags |= found
+    return frozenset(tags) if tags else None
+
+
 @cache
 def _validator(schema_name: str) -> Any:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator, ValidationError
+    from jsonschema.validators import extend
 
-    root = {"$ref": f"#/components/schemas/{schema_name}", "components": _components()}
-    return Draft202012Validator(root)
+    components = _components()
+    schemas = components.get("schemas", {})
+    tags_of: dict[tuple[int, str], frozenset[str] | None] = {}
+
+    def admits(branch: Any, instance: dict[str, Any]) -> bool:
+        for key in _DISCRIMINATORS:
+            value = instance.get(key)
+            if not isinstance(value, str):
+                continue
+            slot = (id(branch), key)
+            if slot not in tags_of:
+                tags_of[slot] = _type_tags(branch, schemas, key)
+            tags = tags_of[slot]
+            if tags is not None and value not in tags:
+                return False
+        return True
+
+    def any_of(validator: Any, branches: Any, instance: Any, schema: Any) -> Any:
+        # Same verdict as anyOf, faster: a branch whose "type" (or "role") tag excludes
+        # the object's own would fail anyway (the spec's discriminators), so it is not tried.
+        errors: list[Any] = []
+        tried = 0
+        for index, branch in enumerate(branches):
+            if isinstance(instance, dict) and not admits(branch, instance):
+                continue
+            tried += 1
+            found = list(validator.descend(instance, branch, schema_path=index))
+            if not found:
+                return
+            errors.extend(found)
+        if not tried:
+            kind = {k: instance.get(k) for k in _DISCRIMINATORS if k in instance}
+            yield ValidationError(f"no variant here admits {kind}")
+            return
+        yield ValidationError(
+            f"{instance!r:.200} is not valid under any of the given schemas", context=errors
+        )
+
+    cls = extend(Draft202012Validator, {"anyOf": any_of})
+    root = {"$ref": f"#/components/schemas/{schema_name}", "components": components}
+    return cls(root)
 
 
 def _wrong_type_tag(error: Any) -> bool:
