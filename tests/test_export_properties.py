@@ -72,7 +72,9 @@ def conversations(draw: Any) -> Conversation:
                 blocks.append(ToolCall(cid, draw(st.sampled_from(NAMES)), {"arg": draw(WORDS)}))
                 open_calls.append(cid)
         else:
-            answered = draw(st.lists(st.sampled_from(open_calls), unique=True)) if open_calls else []
+            answered = (
+                draw(st.lists(st.sampled_from(open_calls), unique=True)) if open_calls else []
+            )
             ids = answered + draw(st.lists(st.sampled_from(IDS), max_size=1))  # maybe an orphan
             for cid in ids:
                 blocks.append(ToolResult(cid, (TextBlock(draw(WORDS)),), draw(st.booleans())))
@@ -145,7 +147,11 @@ def _claude_code_lines(agents: list[list[str]]) -> list[dict[str, Any]]:
             role = "user" if j % 2 == 0 else "assistant"
             message: dict[str, Any] = {"role": role, "content": text or "."}
             if role == "assistant":
-                message = {"role": role, "id": f"msg_{uuid}", "content": [{"type": "text", "text": text or "."}]}
+                message = {
+                    "role": role,
+                    "id": f"msg_{uuid}",
+                    "content": [{"type": "text", "text": text or "."}],
+                }
             lines.append(
                 {
                     "type": role,

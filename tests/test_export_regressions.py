@@ -120,7 +120,9 @@ def test_gemini_history_keeps_its_signatures() -> None:
     raw = json.loads((FORMATS / rel).read_text(encoding="utf-8"))
     source = [p["thoughtSignature"] for c in raw for p in c["parts"] if "functionCall" in p]
     body = export(_one(rel), "gemini").body
-    sent = [p["thoughtSignature"] for c in body["contents"] for p in c["parts"] if "functionCall" in p]
+    sent = [
+        p["thoughtSignature"] for c in body["contents"] for p in c["parts"] if "functionCall" in p
+    ]
     assert sent == source
     assert validate(body, "gemini", model="gemini-3-pro-preview").ok
 

@@ -53,7 +53,7 @@ def _rules(body: Any, shape: str, model: str | None = None) -> list[str]:
 def test_exported_bodies_validate(shape: str) -> None:
     if shape.startswith("openai") and not SPEC:
         pytest.skip("OpenAI's OpenAPI spec not found")
-    exported, checked = export_checked(_conv(), shape)
+    _exported, checked = export_checked(_conv(), shape)
     assert checked.ok, checked.problems
     assert "documented rules" in checked.checked_by and not checked.skipped
 

@@ -232,7 +232,7 @@ def snapshot(
             "model": target.model,
         },
     )
-    notes = (f"{len(middle)} messages → {len(pages)} pages",)
+    notes: tuple[str, ...] = (f"{len(middle)} messages → {len(pages)} pages",)
     if overflow_note:
         notes = (*notes, overflow_note)
     record = RungRecord(
@@ -252,9 +252,7 @@ def snapshot(
             "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in pages}),
         },
     )
-    return StrategyResult(
-        linear_copy(conv, [*head, message, *left, *tail]), record, tuple(pages)
-    )
+    return StrategyResult(linear_copy(conv, [*head, message, *left, *tail]), record, tuple(pages))
 
 
 def _split_points(messages: Sequence[Message]) -> list[int]:

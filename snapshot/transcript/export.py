@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from snapshot.errors import TranscriptError
-from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -54,6 +53,7 @@ from snapshot.transcript.model import (
     ToolCall,
     ToolResult,
 )
+from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL
 
 # Placeholders for the body's model field; the caller names the real model.
 DEFAULT_MODEL = {

@@ -90,7 +90,8 @@ class _Reader:
         self.drafts: list[_Draft] = []
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
-        self.open: list[tuple[_Draft, int]] = []  # unanswered calls of the last model turn
+        # Unanswered calls of the last model turn: (its draft, block index, the call).
+        self.open: list[tuple[_Draft, int, ToolCall]] = []
 
     def skip(self, what: str) -> None:
         self.skipped[what] = self.skipped.get(what, 0) + 1
@@ -119,12 +120,13 @@ class _Reader:
         if "functionCall" in part and isinstance(part["functionCall"], Mapping):
             fc = part["functionCall"]
             cid = fc.get("id") if isinstance(fc.get("id"), str) and fc.get("id") else None
-            args = fc.get("args") if isinstance(fc.get("args"), Mapping) else {}
+            raw_args = fc.get("args")
+            args: dict[str, Any] = dict(raw_args) if isinstance(raw_args, Mapping) else {}
             call = ToolCall(cid or f"gemini-call-{i}-{j}", str(fc.get("name") or "tool"), args)
             draft.blocks.append(call)
             if isinstance(part.get("thoughtSignature"), str):
                 draft.signatures[call.id] = part["thoughtSignature"]
-            self.open.append((draft, len(draft.blocks) - 1))
+            self.open.append((draft, len(draft.blocks) - 1, call))
         elif "functionResponse" in part and isinstance(part["functionResponse"], Mapping):
             fr = part["functionResponse"]
             text, is_error = _response_text(fr.get("response"))
@@ -153,15 +155,10 @@ class _Reader:
         """Pair a response with an open call: same id, else first of the same name, else first."""
         if not self.open:
             return None
-        pick = next((k for k, (d, b) in enumerate(self.open) if d.blocks[b].id == rid), None)  # type: ignore[union-attr]
+        pick = next((k for k, (_, _, c) in enumerate(self.open) if c.id == rid), None)
         if pick is None:
-            pick = next(
-                (k for k, (d, b) in enumerate(self.open) if d.blocks[b].name == name),  # type: ignore[union-attr]
-                0,
-            )
-        draft, b = self.open.pop(pick)
-        call = draft.blocks[b]
-        assert isinstance(call, ToolCall)
+            pick = next((k for k, (_, _, c) in enumerate(self.open) if c.name == name), 0)
+        draft, b, call = self.open.pop(pick)
         if isinstance(rid, str) and rid and call.id.startswith("gemini-call-"):
             # The call had no id of its own: it takes its response's.
             draft.blocks[b] = ToolCall(rid, call.name, call.input)

@@ -47,6 +47,7 @@ from snapshot.transcript.formats._common import (
 from snapshot.transcript.model import (
     Block,
     Conversation,
+    ImageBlock,
     Message,
     Role,
     TextBlock,
@@ -135,9 +136,8 @@ class _Reader:
                 if isinstance(output, list)
                 else [TextBlock(output if isinstance(output, str) else json.dumps(output))]
             )
-            text = [b for b in blocks if isinstance(b, TextBlock)]
-            images = [b for b in blocks if not isinstance(b, TextBlock)]
-            result = ToolResult(str(item.get("call_id")), (*text, *images))  # type: ignore[arg-type]
+            kept = tuple(b for b in blocks if isinstance(b, TextBlock | ImageBlock))
+            result = ToolResult(str(item.get("call_id")), kept)
             self.add("tool", [result])
         elif kind == "reasoning":
             summary = item.get("summary")

@@ -173,7 +173,7 @@ def _problem(path: tuple[str | int, ...], message: str) -> Problem:
 def _request_type() -> type:
     from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
-    return MessageCreateParamsNonStreaming  # type: ignore[no-any-return]
+    return MessageCreateParamsNonStreaming
 
 
 def validate_anthropic(body: Any) -> list[Problem]:

@@ -146,7 +146,9 @@ def check_conversation(
             invented = list(outcome.synthetic_results)
         result.synthetic_over_real += len(invented)
         if invented:
-            result.failures.append(f"{label} compacted for {model}: synthetic results for {invented}")
+            result.failures.append(
+                f"{label} compacted for {model}: synthetic results for {invented}"
+            )
         found = validate(outcome.body, outcome.api, model=outcome.target.model).problems
         result.problems += len(found)
         result.failures += [f"{label} compacted for {model}: {p}" for p in found[:5]]

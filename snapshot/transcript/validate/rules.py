@@ -24,6 +24,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from snapshot.transcript.validate.problems import Problem
@@ -270,7 +271,7 @@ def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
                 f"the first turn is {turns[0].role!r}, not 'user'",
                 SOURCE,
             )
-        for prev, turn in zip(turns, turns[1:], strict=False):
+        for prev, turn in pairwise(turns):
             if turn.role not in ("user", model):
                 yield Problem(
                     turn.where, "role-order", f"role {turn.role!r} is not user or {model}", SOURCE
@@ -279,15 +280,14 @@ def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
                 yield Problem(turn.where, "role-order", f"two {turn.role} turns in a row", SOURCE)
     if shape == "anthropic" and turns:
         last = turns[-1]
-        texts = last.of("text")
-        if last.role == "assistant" and last.items and last.items[-1].kind == "text":
-            if texts[-1].text != texts[-1].text.rstrip():
-                yield Problem(
-                    texts[-1].where,
-                    "trailing-whitespace",
-                    "a final assistant turn may not end in whitespace",
-                    SOURCE,
-                )
+        final = last.items[-1] if last.role == "assistant" and last.items else None
+        if final is not None and final.kind == "text" and final.text != final.text.rstrip():
+            yield Problem(
+                final.where,
+                "trailing-whitespace",
+                "a final assistant turn may not end in whitespace",
+                SOURCE,
+            )
 
 
 def _pairs_next_turn(turns: list[Turn], shape: str) -> Iterator[Problem]:
@@ -339,8 +339,6 @@ def _pairs_next_turn(turns: list[Turn], shape: str) -> Iterator[Problem]:
                     f"call {c.id!r} ({c.name}) is not answered by the next turn",
                     SOURCE,
                 )
-    if turns and turns[-1].of("call"):
-        pass  # a final turn's calls are the ones being asked for: not a history problem
 
 
 def _pairs_openai(turns: list[Turn], shape: str) -> Iterator[Problem]:
