@@ -230,7 +230,33 @@ _ITEM_TYPE = re.compile(
     r'"type"\s*:\s*"(function_call|function_call_output|custom_tool_call|input_text|'
     r'output_text|input_image|reasoning)"'
 )
-_RESPONSES_KEYS = re.compile(r'"(input|llm_path|instructions)"\s*:|"object"\s*:\s*"response"')
+# Keys a Responses payload opens with (an object cut short at the sniff limit).
+_RESPONSES_KEYS = re.compile(r'^\{\s*"(input|llm_path|instructions|model|context_window)"\s*:')
+
+
+def _is_jsonl(text: str) -> bool:
+    """Does the head hold more than one JSON document, one a line (a JSONL log)?"""
+    first, sep, rest = text.partition("\n")
+    if not sep or not rest.lstrip().startswith("{"):
+        return False
+    try:
+        json.loads(first)
+    except ValueError:
+        return False
+    return True
+
+
+def _looks_like_payload(text: str) -> bool:
+    """A top-level object with the keys of a Responses request, payload or response."""
+    try:
+        data = json.loads(text)
+    except ValueError:  # a head cut short: judge by its keys
+        return _RESPONSES_KEYS.search(text) is not None and '"messages"' not in text
+    if not isinstance(data, dict):
+        return False
+    if isinstance(data.get("input"), list | str) and "messages" not in data:
+        return True
+    return data.get("object") == "response" and isinstance(data.get("output"), list)
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -239,12 +265,8 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head_text(head)
     if text.startswith("["):
         return _ITEM_TYPE.search(text) is not None and '"parts"' not in text[:2000]
-    if text.startswith("{"):
-        return (
-            _RESPONSES_KEYS.search(text) is not None
-            and '"messages"' not in text
-            and ('"input"' in text or '"output"' in text)
-        )
+    if text.startswith("{") and not _is_jsonl(text):
+        return _looks_like_payload(text)
     return False
 
 
