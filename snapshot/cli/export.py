@@ -50,42 +50,13 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p.set_defaults(func=cmd_export)
 
 
-# Which billing route's request limits apply to each body.
-_ROUTES = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "openai-responses": "openai",
-    "gemini": "google",
-}
-
-
 def limit_notes(body: object, target: str) -> list[str]:
     """Where a body exceeds its provider's documented request limits (it would be refused)."""
-    from snapshot.billing.providers import limit_facts_for
-    from snapshot.transcript.export import body_image_sizes
+    from snapshot.transcript.validate.rules import LIMIT_RULES, ROUTES, check_rules
 
-    route = _ROUTES.get(target)
-    if route is None:
+    if target not in ROUTES:
         return []
-    limits = {f.field: f.value for f in limit_facts_for(route)}
-    sizes = body_image_sizes(body)
-    notes: list[str] = []
-    if "max_images" in limits and len(sizes) > limits["max_images"]:
-        notes.append(
-            f"the body holds {len(sizes)} images; {route} takes at most {limits['max_images']} "
-            "per request (drop old images first)"
-        )
-    big = [n for n in sizes if n > limits.get("max_image_bytes", n)]
-    if big:
-        notes.append(
-            f"{len(big)} image(s) exceed {route}'s {limits['max_image_bytes']} bytes per image"
-        )
-    total = len(json.dumps(body, ensure_ascii=False).encode())
-    if total > limits.get("max_request_bytes", total):
-        notes.append(
-            f"the body is {total} bytes; {route} takes at most {limits['max_request_bytes']}"
-        )
-    return notes
+    return [p.message for p in check_rules(body, target) if p.rule in LIMIT_RULES]
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -107,8 +78,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     else:
         result = export(conv, args.to, model=args.model)
     notes = [*result.notes]
-    if not isinstance(result.body, str):
-        notes += limit_notes(result.body, args.to)
+    if not isinstance(result.body, str) and not args.check:
+        notes += limit_notes(result.body, args.to)  # --check reports them among its problems
     for note in notes:
         print(f"snapshot: note: {note}", file=sys.stderr)
     if isinstance(result.body, str):

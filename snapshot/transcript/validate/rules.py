@@ -50,6 +50,9 @@ _PATTERNS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {
     "gemini": (re.compile(r"^.{1,256}$", re.S), re.compile(r"^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$")),
 }
 
+# The rules that are a provider's request limits (images per request, bytes).
+LIMIT_RULES = frozenset({"image-count", "image-size", "request-size"})
+
 # Which billing route's limits each shape answers to.
 ROUTES = {
     "anthropic": "anthropic",
