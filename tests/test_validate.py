@@ -167,4 +167,7 @@ def test_a_missing_spec_is_skipped_with_a_reason(
         openai_spec._components.cache_clear()
         openai_spec._validator.cache_clear()
     assert checked.skipped and "SNAPSHOT_OPENAI_SPEC" in checked.skipped[0]
-    assert checked.checked_by == ("documented rules",)
+    assert checked.checked_by == (
+        "openai SDK CompletionCreateParamsNonStreaming",
+        "documented rules",
+    )

@@ -1,6 +1,7 @@
 """Is a request body one the provider accepts? Published schemas plus documented rules.
 
-- OpenAI chat and Responses bodies against OpenAI's OpenAPI spec (``jsonschema``);
+- OpenAI chat and Responses bodies against OpenAI's OpenAPI spec (``jsonschema``) and
+  the ``openai`` SDK's request TypedDicts;
 - Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts;
 - Gemini ``generateContent`` bodies against ``google-genai``'s pydantic types;
 - and, for every shape, the rules in :mod:`snapshot.transcript.validate.rules`.
@@ -17,6 +18,7 @@ project) is skipped and named in :attr:`Validation.skipped`; the rules still run
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,18 +62,17 @@ class Validation:
         }
 
 
-def _schema_problems(body: Any, shape: str) -> tuple[list[Problem], str]:
-    if shape == "anthropic":
-        from snapshot.transcript.validate.anthropic_types import SOURCE, validate_anthropic
+def _checkers(shape: str) -> list[tuple[str, Callable[[Any], list[Problem]]]]:
+    """``(name, check)`` for each published schema or SDK type set that covers ``shape``."""
+    from snapshot.transcript.validate import gemini_types, openai_spec, sdk_types
 
-        return validate_anthropic(body), SOURCE
     if shape == "gemini":
-        from snapshot.transcript.validate.gemini_types import SOURCE, validate_gemini
-
-        return validate_gemini(body), SOURCE
-    from snapshot.transcript.validate.openai_spec import SOURCE, validate_openai
-
-    return validate_openai(body, shape), SOURCE
+        return [(gemini_types.SOURCE, gemini_types.validate_gemini)]
+    out: list[tuple[str, Callable[[Any], list[Problem]]]] = []
+    if shape != "anthropic":
+        out.append((openai_spec.SOURCE, lambda body: openai_spec.validate_openai(body, shape)))
+    out.append((sdk_types.source_of(shape), lambda body: sdk_types.validate_sdk(body, shape)))
+    return out
 
 
 def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
@@ -101,12 +102,13 @@ def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
     problems: list[Problem] = []
     checked: list[str] = []
     skipped: list[str] = []
-    try:
-        found, source = _schema_problems(body, shape)
-        problems += found
-        checked.append(source)
-    except (SnapshotError, ImportError) as exc:
-        skipped.append(f"schema check skipped: {exc}")
+    for name, check in _checkers(shape):
+        try:
+            problems += check(body)
+        except (SnapshotError, ImportError) as exc:
+            skipped.append(f"{name} check skipped: {exc}")
+            continue
+        checked.append(name)
     problems += check_rules(body, shape, model=model)
     checked.append("documented rules")
     return Validation(shape, tuple(problems), tuple(checked), tuple(skipped))

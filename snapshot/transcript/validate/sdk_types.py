@@ -1,9 +1,12 @@
-"""Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts.
+"""Request bodies against the provider SDKs' request TypedDicts.
 
-The SDK's pydantic path validates ``Iterable`` fields lazily, so nothing under
-``messages`` would be checked; this module walks the TypedDicts itself:
-required keys, unknown keys (the API refuses them), literals, unions (the
-branch whose ``type`` literal matches is the one reported), lists and scalars.
+Anthropic Messages bodies against ``anthropic``'s ``MessageCreateParamsNonStreaming``,
+OpenAI chat and Responses bodies against ``openai``'s ``CompletionCreateParams`` /
+``ResponseCreateParams`` (beside OpenAI's OpenAPI spec). The SDKs' pydantic path
+validates ``Iterable`` fields lazily, so nothing under ``messages`` would be
+checked; this module walks the TypedDicts itself: required keys, unknown keys
+(the APIs refuse them), literals, unions (the branch whose ``type`` or ``role``
+literal matches is the one reported), lists and scalars.
 
 >>> from typing import Literal
 >>> check_value({"a": 1}, dict[str, int], ("x",))
@@ -15,9 +18,11 @@ branch whose ``type`` literal matches is the one reported), lists and scalars.
 from __future__ import annotations
 
 import collections.abc
+import importlib
 import os
 import types
 import typing
+from dataclasses import replace
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -25,7 +30,17 @@ import typing_extensions
 
 from snapshot.transcript.validate.problems import Problem, json_path
 
-SOURCE = "anthropic SDK MessageCreateParamsNonStreaming"
+# Each shape's request type: (module, TypedDict).
+REQUEST_TYPES = {
+    "anthropic": ("anthropic.types.message_create_params", "MessageCreateParamsNonStreaming"),
+    "openai": ("openai.types.chat.completion_create_params", "CompletionCreateParamsNonStreaming"),
+    "openai-responses": (
+        "openai.types.responses.response_create_params",
+        "ResponseCreateParamsNonStreaming",
+    ),
+}
+# Keys whose literal value names an object's variant in a union.
+_DISCRIMINATORS = ("type", "role")
 _WRAPPERS = {"Required", "NotRequired", "ReadOnly"}
 
 
@@ -66,11 +81,12 @@ def _is_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
 
 
-def _type_literals(td: Any) -> tuple[Any, ...]:
+def _literals(td: Any, key: str) -> tuple[Any, ...]:
+    """The literal values a TypedDict's ``key`` field admits (empty when not a literal)."""
     if not _is_typeddict(td):
         return ()
     fields, _ = _fields(td)
-    tp = fields.get("type")
+    tp = fields.get(key)
     if tp is not None and get_origin(tp) is Literal:
         return get_args(tp)
     return ()
@@ -92,20 +108,39 @@ def _check_typeddict(value: Any, td: type, path: tuple[str | int, ...]) -> list[
     return problems
 
 
+def _flatten(options: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Union members, nested unions spread out; the SDK's response models dropped (a JSON
+    body is checked against the request TypedDicts beside them)."""
+    out: list[Any] = []
+    for option in options:
+        inner, _ = _unwrap(option)
+        if get_origin(inner) is Union or get_origin(inner) is types.UnionType:
+            out.extend(_flatten(get_args(inner)))
+        elif not (isinstance(inner, type) and hasattr(inner, "model_fields")):
+            out.append(inner)
+    return tuple(out)
+
+
 def _check_union(
     value: Any, options: tuple[Any, ...], path: tuple[str | int, ...]
 ) -> list[Problem]:
-    kind = value.get("type") if isinstance(value, dict) else None
-    if isinstance(kind, str):
-        # Discriminated: the branch the object's own "type" names is the one that counts.
-        named = [o for o in options if kind in _type_literals(_unwrap(o)[0])]
-        for option in named:
-            problems = check_value(value, option, path)
-            if not problems or option is named[-1]:
-                return problems
-        kinds = sorted({lit for o in options for lit in _type_literals(_unwrap(o)[0])})
-        if kinds:
-            return [_problem(path, f"type {kind!r} is not one of {kinds}")]
+    options = _flatten(options) or options
+    for key in _DISCRIMINATORS:
+        kind = value.get(key) if isinstance(value, dict) else None
+        if not isinstance(kind, str):
+            continue
+        # Discriminated: the branch the object's own tag names is the one that counts.
+        tags = [_literals(_unwrap(o)[0], key) for o in options]
+        if not any(tags):
+            continue
+        named = tuple(o for o, t in zip(options, tags, strict=True) if kind in t)
+        untagged = tuple(o for o, t in zip(options, tags, strict=True) if not t)
+        if not named and not untagged:
+            kinds = sorted({str(v) for t in tags for v in t})
+            return [_problem((*path, key), f"{kind!r} is not one of {kinds}")]
+        options = named or untagged
+        if len(options) == 1:
+            return check_value(value, options[0], path)
     # Otherwise report the branch whose shape fits (its problems lie deeper than here).
     here = json_path(path)
     best: list[Problem] | None = None
@@ -166,16 +201,29 @@ def check_value(value: Any, tp: Any, path: tuple[str | int, ...]) -> list[Proble
 
 
 def _problem(path: tuple[str | int, ...], message: str) -> Problem:
-    return Problem(json_path(path), "schema", message, SOURCE)
+    return Problem(json_path(path), "schema", message, "SDK request types")
 
 
 @cache
-def _request_type() -> type:
-    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+def _request_type(shape: str) -> type:
+    module, name = REQUEST_TYPES[shape]
+    found: type = getattr(importlib.import_module(module), name)
+    return found
 
-    return MessageCreateParamsNonStreaming
+
+def source_of(shape: str) -> str:
+    """``"anthropic SDK MessageCreateParamsNonStreaming"``: whose types checked a shape."""
+    module, name = REQUEST_TYPES[shape]
+    return f"{module.split('.')[0]} SDK {name}"
 
 
-def validate_anthropic(body: Any) -> list[Problem]:
-    """Problems the SDK's request types find in an Anthropic Messages body."""
-    return check_value(body, _request_type(), ())
+def validate_sdk(body: Any, shape: str) -> list[Problem]:
+    """Problems the provider SDK's request TypedDicts find in a ``shape`` body.
+
+    Raises
+    ------
+    ImportError
+        The provider's SDK is not installed (``pip install 'snapshot[validate]'``).
+    """
+    source = source_of(shape)
+    return [replace(p, source=source) for p in check_value(body, _request_type(shape), ())]
