@@ -114,3 +114,10 @@ def test_real_files_round_trip(rel: str, tmp_path: Path) -> None:
         for shape in READ_BACK:
             body, again_body, _ = _round_trip(conv, shape, tmp_path)
             assert again_body == body, (rel, conv.agent, shape)
+
+
+def test_importer_and_exporter_agree_on_the_signature_key() -> None:
+    from snapshot.transcript import export as exporter
+    from snapshot.transcript.formats import gemini_content
+
+    assert gemini_content.THOUGHT_SIGNATURES == exporter.THOUGHT_SIGNATURES

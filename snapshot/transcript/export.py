@@ -18,6 +18,13 @@ becomes a text note; an id or tool name outside the provider's character set
 is replaced by a stable derived one. Each repair is one line in
 :attr:`Export.notes`; nothing is changed silently.
 
+Gemini 3 refuses a function call of the current turn without a
+``thoughtSignature``: a signature the source recorded (a Gemini history) is
+sent back unchanged, and a call Gemini did not make carries the dummy value
+Google documents for that case (noted). Responses function tools carry the
+``strict`` flag the API requires, and earlier assistant text goes as an input
+message.
+
 Images go as base64 blocks (Anthropic), data URLs (OpenAI) or inline data
 (Gemini); an image whose file is missing or whose type a provider does not
 take becomes a text note (and a note).
