@@ -89,6 +89,9 @@ def test_inline_subagents_are_each_their_own_agent() -> None:
     assert all(len(c.path()) == len(c.messages) for c in side)  # every message reachable
     chosen = import_path(FORMATS / SUBAGENTS, select={"agent": "sidechain-3"})
     assert [c.agent for c in chosen] == ["sidechain-3"]
+    # Each names the main agent's Task call that started it.
+    task_calls = {c.id for m in convs[0].path() for c in m.tool_calls() if c.name == "Task"}
+    assert {c.meta["task_call"] for c in side} == task_calls
 
 
 def test_only_adjacent_records_of_one_response_merge() -> None:

@@ -552,6 +552,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         groups = {agent: messages}
 
     out: list[Conversation] = []
+    tasks = _task_calls(groups.get("main", []))
     for agent, group in groups.items():
         ids = {x.id for x in group}
         # A link into another agent's part of the file starts a new root here.
@@ -566,7 +567,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             agent=agent,
             format=NAME,
             source=str(path),
-            meta=meta,
+            meta=_with_task(meta, agent, group, tasks),
         )
         try:
             add_pairing_warnings(f"{path}", conv.path(), w)
@@ -605,6 +606,27 @@ def _sidechain_agents(messages: Sequence[Message]) -> dict[str, list[Message]]:
         agent_of[x.id] = agent
         groups.setdefault(agent, []).append(x)
     return groups
+
+
+def _task_calls(main: Sequence[Message]) -> dict[str, str]:
+    """The main agent's Task calls: the prompt each gave its subagent → the call id."""
+    out: dict[str, str] = {}
+    for m in main:
+        for call in m.tool_calls():
+            prompt = call.input.get("prompt")
+            if call.name == "Task" and isinstance(prompt, str):
+                out.setdefault(prompt.strip(), call.id)
+    return out
+
+
+def _with_task(
+    meta: Mapping[str, Any], agent: str, group: Sequence[Message], tasks: Mapping[str, str]
+) -> Mapping[str, Any]:
+    """``meta`` plus ``task_call``: the main agent's call that started this subagent, if found."""
+    if agent == "main" or not group:
+        return meta
+    call = tasks.get(group[0].text().strip())
+    return {**meta, "task_call": call} if call else meta
 
 
 def _session_from_path(path: Path) -> str:
