@@ -121,3 +121,45 @@ def test_importer_and_exporter_agree_on_the_signature_key() -> None:
     from snapshot.transcript.formats import gemini_content
 
     assert gemini_content.THOUGHT_SIGNATURES == exporter.THOUGHT_SIGNATURES
+
+
+def _markdown_round_trip(conv: Conversation, tmp_path: Path) -> tuple[str, str, Conversation]:
+    text = export(conv, "markdown").body
+    path = tmp_path / "conv.md"
+    path.write_text(text, encoding="utf-8", newline="")
+    assert detect(path).name == "snapshot-markdown"
+    (again,) = import_path(path)
+    return text, export(again, "markdown").body, again
+
+
+def test_markdown_reimports_to_the_same_markdown(tmp_path: Path) -> None:
+    conv = _conv()
+    text, again_text, again = _markdown_round_trip(conv, tmp_path)
+    assert again_text == text
+    calls = [(c.name, dict(c.input)) for m in again.path() for c in m.tool_calls()]
+    assert calls == [("ls", {"path": "."}), ("cat", {"file": "a.txt"})]
+    results = [r for m in again.path() for r in m.tool_results()]
+    assert [r.is_error for r in results] == [False, True]
+    assert [m.role for m in again.path()] == [m.role for m in conv.path()]
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not FORMATS.is_dir(), reason="format samples not found (../shared/corpus)")
+@pytest.mark.parametrize(
+    "rel",
+    [
+        "claude-code/dkimuson-fe5e1c67.jsonl",
+        "gemini-content/gemini-cli-trajectory.json",
+        "mini-swe-agent/msa-github_issue.traj.json",
+    ],
+)
+def test_real_files_round_trip_through_markdown(rel: str, tmp_path: Path) -> None:
+    for conv in import_path(FORMATS / rel):
+        text, again_text, again = _markdown_round_trip(conv, tmp_path)
+        assert again_text == text, (rel, conv.agent)
+        s, t = stats(conv.path()), stats(again.path())
+        assert (t.messages, t.tool_calls, t.tool_results) == (
+            s.messages,
+            s.tool_calls,
+            s.tool_results,
+        )

@@ -34,6 +34,7 @@ FORMAT_MODULES: tuple[str, ...] = (
     # Before the chat formats: their lists of role objects look alike at a glance.
     "snapshot.transcript.formats.gemini_content",
     "snapshot.transcript.formats.openai_responses",
+    "snapshot.transcript.formats.snapshot_markdown",
     "snapshot.transcript.formats.anthropic_messages",
     "snapshot.transcript.formats.openai_chat",
 )
