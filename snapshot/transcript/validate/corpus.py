@@ -46,6 +46,7 @@ class CorpusValidation:
     conversations: int = 0
     bodies: int = 0
     compactions: int = 0
+    compacted_bodies: int = 0  # request bodies of the compactions, also validated
     problems: int = 0
     synthetic_over_real: int = 0
     not_imported: list[str] = field(default_factory=list)
@@ -59,13 +60,13 @@ class CorpusValidation:
         """One line for a report.
 
         >>> CorpusValidation(files=2, imported=1, conversations=3, bodies=12).summary()
-        '12 request bodies from 3 conversations (1 of 2 files import): 0 validation problems; 0 compactions, 0 synthetic results over real ones'
+        '12 exported + 0 compacted request bodies from 3 conversations (1 of 2 files import): 0 validation problems; 0 compactions, 0 synthetic results over real ones'
         """
         return (
-            f"{self.bodies} request bodies from {self.conversations} conversations "
-            f"({self.imported} of {self.files} files import): {self.problems} validation "
-            f"problems; {self.compactions} compactions, {self.synthetic_over_real} synthetic "
-            "results over real ones"
+            f"{self.bodies} exported + {self.compacted_bodies} compacted request bodies from "
+            f"{self.conversations} conversations ({self.imported} of {self.files} files "
+            f"import): {self.problems} validation problems; {self.compactions} compactions, "
+            f"{self.synthetic_over_real} synthetic results over real ones"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -75,6 +76,7 @@ class CorpusValidation:
             "conversations": self.conversations,
             "bodies": self.bodies,
             "compactions": self.compactions,
+            "compacted_bodies": self.compacted_bodies,
             "problems": self.problems,
             "synthetic_over_real": self.synthetic_over_real,
             "not_imported": self.not_imported,
@@ -153,6 +155,7 @@ def check_conversation(
         if outcome.api == "openai":  # compact --api responses writes the same ladder result
             again = export(outcome.result.conversation, "openai-responses", model=model)
             bodies.append(("openai-responses", again.body))
+        result.compacted_bodies += len(bodies)
         for shape, body in bodies:
             found = validate(body, shape, model=outcome.target.model).problems
             result.problems += len(found)
