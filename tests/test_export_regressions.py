@@ -163,3 +163,11 @@ def test_responses_export_of_the_issue_files_validates(rel: str) -> None:
         assert all(t["strict"] is False for t in body.get("tools", []))
         checked = validate(body, "openai-responses")
         assert checked.ok, checked.problems[:3]
+
+
+def test_compact_for_responses_and_gemini_3_validates() -> None:
+    conv = _one(ISSUE271)
+    for model, api in (("gpt-5.1", "responses"), ("gemini-3-pro-preview", "chat")):
+        outcome = compact(conv, model, 23792, openai_api=api, check=True)
+        assert outcome.validation is not None and outcome.validation["ok"], outcome.validation
+        assert outcome.synthetic_results == ()
