@@ -37,6 +37,8 @@ pytestmark = pytest.mark.skipif(
 
 # The MANIFEST's format names, where the importer's name differs.
 IMPORTER_OF = {
+    "gemini-content": "gemini-content",
+    "openai-responses": "openai-responses",
     "claude-code": "claude-code-jsonl",
     "claude-agent-sdk": "claude-code-jsonl",
     "codex-exec": "codex-exec-jsonl",

@@ -437,6 +437,7 @@ def test_sdk_log_records_are_redacted_during_a_call(caplog: pytest.LogCaptureFix
     caplog.set_level(logging.DEBUG)
     key = KEYS["openai"]
     logging.getLogger("openai._base_client")  # exists once the SDK is imported
+    # The SDK adds its own filter when imported (the validators import it too).
     with live._redacting_logs((key,)):
         logging.getLogger("openai._base_client").debug("headers: %s", {"authorization": key})
     logging.getLogger("openai._base_client").debug("after the call")

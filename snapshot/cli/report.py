@@ -162,6 +162,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=at_least(1),
         help="check the request with a simulated provider (offline stand-in) that counts exactly and rejects above this many tokens; the ladder recovers with free rungs",
     )
+    c.add_argument(
+        "--check",
+        action="store_true",
+        help="validate the request against the provider's published schema and documented "
+        "rules; the result goes into record.json ('validation') and a problem exits 1",
+    )
     c.set_defaults(func=cmd_compact)
 
 
@@ -285,6 +291,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         summarizer=_summarizer(args.summarizer, conv),
         openai_api=args.api,
         provider_limit=args.provider_limit,
+        check=args.check,
     )
     record = outcome.write(args.out)
     if args.json:
@@ -298,6 +305,17 @@ def cmd_compact(args: argparse.Namespace) -> int:
         )
         for note in record["notes"]:
             print(f"  note: {note}", file=sys.stderr)
+        if record["synthetic_results"]:
+            print(
+                f"  repaired: {len(record['synthetic_results'])} call(s) with no recorded result "
+                f"answered with a synthetic error result: {', '.join(record['synthetic_results'])}",
+                file=sys.stderr,
+            )
+        if record["validation"] is not None:
+            for line in [*record["validation"]["skipped"], *record["validation"]["problems"]]:
+                print(f"  check: {line}", file=sys.stderr)
+            print(f"  check: {len(record['validation']['problems'])} problem(s)", file=sys.stderr)
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
-    return 0 if record["fits"] else 1
+    invalid = record["validation"] is not None and not record["validation"]["ok"]
+    return 0 if record["fits"] and not invalid else 1

@@ -32,6 +32,10 @@ class CompactOutcome:
     body: Any
     notes: tuple[str, ...]
     checked_by: str | None
+    # Calls the request answers with a synthetic error result: the source has no result.
+    synthetic_results: tuple[str, ...] = ()
+    # The body checked against the provider's schema and rules (``check=True``), as JSON.
+    validation: dict[str, Any] | None = None
 
     def record(self, request_file: str, page_files: list[str]) -> dict[str, Any]:
         r = self.result
@@ -59,6 +63,8 @@ class CompactOutcome:
             "pages": page_files,
             "request_file": request_file,
             "notes": list(self.notes),
+            "synthetic_results": list(self.synthetic_results),
+            "validation": self.validation,
         }
 
     def write(self, out: Path) -> dict[str, Any]:
@@ -112,6 +118,7 @@ def compact(
     summarizer: Summarizer | None = None,
     openai_api: str = "chat",
     provider_limit: int | None = None,
+    check: bool = False,
 ) -> CompactOutcome:
     from snapshot.transcript.export import export
 
@@ -139,4 +146,18 @@ def compact(
     api = _request_shape(target, openai_api)
     exported = export(result.conversation, api, model=target.model)
     notes = [*exported.notes, *_check_budgets(exported.body, target)]
-    return CompactOutcome(target, result, api, exported.body, tuple(notes), checked_by)
+    validation = None
+    if check:
+        from snapshot.transcript.validate import validate
+
+        validation = validate(exported.body, api, model=target.model).to_json()
+    return CompactOutcome(
+        target,
+        result,
+        api,
+        exported.body,
+        tuple(notes),
+        checked_by,
+        exported.synthetic_results,
+        validation,
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from snapshot.ladder.record import recent_start, turn_starts
+from snapshot.ladder.record import recent_start
 from snapshot.transcript.model import Message
 
 
@@ -29,15 +29,48 @@ class Cut:
 
 
 def head_end(path: Sequence[Message]) -> int:
-    """Index just past the first user turn (and the assistant's first reply to it, if any)."""
-    starts = turn_starts(path)
-    if not starts:
-        return min(1, len(path))
-    end = starts[0] + 1
-    # A first message that is a snapshot of an earlier pass is part of the middle, not the head.
+    """Index just past the head: leading system messages and the first user turn.
+
+    A path that does not open with a user turn (a ``codex exec --json`` log, an
+    Agent SDK stream without its prompt file, a resumed run) has no task to
+    keep verbatim: its head is the leading system messages alone, so its first
+    assistant turn and that turn's results go to the middle together. A
+    snapshot or summary of an earlier pass is never the head's user turn.
+    Whatever the head holds, it never ends with a call whose result lies after it.
+
+    >>> from snapshot.transcript.model import Message, TextBlock, ToolCall, ToolResult
+    >>> a = Message("a", None, "assistant", (ToolCall("t", "ls"),))
+    >>> r = Message("r", "a", "user", (ToolResult("t"),))
+    >>> u = Message("u", "r", "user", (TextBlock("next"),))
+    >>> head_end([a, r, u])
+    0
+    """
+    floor = 0
+    while floor < len(path) and path[floor].role == "system" and not path[floor].meta.get("kind"):
+        floor += 1
+    if floor == len(path) or not _opens_turn(path[floor]):
+        return floor
+    end = floor + 1
     while end < len(path) and path[end].role == "system" and not path[end].meta.get("kind"):
         end += 1
+    while end > floor and _open_across(path, end):
+        end -= 1
     return end
+
+
+def _opens_turn(message: Message) -> bool:
+    return (
+        message.role == "user"
+        and not message.tool_results()
+        and not message.meta.get("compact_summary")
+        and not message.meta.get("kind")
+    )
+
+
+def _open_across(path: Sequence[Message], index: int) -> bool:
+    """Does a call before ``index`` have its result at or after it?"""
+    before = _calls_before(path, index)
+    return any(r.call_id in before for m in path[index:] for r in m.tool_results())
 
 
 def _calls_before(path: Sequence[Message], index: int) -> set[str]:

@@ -262,9 +262,26 @@ def _budget_failure(conv: Conversation, target: Target, budget: int, tokens: int
     if floor > budget:
         return (
             f"the budget of {budget:,} tokens is smaller than the verbatim head alone "
-            f"({floor:,} tokens); nothing the ladder may remove can fit it"
+            f"({_what_tokens(target, head, floor)}); nothing the ladder may remove can fit it"
         )
-    return f"still {tokens:,} tokens after every rung, over the budget of {budget:,}"
+    return (
+        f"still {_what_tokens(target, path, tokens)} after every rung, "
+        f"over the budget of {budget:,}"
+    )
+
+
+def _what_tokens(target: Target, messages: Sequence[Message], tokens: int) -> str:
+    """What ``tokens`` are made of: ``"9,000 tokens: 8,000 in 8 images, 1,000 text"``."""
+    images = [img for m in messages for img in m.images()]
+    if not images:
+        return f"{tokens:,} tokens, all text"
+    image_tokens = sum(target.image_cost(img) for img in images)
+    pages = sum(len(m.images()) for m in messages if m.meta.get("kind") == "snapshot")
+    kind = f" ({pages} snapshot pages)" if pages else ""
+    return (
+        f"{tokens:,} tokens: {image_tokens:,} in {len(images)} images{kind}, "
+        f"{max(tokens - image_tokens, 0):,} text"
+    )
 
 
 # --- reactive recovery ---------------------------------------------------------

@@ -124,9 +124,8 @@ def snapshot(
     if not fresh:
         note = "no middle to image" if not earlier else "nothing new since the last snapshot"
         return StrategyResult(conv, RungRecord("snapshot", notes=(note,)))
-    source = "\n".join([str(m.meta["source_text"]) for m in earlier] + [serialize(fresh)])
-    covered = [mid for m in earlier for mid in m.meta.get("covers", ())] + [m.id for m in fresh]
-
+    earlier_text = [str(m.meta["source_text"]) for m in earlier]
+    source = "\n".join([*earlier_text, serialize(fresh)])
     pages, kept = _render(source, target, opts)
     if len(pages) == 0:
         return StrategyResult(
@@ -134,18 +133,37 @@ def snapshot(
         )
 
     existing_images = sum(len(m.images()) for m in head + tail)
-    if len(pages) + existing_images > target.max_images:
-        return StrategyResult(
-            conv,
-            RungRecord(
-                "snapshot",
-                notes=(
-                    f"refused: {len(pages)} pages + {existing_images} other images exceed "
-                    f"the provider's {target.max_images} images per request",
+    allowed = target.max_images - existing_images
+    left: list[Message] = []
+    overflow_note = ""
+    if len(pages) > allowed:
+        # More pages than the request may carry: image the oldest part that fits
+        # and leave the rest as (already elided) text, rather than imaging nothing.
+        imaged = _fitting_prefix(fresh, earlier_text, allowed, target, opts)
+        if imaged == 0:
+            return StrategyResult(
+                conv,
+                RungRecord(
+                    "snapshot",
+                    notes=(
+                        f"refused: not even the oldest middle messages fit in {max(allowed, 0)} "
+                        f"pages ({target.max_images} images per request, {existing_images} "
+                        "already in the head and tail)",
+                    ),
+                    data={"refused": "max_images"},
                 ),
-                data={"refused": "max_images"},
-            ),
+            )
+        fresh, left = fresh[:imaged], fresh[imaged:]
+        middle = [*earlier, *fresh]
+        source = "\n".join([*earlier_text, serialize(fresh)])
+        pages, kept = _render(source, target, opts)
+        overflow_note = (
+            f"image limit: {target.max_images} images per request ({existing_images} in the "
+            f"head and tail) leave room for {allowed} pages; imaged the oldest {len(fresh)} "
+            f"middle messages, the {len(left)} after them ({sum(m.chars() for m in left):,} "
+            "characters) stay as text"
         )
+    covered = [mid for m in earlier for mid in m.meta.get("covers", ())] + [m.id for m in fresh]
     pngs = [p.png() for p in pages]
     too_big = [i + 1 for i, b in enumerate(pngs) if _base64_len(len(b)) > target.max_image_bytes]
     if too_big:
@@ -183,7 +201,9 @@ def snapshot(
     fonts = " and ".join(sorted({p.geometry.font.name for p in pages}))
     blocks: list[TextBlock | ImageBlock] = [
         TextBlock(
-            reading_guide(pages, fresh if not earlier else middle, tail[0] if tail else None, fonts)
+            reading_guide(
+                pages, fresh if not earlier else middle, next(iter([*left, *tail]), None), fonts
+            )
         )
     ]
     for i, (page, png) in enumerate(zip(pages, pngs, strict=True), start=1):
@@ -212,12 +232,16 @@ def snapshot(
             "model": target.model,
         },
     )
+    notes: tuple[str, ...] = (f"{len(middle)} messages → {len(pages)} pages",)
+    if overflow_note:
+        notes = (*notes, overflow_note)
     record = RungRecord(
         "snapshot",
         changed=len(middle),
         chars_removed=len(source),
-        notes=(f"{len(middle)} messages → {len(pages)} pages",),
+        notes=notes,
         data={
+            "left_as_text": len(left),
             "pages": len(pages),
             "page_bytes": sum(len(b) for b in pngs),
             "page_tokens": page_cost,
@@ -228,7 +252,41 @@ def snapshot(
             "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in pages}),
         },
     )
-    return StrategyResult(linear_copy(conv, [*head, message, *tail]), record, tuple(pages))
+    return StrategyResult(linear_copy(conv, [*head, message, *left, *tail]), record, tuple(pages))
+
+
+def _split_points(messages: Sequence[Message]) -> list[int]:
+    """Indexes where ``messages`` may be cut without parting a call from its result."""
+    points = []
+    open_calls: set[str] = set()
+    for i, m in enumerate(messages, start=1):
+        open_calls.difference_update(r.call_id for r in m.tool_results())
+        open_calls.update(c.id for c in m.tool_calls())
+        if not open_calls:
+            points.append(i)
+    return points
+
+
+def _fitting_prefix(
+    fresh: Sequence[Message],
+    earlier_text: Sequence[str],
+    allowed: int,
+    target: Target,
+    options: SheetOptions,
+) -> int:
+    """The most leading messages of ``fresh`` whose pages (with earlier snapshots) fit ``allowed``."""
+    if allowed <= 0:
+        return 0
+    points = _split_points(fresh)
+    best, lo, hi = 0, 0, len(points) - 1
+    while lo <= hi:  # pages grow with the prefix: binary search the split points
+        mid = (lo + hi) // 2
+        source = "\n".join([*earlier_text, serialize(fresh[: points[mid]])])
+        if len(_render(source, target, options)[0]) <= allowed:
+            best, lo = points[mid], mid + 1
+        else:
+            hi = mid - 1
+    return best
 
 
 def _base64_len(n: int) -> int:

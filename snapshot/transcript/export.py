@@ -18,6 +18,13 @@ becomes a text note; an id or tool name outside the provider's character set
 is replaced by a stable derived one. Each repair is one line in
 :attr:`Export.notes`; nothing is changed silently.
 
+Gemini 3 refuses a function call of the current turn without a
+``thoughtSignature``: a signature the source recorded (a Gemini history) is
+sent back unchanged, and a call Gemini did not make carries the dummy value
+Google documents for that case (noted). Responses function tools carry the
+``strict`` flag the API requires, and earlier assistant text goes as an input
+message.
+
 Images go as base64 blocks (Anthropic), data URLs (OpenAI) or inline data
 (Gemini); an image whose file is missing or whose type a provider does not
 take becomes a text note (and a note).
@@ -54,6 +61,7 @@ from snapshot.transcript.model import (
     ToolCall,
     ToolResult,
 )
+from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL
 
 # Placeholders for the body's model field; the caller names the real model.
 DEFAULT_MODEL = {
@@ -64,6 +72,9 @@ DEFAULT_MODEL = {
 DEFAULT_MAX_TOKENS = 4096
 
 SYNTHETIC_RESULT = "[no result was recorded for this tool call; added on export]"
+
+# Message meta key: {call id: Gemini thoughtSignature} as the source recorded them.
+THOUGHT_SIGNATURES = "thought_signatures"
 
 # Media types all three providers take for images.
 IMAGE_MEDIA_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -82,6 +93,8 @@ class Export:
 
     body: Any
     notes: tuple[str, ...] = ()
+    # Exported ids of the calls answered by a synthetic error result (the log has none).
+    synthetic_results: tuple[str, ...] = ()
 
 
 # --- the plan: the path cut into assistant turns and the windows answering them ---------
@@ -116,6 +129,9 @@ class _Plan:
     notes: list[str]
     tool_names: dict[str, None]  # exported names, first-use order
     call_names: dict[str, str]  # exported call id -> exported tool name
+    # exported call id -> the Gemini thoughtSignature the source recorded for it
+    signatures: dict[str, str] = field(default_factory=dict)
+    synthetic: list[str] = field(default_factory=list)
 
 
 def _nonempty(block: Block) -> bool:
@@ -130,6 +146,8 @@ class _Planner:
         self.name_map: dict[str, str] = {}
         self.tool_names: dict[str, None] = {}
         self.call_names: dict[str, str] = {}
+        self.signatures: dict[str, str] = {}
+        self.synthetic: list[str] = []
         self.dropped_empty = 0
 
     def export_id(self, orig: str, where: str) -> str:
@@ -201,6 +219,7 @@ class _Planner:
                         "answered with a synthetic error result"
                     )
                     result = ToolResult(cid, (TextBlock(SYNTHETIC_RESULT),), is_error=True)
+                    self.synthetic.append(cid)
                 window.results.append(result)
             reordered = False
 
@@ -225,11 +244,14 @@ class _Planner:
                     target = _Assistant([], [])
                     turns.append(target)
                     open_calls, call_order, answered = {}, [], {}
+                signed = msg.meta.get(THOUGHT_SIGNATURES)
                 for b in blocks:
                     if isinstance(b, ToolCall):
                         new = self.export_id(b.id, msg.id)
                         name = self.export_name(b.name)
                         self.call_names[new] = name
+                        if isinstance(signed, Mapping) and isinstance(signed.get(b.id), str):
+                            self.signatures[new] = signed[b.id]
                         open_calls.setdefault(b.id, []).append(new)
                         call_order.append(new)
                         b = ToolCall(new, name, dict(b.input))
@@ -279,7 +301,15 @@ class _Planner:
         close_window()
         if self.dropped_empty:
             self.notes.append(f"{self.dropped_empty} empty text block(s) left out")
-        return _Plan(system, turns, self.notes, self.tool_names, self.call_names)
+        return _Plan(
+            system,
+            turns,
+            self.notes,
+            self.tool_names,
+            self.call_names,
+            self.signatures,
+            self.synthetic,
+        )
 
     def assistant_blocks(self, msg: Message) -> list[Block]:
         out: list[Block] = []
@@ -516,7 +546,7 @@ def export_anthropic(
             {"name": n, "description": d, "input_schema": s}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_anthropic(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -629,7 +659,7 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
             {"type": "function", "function": {"name": n, "description": d, "parameters": s}}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_openai(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -658,7 +688,9 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                 if p is None:
                     parts.append({"type": "input_text", "text": images.placeholder(b)})
                 else:
-                    parts.append({"type": "input_image", "image_url": _data_url(p)})
+                    parts.append(
+                        {"type": "input_image", "image_url": _data_url(p), "detail": "auto"}
+                    )
         return parts
 
     for turn in plan.turns:
@@ -714,18 +746,18 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     body["input"] = items
     if plan.tool_names:
         body["tools"] = [
-            {"type": "function", "name": n, "description": d, "parameters": s}
+            # strict is required; True would demand a closed schema the history's
+            # recovered definitions do not have.
+            {"type": "function", "name": n, "description": d, "parameters": s, "strict": False}
             for n, d, s in _tool_definitions(conv, plan.tool_names)
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def _responses_assistant(text: str) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": text}],
-    }
+    # An input item, not an output message (that one needs the id, status and
+    # annotations only the API itself assigns).
+    return {"type": "message", "role": "assistant", "content": text}
 
 
 def to_openai_responses(conv: Conversation, **kwargs: Any) -> dict[str, Any]:
@@ -747,6 +779,7 @@ def export_gemini(conv: Conversation) -> Export:
     images = _Images(notes, conv)
     contents: list[dict[str, Any]] = []
     thinking = 0
+    sentinels = 0
 
     def inline(img: ImageBlock, where: str) -> dict[str, Any]:
         p = images.payload(img, where)
@@ -781,21 +814,37 @@ def export_gemini(conv: Conversation) -> Export:
             _add_turn(contents, "user", "parts", parts)
         else:
             parts = []
+            first_call = True
             for b in turn.blocks:
                 if isinstance(b, TextBlock):
                     parts.append({"text": b.text})
                 elif isinstance(b, ThinkingBlock):
                     thinking += 1
                 elif isinstance(b, ToolCall):
-                    parts.append(
-                        {"functionCall": {"id": b.id, "name": b.name, "args": dict(b.input)}}
-                    )
+                    part: dict[str, Any] = {
+                        "functionCall": {"id": b.id, "name": b.name, "args": dict(b.input)}
+                    }
+                    signature = plan.signatures.get(b.id)
+                    if signature is None and first_call:
+                        # Gemini 3 refuses an unsigned call in the current turn; a call
+                        # it did not make gets the sentinel Google documents for that.
+                        signature = GEMINI_SIGNATURE_SENTINEL
+                        sentinels += 1
+                    if signature is not None:
+                        part["thoughtSignature"] = signature
+                    first_call = False
+                    parts.append(part)
                 elif isinstance(b, ImageBlock):
                     parts.append(inline(b, turn.ids[0]))
             _add_turn(contents, "model", "parts", parts or [{"text": "[thinking not included]"}])
     if thinking:
         notes.append(
             f"{thinking} thinking block(s) left out (Gemini thought signatures are its own)"
+        )
+    if sentinels:
+        notes.append(
+            f"{sentinels} model turn(s) with function calls Gemini did not sign carry the "
+            f"documented {GEMINI_SIGNATURE_SENTINEL!r} signature"
         )
     if not contents:
         raise _nothing_to_export(conv)
@@ -814,7 +863,7 @@ def export_gemini(conv: Conversation) -> Export:
                 ]
             }
         ]
-    return Export(body, tuple(notes))
+    return Export(body, tuple(notes), tuple(plan.synthetic))
 
 
 def to_gemini(conv: Conversation) -> dict[str, Any]:

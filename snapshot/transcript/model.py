@@ -256,18 +256,20 @@ class Pairing:
 
 
 def tool_pairing(messages: Iterable[Message]) -> Pairing:
-    open_calls: dict[str, None] = {}
+    # A count per id: redacted logs give many calls one id, each answered in turn.
+    open_calls: dict[str, int] = {}
     orphans: list[str] = []
     for msg in messages:
         for block in msg.blocks:
             if isinstance(block, ToolCall):
-                open_calls[block.id] = None
+                open_calls[block.id] = open_calls.get(block.id, 0) + 1
             elif isinstance(block, ToolResult):
-                if block.call_id in open_calls:
-                    del open_calls[block.call_id]
+                if open_calls.get(block.call_id):
+                    open_calls[block.call_id] -= 1
                 else:
                     orphans.append(block.call_id)
-    return Pairing(orphan_results=tuple(orphans), unanswered_calls=tuple(open_calls))
+    unanswered = tuple(cid for cid, n in open_calls.items() for _ in range(n))
+    return Pairing(orphan_results=tuple(orphans), unanswered_calls=unanswered)
 
 
 # --- statistics --------------------------------------------------------------

@@ -76,6 +76,10 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.aider_md",
     "snapshot.transcript.formats.specstory_md",
     "snapshot.transcript.formats.cursor_md",
+    # Before the chat formats: their lists of role objects look alike at a glance.
+    "snapshot.transcript.formats.gemini_content",
+    "snapshot.transcript.formats.openai_responses",
+    "snapshot.transcript.formats.snapshot_markdown",
     "snapshot.transcript.formats.anthropic_messages",
     "snapshot.transcript.formats.openai_chat",
 )

@@ -477,10 +477,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
     if main and len(main) < len(messages):
         # Older Claude Code wrote Task sidechains into the session file itself:
         # each agent becomes its own conversation, as a subagent file would.
-        groups = {"main": main}
-        for x in messages:
-            if x.meta.get("sidechain"):
-                groups.setdefault(str(x.meta.get("agent_id") or "sidechain"), []).append(x)
+        groups = {"main": main, **_sidechain_agents(messages)}
         warnings.add(
             f"{path}: main and sidechain records in one file; split into "
             f"{len(groups)} conversations"
@@ -490,6 +487,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         groups = {agent: messages}
 
     out: list[Conversation] = []
+    tasks = _task_calls(groups.get("main", []))
     for agent, group in groups.items():
         ids = {x.id for x in group}
         # A link into another agent's part of the file starts a new root here.
@@ -504,7 +502,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             agent=agent,
             format=NAME,
             source=str(path),
-            meta=meta,
+            meta=_with_task(meta, agent, group, tasks),
         )
         try:
             add_pairing_warnings(f"{path}", conv.path(), w)
@@ -514,6 +512,56 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         if matches_select({"id": conv_id, "session_id": conv_id, "agent": agent}, options.select):
             out.append(conv)
     return out
+
+
+def _sidechain_agents(messages: Sequence[Message]) -> dict[str, list[Message]]:
+    """The sidechain messages of a session file, one list per subagent.
+
+    Newer files name each subagent (``agentId``); Claude Code 1.0.x wrote
+    every Task subagent inline with no id, each starting a new root
+    (``parentUuid: null``). Such a root opens a new agent (``sidechain-1``,
+    ``sidechain-2``, ... in file order) and each later message joins the agent
+    of the message it continues from, so every subagent is its own
+    transcript, selectable with ``--agent``.
+    """
+    agent_of: dict[str, str] = {}
+    groups: dict[str, list[Message]] = {}
+    unnamed = 0
+    for x in messages:
+        if not x.meta.get("sidechain"):
+            continue
+        named = x.meta.get("agent_id")
+        if isinstance(named, str):
+            agent = named
+        elif x.parent is not None and x.parent in agent_of:
+            agent = agent_of[x.parent]
+        else:
+            unnamed += 1
+            agent = f"sidechain-{unnamed}"
+        agent_of[x.id] = agent
+        groups.setdefault(agent, []).append(x)
+    return groups
+
+
+def _task_calls(main: Sequence[Message]) -> dict[str, str]:
+    """The main agent's Task calls: the prompt each gave its subagent → the call id."""
+    out: dict[str, str] = {}
+    for m in main:
+        for call in m.tool_calls():
+            prompt = call.input.get("prompt")
+            if call.name == "Task" and isinstance(prompt, str):
+                out.setdefault(prompt.strip(), call.id)
+    return out
+
+
+def _with_task(
+    meta: Mapping[str, Any], agent: str, group: Sequence[Message], tasks: Mapping[str, str]
+) -> Mapping[str, Any]:
+    """``meta`` plus ``task_call``: the main agent's call that started this subagent, if found."""
+    if agent == "main" or not group:
+        return meta
+    call = tasks.get(group[0].text().strip())
+    return {**meta, "task_call": call} if call else meta
 
 
 def _session_from_path(path: Path) -> str:
@@ -619,8 +667,10 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             continue
         blocks = content_blocks(msg.get("content"), where, warnings)
         api_id = msg.get("id") if kind == "assistant" else None
-        if isinstance(api_id, str) and (agent, api_id) in by_api_id:
-            by_api_id[(agent, api_id)].absorb(blocks, msg)
+        if isinstance(api_id, str) and stream and by_api_id.get((agent, api_id)) is stream[-1]:
+            # The next record of the same API response (one content block each).
+            # Only an adjacent one: redacted logs give every response the same id.
+            stream[-1].absorb(blocks, msg)
             continue
         m = _api_meta(msg, api_id)
         if kind == "user" and summary_pending.pop(agent, False):

@@ -48,6 +48,11 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         for key in ("model", "tools"):
             if key in data:
                 meta[key] = data[key]
+        reply = _logged_reply(data)
+        if reply is not None:
+            # A LiteLLM completion log keeps the answer beside the request.
+            records = [*records, reply]
+            meta["reply_from"] = "response.choices[0].message"
     elif isinstance(data, list):
         records = data
     else:
@@ -59,6 +64,18 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             records, conv_id=path.stem, source=str(path), where=str(path), meta=meta
         )
     ]
+
+
+def _logged_reply(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The assistant message of a logged ``response`` (a chat completion), if any."""
+    response = data.get("response")
+    if not isinstance(response, Mapping):
+        return None
+    choices = response.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
+        return None
+    message = choices[0].get("message")
+    return message if isinstance(message, Mapping) and message.get("role") == "assistant" else None
 
 
 _ROLE_RE = re.compile(rb'"role"\s*:\s*"(system|developer|user|assistant|tool|function)"')

@@ -1,0 +1,132 @@
+"""Is a request body one the provider accepts? Published schemas plus documented rules.
+
+- OpenAI chat and Responses bodies against OpenAI's OpenAPI spec (``jsonschema``) and
+  the ``openai`` SDK's request TypedDicts;
+- Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts;
+- Gemini ``generateContent`` bodies against ``google-genai``'s pydantic types;
+- and, for every shape, the rules in :mod:`snapshot.transcript.validate.rules`.
+
+A schema that is not on this machine (the OpenAI spec lives outside the
+project) is skipped and named in :attr:`Validation.skipped`; the rules still run.
+
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> from snapshot.transcript.export import export
+>>> conv = linear("c", [("u", "user", [TextBlock("hi")]), ("a", "assistant", [TextBlock("yo")])])
+>>> validate(export(conv, "anthropic").body, "anthropic").problems
+()
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from snapshot.errors import SnapshotError
+from snapshot.transcript.validate.problems import Problem
+from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL, check_rules
+
+SHAPES = ("anthropic", "openai", "openai-responses", "gemini")
+
+__all__ = [
+    "GEMINI_SIGNATURE_SENTINEL",
+    "SHAPES",
+    "Problem",
+    "Validation",
+    "export_checked",
+    "validate",
+]
+
+
+@dataclass(frozen=True)
+class Validation:
+    """What checking one body found: its problems, what checked it, what could not."""
+
+    shape: str
+    problems: tuple[Problem, ...]
+    checked_by: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_json(self) -> dict[str, Any]:
+        """The record ``snapshot compact --check`` writes."""
+        return {
+            "shape": self.shape,
+            "ok": self.ok,
+            "problems": [str(p) for p in self.problems],
+            "checked_by": list(self.checked_by),
+            "skipped": list(self.skipped),
+        }
+
+
+def _checkers(shape: str) -> list[tuple[str, Callable[[Any], list[Problem]]]]:
+    """``(name, check)`` for each published schema or SDK type set that covers ``shape``."""
+    from snapshot.transcript.validate import gemini_types, openai_spec, sdk_types
+
+    if shape == "gemini":
+        return [(gemini_types.SOURCE, gemini_types.validate_gemini)]
+    out: list[tuple[str, Callable[[Any], list[Problem]]]] = []
+    if shape != "anthropic":
+        out.append((openai_spec.SOURCE, lambda body: openai_spec.validate_openai(body, shape)))
+    out.append((sdk_types.source_of(shape), lambda body: sdk_types.validate_sdk(body, shape)))
+    return out
+
+
+def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
+    """Check a request body of ``shape`` (one of :data:`SHAPES`).
+
+    Parameters
+    ----------
+    body
+        The JSON body as Python data.
+    shape
+        ``anthropic``, ``openai``, ``openai-responses`` or ``gemini``.
+    model
+        The model the body is for (Gemini 3's signature rule; an unnamed Gemini model is held to it).
+
+    Returns
+    -------
+    Validation
+        Problems found (empty when the provider would accept the body).
+
+    Raises
+    ------
+    SnapshotError
+        ``shape`` is not a request shape.
+    """
+    if shape not in SHAPES:
+        raise SnapshotError(f"cannot validate a {shape!r} body; shapes: {', '.join(SHAPES)}")
+    problems: list[Problem] = []
+    checked: list[str] = []
+    skipped: list[str] = []
+    for name, check in _checkers(shape):
+        try:
+            problems += check(body)
+        except (SnapshotError, ImportError) as exc:
+            skipped.append(f"{name} check skipped: {exc}")
+            continue
+        checked.append(name)
+    problems += check_rules(body, shape, model=model)
+    checked.append("documented rules")
+    return Validation(shape, tuple(problems), tuple(checked), tuple(skipped))
+
+
+def export_checked(conv: Any, shape: str, *, model: str | None = None) -> tuple[Any, Validation]:
+    """Export ``conv`` as a ``shape`` body and validate it: ``(Export, Validation)``.
+
+    What ``snapshot export --check`` runs; the validation is for ``model``
+    when given (Gemini 3's signature rule), else the strictest reading.
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c", [("u", "user", [TextBlock("hi")])])
+    >>> exported, checked = export_checked(conv, "gemini")
+    >>> checked.ok, checked.checked_by
+    (True, ('google-genai types', 'documented rules'))
+    """
+    from snapshot.transcript.export import export
+
+    exported = export(conv, shape, model=model)
+    return exported, validate(exported.body, shape, model=model)
