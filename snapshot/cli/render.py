@@ -12,26 +12,13 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from snapshot.cli.argtypes import int_between
+
 if TYPE_CHECKING:
     from snapshot.render_files import RenderedFiles
 
 #: Largest --cols / --rows: far beyond any provider's page, small enough to refuse early.
 MAX_CELLS = 10_000
-
-
-def bounded_int(low: int, high: int) -> Any:
-    """An argparse type: an integer in ``[low, high]``, else a one-line usage error."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be between {low} and {high:,}, got {value:,}")
-        return value
-
-    return parse
 
 
 def register(subparsers: Any) -> None:
@@ -54,13 +41,13 @@ def register(subparsers: Any) -> None:
     r.add_argument("--font", metavar="NAME", help="font name or file (default: snap5x8)")
     r.add_argument(
         "--cols",
-        type=bounded_int(3, MAX_CELLS),
+        type=int_between(3, MAX_CELLS),
         metavar="N",
         help=f"cells per row, 3..{MAX_CELLS} (default: fill the page)",
     )
     r.add_argument(
         "--rows",
-        type=bounded_int(2, MAX_CELLS),
+        type=int_between(2, MAX_CELLS),
         metavar="N",
         help=f"rows per page, header included, 2..{MAX_CELLS}",
     )
@@ -93,13 +80,13 @@ def register(subparsers: Any) -> None:
     )
     r.add_argument(
         "--workers",
-        type=bounded_int(1, 1024),
+        type=int_between(1, 1024),
         metavar="N",
         help="threads drawing and encoding pages (default: one per core)",
     )
     r.add_argument(
         "--max-input",
-        type=bounded_int(1, 1 << 50),
+        type=int_between(1, 1 << 50),
         metavar="BYTES",
         help="refuse input longer than this (default: 1 GiB, or a quarter of the free space "
         "in OUT if less: pages take about 3 bytes per input character)",
