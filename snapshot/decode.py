@@ -550,3 +550,68 @@ def load_png(
         raise ImageError(f"{name}: no such file") from exc
     except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
         raise ImageError(f"{name}: not a readable image ({exc})") from exc
+
+
+def read_page_file(path: str | os.PathLike[str], font: str | None = None) -> str:
+    """The text of a page PNG drawn by snapshot, its font found from the page header.
+
+    Without ``font`` each available font (but ``unifont``: too slow to load just
+    to probe) is tried until one reads the page header; the header's own font
+    name then wins.
+
+    Parameters
+    ----------
+    path : str or PathLike
+        The page PNG.
+    font : str, optional
+        Font name or file the page was drawn with (default: from the header).
+
+    Returns
+    -------
+    str
+        The normalized text of the page, as :func:`read` returns it.
+
+    Raises
+    ------
+    ImageError
+        The file is not a readable image, or no font finds a snapshot header in it
+        (pass ``font``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.page import render
+    >>> page = render("hello page", Geometry(load_font("misc-5x8"), cols=20, rows=3))[0]
+    >>> png = Path(tempfile.mkdtemp()) / "page-001.png"
+    >>> _ = png.write_bytes(page.png())
+    >>> read_page_file(png)
+    'hello page'
+    """
+    from snapshot.errors import SnapshotError
+    from snapshot.glyphs import available_fonts, load_font
+
+    pixels = load_png(path)
+    if font:
+        return read(pixels, load_font(font))
+    img = _as_ink(pixels, None)
+    tried: list[str] = []
+    for name in available_fonts():
+        if name == "unifont":
+            continue  # too slow to load just to probe; pass --font unifont
+        candidate = load_font(name)
+        tried.append(name)
+        found = find_header(img, candidate)
+        if found is None:
+            continue
+        header = found[0]
+        if header.font and header.font != name:
+            try:
+                candidate = load_font(header.font)
+            except SnapshotError:
+                continue
+        return read(pixels, candidate)
+    raise ImageError(
+        f"{path}: no snapshot page header found with any font ({', '.join(tried)}); "
+        "pass --font NAME"
+    )

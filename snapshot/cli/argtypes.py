@@ -77,3 +77,41 @@ def finite_float(lowest: float = -math.inf, highest: float = math.inf) -> Callab
 
     parse.__name__ = "number"
     return parse
+
+
+def int_between(lowest: int, highest: int) -> Callable[[str], int]:
+    """An argparse ``type`` for an integer in ``[lowest, highest]``, both ends included.
+
+    Parameters
+    ----------
+    lowest, highest : int
+        The accepted range.
+
+    Returns
+    -------
+    callable
+        Parses the text; raises :class:`argparse.ArgumentTypeError` naming the range.
+
+    Examples
+    --------
+    >>> int_between(3, 10_000)("40")
+    40
+    >>> int_between(3, 10_000)("20000")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: must be between 3 and 10,000, got 20,000
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if not lowest <= value <= highest:
+            raise argparse.ArgumentTypeError(
+                f"must be between {lowest} and {highest:,}, got {value:,}"
+            )
+        return value
+
+    parse.__name__ = f"integer in {lowest}..{highest}"
+    return parse

@@ -1,19 +1,16 @@
 """``snapshot cost`` and ``snapshot profiles``: what a page or a text costs on a model.
 
-Parsing and printing only; the numbers come from :mod:`snapshot.profiles` and
-:mod:`snapshot.billing`.
+Parsing and printing only: each command is one call, to
+:func:`snapshot.profiles.quote.quote_request` or
+:func:`snapshot.profiles.options.profile_records`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from pathlib import Path
 from typing import Any
-
-_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
 
 
 def register(subparsers: Any) -> None:
@@ -85,22 +82,6 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _resolve(args: argparse.Namespace, model: str) -> Any:
-    from snapshot.profiles import load_profiles, profile_for
-
-    overrides = load_profiles(args.profile) if args.profile else None
-    return profile_for(model, fallback=args.fallback, overrides=overrides, detail=args.detail)
-
-
-def _parse_size(text: str) -> tuple[int, int]:
-    from snapshot.errors import InputError
-
-    m = _SIZE.match(text)
-    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
-        raise InputError(f"--size must look like 1568x728 (positive width x height), got {text!r}")
-    return int(m.group(1)), int(m.group(2))
-
-
 def _emit(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
@@ -118,45 +99,36 @@ def _price_note(record: dict[str, Any]) -> str:
 
 
 def run_cost(args: argparse.Namespace) -> int:
-    from snapshot.profiles.quote import quote_image, quote_text
+    from snapshot.profiles.quote import quote_request
 
-    profile = _resolve(args, args.model)
-    if args.size:
-        w, h = _parse_size(args.size)
-        record = quote_image(profile, w, h, images=args.images, image_bytes=args.bytes)
-        if args.json:
-            _emit(record)
-            return 0
-        seen = record["seen"]
-        resized = f"resized to {seen[0]}x{seen[1]}" if record["resized"] else "not resized"
-        print(
-            f"{args.model} [{record['scheme_detail']}; {record['scheme_label']}]: {w}x{h} "
-            f"{resized}, {record['tokens']} tokens, {_money(record['dollars'])}"
-            f"{_price_note(record)}"
-        )
-        if "seen_note" in record:
-            print(f"  note: {record['seen_note']}")
-        return 0
-    record = quote_text(profile, _read_text(args.text))
+    quote = quote_request(
+        args.model,
+        size=args.size,
+        text=args.text,
+        images=args.images,
+        image_bytes=args.bytes,
+        profiles_file=args.profile,
+        fallback=args.fallback,
+        detail=args.detail,
+    )
+    record = quote.record
     if args.json:
         _emit(record)
         return 0
-    _print_text(args.model, record)
+    if quote.size is None:
+        _print_text(args.model, record)
+        return 0
+    w, h = quote.size
+    seen = record["seen"]
+    resized = f"resized to {seen[0]}x{seen[1]}" if record["resized"] else "not resized"
+    print(
+        f"{args.model} [{record['scheme_detail']}; {record['scheme_label']}]: {w}x{h} "
+        f"{resized}, {record['tokens']} tokens, {_money(record['dollars'])}"
+        f"{_price_note(record)}"
+    )
+    if "seen_note" in record:
+        print(f"  note: {record['seen_note']}")
     return 0
-
-
-def _read_text(path: str) -> str:
-    from snapshot.errors import InputError
-    from snapshot.text import decode_bytes
-
-    if path == "-":
-        data = sys.stdin.buffer.read()
-    else:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    return decode_bytes(data)[0]
 
 
 def _print_text(model: str, r: dict[str, Any]) -> None:
@@ -187,14 +159,15 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
 
 
 def run_profiles(args: argparse.Namespace) -> int:
-    from snapshot.profiles import lineup, load_profiles, profile_for
+    from snapshot.profiles.options import profile_records
 
-    if args.model:
-        records = [_resolve(args, args.model).as_dict()]
-    elif args.profile:
-        records = [p.as_dict() for p in load_profiles(args.profile).values()]
-    else:
-        records = [profile_for(m, warn=False).as_dict() for m in lineup(current_only=args.current)]
+    records = profile_records(
+        args.model,
+        profiles_file=args.profile,
+        fallback=args.fallback,
+        detail=args.detail,
+        current_only=args.current,
+    )
     if args.json:
         _emit(records[0] if args.model else records)
         return 0

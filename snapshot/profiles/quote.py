@@ -14,13 +14,18 @@ would refuse raises :class:`~snapshot.billing.refusals.RequestRefused` naming th
 
 from __future__ import annotations
 
+import re
+import sys
+from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 from typing import Any
 
 from snapshot.billing.prices import dollars
 from snapshot.billing.refusals import RequestRefused
 from snapshot.billing.text_tokens import compare
 from snapshot.errors import InputError
+from snapshot.profiles.options import resolve_profile
 from snapshot.profiles.profile import Profile
 from snapshot.profiles.resolution import count_text_tokens
 
@@ -179,4 +184,128 @@ def quote_text(profile: Profile, raw: str, *, today: str | date | None = None) -
     return record
 
 
-__all__ = ["check_request", "quote_image", "quote_text"]
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX×]\s*(\d+)\s*$")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """An image size written ``WxH`` (``x``, ``X`` or ``×``) as ``(width, height)``.
+
+    Parameters
+    ----------
+    text : str
+        The size as typed, e.g. ``"1568x728"``.
+
+    Returns
+    -------
+    tuple of int
+        ``(width, height)`` in px, both positive.
+
+    Raises
+    ------
+    InputError
+        The text is not two positive integers around an ``x``.
+
+    Examples
+    --------
+    >>> parse_size(" 1568 × 728 ")
+    (1568, 728)
+    >>> parse_size("0x10")
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: --size must look like 1568x728 (positive width x height), got '0x10'
+    """
+    m = _SIZE.match(text)
+    if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+        raise InputError(f"--size must look like 1568x728 (positive width x height), got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _read_text(path: str) -> str:
+    """The text of ``path`` (``-``: stdin), invalid UTF-8 replaced by U+FFFD."""
+    from snapshot.text import decode_bytes
+
+    if path == "-":
+        data = sys.stdin.buffer.read()
+    else:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    return decode_bytes(data)[0]
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What ``snapshot cost`` reports: the record, and the image size asked about.
+
+    ``record`` is :func:`quote_image`'s (``size`` set) or :func:`quote_text`'s
+    (``size`` is ``None``).
+    """
+
+    record: dict[str, Any]
+    size: tuple[int, int] | None = None
+
+
+def quote_request(
+    model: str,
+    *,
+    size: str | None = None,
+    text: str | None = None,
+    images: int = 1,
+    image_bytes: int | None = None,
+    profiles_file: str | Path | None = None,
+    fallback: bool = False,
+    detail: str | None = None,
+    today: str | date | None = None,
+) -> Quote:
+    """The ``cost`` command's quote: an image size, or a text file imaged vs kept as text.
+
+    Parameters
+    ----------
+    model : str
+        Model id, alias or gateway route (resolved by
+        :func:`~snapshot.profiles.options.resolve_profile`).
+    size : str, optional
+        An image size ``WxH`` (see :func:`parse_size`); quoted by :func:`quote_image`.
+    text : str, optional
+        Otherwise a text file (``-``: stdin); quoted by :func:`quote_text`.
+    images, image_bytes
+        With ``size``: images of that size in one request, and the encoded
+        bytes of each (checked against the route's rules).
+    profiles_file, fallback, detail
+        As for :func:`~snapshot.profiles.options.resolve_profile`.
+    today : str or date, optional
+        The day prices and lifecycle are read for (default: today).
+
+    Returns
+    -------
+    Quote
+        The record and, for a size, the ``(width, height)`` asked.
+
+    Raises
+    ------
+    InputError
+        Neither ``size`` nor ``text``, a malformed size, an unreadable file, or
+        an image quoted for a text-only model.
+    RequestRefused
+        The route would refuse the request (names the rule).
+
+    Examples
+    --------
+    >>> q = quote_request("claude-opus-5", size="2000x1500", today="2026-12-01")
+    >>> q.size, q.record["tokens"]
+    ((2000, 1500), 3888)
+    """
+    profile = resolve_profile(model, profiles_file=profiles_file, fallback=fallback, detail=detail)
+    if size is not None:
+        width, height = parse_size(size)
+        record = quote_image(
+            profile, width, height, images=images, image_bytes=image_bytes, today=today
+        )
+        return Quote(record, (width, height))
+    if text is None:
+        raise InputError("nothing to quote: give an image size (--size) or a text file (--text)")
+    return Quote(quote_text(profile, _read_text(text), today=today))
+
+
+__all__ = ["Quote", "check_request", "parse_size", "quote_image", "quote_request", "quote_text"]

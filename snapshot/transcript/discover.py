@@ -29,7 +29,7 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.progress import progress
-from snapshot.transcript.formats import SURE, choose, rank, read_head
+from snapshot.transcript.formats import SNIFF_BYTES, SURE, Format, choose, rank, read_head
 
 # The reason given for a file no format recognises at all.
 NOT_A_TRANSCRIPT = "not a transcript format snapshot reads"
@@ -315,3 +315,60 @@ def _one(path: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]:
         unit = _classify(path, False)
         if unit is not None:
             yield unit
+
+
+def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
+    """Every file or folder log under ``root`` that ``fmt`` recognises (``--format`` forced).
+
+    Unlike :func:`find`, no scoring across formats: ``fmt.sniff`` alone
+    decides. Hidden files and folders are skipped; a folder ``fmt`` reads as
+    one log is one unit and is not looked into; walk order is sorted.
+
+    Parameters
+    ----------
+    root : Path
+        The folder to walk.
+    fmt : Format
+        The forced format.
+
+    Returns
+    -------
+    units : list of Path
+        The files and folder logs ``fmt`` recognises.
+    failures : list of str
+        One line per file that could not be read (``PATH: cannot be read: ...``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.formats import get_format
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "notes.txt").write_text("hello")
+    >>> walk_as_format(folder, get_format("claude-code-jsonl"))
+    ([], [])
+    """
+    units: list[Path] = []
+    failures: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        kept_dirs = []
+        for d in dirnames:
+            if fmt.sniff(here / d, b""):
+                units.append(here / d)  # a folder log: do not look inside
+            else:
+                kept_dirs.append(d)
+        dirnames[:] = kept_dirs
+        for name in sorted(filenames):
+            if name.startswith("."):
+                continue
+            file = here / name
+            try:
+                with file.open("rb") as fh:
+                    head = fh.read(SNIFF_BYTES)
+            except OSError as exc:
+                failures.append(f"{file}: cannot be read: {exc}")
+                continue
+            if fmt.sniff(file, head):
+                units.append(file)
+    return units, failures

@@ -1,0 +1,238 @@
+"""A text file drawn into a folder of page PNGs: the ``snapshot render`` command's library.
+
+:func:`render_files` picks the page (a font's default page or a model's, see
+:func:`snapshot.profiles.options.page_geometry`), reads the input in bounded
+memory (:class:`snapshot.text.TextReader`; without a file, the bundled demo
+session), streams the pages (:func:`snapshot.page.iter_pages`) and writes them
+all or none (:func:`snapshot.pagefiles.write_pages`). The result carries what
+the command prints: the pages written and what the input needed (replaced
+characters, kept runs, normalization, invalid UTF-8).
+
+>>> import tempfile
+>>> out = Path(tempfile.mkdtemp())
+>>> done = render_files(None, out, font="misc-5x8", cols=60, rows=10)
+>>> done.label, len(done.written) > 1, done.as_dict()["grid"]
+('bundled demo session', True, [60, 10])
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from snapshot.geometry import Geometry
+from snapshot.page import iter_pages
+from snapshot.pagefiles import WrittenPage, check_page_size, write_pages
+from snapshot.parallel import default_workers
+from snapshot.profiles.options import page_geometry
+from snapshot.text import KeptSpan, TextReader
+
+__all__ = ["DEMO", "MAX_INPUT", "RenderedFiles", "default_max_input", "render_files"]
+
+#: The bundled demo session drawn when no file is given (in ``snapshot/demo/``).
+DEMO = "session.txt"
+#: Default input ceiling, bytes.
+MAX_INPUT = 1 << 30
+
+
+def default_max_input(out: Path) -> int:
+    """The default input ceiling: 1 GiB, or a quarter of the free space where ``out`` will be.
+
+    Pages take about 3 bytes per input character, so a quarter of the free
+    space keeps a huge input from filling the disk. Never below 1 MiB.
+
+    Parameters
+    ----------
+    out : Path
+        The output folder (need not exist yet: its nearest existing parent is measured).
+
+    Returns
+    -------
+    int
+        The ceiling in bytes.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> 1 << 20 <= default_max_input(Path(tempfile.mkdtemp()) / "not" / "yet") <= MAX_INPUT
+    True
+    """
+    probe = out
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    try:
+        free = shutil.disk_usage(probe).free
+    except OSError:
+        return MAX_INPUT
+    return max(1 << 20, min(MAX_INPUT, free // 4))
+
+
+def _demo_text() -> str:
+    return resources.files("snapshot").joinpath("demo", DEMO).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class RenderedFiles:
+    """What one :func:`render_files` run drew and wrote.
+
+    ``source`` is the file as given (``"-"``: stdin; ``None``: the demo),
+    ``label`` how to name it to a person. ``chars`` counts the normalized text,
+    ``replaced`` the characters no font draws (by character), ``kept`` the runs
+    kept as text, ``normalized`` what normalization changed, ``invalid_utf8``
+    the byte sequences replaced by U+FFFD.
+    """
+
+    source: str | None
+    label: str
+    out: Path
+    geometry: Geometry
+    written: tuple[WrittenPage, ...]
+    chars: int
+    replaced: dict[str, int]
+    kept: tuple[KeptSpan, ...]
+    normalized: dict[str, int]
+    invalid_utf8: int
+
+    @property
+    def png_bytes(self) -> int:
+        """Bytes of all page files together."""
+        return sum(w.bytes for w in self.written)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON summary ``snapshot render --json`` prints.
+
+        Returns
+        -------
+        dict
+            ``pages`` (file, width, height, chars per page), ``chars``, ``replaced``,
+            ``source`` (``"demo"`` without a file), ``font``, ``cell``, ``grid``,
+            ``mode``, ``invalid_utf8``, ``normalized``, ``kept`` (1-based page).
+        """
+        g = self.geometry
+        width, height = g.size
+        return {
+            "pages": [
+                {"file": str(w.path), "width": width, "height": height, "chars": w.chars}
+                for w in self.written
+            ],
+            "chars": self.chars,
+            "replaced": self.replaced,
+            "source": "demo" if self.source is None else self.source,
+            "font": g.font.name,
+            "cell": list(g.cell),
+            "grid": [g.cols, g.rows],
+            "mode": "flow" if g.flow else "lines",
+            "invalid_utf8": self.invalid_utf8,
+            "normalized": self.normalized,
+            "kept": [
+                {"text": k.text, "start": k.start, "page": k.page + 1, "row": k.row, "col": k.col}
+                for k in self.kept
+            ],
+        }
+
+
+def render_files(
+    file: str | None,
+    out: str | Path,
+    *,
+    font: str | None = None,
+    model: str | None = None,
+    profiles_file: str | Path | None = None,
+    detail: str | None = None,
+    fallback: bool = False,
+    cols: int | None = None,
+    rows: int | None = None,
+    lines: bool = False,
+    keep: bool = False,
+    workers: int | None = None,
+    max_input: int | None = None,
+) -> RenderedFiles:
+    """Draw ``file`` (``"-"``: stdin; ``None``: the demo session) as ``out/page-NNN.png``.
+
+    Limits and bad input fail before any file is written (the stream's first
+    pass); ``page-NNN.png`` files already in ``out`` are replaced, and after an
+    error no page of this run is left.
+
+    Parameters
+    ----------
+    file : str or None
+        UTF-8 text file, ``"-"`` for stdin, ``None`` for the bundled demo.
+    out : str or Path
+        Folder for the pages (created if missing).
+    font, model, profiles_file, detail, fallback, cols, rows, lines
+        The page, as :func:`snapshot.profiles.options.page_geometry` takes them.
+    keep : bool
+        Keep runs no font can draw as text instead of replacing them.
+    workers : int, optional
+        Threads drawing and encoding pages (default: one per core).
+    max_input : int, optional
+        Refuse longer input, bytes (default: :func:`default_max_input`).
+
+    Returns
+    -------
+    RenderedFiles
+        The pages written and what the input needed.
+
+    Raises
+    ------
+    InputError
+        Bad page options, a page too large to read back, or unreadable or
+        too long input (names the file and the limit).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> src = Path(tempfile.mkdtemp()) / "note.txt"
+    >>> _ = src.write_text("caf\\u00e9\\tbar\\n", encoding="utf-8")
+    >>> done = render_files(str(src), src.parent / "pages", font="misc-5x8", cols=20, rows=4)
+    >>> [w.path.name for w in done.written], done.chars, done.normalized
+    (['page-001.png'], 12, {'tabs': 1})
+    """
+    out = Path(out)
+    geometry = page_geometry(
+        font=font,
+        model=model,
+        profiles_file=profiles_file,
+        detail=detail,
+        fallback=fallback,
+        cols=cols,
+        rows=rows,
+        lines=lines,
+    )
+    check_page_size(geometry)
+    reader = None
+    source: str | Iterable[str]
+    if file is None:
+        source, label = _demo_text(), "bundled demo session"
+    else:
+        reader = TextReader(file, max_bytes=max_input or default_max_input(out))
+        label = reader.label
+        # stdin can be read once: a one-shot iterator, spooled by the page stream
+        source = iter(reader) if file == "-" else reader
+    stream = iter_pages(
+        source,
+        geometry,
+        unrenderable="keep" if keep else "replace",
+        workers=workers or default_workers(),
+        encode=True,
+    )
+    stream.total  # noqa: B018 (the first pass: limits and bad input fail before any file)
+    invalid = reader.invalid_utf8 if reader is not None else 0
+    changes = stream.normalized.changes()
+    written = write_pages(stream, out)
+    return RenderedFiles(
+        source=file,
+        label=label,
+        out=out,
+        geometry=geometry,
+        written=tuple(written),
+        chars=stream.chars,
+        replaced=stream.replaced,
+        kept=stream.kept,
+        normalized=changes,
+        invalid_utf8=invalid,
+    )
