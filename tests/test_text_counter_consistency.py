@@ -11,7 +11,7 @@ import snapshot.cli as cli
 from snapshot.ladder.compact import compact
 from snapshot.ladder.target import target_for
 from snapshot.profiles import count_text_tokens
-from snapshot.report.matrix import PageReader, Settings, _Run
+from snapshot.report.matrix import ReadCache, Settings, _Run
 from snapshot.report.sources import demo_sources
 
 
@@ -34,7 +34,7 @@ def test_context_compact_and_report_agree(
     assert context["text_counter"] == target.text_counter
     outcome = compact(conv, model, budget=10**9)
     assert outcome.result.tokens_before == expected
-    report = _Run(source, target, Settings(), [], PageReader(None))
+    report = _Run(source, target, Settings(), [], ReadCache(None))
     assert report.before == expected
 
 
