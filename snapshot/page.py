@@ -18,7 +18,7 @@ import numpy as np
 
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
-from snapshot.raster import rasterize, to_png, unpack
+from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
 from snapshot.text import KeptSpan, header_text, layout_document, normalize, text_indices
 
 __all__ = ["KeptSpan", "Page", "Rendering", "render", "render_document"]
@@ -43,15 +43,20 @@ class Page:
 
     @functools.cached_property
     def pixels(self) -> np.ndarray:
-        """H×W uint8 image: 0 black, 255 white."""
+        """H×W uint8 image: 0 black, 255 white (gray levels on a ``shade="gray"`` page)."""
+        if self.geometry.shade == "gray":
+            return rasterize_gray(self.grid, self.geometry.font, self.geometry)
         return unpack(self.packed, self.geometry.size)
 
     def png(self) -> bytes:
-        """1-bit grayscale PNG bytes; identical for identical text and geometry."""
+        """PNG bytes (1-bit, or 8-bit gray for ``shade="gray"``); identical for identical
+        text and geometry."""
         return self._png
 
     @functools.cached_property
     def _png(self) -> bytes:
+        if self.geometry.shade == "gray":
+            return to_png_gray(self.pixels)
         return to_png(self.packed, self.geometry.size)
 
     @property
