@@ -1,19 +1,25 @@
-"""Reading accuracy: character accuracy (1 − CER) and exact-token accuracy.
+"""Reading accuracy: character accuracy (1 − CER), exact-token accuracy, and intervals.
 
-Edit distances run on integer arrays so the same code serves characters and
-whole tokens. Each DP row is computed with numpy in O(len) vector steps: the
-insertion chain inside a row (``new[j] = new[j-1] + 1``) is a running minimum
-of ``tmp[k] - k`` plus ``j``, so no Python loop runs over the columns.
+One edit distance for the whole project: rapidfuzz's Levenshtein (unit costs,
+code points), over characters and over whole tokens alike (rapidfuzz takes
+sequences of hashables). Alignments for the confusion tables come from
+rapidfuzz's opcodes, with one tie-break on top (see :func:`align`).
+
+>>> levenshtein("kitten", "sitting")
+3
+>>> [round(x, 3) for x in wilson_interval(45, 50)]
+[0.786, 0.957]
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 EditOp = Literal["equal", "sub", "ins", "del"]
 
@@ -27,61 +33,11 @@ class Edit:
     hyp: str
 
 
-def _codes(text: str) -> np.ndarray:
-    return np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-
-
-def _token_codes(a: Sequence[str], b: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    vocab: dict[str, int] = {}
-    ia = np.array([vocab.setdefault(t, len(vocab)) for t in a], dtype=np.int64)
-    ib = np.array([vocab.setdefault(t, len(vocab)) for t in b], dtype=np.int64)
-    return ia, ib
-
-
-def _trim(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop the common prefix and suffix: they never change the distance."""
-    n = min(len(a), len(b))
-    if n == 0:
-        return a, b
-    neq = np.flatnonzero(a[:n] != b[:n])
-    start = int(neq[0]) if len(neq) else n
-    a, b = a[start:], b[start:]
-    n = min(len(a), len(b))
-    if n == 0:
-        return a, b
-    neq = np.flatnonzero(a[::-1][:n] != b[::-1][:n])
-    end = int(neq[0]) if len(neq) else n
-    return a[: len(a) - end], b[: len(b) - end]
-
-
-def _next_row(prev: np.ndarray, ch: int, b: np.ndarray, i: int) -> np.ndarray:
-    """DP row i (1-based over a) from row i-1, vectorized over b."""
-    idx = np.arange(len(b) + 1, dtype=np.int64)
-    tmp = np.empty_like(prev)
-    tmp[0] = i
-    # deletion (from above) or substitution/match (from the diagonal)
-    tmp[1:] = np.minimum(prev[1:] + 1, prev[:-1] + (b != ch))
-    # insertion chain along the row: min over k <= j of tmp[k] + (j - k)
-    return np.minimum.accumulate(tmp - idx) + idx
-
-
-def _distance(a: np.ndarray, b: np.ndarray) -> int:
-    a, b = _trim(a, b)
-    if len(a) == 0 or len(b) == 0:
-        return len(a) + len(b)
-    if len(a) > len(b):  # loop over the shorter side
-        a, b = b, a
-    row = np.arange(len(b) + 1, dtype=np.int64)
-    for i, ch in enumerate(a.tolist(), start=1):
-        row = _next_row(row, ch, b, i)
-    return int(row[-1])
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Unit-cost edit distance between two strings (characters = code points)."""
+def levenshtein(a: str | Sequence[str], b: str | Sequence[str]) -> int:
+    """Unit-cost edit distance between two strings (code points) or token lists."""
     if a == b:
         return 0
-    return _distance(_codes(a), _codes(b))
+    return int(Levenshtein.distance(a, b))
 
 
 def char_accuracy(ref: str, hyp: str) -> float:
@@ -104,39 +60,59 @@ def token_accuracy(ref: str, hyp: str) -> float:
 
 
 def _token_matches(rt: Sequence[str], ht: Sequence[str]) -> int:
-    a, b = _token_codes(rt, ht)
-    return sum(1 for e in _align_codes(a, b) if e[0] == "equal")
+    return sum(1 for op, _i, _j in _align_seq(rt, ht) if op == "equal")
 
 
-def _align_codes(a: np.ndarray, b: np.ndarray) -> list[tuple[EditOp, int, int]]:
-    """Full DP table and a backtrace; returns (op, index into a, index into b)."""
-    n, m = len(a), len(b)
-    table = np.empty((n + 1, m + 1), dtype=np.int64)
-    table[0] = np.arange(m + 1)
-    for i in range(1, n + 1):
-        table[i] = _next_row(table[i - 1], int(a[i - 1]), b, i)
-    ops: list[tuple[EditOp, int, int]] = []
-    i, j = n, m
-    while i > 0 or j > 0:
-        # prefer match/substitution, then deletion, then insertion: a stable,
-        # deterministic alignment that pairs misread characters when it can
-        if i > 0 and j > 0 and table[i, j] == table[i - 1, j - 1] + (a[i - 1] != b[j - 1]):
-            ops.append(("equal" if a[i - 1] == b[j - 1] else "sub", i - 1, j - 1))
-            i, j = i - 1, j - 1
-        elif i > 0 and table[i, j] == table[i - 1, j] + 1:
-            ops.append(("del", i - 1, -1))
-            i -= 1
+def _align_seq(a: Sequence[str], b: Sequence[str]) -> list[tuple[EditOp, int, int]]:
+    """A minimal edit script as (op, index into a, index into b), one step per item.
+
+    rapidfuzz resolves ties its own way: a swap of two glyphs ("0O" read as
+    "O0") comes back as insert, match, delete. An equally short script pairs
+    them as two substitutions, which is what a confusion table should count,
+    so that one pattern (and its mirror) is rewritten; the cost never changes.
+    """
+    steps: list[tuple[EditOp, int, int]] = []
+    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b):
+        if tag == "equal":
+            steps.extend(("equal", i1 + k, j1 + k) for k in range(i2 - i1))
+        elif tag == "replace":
+            steps.extend(("sub", i1 + k, j1 + k) for k in range(i2 - i1))
+        elif tag == "delete":
+            steps.extend(("del", i, -1) for i in range(i1, i2))
         else:
-            ops.append(("ins", -1, j - 1))
-            j -= 1
-    ops.reverse()
-    return ops
+            steps.extend(("ins", -1, j) for j in range(j1, j2))
+    out: list[tuple[EditOp, int, int]] = []
+    k = 0
+    while k < len(steps):
+        window = steps[k : k + 3]
+        ops = tuple(op for op, _i, _j in window)
+        if ops == ("ins", "equal", "del"):
+            # ref "cY" -> hyp "Xc": sub c->X, sub Y->c
+            (_, _, jx), (_, ic, jc), (_, iy, _) = window
+            out += [("sub", ic, jx), ("sub", iy, jc)]
+            k += 3
+        elif ops == ("del", "equal", "ins"):
+            # ref "Yc" -> hyp "cX": sub Y->c, sub c->X
+            (_, iy, _), (_, ic, jc), (_, _, jx) = window
+            out += [("sub", iy, jc), ("sub", ic, jx)]
+            k += 3
+        else:
+            out.append(steps[k])
+            k += 1
+    for n, (op, i, j) in enumerate(out):
+        if op == "sub" and a[i] == b[j]:
+            out[n] = ("equal", i, j)
+    return out
 
 
 def align(ref: str, hyp: str) -> list[Edit]:
-    """A minimal edit script turning ``ref`` into ``hyp``, one step per character."""
+    """A minimal edit script turning ``ref`` into ``hyp``, one step per character.
+
+    >>> [(e.op, e.ref, e.hyp) for e in align("0O", "O0")]
+    [('sub', '0', 'O'), ('sub', 'O', '0')]
+    """
     out: list[Edit] = []
-    for op, i, j in _align_codes(_codes(ref), _codes(hyp)):
+    for op, i, j in _align_seq(ref, hyp):
         out.append(Edit(op, ref[i] if i >= 0 else "", hyp[j] if j >= 0 else ""))
     return out
 
@@ -202,3 +178,33 @@ def score_lines(refs: Sequence[str], hyps: Sequence[str]) -> Score:
     for i, ref in enumerate(refs):
         total = total + score_line(ref, hyps[i] if i < len(hyps) else "")
     return total
+
+
+def wilson_interval(successes: int, trials: int, *, z: float = 1.959964) -> tuple[float, float]:
+    """The Wilson score interval of a share (95 % by default); (0, 1) for no trials.
+
+    Parameters
+    ----------
+    successes, trials
+        Needles found and needles asked, say.
+    z
+        The normal quantile (1.959964 for a two-sided 95 % interval).
+
+    Returns
+    -------
+    tuple[float, float]
+        Lower and upper bound, within [0, 1].
+
+    >>> lo, hi = wilson_interval(16, 16)
+    >>> round(lo, 3), hi
+    (0.806, 1.0)
+    """
+    if trials <= 0:
+        return (0.0, 1.0)
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must be in [0, {trials}], got {successes}")
+    p = successes / trials
+    denom = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))

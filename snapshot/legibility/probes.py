@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from snapshot.errors import InputError
+from snapshot.legibility.metrics import levenshtein
 from snapshot.legibility.records import ProbeRecord, QuestionResult, Score
 
 if TYPE_CHECKING:
@@ -453,19 +454,6 @@ def _candidates(kind: Kind, answer: str, expected: str) -> list[str]:
             if levenshtein(t.lower(), expected.lower()) <= max(2, len(expected) // 3)
         ]
     return list(dict.fromkeys(found))
-
-
-def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insertions, deletions, substitutions)."""
-    if len(a) < len(b):
-        a, b = b, a
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
 
 
 def _same(kind: Kind, value: str, expected: str) -> bool:

