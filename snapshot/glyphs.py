@@ -91,6 +91,8 @@ _SYSTEM_FONTS: dict[str, tuple[Path, ...]] = {
         Path("/usr/share/fonts/opentype/terminus/terminus-normal.otb"),
     ),
     "unifont": (_MISC / "unifont.pcf.gz",),
+    # outline fonts where Debian puts them (fonts-noto-mono); never bundled
+    "noto-sans-mono": (Path("/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf"),),
 }
 _BUNDLED = ("snap5x8", "snap8x16")
 _CJK_CANDIDATES = (

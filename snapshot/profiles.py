@@ -228,6 +228,9 @@ class Profile:
     col_gap: int = 0
     row_gap: int = 0
     ink: str = "black-on-white"
+    # Outline fonts' pixel size and the shade ("1-bit" / "gray"): set by `snapshot tune`.
+    font_size: int | None = None
+    shade: str = "1-bit"
 
     def with_detail(self, detail: str) -> Profile:
         """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
@@ -253,7 +256,7 @@ class Profile:
             raise InputError(
                 f"{self.model} has no vision input: it cannot read pages; keep its history as text"
             )
-        spaced = self.col_gap or self.row_gap
+        spaced = self.col_gap or self.row_gap or self.font_size is not None
         if self.page is None:
             solved = solve_page(self.scheme, self.font, self.legible_max, self.limits, self.padding)
             if not spaced:
@@ -263,7 +266,8 @@ class Profile:
             w, h = self.page
         from snapshot.glyphs import load_font
 
-        grid = _grid(load_font(self.font), w, h, self.padding, self.col_gap, self.row_gap)
+        font = load_font(self.font, pixel_size=self.font_size)
+        grid = _grid(font, w, h, self.padding, self.col_gap, self.row_gap)
         if grid is None:
             raise BudgetError(f"page {w}x{h} is too small for font {self.font}")
         return Solution(
@@ -286,13 +290,14 @@ class Profile:
 
         w, h = self.solution().size
         return Geometry.fit(
-            load_font(self.font),
+            load_font(self.font, pixel_size=self.font_size),
             w,
             h,
             padding=self.padding,
             col_gap=self.col_gap,
             row_gap=self.row_gap,
             ink=self.ink,
+            shade=self.shade,
         )
 
     def image_tokens(self, width: int, height: int) -> int:
@@ -528,6 +533,8 @@ _OVERRIDE_KEYS = frozenset(
         "col_gap",
         "row_gap",
         "ink",
+        "font_size",
+        "shade",
         "vision",
         "scheme",
         "legible_max",
@@ -592,6 +599,17 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
         if entry["ink"] not in INK_STYLES:
             raise InputError(f"{where}: 'ink' must be one of {', '.join(INK_STYLES)}")
         changes["ink"] = entry["ink"]
+    if "font_size" in entry:  # outline fonts' pixel size (snapshot tune writes it)
+        size = entry["font_size"]
+        if not isinstance(size, int) or isinstance(size, bool) or not 4 <= size <= 64:
+            raise InputError(f"{where}: 'font_size' must be a pixel size from 4 to 64")
+        changes["font_size"] = size
+    if "shade" in entry:
+        from snapshot.geometry import SHADES
+
+        if entry["shade"] not in SHADES:
+            raise InputError(f"{where}: 'shade' must be one of {', '.join(SHADES)}")
+        changes["shade"] = entry["shade"]
     if "page" in entry:
         changes["page"] = _pair(entry["page"], "page", where)
     if "legible_max" in entry:
@@ -679,7 +697,13 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
     }
     if profile.page is not None:
         out["page"] = list(profile.page)
-    for key, default in (("col_gap", 0), ("row_gap", 0), ("ink", "black-on-white")):
+    for key, default in (
+        ("col_gap", 0),
+        ("row_gap", 0),
+        ("ink", "black-on-white"),
+        ("font_size", None),
+        ("shade", "1-bit"),
+    ):
         if getattr(profile, key) != default:
             out[key] = getattr(profile, key)
     return out
