@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -101,22 +102,28 @@ class Layout:
         return cls(**{**d, "page": tuple(d["page"])})
 
 
-#: Today's defaults, marked on the frontier (snap8x16 for Claude and OpenAI, snap5x8 dense).
-DEFAULT_LAYOUTS: tuple[Layout, ...] = (Layout("snap8x16"), Layout("snap5x8"))
+#: The page the frontier is measured on: full edge to edge, the default page's height
+#: (PP-OCR's detector would upscale a shorter page, flattering small cells) and half its
+#: width, so a page costs half the reading time on a shared 2-core machine.
+SAMPLE_PAGE = (784, 728)
 
 #: The coarse grid the frontier run measures: each font at the gaps worth reading.
-GRID: tuple[Layout, ...] = (
-    Layout("snap8x16"),
-    Layout("misc-6x12"),
-    Layout("snap5x8"),
-    Layout("snap5x8", row_gap=1),
-    Layout("snap5x8", row_gap=2),
-    Layout("snap5x8", shade="gray", row_gap=2),
-    Layout("dejavu-sans-mono", size=8, shade="gray"),
-    Layout("dejavu-sans-mono", size=8),
-    Layout("dejavu-sans-mono", size=7, shade="gray"),
-    Layout("dejavu-sans-mono", size=7, shade="gray", row_gap=1),
-    Layout("noto-sans-mono", size=8, shade="gray"),
+GRID: tuple[Layout, ...] = tuple(
+    Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
+    for font, size, shade, row_gap in (
+        ("snap8x16", None, "1-bit", 0),
+        ("misc-6x12", None, "1-bit", 0),
+        ("snap5x8", None, "1-bit", 0),
+        ("snap5x8", None, "1-bit", 1),
+        ("snap5x8", None, "1-bit", 2),
+        ("dejavu-sans-mono", 8, "gray", 0),
+        ("dejavu-sans-mono", 7, "gray", 0),
+    )
+)
+#: Today's defaults on the sample page, marked on the frontier.
+DEFAULT_LAYOUTS: tuple[Layout, ...] = (
+    Layout("snap8x16", page=SAMPLE_PAGE),
+    Layout("snap5x8", page=SAMPLE_PAGE),
 )
 
 
@@ -138,6 +145,8 @@ class Point:
     hard_tokens_exact: int
     note: str = ""
     seconds: float = field(default=0.0, compare=False)
+    # the reader's most frequent substitutions: (drawn, read, count), most frequent first
+    confusions: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
 
     @property
     def reader_name(self) -> str:
@@ -154,7 +163,8 @@ class Point:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Point:
-        return cls(**{**d, "layout": Layout.from_dict(d["layout"])})
+        conf = tuple((str(a), str(b), int(n)) for a, b, n in d.get("confusions", ()))
+        return cls(**{**d, "layout": Layout.from_dict(d["layout"]), "confusions": conf})
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,30 @@ class Target:
 
 
 # ---------------------------------------------------------------------------- measuring
+
+CONFUSIONS_KEPT = 24
+
+
+def page_confusions(expected: str, read: str) -> Counter[tuple[str, str]]:
+    """(drawn, read) character substitutions between a page's text and a reading.
+
+    Aligned by rapidfuzz's Levenshtein edit operations over the texts with
+    spacing runs collapsed (as :func:`~snapshot.legibility.page_readers.score_page`
+    compares them); whitespace substitutions are left out.
+
+    >>> page_confusions("id 0O1l  ok", "id OO1I ok")
+    Counter({('0', 'O'): 1, ('l', 'I'): 1})
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    a, b = (" ".join(t.split()) for t in (expected, read))
+    out: Counter[tuple[str, str]] = Counter()
+    for op in Levenshtein.editops(a, b):
+        if op.tag == "replace":
+            x, y = a[op.src_pos], b[op.dest_pos]
+            if not x.isspace() and not y.isspace():
+                out[(x, y)] += 1
+    return out
 
 
 def page_text(geometry: Geometry, *, seed: int, page: int) -> str:
@@ -205,6 +239,7 @@ def measure(
 
     g = layout.geometry()
     chars = errors = hard = exact = 0
+    confused: Counter[tuple[str, str]] = Counter()
     started = time.perf_counter()
     for i in range(pages):
         drawn = render(page_text(g, seed=seed, page=i), g)[0]
@@ -212,7 +247,9 @@ def measure(
         pixels = drawn.pixels
         if scale != 1.0:
             pixels = resample(pixels, scale, filter)  # type: ignore[arg-type]
-        s = score_page(expected, reader.read_page(pixels))
+        read = reader.read_page(pixels)
+        s = score_page(expected, read)
+        confused += page_confusions(expected, read)
         n = len(expected)
         chars += n
         errors += round((1.0 - s.char_accuracy) * n)
@@ -232,6 +269,12 @@ def measure(
         hard_tokens=hard,
         hard_tokens_exact=exact,
         seconds=round(time.perf_counter() - started, 1),
+        confusions=tuple(
+            (a, b, n)
+            for (a, b), n in sorted(confused.items(), key=lambda kv: (-kv[1], kv[0]))[
+                :CONFUSIONS_KEPT
+            ]
+        ),
     )
 
 
@@ -504,3 +547,116 @@ def plot_frontier(
         fig.savefig(out, format="png", metadata={"Software": None})
         plt.close(fig)
     return out
+
+
+# ---------------------------------------------------------------------------- report files
+
+#: Profiles whose billing the frontier table prices (the report's three).
+FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+
+
+@dataclass(frozen=True)
+class FrontierReport:
+    """What :func:`frontier_report` measured and wrote."""
+
+    points: tuple[Point, ...]
+    unavailable: tuple[str, ...]  # readers (or fonts) that could not run, with the reason
+    table: Path
+    plot: Path
+
+
+def _describe_readers(points: Sequence[Point]) -> list[str]:
+    seen: dict[str, dict[str, Any]] = {}
+    for p in points:
+        seen.setdefault(p.reader_name, p.reader)
+    return [
+        f"- `{n}`: version {r.get('version')}, model sha256 `{r.get('model_sha256')}`"
+        for n, r in sorted(seen.items())
+    ]
+
+
+def frontier_report(
+    readers: Sequence[str],
+    *,
+    layouts: Sequence[Layout] = GRID,
+    cache_path: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] = "reports",
+    seed: int = HELD_OUT_SEED,
+    pages: int = 1,
+    resample_check: bool = True,
+    models: Sequence[str] = FRONTIER_MODELS,
+    measure_missing: bool = True,
+    target: Target | None = None,
+) -> FrontierReport:
+    """Measure (or take from the cache) every layout with every reader and write
+    ``frontier.md`` and ``frontier.png`` into ``out_dir``.
+
+    A reader that is not installed, or a layout whose font is missing, is named
+    in the table's notes and left out: a missing cell, never a zero. With
+    ``measure_missing=False`` only cached points are used.
+    """
+    from snapshot.errors import SnapshotError
+    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+    target = target or Target()
+    cache = PointCache(cache_path)
+    unavailable: list[str] = []
+    usable: list[Layout] = []
+    for lay in layouts:
+        try:
+            lay.geometry()
+            usable.append(lay)
+        except SnapshotError as exc:
+            unavailable.append(f"layout {lay.key}: {str(exc).split(';')[0]}")
+    points: list[Point] = []
+    for name in readers:
+        if measure_missing:
+            try:
+                reader = load_page_reader(name)
+            except ReaderUnavailable as exc:
+                unavailable.append(f"reader {name}: {exc}")
+                continue
+            points += run_frontier(
+                usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
+            )
+        else:
+            points += [
+                p for p in cache.points() if p.reader_name == name and p.seed == seed
+                and p.pages == pages and p.layout in usable
+            ]  # fmt: skip
+    points.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plot = plot_frontier(points, out / "frontier.png", target=target)
+    lines = [
+        "# Density frontier (measured)",
+        "",
+        "Whole full pages of held-out transcript-like lines "
+        f"(`snapshot.legibility.hardlines.full_page_rows`, seed {seed}, which `snapshot tune` "
+        f"never uses), {pages} page(s) per layout, every row filled edge to edge, read by "
+        "independent whole-page readers that get the page and nothing else "
+        "(`snapshot.legibility.page_readers`), scored by `score_page` (character accuracy "
+        "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
+        f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
+        "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
+        "layout priced by each profile's billing scheme. Target "
+        f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
+        f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
+        "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",
+        "",
+        "Readers:",
+        *_describe_readers(points),
+        "",
+        frontier_table(points, models=models, target=target),
+    ]
+    for reader in sorted({p.reader_name for p in points}):
+        best = densest_passing(points, reader, target)
+        lines.append(
+            f"- densest layout meeting the target for `{reader}`: "
+            + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
+        )
+    if unavailable:
+        lines += ["", "Not measured here:", *(f"- {u}" for u in unavailable)]
+    table = out / "frontier.md"
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return FrontierReport(tuple(points), tuple(unavailable), table, plot)
