@@ -660,3 +660,36 @@ def frontier_report(
     table = out / "frontier.md"
     table.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return FrontierReport(tuple(points), tuple(unavailable), table, plot)
+
+
+# ---------------------------------------------------------------------------- the dense layout
+
+#: The project's dense frontier layout: the densest layout of the committed frontier run
+#: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
+#: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
+DENSE_LAYOUT = Layout("snap5x8", row_gap=2)
+
+
+def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
+    """``layout`` fitted to the page size, padding and mode of ``like``.
+
+    >>> from snapshot.geometry import default_geometry
+    >>> from snapshot.glyphs import load_font
+    >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
+    >>> g.font.name, g.row_gap, g.size
+    ('snap5x8', 2, (1568, 728))
+    """
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+
+    return Geometry.fit(
+        load_font(layout.font, pixel_size=layout.size),
+        *like.size,
+        padding=like.padding,
+        col_gap=layout.col_gap,
+        row_gap=layout.row_gap,
+        shade=layout.shade,
+        ink=like.ink,
+        header=like.header,
+        flow=like.flow,
+    )
