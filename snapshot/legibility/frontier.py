@@ -82,6 +82,11 @@ class Layout:
         )
 
     @property
+    def style(self) -> tuple[str, int | None, str, int, int, str]:
+        """Everything but the page size: what "today's default layout" names."""
+        return (self.font, self.size, self.shade, self.row_gap, self.col_gap, self.ink)
+
+    @property
     def cell(self) -> tuple[int, int]:
         from snapshot.glyphs import load_font
 
@@ -428,7 +433,7 @@ def frontier_table(
     defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
     target = target or Target()
     on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}
-    default_keys = {d.key for d in defaults}
+    default_styles = {d.style for d in defaults}
     head = (
         "| reader | layout | cell | chars/1000 px² | "
         + "".join(f"chars/token {m} | " for m in models)
@@ -440,7 +445,7 @@ def frontier_table(
     order = sorted(pairs.items(), key=lambda kv: (kv[0][0], -kv[1][0].chars_per_kpx, kv[0][1]))
     for (reader, key), (nat, res) in order:
         lay = nat.layout
-        marks = ("*" if key in default_keys else "") + (
+        marks = ("*" if lay.style in default_styles else "") + (
             "F" if (reader, key, 1.0) in on_front else ""
         )
         cpt = "".join(
@@ -478,7 +483,7 @@ def plot_frontier(
     import matplotlib.pyplot as plt
 
     target = target or Target()
-    default_keys = {d.key for d in defaults}
+    default_styles = {d.style for d in defaults}
     readers = sorted({p.reader_name for p in points})
     colours = dict(zip(readers, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False))
     with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 8, "svg.hashsalt": "0"}):
@@ -524,7 +529,7 @@ def plot_frontier(
                     zorder=2,
                 )
                 for p in nat:
-                    if p.layout.key in default_keys:
+                    if p.layout.style in default_styles:
                         ax.scatter(
                             [p.chars_per_kpx],
                             [value(p)],
