@@ -380,8 +380,12 @@ def source_path(name: str) -> Path:
 
 
 def build(name: str) -> BuiltFont:
-    """Parse, compose and validate one face."""
-    path = source_path(name)
+    """Parse, compose and validate one bundled face."""
+    return build_source(source_path(name))
+
+
+def build_source(path: Path) -> BuiltFont:
+    """Parse, compose and validate the face in a glyph source file (a draft, say)."""
     src = parse_source(path.read_text(encoding="utf-8"), path.name)
     glyphs = dict(src.glyphs)
     for target, base, marks, line in src.rules:
@@ -591,6 +595,7 @@ __all__ = [
     "BuiltFont",
     "FontSourceError",
     "build",
+    "build_source",
     "hamming_pairs",
     "load_sources",
     "main",
