@@ -261,3 +261,20 @@ def test_dense_layout_reads_whole_with_a_real_page_reader() -> None:
     assert point.char_accuracy >= 0.90, (
         f"{small.key}: {point.char_accuracy}, {point.confusions[:5]}"
     )
+
+
+def test_derived_face_is_the_base_padded_with_its_overrides() -> None:
+    base = build.build("snap5x8")
+    dense = build.build("snap5x10")
+    assert (dense.width, dense.height, dense.ascent) == (5, 10, 8)
+    for ch in "aA0Oő":  # not redrawn: the base glyph, one blank row above and below
+        assert np.array_equal(dense.glyphs[ch], np.pad(base.glyphs[ch], ((1, 1), (0, 0))))
+    for ch in "4l{}":  # redrawn on the readers' confusions
+        assert not np.array_equal(dense.glyphs[ch][1:-1], base.glyphs[ch])
+
+
+def test_gray_glyph_is_deterministic_and_keeps_stroke_centres() -> None:
+    bm = build.build("snap5x8").glyphs["W"]
+    a = build.gray_glyph(bm, 0.35, 1.4)
+    assert np.array_equal(a, build.gray_glyph(bm, 0.35, 1.4))
+    assert a[bm == 1].min() > 128 and (a[bm == 0] > 0).any()
