@@ -107,6 +107,13 @@ def register(sub: Any) -> None:
         "--pages", type=int, default=1, help="page readers: full pages per candidate (default 1)"
     )
     t.add_argument("--cache", metavar="FILE", help="page readers: JSONL cache of measurements")
+    t.add_argument(
+        "--measure-page",
+        metavar="WxH",
+        default="784x728",
+        help="page readers: read each style on full pages of this size, or 'own' for each "
+        "candidate's own page size (default 784x728, the frontier's sample page)",
+    )
     t.add_argument("--seed", type=int, help="tuning seed (default: hardlines.TUNING_SEED)")
     t.add_argument(
         "--out", metavar="FILE", help="profile file to write (default: profile-<model>.json)"
@@ -328,6 +335,14 @@ def _run_tune_pages(args: argparse.Namespace) -> int:
         kw["row_gaps"] = args.row_gap
     if args.col_gap:
         kw["col_gaps"] = args.col_gap
+    if args.measure_page != "own":
+        try:
+            mw, mh = (int(v) for v in args.measure_page.lower().split("x"))
+        except ValueError:
+            raise SnapshotError(
+                f"--measure-page {args.measure_page}: give WxH in px, e.g. 784x728, or 'own'"
+            ) from None
+        kw["measure_page"] = (mw, mh)
     result = tuning.tune_pages(
         args.model,
         load_page_reader(args.reader),

@@ -373,6 +373,7 @@ def write_profile(result: TuneResult, path: str | os.PathLike[str]) -> Path:
 
 #: Layout styles searched by default: font × pixel size × shade × row gap × column gap.
 DEFAULT_STYLES: tuple[tuple[str, int | None, str], ...] = (
+    ("snap5x10", None, "1-bit"),
     ("snap5x8", None, "1-bit"),
     ("snap8x16", None, "1-bit"),
     ("misc-6x12", None, "1-bit"),
@@ -467,6 +468,7 @@ def tune_pages(
     cache: Any = None,
     billing: Billing | None = None,
     max_reads: int | None = None,
+    measure_page: tuple[int, int] | None = None,
 ) -> PageTuneResult:
     """The candidate with the most characters per billed token that ``reader`` reads
     whole at ``target`` (native scale and after the 0.9× bicubic resample).
@@ -474,8 +476,10 @@ def tune_pages(
     Candidates are read densest first; one that misses the native target is
     rejected before its resampled reading is paid for, and the first that meets
     both wins. Accuracy is measured at the candidate's own page size (the
-    reader's detector resizes by page size). Measurements are cached in
-    ``cache`` (a :class:`~snapshot.legibility.frontier.PointCache`).
+    reader's detector resizes by page size), or, to keep the search cheap, on
+    full pages of ``measure_page`` (e.g. ``frontier.SAMPLE_PAGE``) for every page
+    size of a style. Measurements are cached in ``cache`` (a
+    :class:`~snapshot.legibility.frontier.PointCache`).
 
     Raises
     ------
@@ -483,7 +487,13 @@ def tune_pages(
         ``seed`` is the held-out seed (claims are measured on lines the tuner
         never saw), or no candidate fits.
     """
-    from snapshot.legibility.frontier import RESAMPLE_SCALE, PointCache, Target, measure_cached
+    from snapshot.legibility.frontier import (
+        RESAMPLE_SCALE,
+        Layout,
+        PointCache,
+        Target,
+        measure_cached,
+    )
     from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED
 
     seed = TUNING_SEED if seed is None else seed
@@ -503,11 +513,14 @@ def tune_pages(
     for cand in progress(cands, desc=f"tune {reader.info.name}", total=len(cands), unit="layout"):
         if max_reads is not None and len(trials) >= max_reads:
             break
-        nat = measure_cached(cand.layout, reader, cache, seed=seed, pages=pages)
+        read_as = cand.layout
+        if measure_page is not None:
+            read_as = Layout.from_dict({**cand.layout.as_dict(), "page": list(measure_page)})
+        nat = measure_cached(read_as, reader, cache, seed=seed, pages=pages)
         res = None
         if target.passes(nat, None):
             res = measure_cached(
-                cand.layout, reader, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE
+                read_as, reader, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE
             )
         trial = PageTrial(cand, nat, res, target.passes(nat, res) and res is not None)
         trials.append(trial)
@@ -515,6 +528,8 @@ def tune_pages(
             winner = trial
             break
     why = _page_why(reader.info.name, target, winner, trials, pages)
+    if measure_page is not None:
+        why += f"; accuracy read on full {measure_page[0]}x{measure_page[1]} pages of each style"
     return PageTuneResult(
         model, reader.info.as_dict(), target, seed, pages, winner, tuple(trials),
         tuple(skipped), billing.source, why,
