@@ -121,6 +121,7 @@ GRID: tuple[Layout, ...] = tuple(
         ("snap5x8", None, "1-bit", 0),
         ("snap5x8", None, "1-bit", 1),
         ("snap5x8", None, "1-bit", 2),
+        ("snap5x10", None, "1-bit", 0),
         ("dejavu-sans-mono", 8, "gray", 0),
         ("dejavu-sans-mono", 7, "gray", 0),
     )
@@ -654,10 +655,10 @@ def frontier_report(
         "",
         frontier_table(points, models=models, target=target),
     ]
-    for reader in sorted({p.reader_name for p in points}):
-        best = densest_passing(points, reader, target)
+    for reader_name in sorted({p.reader_name for p in points}):
+        best = densest_passing(points, reader_name, target)
         lines.append(
-            f"- densest layout meeting the target for `{reader}`: "
+            f"- densest layout meeting the target for `{reader_name}`: "
             + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
         )
     if unavailable:
