@@ -122,6 +122,7 @@ GRID: tuple[Layout, ...] = tuple(
         ("snap5x8", None, "1-bit", 1),
         ("snap5x8", None, "1-bit", 2),
         ("snap5x10", None, "1-bit", 0),
+        ("snap5x10", None, "gray", 0),
         ("dejavu-sans-mono", 8, "gray", 0),
         ("dejavu-sans-mono", 7, "gray", 0),
     )
@@ -673,7 +674,7 @@ def frontier_report(
 #: The project's dense frontier layout: the densest layout of the committed frontier run
 #: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
 #: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
-DENSE_LAYOUT = Layout("snap5x8", row_gap=2)
+DENSE_LAYOUT = Layout("snap5x10", shade="gray")
 
 
 def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
@@ -682,8 +683,8 @@ def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
     >>> from snapshot.geometry import default_geometry
     >>> from snapshot.glyphs import load_font
     >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
-    >>> g.font.name, g.row_gap, g.size
-    ('snap5x8', 2, (1568, 728))
+    >>> g.font.name, g.shade, g.size
+    ('snap5x10', 'gray', (1568, 728))
     """
     from snapshot.geometry import Geometry
     from snapshot.glyphs import load_font
