@@ -401,10 +401,15 @@ def paired(points: Iterable[Point]) -> dict[tuple[str, str], tuple[Point, Point 
     return {k: (v, resampled.get(k)) for k, v in native.items()}
 
 
-def densest_passing(points: Iterable[Point], reader: str, target: Target) -> Point | None:
-    """The densest layout whose native (and resampled, when measured) reading meets ``target``."""
+def densest_passing(
+    points: Iterable[Point], reader: str, target: Target, *, need_resampled: bool = True
+) -> Point | None:
+    """The densest layout whose native and resampled readings meet ``target`` (with
+    ``need_resampled=False``, a layout whose resampled reading is not measured counts)."""
     best = None
     for (name, _), (nat, res) in sorted(paired(points).items()):
+        if need_resampled and res is None:
+            continue
         denser = best is None or nat.chars_per_kpx > best.chars_per_kpx
         if name == reader and target.passes(nat, res) and denser:
             best = nat
@@ -455,7 +460,7 @@ def frontier_table(
             for m in models
         )
         resampled = f"{res.char_accuracy:.3f}" if res is not None else "–"
-        ok = "✓" if target.passes(nat, res) else ""
+        ok = ("✓" if res is not None else "✓ native only") if target.passes(nat, res) else ""
         cw, ch = lay.cell
         rows.append(
             f"| {reader} | {key} | {cw}×{ch} | {nat.chars_per_kpx:.1f} | {cpt}{nat.chars} | "
@@ -488,6 +493,7 @@ def plot_frontier(
     default_styles = {d.style for d in defaults}
     readers = sorted({p.reader_name for p in points})
     colours = dict(zip(readers, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False))
+    label_reader = "ppocrv6-small" if "ppocrv6-small" in readers else next(iter(readers), "")
     with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 8, "svg.hashsalt": "0"}):
         fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), dpi=110)
         panels: tuple[tuple[str, Callable[[Point], float], float], ...] = (
@@ -530,6 +536,21 @@ def plot_frontier(
                     lw=0.8,
                     zorder=2,
                 )
+                if reader == label_reader and ax is axes[0]:
+                    for p in nat:  # name the layouts of one reader, small, beside its points
+                        font = (
+                            p.layout.font
+                            if p.layout.size is None
+                            else (f"{p.layout.font}@{p.layout.size}")
+                        )
+                        name = f"{font} {p.layout.shade} +{p.layout.row_gap}"
+                        ax.annotate(
+                            name,
+                            (p.chars_per_kpx, value(p)),
+                            fontsize=5,
+                            xytext=(3, -8),
+                            textcoords="offset points",
+                        )
                 for p in nat:
                     if p.layout.style in default_styles:
                         ax.scatter(
@@ -646,7 +667,7 @@ def frontier_report(
         "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
         f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
         "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
-        "layout priced by each profile's billing scheme. Target "
+        "layout, at the page size in its name, priced by each profile's billing scheme. Target "
         f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
         f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
         "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",
