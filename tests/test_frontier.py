@@ -206,3 +206,18 @@ def test_gray_dejavu_page_reads_whole() -> None:
     p = measure(Layout("dejavu-sans-mono", size=8, shade="gray", page=(400, 120)), reader,
                 seed=HELD_OUT_SEED)  # fmt: skip
     assert p.char_accuracy > 0.8
+
+
+def test_frontier_command_writes_table_and_plot_from_the_cache(tmp_path: Path) -> None:
+    from snapshot.cli import main
+
+    cache = PointCache(tmp_path / "points.jsonl")
+    for p in (_point("snap5x8", 25.0, 0.0), _point("snap8x16", 7.8, 0.99)):
+        cache.put(p)
+    code = main(["frontier", "--cached-only", "--cache", str(tmp_path / "points.jsonl"),
+                 "--out-dir", str(tmp_path), "--reader", "ppocrv6-small"])  # fmt: skip
+    assert code == 0
+    # the points were written by reader "r", so nothing of ppocrv6-small is cached: an empty
+    # table, never a made-up row
+    table = (tmp_path / "frontier.md").read_text()
+    assert "snap8x16" not in table and (tmp_path / "frontier.png").is_file()

@@ -567,7 +567,8 @@ def plot_frontier(
             ax.set_ylabel(f"{label}, whole page")
             ax.set_ylim(-0.02, 1.02)
             ax.grid(True, lw=0.3)
-        axes[0].legend(loc="lower left", fontsize=6)
+        if points:
+            axes[0].legend(loc="lower left", fontsize=6)
         fig.suptitle(title or "density frontier, measured (black rings: today's defaults)")
         fig.tight_layout()
         out = Path(path)
