@@ -83,6 +83,18 @@ def write(
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
 
+    folder = out if out.is_dir() else out.parent
+    if (folder / "frontier.md").is_file():  # written by `snapshot frontier` (typography)
+        lines += [
+            "## Density frontier",
+            "",
+            "`snapshot+dense` draws the snapshot in the dense frontier layout "
+            "(`snapshot.legibility.frontier.DENSE_LAYOUT`). How densely each whole-page "
+            "reader still reads, every layout a point (measured): [frontier.md](frontier.md).",
+            "",
+            "![density frontier](frontier.png)",
+            "",
+        ]
     lines += ["## The ladder: which rungs it needed", ""]
     for model, counts in sorted(rung_paths(result.rows).items()):
         fits = [
