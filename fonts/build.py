@@ -23,7 +23,7 @@ import numpy as np
 
 FONT_DIR = Path(__file__).resolve().parent
 SRC_DIR = FONT_DIR / "src"
-NAMES = ("snap5x8", "snap8x16", "snap5x10")
+NAMES = ("snap5x8", "snap8x16", "snap5x10", "snap5x9")
 
 MARKERS: dict[str, str] = {"\ue000": "NEWLINE", "\ue001": "CONTINUE", "\ue002": "KEPT"}
 """Private-use code points the renderer reserves for its marker glyphs."""
@@ -409,31 +409,40 @@ def build(name: str) -> BuiltFont:
     return build_source(source_path(name))
 
 
+def resolve_source(path: Path) -> FontSource:
+    """Parse a glyph source; a derived face (``derive NAME``) is merged onto its base
+    (itself resolved, so a face may derive from a derived face): its own glyphs and
+    marks replace the base's, its ``pad`` and ``gray`` lines replace the base's."""
+    src = parse_source(path.read_text(encoding="utf-8"), path.name)
+    if src.derive is None:
+        return src
+    base = resolve_source(source_path(src.derive))
+    if (base.width, base.height) != (src.width, src.height):
+        raise FontSourceError(f"{path.name}: cell differs from the derived face {src.derive}")
+    own = set(src.glyphs)
+    return FontSource(
+        name=src.name,
+        width=src.width,
+        height=src.height,
+        ascent=src.ascent,
+        descent=src.descent,
+        glyphs={**base.glyphs, **src.glyphs},
+        marks={**base.marks, **src.marks},
+        rules=[r for r in base.rules if r[0] not in own] + src.rules,
+        lines={**base.lines, **src.lines},
+        pad=src.pad,
+        gray=src.gray if src.gray is not None else base.gray,
+    )
+
+
 def build_source(path: Path) -> BuiltFont:
     """Parse, compose and validate the face in a glyph source file (a draft, say).
 
     A derived face (``derive NAME``) starts from that face's source; its own
     glyphs and marks replace the base's, then ``pad`` adds blank rows.
     """
-    src = parse_source(path.read_text(encoding="utf-8"), path.name)
+    src = resolve_source(path)
     pad = src.pad
-    if src.derive is not None:
-        base = parse_source(source_path(src.derive).read_text(encoding="utf-8"))
-        if (base.width, base.height) != (src.width, src.height):
-            raise FontSourceError(f"{path.name}: cell differs from the derived face {src.derive}")
-        own = set(src.glyphs)
-        src = FontSource(
-            name=src.name,
-            width=src.width,
-            height=src.height,
-            ascent=src.ascent,
-            descent=src.descent,
-            glyphs={**base.glyphs, **src.glyphs},
-            marks={**base.marks, **src.marks},
-            rules=[r for r in base.rules if r[0] not in own] + src.rules,
-            lines={**base.lines, **src.lines},
-            gray=src.gray,
-        )
     glyphs = dict(src.glyphs)
     for target, base, marks, line in src.rules:
         where = f"{path.name}:{line}"
@@ -703,6 +712,7 @@ __all__ = [
     "main",
     "printable_ascii",
     "required_chars",
+    "resolve_source",
     "to_bdf",
     "to_gray",
 ]

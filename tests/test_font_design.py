@@ -278,3 +278,10 @@ def test_gray_glyph_is_deterministic_and_keeps_stroke_centres() -> None:
     a = build.gray_glyph(bm, 0.35, 1.4)
     assert np.array_equal(a, build.gray_glyph(bm, 0.35, 1.4))
     assert a[bm == 1].min() > 128 and (a[bm == 0] > 0).any()
+
+
+def test_a_face_derives_from_a_derived_face() -> None:
+    tall, short = build.build("snap5x10"), build.build("snap5x9")
+    assert (short.height, short.ascent, short.descent, short.gray) == (9, 8, 1, tall.gray)
+    for ch in "l{4aő":
+        assert np.array_equal(short.glyphs[ch], tall.glyphs[ch][:-1])
