@@ -123,6 +123,7 @@ GRID: tuple[Layout, ...] = tuple(
         ("snap5x8", None, "1-bit", 2),
         ("snap5x10", None, "1-bit", 0),
         ("snap5x10", None, "gray", 0),
+        ("snap5x9", None, "gray", 0),
         ("dejavu-sans-mono", 8, "gray", 0),
         ("dejavu-sans-mono", 7, "gray", 0),
     )
@@ -618,11 +619,11 @@ def frontier_report(
     target: Target | None = None,
 ) -> FrontierReport:
     """Measure (or take from the cache) every layout with every reader and write
-    ``frontier.md`` and ``frontier.png`` into ``out_dir``.
+    ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
+    ``measure_missing=False`` every cached point of the readers is shown, grid or not.
 
     A reader that is not installed, or a layout whose font is missing, is named
-    in the table's notes and left out: a missing cell, never a zero. With
-    ``measure_missing=False`` only cached points are used.
+    in the table's notes and left out: a missing cell, never a zero.
     """
     from snapshot.errors import SnapshotError
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
@@ -649,9 +650,9 @@ def frontier_report(
                 usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
             )
         else:
-            points += [
+            points += [  # every cached layout: the grid and any measured beside it
                 p for p in cache.points() if p.reader_name == name and p.seed == seed
-                and p.pages == pages and p.layout in usable
+                and p.pages == pages
             ]  # fmt: skip
     points.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
     out = Path(out_dir)
