@@ -654,6 +654,10 @@ def frontier_report(
                 p for p in cache.points() if p.reader_name == name and p.seed == seed
                 and p.pages == pages
             ]  # fmt: skip
+    measured = {p.reader_name for p in points}
+    for name in readers:
+        if name not in measured and not any(u.startswith(f"reader {name}:") for u in unavailable):
+            unavailable.append(f"reader {name}: no measured points (not run here)")
     points.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
