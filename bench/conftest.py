@@ -90,6 +90,11 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             )
     if "png_encode" in m:
         out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
+    crops = m.get("rapidocr crops given rows")
+    for name in ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2"):
+        if name in m:
+            vs = f" ({m[name] / crops:.1f}x crops given the rows)" if crops else ""
+            out.append(f"{name} whole page (1568x728 snap8x16): {m[name]:.2f} s{vs}")
     return out
 
 

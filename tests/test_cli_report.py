@@ -39,7 +39,8 @@ def test_report_on_the_demo_writes_the_report_results_and_plots(tmp_path: Path) 
     strategies = {r["strategy"] for r in results["rows"]}
     assert {"none", "elide", "drop_images", "snapshot", "summary", "ladder"} <= strategies
     snap = [r for r in results["rows"] if r["strategy"] == "snapshot" and r["pages"]]
-    assert snap and all(r["recall_oracle"] is not None for r in snap)
+    assert snap and all(r["round_trip_check"] is not None for r in snap)
+    assert "oracle" not in report and "round-trip check" in report
     for name in ("pareto.png", "chars_per_token.png"):
         assert (out / name).read_bytes().startswith(b"\x89PNG")
 

@@ -774,7 +774,19 @@ def test_cli_with_a_key_but_no_sdk_names_the_extra(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEYS["openai"])
     monkeypatch.setitem(sys.modules, "openai", None)  # import now raises ImportError
-    code = cli(["probe", "--model", "gpt-5.5", "--font", FONT, "--out", str(tmp_path)])
+    code = cli(
+        [
+            "probe",
+            "--battery",
+            "questions",
+            "--model",
+            "gpt-5.5",
+            "--font",
+            FONT,
+            "--out",
+            str(tmp_path),
+        ]
+    )
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "pip install 'snapshot[live]'" in err
@@ -801,6 +813,8 @@ def test_cli_probe_writes_a_dated_record_and_json(
         code = cli(
             [
                 "probe",
+                "--battery",
+                "questions",
                 "--model",
                 "claude-sonnet-4-6",
                 "--seed",
@@ -831,6 +845,8 @@ def test_cli_probe_writes_a_dated_record_and_json(
         code = cli(
             [
                 "probe",
+                "--battery",
+                "questions",
                 "--model",
                 "claude-sonnet-4-6",
                 "--seed",
@@ -847,3 +863,44 @@ def test_cli_probe_writes_a_dated_record_and_json(
     assert code == 0
     assert f"exact {len(page.battery.questions)}/{len(page.battery.questions)}" in out
     assert "record: " in out and len(list((tmp_path / "probes").iterdir())) == 2
+
+
+def test_cli_needle_battery_is_the_default_and_writes_a_record(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """`snapshot probe --model M`: the report's pages, transcribed, needles counted."""
+    need_sdk("anthropic")
+    from snapshot.decode import load_png, read
+    from snapshot.glyphs import load_font
+
+    def transcribe(rec: Any) -> str:
+        return str(read(load_png(rec.png), load_font("snap8x16")))
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    with FakeProvider(KEYS, transcribe, max_requests=8, lifetime=120.0) as server:
+        code = cli(
+            [
+                "probe",
+                "--model",
+                "claude-sonnet-4-5",
+                "--out",
+                str(tmp_path),
+                "--base-url",
+                server.base_url("anthropic"),
+            ]
+        )
+        assert server.requests and server.problems == []
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "needles found" in out and "95 % Wilson" in out and "record: " in out
+    (saved,) = tmp_path.iterdir()
+    data = json.loads(saved.read_text())
+    assert data["schema"] == "snapshot.needle-probe/1" and data["preregistered"] is True
+    assert data["summary"]["found"] == data["summary"]["needles"] > 0
+    assert KEYS["anthropic"] not in out + err + saved.read_text()
+
+
+def test_cli_font_belongs_to_the_question_battery(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["probe", "--model", "claude-sonnet-4-5", "--font", FONT]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--battery questions" in err

@@ -41,7 +41,8 @@ def _page(font_name: str = "snap8x16") -> tuple[np.ndarray, str]:
     font = load_font(font_name)
     g = Geometry(font, cols=48, rows=len(LINES) + 1, flow=False)
     (page,) = render("\n".join(LINES), g)
-    expected = page.header + "\n" + "\n".join(r.rstrip("\n") for r in page.rows)
+    expected = pr.page_expected_text(page)
+    assert expected.split("\n")[1:] == LINES  # header, then the rows as drawn
     return page.pixels, expected
 
 

@@ -174,6 +174,8 @@ def run_legibility(args: argparse.Namespace) -> int:
         json.dump(table_dict(table), sys.stdout, indent=2)
         print()
         return 0
+    from snapshot.legibility.readers import display_name
+
     out = sys.stdout
     print(f"model {table.model}: {table.provider.note}", file=out)
     print(f"{table.lines} hard lines (seed {table.seed})", file=out)
@@ -181,12 +183,12 @@ def run_legibility(args: argparse.Namespace) -> int:
         print(f"skipped {s}", file=out)
     print(file=out)
     print(
-        f"{'reader':<10} {'font':<12} {'preprocess':<22} {'chars':>6} {'tokens':>6} {'exact lines':>11}",
+        f"{'reader':<16} {'font':<12} {'preprocess':<22} {'chars':>6} {'tokens':>6} {'exact lines':>11}",
         file=out,
     )
     for r in table.rows:
         print(
-            f"{r.reader:<10} {r.font:<12} {r.preprocess:<22} {r.char_accuracy:6.3f} "
+            f"{display_name(r.reader):<16} {r.font:<12} {r.preprocess:<22} {r.char_accuracy:6.3f} "
             f"{r.token_accuracy:6.3f} {r.lines_exact:>5}/{r.lines:<5}",
             file=out,
         )
@@ -221,12 +223,14 @@ def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
         json.dump(result, sys.stdout, indent=2)
         print()
         return 0
+    from snapshot.legibility.readers import display_name
+
     print(
         f"page {args.page}: {result['rows']} text rows in {result['font']}; {result['sampled']} read per run"
     )
     for r in result["accuracy"]:
         print(
-            f"{r['reader']:<10} {r['preprocess']:<22} chars {r['char_accuracy']:.3f}  tokens {r['token_accuracy']:.3f}"
+            f"{display_name(r['reader']):<16} {r['preprocess']:<22} chars {r['char_accuracy']:.3f}  tokens {r['token_accuracy']:.3f}"
         )
     return 0
 

@@ -5,20 +5,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "probe",
-        help="ask a live vision model questions about a rendered page and score its answers",
+        help="run the needle battery (or the question battery) on a live vision model",
         description=(
-            "Render a seeded page of agent history with planted facts (hex digests, exact "
-            "numbers, case-contrast identifiers, a gist question, never-stated questions), "
-            "send it to MODEL through the provider's official SDK, score each answer exact / "
-            "abstained / wrong, and save a dated JSON record. Needs the provider's key in the "
-            "environment (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY) "
-            "and the [live] extra."
+            "Needle battery (default): show MODEL the very pages the report's whole-page "
+            "readers read for its profile (pre-registered seed and counts), ask for a verbatim "
+            "transcription, and count the seeded needles found, with 95 % Wilson intervals; "
+            "`snapshot report --probes DIR` adds the records as a reader column. Question "
+            "battery (--battery questions): a seeded page with planted facts, each answer "
+            "scored exact / abstained / wrong. Either way a dated JSON record without keys is "
+            "saved. Needs the provider's key in the environment (ANTHROPIC_API_KEY, "
+            "OPENAI_API_KEY, GEMINI_API_KEY or GOOGLE_API_KEY) and the [live] extra."
         ),
     )
     p.add_argument("--model", required=True, help="model id, e.g. claude-opus-4-8, gpt-5.5")
@@ -35,7 +38,34 @@ def register(subparsers: Any) -> None:
         help="directory for the dated JSON record (default reports/probes)",
     )
     p.add_argument("--json", action="store_true", help="print the record as JSON")
-    p.add_argument("--seed", type=int, default=0, help="battery seed (default 0)")
+    p.add_argument(
+        "--battery",
+        choices=("needles", "questions"),
+        default="needles",
+        help="needles: the report's pages transcribed, needles counted (default); "
+        "questions: the planted-facts page",
+    )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        default=None,
+        help="needle battery: benchmark.manifest.json to draw pages from (default: the bundled "
+        "demo transcripts)",
+    )
+    p.add_argument(
+        "--conversations",
+        type=int,
+        default=None,
+        metavar="N",
+        help="needle battery: first N conversations (default: the pre-registered count); "
+        "a record says when it departs from the pre-registered protocol",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="battery seed (questions: default 0; needles: 0 keeps the pre-registered seed)",
+    )
     p.add_argument(
         "--api",
         choices=("chat", "responses"),
@@ -52,6 +82,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.battery == "needles":
+        return _run_needles(args)
     from snapshot.legibility import live, probes, records
 
     record = probes.run_probe(
@@ -73,6 +105,47 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     _print_table(record, str(path))
+    return 0
+
+
+def _run_needles(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from snapshot.errors import InputError
+    from snapshot.legibility import live
+    from snapshot.report import needle_probe
+
+    if args.font is not None:
+        raise InputError(
+            "--font applies to --battery questions; the needle battery reads the report's own "
+            "pages, drawn with the profile's font"
+        )
+    if args.corpus is not None and not args.corpus.is_file():
+        raise InputError(f"--corpus {args.corpus}: no such manifest file")
+    protocol = needle_probe.PREREGISTERED
+    if args.conversations is not None:
+        protocol = dataclasses.replace(protocol, conversations=args.conversations)
+    if args.seed:
+        protocol = dataclasses.replace(protocol, seed=args.seed)
+    record = needle_probe.run_needle_probe(
+        args.model,
+        corpus=args.corpus,
+        protocol=protocol,
+        api=args.api,
+        base_url=args.base_url,
+        timeout=args.timeout,
+    )
+    secrets = live.env_secrets()
+    path = needle_probe.save(record, args.out, secrets)
+    if args.json:
+        data = json.loads(record.to_json(secrets))
+        data["record_path"] = str(path)
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    for line in needle_probe.summary_lines(record):
+        print(line)
+    print(f"record: {path}")
     return 0
 
 

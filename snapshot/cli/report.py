@@ -37,7 +37,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--ocr-rows",
         type=int,
         default=0,
-        help="page rows per conversation and profile read by the real OCR engine, a seeded sample (needs the [ocr] extra)",
+        help="page rows per conversation and profile read as crops given the renderer's rows (a diagnostic; needs the [ocr] extra)",
+    )
+    # Whole-page readers and live probe records (issue 14).
+    p.add_argument(
+        "--page-readers",
+        default="",
+        metavar="NAMES",
+        help="whole-page readers, comma-separated, or 'all' (ppocrv6-small, ppocrv5, rapidocr-v4, "
+        "tesseract-x2); each reads a seeded sample of full pages; default none",
+    )
+    p.add_argument(
+        "--reader-pages",
+        type=int,
+        default=1,
+        metavar="N",
+        help="full pages per conversation and profile the whole-page readers read (default 1)",
+    )
+    p.add_argument(
+        "--probes",
+        type=Path,
+        metavar="DIR",
+        help="folder of `snapshot probe` needle records to add as a live reader column",
     )
     p.add_argument(
         "--budget-ratio",
@@ -116,7 +137,16 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise InputError(
             f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
-    settings = Settings(ocr_rows=args.ocr_rows, budget_ratio=args.budget_ratio)
+    from snapshot.legibility.page_readers import parse_reader_names
+
+    if args.probes is not None and not args.probes.is_dir():
+        raise InputError(f"--probes {args.probes}: no such folder of probe records")
+    settings = Settings(
+        ocr_rows=args.ocr_rows,
+        budget_ratio=args.budget_ratio,
+        page_readers=parse_reader_names(args.page_readers),
+        reader_pages=args.reader_pages,
+    )
     files = make_report(
         args.corpus,
         args.out,
@@ -126,6 +156,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         limit=args.limit,
         use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
+        probes=args.probes,
     )
     r = files.result
     print(f"{len(r.sources)} conversations × {len(r.models)} profiles in {r.seconds:.0f} s")

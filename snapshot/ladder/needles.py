@@ -188,9 +188,9 @@ def spans_by_class(text: str) -> dict[str, list[str]]:
                 if kind is not None:
                     out[kind].setdefault(piece, None)
                     break
-            trimmed = raw.strip(_LEAD + _TRAIL)
-            if _WORD.fullmatch(trimmed) and trimmed == raw.rstrip(",;"):
-                words.append(trimmed)
+            # a phrase is verbatim: bare words only, punctuation ends it
+            if _WORD.fullmatch(raw):
+                words.append(raw)
                 if len(words) >= _PHRASE_WORDS:
                     phrase = " ".join(words[-_PHRASE_WORDS:])
                     if len(phrase) >= 20:
@@ -215,3 +215,34 @@ def sample_needles(text: str, *, seed: int | str, per_class: int = 3) -> list[Ne
         picked = spans if len(spans) <= per_class else rng.sample(spans, per_class)
         needles.extend(Needle(kind, s) for s in picked)
     return needles
+
+
+def page_battery(
+    page_texts: Sequence[str],
+    *,
+    eligible: Sequence[int] | None = None,
+    seed: int | str,
+    pages: int,
+    per_class: int = 3,
+) -> list[tuple[int, list[Needle]]]:
+    """A seeded sample of ``pages`` pages and, on each, a needle sample of its own text.
+
+    ``eligible`` restricts the pages that may be drawn (the report passes the
+    full ones). Returns ``(page index, needles)`` in page order, pages without
+    any needle left out. The needles of one page are
+    :func:`sample_needles` of that page's text, seeded by ``seed`` and the
+    page index, so every reader is asked about the same spans.
+
+    >>> texts = ["id 9f8e7d6c2 in src/a/b.py", "nothing here", "total 123456 rows"]
+    >>> [(i, [n.text for n in ns]) for i, ns in page_battery(texts, seed=3, pages=3)]
+    [(0, ['9f8e7d6c2', 'src/a/b.py']), (2, ['123456'])]
+    """
+    pool = list(range(len(page_texts))) if eligible is None else sorted(set(eligible))
+    rng = random.Random(f"{seed}:pages")
+    chosen = sorted(pool if len(pool) <= pages else rng.sample(pool, pages))
+    out: list[tuple[int, list[Needle]]] = []
+    for i in chosen:
+        needles = sample_needles(page_texts[i], seed=f"{seed}:{i}", per_class=per_class)
+        if needles:
+            out.append((i, needles))
+    return out

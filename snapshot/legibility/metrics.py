@@ -72,7 +72,8 @@ def _align_seq(a: Sequence[str], b: Sequence[str]) -> list[tuple[EditOp, int, in
     so that one pattern (and its mirror) is rewritten; the cost never changes.
     """
     steps: list[tuple[EditOp, int, int]] = []
-    for tag, i1, i2, j1, j2 in Levenshtein.opcodes(a, b):
+    for op in Levenshtein.opcodes(a, b):
+        tag, i1, i2, j1, j2 = op.tag, op.src_start, op.src_end, op.dest_start, op.dest_end
         if tag == "equal":
             steps.extend(("equal", i1 + k, j1 + k) for k in range(i2 - i1))
         elif tag == "replace":
@@ -99,8 +100,8 @@ def _align_seq(a: Sequence[str], b: Sequence[str]) -> list[tuple[EditOp, int, in
         else:
             out.append(steps[k])
             k += 1
-    for n, (op, i, j) in enumerate(out):
-        if op == "sub" and a[i] == b[j]:
+    for n, (kind, i, j) in enumerate(out):
+        if kind == "sub" and a[i] == b[j]:
             out[n] = ("equal", i, j)
     return out
 
@@ -207,4 +208,6 @@ def wilson_interval(successes: int, trials: int, *, z: float = 1.959964) -> tupl
     denom = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    lo = 0.0 if successes == 0 else max(0.0, centre - half)
+    hi = 1.0 if successes == trials else min(1.0, centre + half)
+    return (lo, hi)

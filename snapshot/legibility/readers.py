@@ -1,14 +1,18 @@
-"""Readers: pixels in, text out, one small protocol for the oracle and real OCR engines.
+"""Readers given the renderer's layout: the round-trip check and OCR on row crops.
 
-- ``OracleReader``: the project's own font-aware decoder, run after the
-  simulated preprocessing with the page brought back to its native size. It
-  knows the font and the grid, so it measures whether the information survived
-  at all: an upper bound for any reader.
+These readers are told where the rows are (a :class:`PageLayout`), which no
+model is: they are diagnostics. Readability is measured by the whole-page
+readers in :mod:`snapshot.legibility.page_readers`, which get the page alone.
+
+- ``OracleReader``: the **round-trip check** — the project's own font-aware
+  decoder, run after the simulated preprocessing with the page brought back to
+  its native size. It knows the font, the grid and the filter, so it shows
+  whether the information survived at all; it is never readability or recall.
 - ``RapidOcrReader``: PP-OCRv4 recognition (models ship inside the
-  ``rapidocr_onnxruntime`` wheel) on the row crops the renderer knows; no text
-  detection, which fails on dense pages and on 8-px lines.
-- ``TesseractReader``: Tesseract LSTM, one line per call (``--psm 7``), when
-  the ``tesseract`` binary is on the PATH.
+  ``rapidocr_onnxruntime`` wheel) on row crops cut at the renderer's row
+  boxes: *given the renderer's rows*, no text detection.
+- ``TesseractReader``: Tesseract LSTM, one row crop per call (``--psm 7``),
+  given the renderer's rows, when the ``tesseract`` binary is on the PATH.
 
 The OCR engines are optional (the ``[ocr]`` extra) and imported on first use.
 """
@@ -35,6 +39,24 @@ if TYPE_CHECKING:
 
 Box = tuple[int, int, int, int]
 READER_NAMES = ("oracle", "ocr", "rapidocr", "tesseract", "live")
+
+# How each reader is named in every table, plot and report: the oracle is a
+# round-trip check, and crop readers are told the renderer's rows.
+DISPLAY_NAMES = {
+    "oracle": "round-trip check",
+    "rapidocr": "rapidocr crops given the renderer's rows",
+    "ocr": "rapidocr crops given the renderer's rows",
+    "tesseract": "tesseract crops given the renderer's rows",
+}
+
+
+def display_name(reader: str) -> str:
+    """The name a report shows for ``reader``.
+
+    >>> display_name("oracle")
+    'round-trip check'
+    """
+    return DISPLAY_NAMES.get(reader, reader)
 
 
 class ReaderUnavailable(SnapshotError):
@@ -215,7 +237,7 @@ def _rapidocr_engine() -> Any:
 
 @dataclass(frozen=True)
 class RapidOcrReader:
-    """PP-OCRv4 recognition (rapidocr_onnxruntime) on row crops, batched."""
+    """PP-OCRv4 recognition (rapidocr_onnxruntime) on row crops given the renderer's rows."""
 
     pad: int = 4
 
@@ -239,7 +261,7 @@ class RapidOcrReader:
 
 @dataclass(frozen=True)
 class TesseractReader:
-    """Tesseract 5 LSTM (``--oem 1 --psm 7``), one row crop per call."""
+    """Tesseract 5 LSTM (``--oem 1 --psm 7``), one row crop (given the renderer's rows) per call."""
 
     pad: int = 4
 

@@ -43,6 +43,7 @@ from snapshot.legibility.readers import (
     RapidOcrReader,
     Reader,
     TesseractReader,
+    display_name,
     line_geometry,
     measure,
     rapidocr_available,
@@ -74,7 +75,15 @@ def sweep_accuracy(
     out: list[tuple[str, str, float, str, Measurement]] = []
     for reader, lines, font, pp in progress(jobs, desc="scale sweep", total=len(jobs), unit="run"):
         m = measure(reader, lines, line_geometry(font, lines), pp, seed=seed)
-        out.append((reader.name, font.name, pp.scale, pp.filter if pp.scale != 1.0 else "-", m))
+        out.append(
+            (
+                display_name(reader.name),
+                font.name,
+                pp.scale,
+                pp.filter if pp.scale != 1.0 else "-",
+                m,
+            )
+        )
     return out
 
 
@@ -127,7 +136,7 @@ def plot_generational(results: Sequence[GenerationalLoss], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for res in results:
         gens = list(range(1, res.generations + 1))
-        label = f"{res.reader}, {res.font}, {res.preprocess}"
+        label = f"{display_name(res.reader)}, {res.font}, {res.preprocess}"
         (line,) = ax.plot(gens, res.rerender, marker="o", label=f"re-render from pixels: {label}")
         ax.plot(
             gens, res.redraw, ls="--", color=line.get_color(), label=f"redraw from source: {label}"
@@ -323,10 +332,11 @@ def build_report(
         f"Generated {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC by `snapshot report` (legibility lab, `snapshot.legibility.report`): "
         f"{lines} seeded hard lines (seed {seed}; rapidocr reads the first {ocr_lines} of them, "
         "since each line costs it 50 ms idle and far more on a loaded machine), one per row, read back after simulated provider "
-        "preprocessing. `oracle` = the project's font-aware decoder at native size and, after a "
-        "resample, a matcher that compares each cell with the font's glyphs put through the same "
-        "resample at the same sub-pixel phase (an upper bound for any reader; its alphabet is "
-        "printable ASCII). `rapidocr` = PP-OCRv4 recognition on the renderer's row crops.",
+        "preprocessing. `round-trip check` = the project's font-aware decoder at native size and, "
+        "after a resample, a matcher that compares each cell with the font's glyphs put through the "
+        "same resample at the same sub-pixel phase (it knows font, grid and filter: whether the "
+        "information survived, not readability; its alphabet is printable ASCII). `rapidocr crops "
+        "given the renderer's rows` = PP-OCRv4 recognition on row crops cut at the renderer's boxes.",
         "",
         "No closed provider publishes its resampling filter, so every scale is swept with "
         f"{', '.join(FILTERS)}. 0.555 is Claude's downscale of an oversize 1928² page.",
@@ -374,7 +384,7 @@ def build_report(
     ]
     for g in gens:
         md.append(
-            f"| {g.reader} | {g.font} | {g.preprocess} | "
+            f"| {display_name(g.reader)} | {g.font} | {g.preprocess} | "
             + " | ".join(_fmt(a) for a in g.rerender)
             + f" | {_fmt(g.redraw[0])} |"
         )
@@ -464,13 +474,17 @@ def write_sections(out: Path, size: str = "quick") -> list[tuple[str, str]]:
     params = LAB_SIZES[size]
     filters: Sequence[Any] = FILTERS if size == "full" else ("bicubic",)
     files = build_report(out, ocr_filters=filters, **params)
-    ocr = "rapidocr" if rapidocr_available() else "no OCR engine installed (the [ocr] extra)"
+    ocr = (
+        "rapidocr on crops given the renderer's rows"
+        if rapidocr_available()
+        else "no OCR engine installed (the [ocr] extra)"
+    )
     return [
         (
             "Legibility against resample scale",
             f"![legibility against resample scale]({files['vs_scale'].name})\n\n"
             f"{params['lines']} seeded hard lines per font (hex, ids, camelCase, code), read by the "
-            f"oracle and by {ocr} after each simulated provider resample. Full tables: "
+            f"round-trip check and by {ocr} after each simulated provider resample. Full tables: "
             f"[{files['legibility'].name}]({files['legibility'].name}); the dense font against "
             f"its peers: [{files['fonts'].name}]({files['fonts'].name}).",
         ),

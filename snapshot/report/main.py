@@ -68,13 +68,20 @@ def make_report(
     limit: int | None = None,
     use_ocr: bool = False,
     legibility: str = "quick",
+    probes: Path | None = None,
 ) -> ReportFiles:
+    """Run the benchmark and write REPORT.md, results.json and the figures into ``out``.
+
+    ``probes`` is a folder of live needle-probe records (``snapshot probe``):
+    they join the needle-recall tables as one more reader per probed profile.
+    """
     out.mkdir(parents=True, exist_ok=True)
+    live = _probe_columns(probes, models) if probes is not None else []
     result = run(
         corpus, models=models, settings=settings, workers=workers, limit=limit, use_ocr=use_ocr
     )
     results = out / "results.json"
-    save_json(result, results)
+    save_json(result, results, probes=live)
     figures: dict[str, Path | None] = {
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
         "chars_per_token": plots.chars_per_token(
@@ -89,5 +96,13 @@ def make_report(
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
         sections.extend(write_sections(out, legibility))
-    report = markdown.write(result, out, figures=figures, sections=sections)
+    report = markdown.write(result, out, figures=figures, sections=sections, probes=live)
     return ReportFiles(report, results, figures, result)
+
+
+def _probe_columns(folder: Path, models: Sequence[str]) -> list[Any]:
+    """The needle-probe records in ``folder`` as reader columns (checked before the long run)."""
+    from snapshot.report.needle_probe import load_records
+    from snapshot.report.needle_recall import probe_recall
+
+    return probe_recall(load_records(folder), models)

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
+from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.run import RunResult
 from snapshot.report.tables import Aggregate, aggregate, by_category, rung_paths
 
@@ -18,15 +19,29 @@ def _usd(v: float | None) -> str:
     return "n/p" if v is None else f"${v:,.2f}"
 
 
-def _strategy_table(aggs: Sequence[Aggregate]) -> list[str]:
+def _ci(x: ReaderRecall | None) -> str:
+    """``share [lo–hi] (n)``, or ``–`` for a reader with no measurement."""
+    if x is None or not x.needles:
+        return "–"
+    lo, hi = x.interval
+    return f"{100 * (x.share or 0):.0f} % [{100 * lo:.0f}–{100 * hi:.0f}] ({x.needles})"
+
+
+def _strategy_table(aggs: Sequence[Aggregate], readers: Sequence[ReaderRecall]) -> list[str]:
+    names = list(dict.fromkeys(x.reader for x in readers if x.source == "whole page"))
+    cell = {(x.model, x.strategy, x.reader): x for x in readers}
+    head = "".join(f" {n}, whole page |" for n in names)
     lines = [
-        "| model | strategy | tokens after / before | recall (text) | recall (oracle) | recall (OCR sample) | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| model | strategy | tokens after / before | recall (text) |"
+        + head
+        + " round-trip check (not readability) | crops given the renderer's rows | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
+        "|---|---|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|---|---|---|",
     ]
     for a in aggs:
+        whole = "".join(f" {_ci(cell.get((a.model, a.strategy, n)))} |" for n in names)
         lines.append(
             f"| {a.model} | {a.strategy} | {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} % "
-            f"| {_pct(a.recall_text)} | {_pct(a.recall_oracle)} | {_pct(a.recall_ocr)} "
+            f"| {_pct(a.recall_text)} |{whole} {_pct(a.round_trip_check)} | {_pct(a.recall_crops_given_rows)} "
             f"| {a.conversations - a.unmeasured}/{a.conversations} | {a.pages:,} "
             f"| {_usd(a.request_usd)} | {_usd(a.session_usd)} | {_usd(a.session_usd_rolling)} "
             f"| {_usd(a.call_usd)} | {a.seconds:.1f} |"
@@ -40,8 +55,10 @@ def write(
     *,
     figures: dict[str, Path | None],
     sections: Sequence[tuple[str, str]] = (),
+    probes: Sequence[ReaderRecall] = (),
 ) -> Path:
     aggs = aggregate(result.rows)
+    readers = reader_recall(result.rows, with_text=True)
     names = {k: v.name for k, v in figures.items() if v is not None}
     chars = sum(s.chars for s in result.sources)
     images = sum(s.images for s in result.sources)
@@ -59,19 +76,14 @@ def write(
         f"{result.workers} worker(s), {result.seconds:.0f} s. Every number below is produced by this run; "
         "nothing is typed in by hand.",
         "",
-        "Readers: recall through the **oracle** (the project's font-aware decoder: did the information survive at all) "
-        + (
-            f"and through a real OCR engine, **{result.ocr_reader}**, on a seeded sample of "
-            f"{result.settings.ocr_rows} page rows per conversation and profile (the needles lying "
-            "within a sampled row count)."
-            if result.ocr_reader
-            else "only; run with `--ocr-rows N` to add a real OCR engine on a seeded sample of page rows."
-        ),
+        *_readers_paragraph(result),
         "",
         "How to read it: *tokens after / before* is what the compacted request costs against the original. "
-        "*Recall* is the share of seeded needles (identifiers, hashes, numbers, paths, error lines, case-contrast "
-        "names drawn from the compacted span) that a reader gets back verbatim; `n/m` means not measured "
-        "(a modelled summary has no text to measure). Dollars: `n/p` means no sourced price for the model. "
+        "*Recall* is the share of seeded needles (spans sampled from the compacted source by class: hex, UUID, "
+        "path, number, error line, identifier, prose phrase; independent of the factsheet's extractor) that a "
+        "reader gets back verbatim (whitespace ignored, so a needle wrapped across rows counts); `n/m` means not "
+        "measured (a modelled summary has no text to measure; pages no whole-page reader read), `–` a reader "
+        "that gave no measurement (see the notes). Dollars: `n/p` means no sourced price for the model. "
         f"The ladder's budget is {100 * result.settings.budget_ratio:.0f} % of each conversation's tokens.",
         "",
     ]
@@ -79,9 +91,10 @@ def write(
         lines += ["**Conversations that failed to import:**", ""]
         lines += [f"- {e}" for e in result.errors]
         lines.append("")
-    lines += ["## Strategies", "", *_strategy_table(aggs), ""]
+    lines += ["## Strategies", "", *_strategy_table(aggs, readers), ""]
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
+    lines += _needle_section(result, readers, probes)
 
     folder = out if out.is_dir() else out.parent
     if (folder / "frontier.md").is_file():  # written by `snapshot frontier` (typography)
@@ -156,8 +169,10 @@ def write(
         "- Summaries: where Claude Code really compacted a transcript, its real summary is used; elsewhere the "
         "summary's cost is **modelled** (input plus the measured mean size of the real summaries) and its recall is "
         "not measured. No invented summary is presented as a model's.",
-        "- Oracle recall is an upper bound for any reader; real vision models read 5×8 cells far worse "
-        "(see the legibility section and `snapshot probe`).",
+        "- The round-trip check is the project's own decoder reading its own pages (it knows font, grid and "
+        "filter): it shows the information survived rendering, not that anyone can read it. Readability is the "
+        "whole-page readers' needle recall, with its 95 % Wilson interval; live models' records "
+        "(`snapshot probe`, `snapshot report --probes DIR`) join as their own column.",
     ]
     if result.corpus:
         lines += [
@@ -168,3 +183,123 @@ def write(
     path = out / "REPORT.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
+
+
+def _readers_paragraph(result: RunResult) -> list[str]:
+    st = result.settings
+    out = [
+        "Readers. **Whole-page readers** get each page as the provider receives it and nothing else "
+        "(no grid, no row boxes) and find the text themselves: "
+        + (
+            ", ".join(f"**{n}**" for n in st.page_readers)
+            + f"; each reads a seeded sample of {st.reader_pages} full page(s) per conversation and profile "
+            f"(pages at least 90 % filled: a half-filled last page flatters small cells), with up to "
+            f"{st.page_needles_per_class} needles per class sampled from each page's own text; strategies "
+            f"read: {', '.join(st.reader_strategies)}."
+            if st.page_readers
+            else "none in this run (`--page-readers all` adds them)."
+        ),
+        "The **round-trip check** is the project's own decoder on its own pages: a lossless-round-trip "
+        "check, not readability.",
+    ]
+    if result.ocr_reader:
+        out.append(
+            f"**Crops given the renderer's rows** (a diagnostic): {result.ocr_reader}, on a seeded sample "
+            f"of {st.ocr_rows} page rows per conversation and profile (the needles lying within a "
+            "sampled row count)."
+        )
+    return [" ".join(out)]
+
+
+def _interval(f: int, n: int) -> str:
+    from snapshot.legibility.metrics import wilson_interval
+
+    if not n:
+        return "–"
+    lo, hi = wilson_interval(f, n)
+    return f"{f}/{n} [{100 * lo:.0f}–{100 * hi:.0f}]"
+
+
+def _needle_section(
+    result: RunResult, readers: Sequence[ReaderRecall], probes: Sequence[ReaderRecall]
+) -> list[str]:
+    """Per profile: each whole-page reader's needle recall, pooled, by class, per conversation."""
+    from snapshot.ladder.needles import CLASSES
+
+    measured = [x for x in readers if x.source != "text" or x.needles]
+    if not result.settings.page_readers and not probes:
+        return []
+    lines = [
+        "## Needle recall by whole-page readers",
+        "",
+        "Share of the sampled pages' needles each reader reads back off the page alone, verbatim (whitespace "
+        "ignored), pooled over the profile's conversations with its 95 % Wilson interval, the median of the "
+        "per-conversation shares, the share the request holds either way (read off the page, or in what stayed "
+        "text), and by class (found/needles [95 % interval]). *text only* is what stayed text (head, tail, factsheet) "
+        "without reading any page: on the factsheet row it is the factsheet's recall on needles it was not "
+        "built from. Live rows come from `snapshot probe` records (their own pages of the same profile).",
+        "",
+    ]
+    st = result.settings
+    first = st.reader_strategies[0] if st.reader_strategies else "snapshot"
+    sampled = [r for r in result.rows if r.strategy == first and r.page_needles]
+    per_model = {
+        m: (
+            sum(r.reader_pages for r in sampled if r.model == m),
+            sum(sum(r.page_needles.values()) for r in sampled if r.model == m),
+        )
+        for m in result.models
+    }
+    lines.append(
+        "Sample: "
+        + "; ".join(f"{m}: {p} full pages, {n} needles" for m, (p, n) in per_model.items())
+        + f" ({st.reader_pages} full page(s) per conversation and profile, seeded; every reader "
+        f"reads the same pages, once: {', '.join(st.reader_strategies)} share them)."
+    )
+    lines.append("")
+    head = (
+        "| profile | strategy | reader | needles | recall [95 % CI] | median per conversation | "
+        "with what stayed text | " + " | ".join(CLASSES) + " | notes |"
+    )
+    lines += [head, "|" + "---|" * (8 + len(CLASSES))]
+    for x in [*measured, *probes]:
+        share = "–" if not x.needles else _ci(x).rsplit(" (", 1)[0]
+        med = "–" if x.median_conversation is None else f"{100 * x.median_conversation:.0f} %"
+        either = (
+            "–"
+            if x.found_or_text is None or not x.needles
+            else f"{100 * x.found_or_text / x.needles:.0f} %"
+        )
+        by = " | ".join(_interval(*x.by_class.get(k, (0, 0))) for k in CLASSES)
+        notes = "; ".join(x.notes)
+        if x.unmeasured:
+            notes = f"{x.unmeasured} conversation(s) not measured: {notes}"
+        lines.append(
+            f"| {x.model} | {x.strategy} | {x.reader} | {x.needles} | {share} | {med} | {either} "
+            f"| {by} | {notes} |"
+        )
+    lines.append("")
+    if result.page_readers:
+        lines += [
+            "Readers as run (name, package version, sha256 over the model files, settings):",
+            "",
+        ]
+        for name, info in result.page_readers.items():
+            if "unavailable" in info:
+                lines.append(f"- **{name}**: not measured: {info['unavailable']}")
+                continue
+            keys = (
+                "det_limit_side_len",
+                "det_limit_type",
+                "det_resize",
+                "upscale",
+                "psm",
+                "config",
+            )
+            shown = ", ".join(f"{k}={info['settings'][k]}" for k in keys if k in info["settings"])
+            lines.append(
+                f"- **{name}** {info['version']}, models sha256 `{info['model_sha256'][:16]}…`; {shown} "
+                "(all settings in results.json)"
+            )
+        lines.append("")
+    return lines

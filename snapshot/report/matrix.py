@@ -13,14 +13,22 @@ from snapshot.ladder.cut import find_cut
 from snapshot.ladder.elide import elide
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
-from snapshot.ladder.needles import Needle, draw_needles, found
+from snapshot.ladder.needles import Needle, found, sample_needles
 from snapshot.ladder.record import StrategyResult
 from snapshot.ladder.sheets import SheetOptions, snapshot
 from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary, corpus_summarizer
 from snapshot.ladder.target import Target
 from snapshot.page import Page
 from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
-from snapshot.report.readability import OcrRows, PageReader, Recall, pages_recall, visible_text
+from snapshot.report.readability import (
+    OcrRows,
+    ReadCache,
+    Recall,
+    WholePageRecall,
+    pages_recall,
+    visible_text,
+    whole_page_recall,
+)
 from snapshot.report.sources import Source
 from snapshot.transcript.model import Conversation
 
@@ -46,8 +54,15 @@ class Settings:
     foveate_chars: int = 6000
     next_turns: int = 10
     budget_ratio: float = 0.3
-    ocr_rows: int = 0  # rows per conversation × profile read by the real OCR engine
+    ocr_rows: int = 0  # rows per conversation × profile read as crops given the renderer's rows
     seed: int = 20261129
+    # Whole-page readers (snapshot.legibility.page_readers names) and their sample:
+    # full pages per conversation × profile, needles per class on each page, and
+    # the strategies whose pages they read.
+    page_readers: tuple[str, ...] = ()
+    reader_pages: int = 1
+    page_needles_per_class: int = 3
+    reader_strategies: tuple[str, ...] = ("snapshot", "snapshot+factsheet")
 
 
 @dataclass(frozen=True)
@@ -69,24 +84,60 @@ class Row:
     pages: int = 0
     page_bytes: int = 0
     recall_text: float | None = None
-    recall_oracle: float | None = None
-    recall_ocr: float | None = None
-    ocr_rows: int = 0
+    # The project's own decoder reading its own pages: a lossless-round-trip
+    # check (did the information survive rendering), never readability.
+    round_trip_check: float | None = None
+    # OCR recognition on row crops cut at the renderer's row boxes (a diagnostic).
+    recall_crops_given_rows: float | None = None
+    crop_rows: int = 0
+    # Whole-page readers on a seeded sample of full pages (see report.readability):
+    # needles asked by class, found in what stayed text, found per reader on its
+    # page alone, and a note for each reader that gave no measurement here.
+    reader_pages: int = 0
+    page_needles: dict[str, int] = field(default_factory=dict)
+    page_needles_in_text: dict[str, int] = field(default_factory=dict)
+    reader_found: dict[str, dict[str, int]] = field(default_factory=dict)
+    reader_notes: dict[str, str] = field(default_factory=dict)
+    # ... found by the reader on its page or in what stayed text (what the request holds)
+    reader_found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
 
     @property
     def recall(self) -> float | None:
-        """Recall for a seeing reader: through the oracle where there are pages, else the text."""
-        return self.recall_oracle if self.recall_oracle is not None else self.recall_text
+        """Needle recall: the first whole-page reader where there are pages, else the text.
+
+        Pages no whole-page reader read give ``None`` (not measured), never the
+        round-trip check.
+        """
+        if self.pages:
+            return self.reader_recall(self.primary_reader) if self.primary_reader else None
+        return self.recall_text
+
+    @property
+    def primary_reader(self) -> str | None:
+        """The first whole-page reader (in page_reader_names order) measured on this row."""
+        from snapshot.legibility.page_readers import page_reader_names
+
+        return next((n for n in page_reader_names() if n in self.reader_found), None)
+
+    def reader_recall(self, reader: str) -> float | None:
+        """Share of this row's page needles ``reader`` got back; None when not measured."""
+        hits = self.reader_found.get(reader)
+        n = sum(self.page_needles.values())
+        return None if hits is None or n == 0 else sum(hits.values()) / n
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def _seed(source_id: str, settings: Settings) -> int:
+def source_seed(source_id: str, settings: Settings) -> int:
+    """The seed of one conversation's needle samples (the live needle probe uses it too)."""
     return int(hashlib.sha256(f"{settings.seed}:{source_id}".encode()).hexdigest()[:8], 16)
+
+
+_seed = source_seed
 
 
 def needles_for(source: Source, settings: Settings) -> list[Needle]:
@@ -96,8 +147,8 @@ def needles_for(source: Source, settings: Settings) -> list[Needle]:
     _, middle, _ = cut.split(path)
     # Drawn from what the messages say, not from the role lines serialization adds
     # (message ids there would be needles no text reader is ever shown).
-    return draw_needles(
-        visible_text(middle), seed=_seed(source.id, settings), per_kind=settings.needles_per_kind
+    return sample_needles(
+        visible_text(middle), seed=_seed(source.id, settings), per_class=settings.needles_per_kind
     )
 
 
@@ -117,7 +168,7 @@ class _Run:
     target: Target
     settings: Settings
     needles: list[Needle]
-    reader: PageReader
+    reader: ReadCache
     price: Price | None = field(init=False)
     before: int = field(init=False)
     turn_tokens: int = field(init=False)
@@ -168,6 +219,16 @@ class _Run:
             seed=_seed(self.source.id, self.settings),
         )
 
+    def whole_page(self, conv: Conversation, pages: Sequence[Page]) -> WholePageRecall:
+        return whole_page_recall(
+            conv,
+            pages,
+            self.reader,
+            seed=f"{_seed(self.source.id, self.settings)}:{self.target.model}",
+            sample_pages=self.settings.reader_pages,
+            per_class=self.settings.page_needles_per_class,
+        )
+
     def summary_usd(self, summary: Summary | None) -> float | None:
         # A corpus summary was paid for by the session that wrote it; the row still
         # prices the call it stands for, so strategies compare on equal terms.
@@ -189,6 +250,17 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
     pages = list(res.pages)
     data = res.record.data
     rec = run.page_recall(res.conversation, pages) if pages else None
+    whole: dict[str, Any] = {}
+    if pages and run.settings.page_readers and name in run.settings.reader_strategies:
+        w = run.whole_page(res.conversation, pages)
+        whole = {
+            "reader_pages": w.pages,
+            "page_needles": w.asked,
+            "page_needles_in_text": w.in_text,
+            "reader_found": w.found,
+            "reader_notes": w.notes,
+            "reader_found_or_text": w.found_or_text,
+        }
     return run.row(
         name,
         run.target.tokens(res.conversation.path()),
@@ -196,11 +268,12 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
         pages=len(pages),
         page_bytes=int(data.get("page_bytes", 0)),
         recall_text=rec.text if rec else run.text_recall(res.conversation),
-        recall_oracle=rec.oracle if rec else None,
-        recall_ocr=rec.ocr if rec else None,
-        ocr_rows=rec.ocr_rows if rec else 0,
+        round_trip_check=rec.round_trip if rec else None,
+        recall_crops_given_rows=rec.crops if rec else None,
+        crop_rows=rec.crop_rows if rec else 0,
         rungs=name,
         note="; ".join(res.record.notes[:1]),
+        **whole,
     )
 
 
@@ -249,9 +322,9 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
         rec = run.page_recall(lad.conversation, lad.pages)
         kw.update(
             recall_text=rec.text,
-            recall_oracle=rec.oracle,
-            recall_ocr=rec.ocr,
-            ocr_rows=rec.ocr_rows,
+            round_trip_check=rec.round_trip,
+            recall_crops_given_rows=rec.crops,
+            crop_rows=rec.crop_rows,
         )
     else:
         kw["recall_text"] = run.text_recall(lad.conversation)
@@ -329,7 +402,8 @@ def evaluate(
 ) -> list[Row]:
     """All strategies on one conversation for each target."""
     needles = needles_for(source, settings)
-    reader = PageReader(ocr)  # shared across targets: identical pages are read once
+    # shared across targets: identical pages are read once
+    reader = ReadCache(ocr, page_readers=tuple(settings.page_readers))
     summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer()
     rows: list[Row] = []
     for target in targets:

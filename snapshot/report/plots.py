@@ -89,9 +89,20 @@ def pareto(aggregates: Sequence[Aggregate], path: Path) -> Path:
     for model, marker in markers.items():
         ax.scatter([], [], color="#bbbbbb", marker=marker, label=model)
     ax.axhline(-0.04, color="#dddddd", lw=0.5)
-    ax.text(0.01, -0.035, "x: recall not measured (modelled summary)", fontsize=7, color="#777777")
+    ax.text(
+        0.01,
+        -0.035,
+        "x: recall not measured (modelled summary, or pages no whole-page reader read)",
+        fontsize=7,
+        color="#777777",
+    )
     ax.set_xlabel("tokens after / tokens before (lower is smaller)")
-    ax.set_ylabel("needle recall (oracle for pages; exact text otherwise)")
+    readers = sorted({a.page_reader for a in aggregates if a.page_reader})
+    ax.set_ylabel(
+        "needle recall: "
+        + (f"{', '.join(readers)} whole page for pages" if readers else "pages not read")
+        + "; exact text otherwise"
+    )
     ax.set_ylim(-0.08, 1.05)
     ax.set_xlim(0, 1.05)
     ax.set_title("Tokens against recall: the Pareto view")

@@ -1,9 +1,22 @@
 """What a reader gets back from a compacted conversation, for needle recall.
 
-Text that stayed text is read exactly. Pages are read back through the
-oracle (the project's font-aware decoder: whether the information survived at
-all) and, on a seeded sample, through a real OCR engine. Pages are decoded
-once per distinct PNG: identical source gives identical pages.
+Text that stayed text is read exactly. Pages are read back three ways, and
+only the last is readability:
+
+- the **round-trip check**: the project's own font-aware decoder, which knows
+  the font, the grid and the filter. At native size it round-trips by
+  construction; it tells whether the information survived rendering at all.
+  It is never reported as recall.
+- **crops given the renderer's rows**: an OCR recognizer on row crops cut at
+  the renderer's own row boxes, on a seeded sample of rows (a diagnostic: no
+  reader is given those boxes).
+- **whole-page readers** (:mod:`snapshot.legibility.page_readers`): each gets
+  the page as the provider receives it and nothing else. They read a seeded
+  sample of full pages per conversation and profile; the needles are sampled
+  from the text of those pages (:func:`snapshot.ladder.needles.page_battery`),
+  independently of the factsheet's extractor.
+
+Pages are decoded once per distinct PNG: identical source gives identical pages.
 """
 
 from __future__ import annotations
@@ -13,10 +26,13 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from snapshot.ladder.needles import Needle, found
+from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
 from snapshot.ladder.serialize import serialize_block
 from snapshot.page import Page
 from snapshot.transcript.model import Conversation, ImageBlock, Message
+
+# Share of a page's cells the text must fill for the page to count as full.
+FULL_PAGE = 0.9
 
 
 def visible_text(messages: Sequence[Message]) -> str:
@@ -29,20 +45,29 @@ def visible_text(messages: Sequence[Message]) -> str:
     return "\n".join(parts)
 
 
-# Reads the given rows of a page with a real OCR engine, one string per row.
+# Reads the given rows of a page with a real OCR engine, one string per row
+# (crops cut at the renderer's row boxes: "given the renderer's rows").
 OcrRows = Callable[[Page, Sequence[int]], list[str]]
 
 
+def _digest(page: Page) -> str:
+    return hashlib.sha256(page.png()).hexdigest()
+
+
 @dataclass
-class PageReader:
-    """Reads pages with the oracle and rows with an OCR engine, caching by PNG digest."""
+class ReadCache:
+    """Round-trip decodes, row-crop reads and whole-page reads, cached by PNG digest."""
 
     ocr_rows: OcrRows | None = None
+    page_readers: tuple[str, ...] = ()
     cache: dict[str, str] = field(default_factory=dict)
     row_cache: dict[tuple[str, int], str] = field(default_factory=dict)
+    page_cache: dict[tuple[str, str], str] = field(default_factory=dict)
+    # reader name -> why it gave no reading (not installed, model missing, ...)
+    unavailable: dict[str, str] = field(default_factory=dict)
 
-    def oracle(self, page: Page) -> str:
-        key = hashlib.sha256(page.png()).hexdigest()
+    def round_trip(self, page: Page) -> str:
+        key = _digest(page)
         text = self.cache.get(key)
         if text is None:
             from snapshot.decode import read
@@ -51,23 +76,34 @@ class PageReader:
             self.cache[key] = text
         return text
 
-    def ocr(self, page: Page, rows: Sequence[int]) -> list[str]:
+    def crops(self, page: Page, rows: Sequence[int]) -> list[str]:
         assert self.ocr_rows is not None
-        key = hashlib.sha256(page.png()).hexdigest()
+        key = _digest(page)
         todo = [r for r in rows if (key, r) not in self.row_cache]
         if todo:
             for r, text in zip(todo, self.ocr_rows(page, todo), strict=True):
                 self.row_cache[(key, r)] = text
         return [self.row_cache[(key, r)] for r in rows]
 
+    def whole_page(self, reader: str, page: Page) -> str:
+        """What ``reader`` reads off the whole page; raises when it cannot read it."""
+        key = (reader, _digest(page))
+        text = self.page_cache.get(key)
+        if text is None:
+            from snapshot.legibility.page_readers import load_page_reader
+
+            text = load_page_reader(reader).read_page(page.pixels)
+            self.page_cache[key] = text
+        return text
+
 
 @dataclass(frozen=True)
 class Recall:
     needles: int
     text: float | None  # needles found in what stayed text
-    oracle: float | None  # ... plus what the oracle reads off the pages
-    ocr: float | None  # on a seeded sample of rows: share of those rows' needles the OCR reads
-    ocr_rows: int = 0
+    round_trip: float | None  # ... plus what the round-trip check decodes off the pages
+    crops: float | None  # crops given the renderer's rows: share of the sampled rows' needles
+    crop_rows: int = 0
 
 
 def _share(hits: Sequence[bool]) -> float | None:
@@ -84,25 +120,24 @@ def pages_recall(
     needles: Sequence[Needle],
     conv: Conversation,
     pages: Sequence[Page],
-    reader: PageReader,
+    reader: ReadCache,
     *,
     ocr_sample: int = 0,
     seed: int = 0,
 ) -> Recall:
-    """Recall for a conversation whose middle is on ``pages``.
+    """Text recall, the round-trip check, and crops given the renderer's rows.
 
-    The OCR figure reads a seeded sample of ``ocr_sample`` rows (a whole corpus of
-    pages is too slow for a real engine) and counts the needles that lie within
-    one of those rows.
+    The crop figure reads a seeded sample of ``ocr_sample`` rows and counts
+    the needles that lie within one of those rows (a diagnostic only).
     """
     if not needles:
         return Recall(0, None, None, None)
     text = visible_text(conv.path())
     text_hits = found(needles, text)
-    decoded = "\n".join(reader.oracle(p) for p in pages)
+    decoded = "\n".join(reader.round_trip(p) for p in pages)
     # Needles are matched modulo whitespace, so a needle wrapped across rows or pages still counts.
-    oracle_hits = found(needles, text + "\n" + decoded)
-    ocr_share: float | None = None
+    round_trip_hits = found(needles, text + "\n" + decoded)
+    crop_share: float | None = None
     sampled = 0
     if reader.ocr_rows is not None and ocr_sample > 0 and pages:
         rng = random.Random(seed)
@@ -111,10 +146,113 @@ def pages_recall(
         hits: list[bool] = []
         for i in sorted({i for i, _ in chosen}):
             rows = [r for j, r in chosen if j == i]
-            for r, read_back in zip(rows, reader.ocr(pages[i], rows), strict=True):
+            for r, read_back in zip(rows, reader.crops(pages[i], rows), strict=True):
                 truth = pages[i].rows[r]
                 on_row = [n for n, h in zip(needles, found(needles, truth), strict=True) if h]
                 hits.extend(found(on_row, read_back))
         sampled = len(chosen)
-        ocr_share = _share(hits)
-    return Recall(len(needles), _share(text_hits), _share(oracle_hits), ocr_share, sampled)
+        crop_share = _share(hits)
+    return Recall(len(needles), _share(text_hits), _share(round_trip_hits), crop_share, sampled)
+
+
+# ---------------------------------------------------------------------------- whole-page readers
+
+
+def full_pages(pages: Sequence[Page]) -> list[int]:
+    """Indices of the pages whose text fills at least 90 % of their cells.
+
+    A half-filled last page flatters small cells (a detector separates sparse
+    rows far more easily), so whole-page readers are measured on full pages.
+    """
+    return [i for i, p in enumerate(pages) if len(p.text) >= FULL_PAGE * p.geometry.chars_per_page]
+
+
+@dataclass(frozen=True)
+class WholePageRecall:
+    """Whole-page readers on the sampled pages of one conversation × profile × strategy.
+
+    ``asked`` counts the battery's needles by class; ``in_text`` those found
+    in what stayed text (head, tail, factsheet); ``found[reader]`` those the
+    reader read off its page (readability: the page alone), and
+    ``found_or_text[reader]`` those the request holds either way (the page as
+    read, or the text). A reader missing from ``found`` was not measured here
+    and ``notes[reader]`` says why.
+    """
+
+    pages: int
+    asked: dict[str, int]
+    in_text: dict[str, int]
+    found: dict[str, dict[str, int]]
+    notes: dict[str, str]
+    found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def needles(self) -> int:
+        return sum(self.asked.values())
+
+
+def _by_class(needles: Sequence[Needle], hits: Sequence[bool]) -> dict[str, int]:
+    out = dict.fromkeys(CLASSES, 0)
+    for n, h in zip(needles, hits, strict=True):
+        out[n.kind] += int(h)
+    return {k: v for k, v in out.items() if v or any(n.kind == k for n in needles)}
+
+
+def whole_page_recall(
+    conv: Conversation,
+    pages: Sequence[Page],
+    reader: ReadCache,
+    *,
+    seed: int | str,
+    sample_pages: int,
+    per_class: int,
+) -> WholePageRecall:
+    """Read a seeded sample of full pages with every whole-page reader; count needles.
+
+    A needle is found when it occurs, whitespace ignored (so a needle the page
+    wraps across rows counts), in the reader's text of its page; separately,
+    when it occurs there or in what stayed text. A reader that cannot load, or fails on one of the pages,
+    gets a note and no counts for this row: never a zero.
+    """
+    battery = page_battery(
+        [p.text for p in pages],
+        eligible=full_pages(pages),
+        seed=seed,
+        pages=sample_pages,
+        per_class=per_class,
+    )
+    needles = [n for _i, ns in battery for n in ns]
+    asked = dict.fromkeys(CLASSES, 0)
+    for n in needles:
+        asked[n.kind] += 1
+    asked = {k: v for k, v in asked.items() if v}
+    text = visible_text(conv.path())
+    in_text = found(needles, text)
+    notes: dict[str, str] = {}
+    if not battery:
+        reason = "no full page to read" if pages else "no pages"
+        notes = dict.fromkeys(reader.page_readers, reason)
+        return WholePageRecall(0, {}, {}, {}, notes)
+    counts: dict[str, dict[str, int]] = {}
+    either: dict[str, dict[str, int]] = {}
+    for name in reader.page_readers:
+        if name in reader.unavailable:
+            notes[name] = reader.unavailable[name]
+            continue
+        hits: list[bool] = []
+        try:
+            for i, ns in battery:
+                hits.extend(found(ns, reader.whole_page(name, pages[i])))
+        except Exception as exc:
+            from snapshot.legibility.readers import ReaderUnavailable
+
+            if isinstance(exc, ReaderUnavailable):
+                reader.unavailable[name] = f"not measured: {exc}"
+                notes[name] = reader.unavailable[name]
+            else:
+                detail = " ".join(str(exc).split())[:200]
+                notes[name] = f"failed on a page: {type(exc).__name__}: {detail}"
+            continue
+        counts[name] = _by_class(needles, hits)
+        either[name] = _by_class(needles, [h or t for h, t in zip(hits, in_text, strict=True)])
+    return WholePageRecall(len(battery), asked, _by_class(needles, in_text), counts, notes, either)

@@ -13,6 +13,7 @@ from typing import Any
 
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
+from snapshot.report.needle_recall import reader_recall
 from snapshot.report.sources import Source, corpus_sources, demo_sources, read_manifest
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
@@ -49,6 +50,8 @@ class RunResult:
     workers: int
     ocr_reader: str | None
     errors: list[str]
+    # Whole-page readers: name -> ReaderInfo.as_dict(), or {"unavailable": reason}.
+    page_readers: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 _STATE: dict[str, Any] = {}
@@ -85,7 +88,26 @@ def _source(job: Job) -> Source:
     return next(corpus_sources(manifest, start=job.index, limit=1))
 
 
-def _work(job: Job) -> tuple[list[Row], SourceStats | None, str | None]:
+def _reader_infos(names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """What each whole-page reader is (name, version, model hash, settings), or why it is not."""
+    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        try:
+            out[name] = load_page_reader(name).info.as_dict()
+        except ReaderUnavailable as exc:
+            out[name] = {"name": name, "unavailable": str(exc)}
+    return out
+
+
+def _work(job: Job) -> tuple[list[Row], SourceStats | None, str | None, dict[str, Any]]:
+    rows, stats, error = _evaluate_job(job)
+    names = _STATE["settings"].page_readers
+    return rows, stats, error, _reader_infos(names) if names and rows else {}
+
+
+def _evaluate_job(job: Job) -> tuple[list[Row], SourceStats | None, str | None]:
     try:
         source = _source(job)
     except Exception as exc:  # a source that cannot be imported is reported, not fatal
@@ -138,13 +160,15 @@ def run(
     rows: list[Row] = []
     sources: list[SourceStats] = []
     errors: list[str] = []
+    infos: dict[str, dict[str, Any]] = {}
     if workers == 1:
         _init(models, settings, use_ocr)
         results = (_work(j) for j in jobs)
-        for r, s, e in progress(results, desc="conversations", total=len(jobs), unit="conv"):
+        for r, s, e, i in progress(results, desc="conversations", total=len(jobs), unit="conv"):
             rows.extend(r)
             sources.extend([s] if s else [])
             errors.extend([e] if e else [])
+            infos.update(i)
     else:
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         with ctx.Pool(
@@ -152,7 +176,7 @@ def run(
         ) as pool:
             # Big conversations first, so the last worker is not left with the longest one.
             ordered = sorted(jobs, key=lambda j: -_size_hint(j))
-            for r, s, e in progress(
+            for r, s, e, i in progress(
                 pool.imap_unordered(_work, ordered),
                 desc="conversations",
                 total=len(jobs),
@@ -161,9 +185,15 @@ def run(
                 rows.extend(r)
                 sources.extend([s] if s else [])
                 errors.extend([e] if e else [])
+                infos.update(i)
     rows.sort(key=lambda r: (r.source, r.model, r.strategy))
     sources.sort(key=lambda s: s.id)
-    ocr_name = "rapidocr (PP-OCRv4, bundled in rapidocr_onnxruntime)" if use_ocr else None
+    ocr_name = (
+        "rapidocr PP-OCRv4 recognition on crops given the renderer's rows "
+        "(bundled in rapidocr_onnxruntime)"
+        if use_ocr
+        else None
+    )
     return RunResult(
         rows,
         sources,
@@ -174,6 +204,7 @@ def run(
         workers,
         ocr_name,
         errors,
+        {n: infos[n] for n in settings.page_readers if n in infos},
     )
 
 
@@ -184,14 +215,18 @@ def _size_hint(job: Job) -> int:
     return int(entry.get("chars", 0))
 
 
-def save_json(result: RunResult, path: Path) -> None:
+def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> None:
+    """results.json: settings, reader provenance, needle recall (with live probes), every row."""
     payload = {
         "corpus": result.corpus,
         "models": list(result.models),
         "settings": result.settings.__dict__,
         "seconds": round(result.seconds, 1),
         "workers": result.workers,
-        "ocr_reader": result.ocr_reader,
+        "crop_reader_given_rows": result.ocr_reader,
+        "page_readers": result.page_readers,
+        "needle_recall": [x.to_json() for x in reader_recall(result.rows, with_text=True)]
+        + [x.to_json() for x in probes],
         "errors": result.errors,
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],

@@ -18,8 +18,11 @@ class Aggregate:
     tokens_before: int
     tokens_after: int
     recall_text: float | None
-    recall_oracle: float | None
-    recall_ocr: float | None
+    round_trip_check: float | None  # the project's decoder on its own pages: not readability
+    recall_crops_given_rows: float | None
+    # The first whole-page reader measured on these rows, and its pooled share.
+    page_reader: str | None
+    recall_page_reader: float | None
     request_usd: float | None
     session_usd: float | None
     session_usd_rolling: float | None
@@ -36,7 +39,8 @@ class Aggregate:
 
     @property
     def recall(self) -> float | None:
-        return self.recall_oracle if self.recall_oracle is not None else self.recall_text
+        """Whole-page reader recall where there are pages, else the text's; never the round trip."""
+        return self.recall_page_reader if self.pages else self.recall_text
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -59,6 +63,9 @@ def aggregate(rows: Sequence[Row]) -> list[Aggregate]:
         groups.items(), key=lambda kv: (kv[0][0], order.get(kv[0][1], 99))
     ):
         fits = [r.fits for r in rs if r.fits is not None]
+        reader = next((r.primary_reader for r in rs if r.primary_reader), None)
+        asked = sum(sum(r.page_needles.values()) for r in rs if reader in r.reader_found)
+        got = sum(sum(r.reader_found[reader].values()) for r in rs if reader in r.reader_found)
         out.append(
             Aggregate(
                 model=model,
@@ -67,8 +74,10 @@ def aggregate(rows: Sequence[Row]) -> list[Aggregate]:
                 tokens_before=sum(r.tokens_before for r in rs),
                 tokens_after=sum(r.tokens_after for r in rs),
                 recall_text=_mean(r.recall_text for r in rs),
-                recall_oracle=_mean(r.recall_oracle for r in rs),
-                recall_ocr=_mean(r.recall_ocr for r in rs),
+                round_trip_check=_mean(r.round_trip_check for r in rs),
+                recall_crops_given_rows=_mean(r.recall_crops_given_rows for r in rs),
+                page_reader=reader,
+                recall_page_reader=got / asked if asked else None,
                 request_usd=_sum(r.request_usd for r in rs),
                 session_usd=_sum(r.session_usd for r in rs),
                 session_usd_rolling=_sum(r.session_usd_rolling for r in rs),

@@ -1,0 +1,61 @@
+"""Whole-page reader speed, side by side with crop reading, on one full snap8x16 page.
+
+What the benchmark's page sample costs: each whole-page reader reads one full
+1568×728 snap8x16 page (the Gemini default, 8,580 cells) of agent-like text,
+against the obvious alternative, rapidocr recognition on the same page's row
+crops given the renderer's rows. One round each (a page takes seconds). The
+ratios print at the end of the run; no timing assertions.
+
+Run: ``.venv/bin/pytest bench/test_page_reader_speed.py --benchmark-only -o addopts=""``
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import page_text, record
+
+from snapshot.geometry import Geometry
+from snapshot.glyphs import load_font
+from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader, page_reader_names
+from snapshot.page import Page, render
+
+
+@pytest.fixture(scope="module")
+def page() -> Page:
+    geometry = Geometry.fit(load_font("snap8x16"), 1568, 728)
+    return render(page_text(), geometry)[0]
+
+
+@pytest.mark.benchmark(group="page readers")
+@pytest.mark.parametrize("name", page_reader_names())
+def test_whole_page(benchmark: Any, page: Page, name: str) -> None:
+    try:
+        reader = load_page_reader(name)
+    except ReaderUnavailable as exc:
+        pytest.skip(f"{name}: {exc}")
+    reader.read_page(page.pixels)  # warm the sessions once
+    text = record(benchmark, name, lambda: reader.read_page(page.pixels), rounds=1, iterations=1)
+    assert text
+
+
+@pytest.mark.benchmark(group="page readers")
+def test_rapidocr_crops_given_rows(benchmark: Any, page: Page) -> None:
+    from snapshot.legibility.readers import PageLayout, RapidOcrReader, rapidocr_available
+    from snapshot.legibility.resample import NATIVE
+
+    if not rapidocr_available():
+        pytest.skip("rapidocr_onnxruntime is not installed (the [ocr] extra)")
+    reader, layout = RapidOcrReader(), PageLayout.of(page)
+    rows = list(range(len(page.rows)))
+    seen = NATIVE.apply(page.pixels)
+    reader.read(seen, layout, rows[:2])  # warm
+    out = record(
+        benchmark,
+        "rapidocr crops given rows",
+        lambda: reader.read(seen, layout, rows),
+        rounds=1,
+        iterations=1,
+    )
+    assert len(out) == len(rows)
