@@ -241,7 +241,7 @@ def measure(
     hard tokens over hard tokens. The reader gets the page as the provider would
     pass it on (resampled, not restored) and nothing else.
     """
-    from snapshot.legibility.page_readers import score_page
+    from snapshot.legibility.page_readers import page_expected_text, score_page
     from snapshot.legibility.resample import resample
     from snapshot.page import render
 
@@ -251,7 +251,7 @@ def measure(
     started = time.perf_counter()
     for i in range(pages):
         drawn = render(page_text(g, seed=seed, page=i), g)[0]
-        expected = "\n".join((drawn.header, *drawn.rows)) if drawn.header else "\n".join(drawn.rows)
+        expected = page_expected_text(drawn)
         pixels = drawn.pixels
         if scale != 1.0:
             pixels = resample(pixels, scale, filter)  # type: ignore[arg-type]
