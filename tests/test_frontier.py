@@ -221,3 +221,20 @@ def test_frontier_command_writes_table_and_plot_from_the_cache(tmp_path: Path) -
     # table, never a made-up row
     table = (tmp_path / "frontier.md").read_text()
     assert "snap8x16" not in table and (tmp_path / "frontier.png").is_file()
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview"])
+def test_foveation_draws_the_far_past_in_the_dense_layout(model: str) -> None:
+    from snapshot.ladder.sheets import SheetOptions, _render
+    from snapshot.ladder.target import target_for
+    from snapshot.legibility.frontier import DENSE_LAYOUT
+
+    target = target_for(model)
+    assert target.geometry is not None
+    source = "x = 1\n" * 4000
+    plain, _ = _render(source, target, SheetOptions())
+    fove, _ = _render(source, target, SheetOptions(foveate_chars=3000))
+    fonts = [(p.geometry.font.name, p.geometry.shade) for p in fove]
+    assert fonts[0] == (DENSE_LAYOUT.font, DENSE_LAYOUT.shade)  # the far past: dense
+    assert fonts[-1] == (target.geometry.font.name, target.geometry.shade)  # near the tail
+    assert [p.png() for p in fove] != [p.png() for p in plain]  # differs in every profile
