@@ -701,7 +701,7 @@ def frontier_report(
 #: The project's dense frontier layout: the densest layout of the committed frontier run
 #: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
 #: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
-DENSE_LAYOUT = Layout("snap5x10", shade="gray")
+DENSE_LAYOUT = Layout("snap5x9", shade="gray")
 
 
 def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
@@ -711,7 +711,7 @@ def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
     >>> from snapshot.glyphs import load_font
     >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
     >>> g.font.name, g.shade, g.size
-    ('snap5x10', 'gray', (1568, 728))
+    ('snap5x9', 'gray', (1568, 728))
     """
     from snapshot.geometry import Geometry
     from snapshot.glyphs import load_font
