@@ -538,18 +538,22 @@ def plot_frontier(
                     zorder=2,
                 )
                 if reader == label_reader and ax is axes[0]:
+                    stacked: dict[float, int] = {}  # labels at one density go one under another
                     for p in nat:  # name the layouts of one reader, small, beside its points
                         font = (
                             p.layout.font
                             if p.layout.size is None
                             else (f"{p.layout.font}@{p.layout.size}")
                         )
-                        name = f"{font} {p.layout.shade} +{p.layout.row_gap}"
+                        w, h = p.layout.page
+                        name = f"{font} {p.layout.shade} +{p.layout.row_gap} {w}x{h}"
+                        k = stacked.get(p.chars_per_kpx, 0)
+                        stacked[p.chars_per_kpx] = k + 1
                         ax.annotate(
                             name,
                             (p.chars_per_kpx, value(p)),
                             fontsize=5,
-                            xytext=(3, -8),
+                            xytext=(4, -10 - 7 * k),
                             textcoords="offset points",
                         )
                 for p in nat:
