@@ -466,7 +466,7 @@ def frontier_table(
         rows.append(
             f"| {reader} | {key} | {cw}×{ch} | {nat.chars_per_kpx:.1f} | {cpt}{nat.chars} | "
             f"{nat.char_accuracy:.3f} | {nat.hard_tokens_exact}/{nat.hard_tokens} "
-            f"({nat.hard_token_accuracy:.2f}) | {resampled} | {ok} | {marks} |"
+            f"({nat.hard_token_accuracy:.3f}) | {resampled} | {ok} | {marks} |"
         )
     return "\n".join(rows) + "\n"
 
