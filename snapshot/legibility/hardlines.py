@@ -20,9 +20,7 @@ import string
 from collections.abc import Callable
 from typing import Literal
 
-Kind = Literal[
-    "hex", "id", "camel", "code", "number", "shell", "traceback", "json", "uuid", "path"
-]
+Kind = Literal["hex", "id", "camel", "code", "number", "shell", "traceback", "json", "uuid", "path"]
 KINDS: tuple[Kind, ...] = ("hex", "id", "camel", "code", "number")
 #: What agent transcripts look like: the held-out and tuning sets draw from all of these.
 TRANSCRIPT_KINDS: tuple[Kind, ...] = (
@@ -187,7 +185,7 @@ def _path(r: random.Random) -> str:
     ]
     name = r.choice(_WORDS) + r.choice(("_", "-", "")) + r.choice(_WORDS) + r.choice(_EXTS)
     lead = r.choice(("/", "./", "~/", "/", ""))
-    return lead + "/".join(parts + [name]) + (f":{r.randint(1, 999)}" if r.random() < 0.4 else "")
+    return lead + "/".join([*parts, name]) + (f":{r.randint(1, 999)}" if r.random() < 0.4 else "")
 
 
 def _uuid(r: random.Random) -> str:
