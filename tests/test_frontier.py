@@ -238,3 +238,12 @@ def test_foveation_draws_the_far_past_in_the_dense_layout(model: str) -> None:
     assert fonts[0] == (DENSE_LAYOUT.font, DENSE_LAYOUT.shade)  # the far past: dense
     assert fonts[-1] == (target.geometry.font.name, target.geometry.shade)  # near the tail
     assert [p.png() for p in fove] != [p.png() for p in plain]  # differs in every profile
+
+
+def test_the_held_out_page_text_is_pinned() -> None:
+    """The committed frontier was measured on exactly these lines: a generator change
+    that alters them would silently detach the claims from their evidence."""
+    text = "\n".join(full_page_rows(156, 72, seed=HELD_OUT_SEED))
+    assert hashlib.sha256(text.encode()).hexdigest() == (
+        "c444e572b37022b4c7d2a8844d7cc376745d840975eb5346110ead47258885a9"
+    )
