@@ -30,7 +30,9 @@ class Page:
 
     ``packed`` holds the image as PNG-ready 1-bit rows; ``pixels`` (H×W uint8,
     0 = ink, 255 = paper for black-on-white) is unpacked on first use.
-    ``grid`` is the full cell grid, header row included.
+    ``grid`` is the full cell grid, header row included. On a ``shade="gray"``
+    geometry ``pixels`` and ``png()`` are drawn from the font's gray atlas
+    (:func:`~snapshot.raster.rasterize_gray`); ``packed`` stays the 1-bit drawing.
     """
 
     number: int
