@@ -247,3 +247,22 @@ def test_the_held_out_page_text_is_pinned() -> None:
     assert hashlib.sha256(text.encode()).hexdigest() == (
         "c444e572b37022b4c7d2a8844d7cc376745d840975eb5346110ead47258885a9"
     )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tune", "--model", "claude-sonnet-4-5", "--font", "snap5x9@x"], "pixel size"),
+        (["tune", "--model", "claude-sonnet-4-5", "--font", "snap5x9:grey"], "shade"),
+        (["tune", "--model", "claude-sonnet-4-5", "--measure-page", "12"], "WxH"),
+        (["frontier", "--pages", "0"], "--pages"),
+    ],
+)
+def test_bad_tune_and_frontier_arguments_give_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshot.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
