@@ -88,6 +88,15 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             out.append(
                 f"text -> PNG bytes, {name}.txt: {1e6 / m[key] / 1e6:.2f} M chars/s (target >= 3)"
             )
+    if "rasterize_gray" in m and "rasterize_1bit_pixels_same_grid" in m:  # gray ink
+        out.append(
+            "rasterize_gray vs rasterize + unpack, same grid: "
+            f"{m['rasterize_gray'] / m['rasterize_1bit_pixels_same_grid']:.1f}x the time"
+        )
+    if "png_gray" in m and "png_1bit_same_grid" in m:
+        out.append(
+            f"8-bit gray PNG vs 1-bit PNG, same grid: {m['png_gray'] / m['png_1bit_same_grid']:.1f}x the time"
+        )
     if "png_encode" in m:
         out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
     crops = m.get("rapidocr crops given rows")

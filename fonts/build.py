@@ -23,7 +23,7 @@ import numpy as np
 
 FONT_DIR = Path(__file__).resolve().parent
 SRC_DIR = FONT_DIR / "src"
-NAMES = ("snap5x8", "snap8x16")
+NAMES = ("snap5x8", "snap8x16", "snap5x10", "snap5x9")
 
 MARKERS: dict[str, str] = {"\ue000": "NEWLINE", "\ue001": "CONTINUE", "\ue002": "KEPT"}
 """Private-use code points the renderer reserves for its marker glyphs."""
@@ -80,6 +80,10 @@ class FontSource:
     marks: dict[str, Mark] = field(default_factory=dict)
     rules: list[tuple[str, str, list[str], int]] = field(default_factory=list)
     lines: dict[str, int] = field(default_factory=dict)  # char -> source line (messages)
+    # a derived face: another face's source, overridden by this file's glyphs
+    derive: str | None = None
+    pad: tuple[int, int] = (0, 0)  # blank rows added above and below after composing
+    gray: tuple[float, float] | None = None  # grayscale edges: (blur sigma in px, gain)
 
 
 def _parse_char(token: str, where: str) -> str:
@@ -141,10 +145,11 @@ def parse_source(text: str, filename: str = "<source>") -> FontSource:
             continue
         words = line.split()
         key = words[0]
-        if key in ("font", "cell", "ascent", "descent"):
+        if key in ("font", "cell", "ascent", "descent", "derive", "pad", "gray"):
             header[key] = words[1:]
             continue
         s = need_src(where)
+        _derivation(s, header, where)
         if "=" in words[1:-1] and key.upper().startswith("U+"):
             # composition rule: U+XXXX [char] = base [+ mark ...]
             eq = words.index("=")
@@ -189,7 +194,26 @@ def parse_source(text: str, filename: str = "<source>") -> FontSource:
             i += s.height
             continue
         raise FontSourceError(f"{where}: cannot parse {line!r}")
-    return need_src(f"{filename}:end")
+    s = need_src(f"{filename}:end")
+    _derivation(s, header, f"{filename}:end")
+    return s
+
+
+def _derivation(src: FontSource, header: dict[str, list[str]], where: str) -> None:
+    """Copy the ``derive`` / ``pad`` / ``gray`` header lines into the source (once)."""
+    try:
+        if "derive" in header:
+            src.derive = header["derive"][0]
+        if "pad" in header:
+            top, bottom = (int(v) for v in header["pad"])
+            src.pad = (top, bottom)
+        if "gray" in header:
+            words = header["gray"]
+            if len(words) != 4 or words[0] != "blur" or words[2] != "gain":
+                raise ValueError("expected 'gray blur SIGMA gain G'")
+            src.gray = (float(words[1]), float(words[3]))
+    except (ValueError, IndexError) as exc:
+        raise FontSourceError(f"{where}: bad derive/pad/gray line ({exc})") from exc
 
 
 # ---------------------------------------------------------------- composition
@@ -362,6 +386,7 @@ class BuiltFont:
     glyphs: dict[str, np.ndarray]
     drawn: frozenset[str]
     origin: dict[str, str] = field(default_factory=dict)
+    gray: tuple[float, float] | None = None  # grayscale edges: (blur sigma, gain)
 
 
 def _mid_row(src: FontSource) -> int:
@@ -380,9 +405,44 @@ def source_path(name: str) -> Path:
 
 
 def build(name: str) -> BuiltFont:
-    """Parse, compose and validate one face."""
-    path = source_path(name)
+    """Parse, compose and validate one bundled face."""
+    return build_source(source_path(name))
+
+
+def resolve_source(path: Path) -> FontSource:
+    """Parse a glyph source; a derived face (``derive NAME``) is merged onto its base
+    (itself resolved, so a face may derive from a derived face): its own glyphs and
+    marks replace the base's, its ``pad`` and ``gray`` lines replace the base's."""
     src = parse_source(path.read_text(encoding="utf-8"), path.name)
+    if src.derive is None:
+        return src
+    base = resolve_source(source_path(src.derive))
+    if (base.width, base.height) != (src.width, src.height):
+        raise FontSourceError(f"{path.name}: cell differs from the derived face {src.derive}")
+    own = set(src.glyphs)
+    return FontSource(
+        name=src.name,
+        width=src.width,
+        height=src.height,
+        ascent=src.ascent,
+        descent=src.descent,
+        glyphs={**base.glyphs, **src.glyphs},
+        marks={**base.marks, **src.marks},
+        rules=[r for r in base.rules if r[0] not in own] + src.rules,
+        lines={**base.lines, **src.lines},
+        pad=src.pad,
+        gray=src.gray if src.gray is not None else base.gray,
+    )
+
+
+def build_source(path: Path) -> BuiltFont:
+    """Parse, compose and validate the face in a glyph source file (a draft, say).
+
+    A derived face (``derive NAME``) starts from that face's source; its own
+    glyphs and marks replace the base's, then ``pad`` adds blank rows.
+    """
+    src = resolve_source(path)
+    pad = src.pad
     glyphs = dict(src.glyphs)
     for target, base, marks, line in src.rules:
         where = f"{path.name}:{line}"
@@ -401,18 +461,65 @@ def build(name: str) -> BuiltFont:
         ch = chr(cp)
         if ch not in glyphs:
             glyphs[ch] = box_glyph(ch, src.width, src.height, mid)
+    top, bottom = pad
+    if top or bottom:
+        glyphs = {c: np.pad(bm, ((top, bottom), (0, 0))) for c, bm in glyphs.items()}
     font = BuiltFont(
         name=src.name,
         width=src.width,
-        height=src.height,
-        ascent=src.ascent,
-        descent=src.descent,
+        height=src.height + top + bottom,
+        ascent=src.ascent + top,
+        descent=src.descent + bottom,
         glyphs=dict(sorted(glyphs.items(), key=lambda kv: ord(kv[0]))),
         drawn=frozenset(src.glyphs),
         origin=_origins(src),
+        gray=src.gray,
     )
     validate(font)
     return font
+
+
+# ---------------------------------------------------------------- grayscale edges
+
+SUPERSAMPLE = 4
+
+
+def gray_glyph(bitmap: np.ndarray, sigma: float, gain: float) -> np.ndarray:
+    """A 1-bit glyph drawn with grayscale edges: ink coverage 0..255.
+
+    The glyph is supersampled ×4, blurred with a Gaussian of ``sigma`` cell
+    pixels (separable, kernel cut at 3 sigma), averaged back to the cell and
+    scaled by ``gain`` (clipped), so stroke centres stay near full ink while
+    edges and diagonal steps turn gray. Pure numpy: the same bytes everywhere.
+
+    >>> g = gray_glyph(np.eye(3, dtype=np.uint8), 0.35, 1.4)
+    >>> g.shape, int(g[1, 1]) > 200, 0 < int(g[0, 1]) < 200
+    ((3, 3), True, True)
+    """
+    k = SUPERSAMPLE
+    big = np.kron(bitmap.astype(np.float64), np.ones((k, k)))
+    radius = max(1, int(np.ceil(3 * sigma * k)))
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    kernel = np.exp(-0.5 * (x / (sigma * k)) ** 2)
+    kernel /= kernel.sum()
+    padded = np.pad(big, radius)
+    rows = np.stack([np.convolve(r, kernel, mode="valid") for r in padded])
+    both = np.stack([np.convolve(c, kernel, mode="valid") for c in rows.T]).T
+    h, w = bitmap.shape
+    cover = both.reshape(h, k, w, k).mean(axis=(1, 3)) * gain
+    return np.clip(np.rint(cover * 255), 0, 255).astype(np.uint8)
+
+
+def to_gray(font: BuiltFont) -> str:
+    """The ``.gray`` companion (``snapshot-gray/1``) of a face with grayscale edges."""
+    if font.gray is None:
+        raise FontSourceError(f"{font.name} has no 'gray' line")
+    sigma, gain = font.gray
+    out = [f"# snapshot-gray/1 {font.width} {font.height}"]
+    out.append(f"# {font.name}: {LICENSE} Built by fonts/build.py (blur {sigma}, gain {gain}).")
+    for ch, bm in font.glyphs.items():
+        out.append(f"U+{ord(ch):04X} {gray_glyph(bm, sigma, gain).tobytes().hex()}")
+    return "\n".join(out) + "\n"
 
 
 def _origins(src: FontSource) -> dict[str, str]:
@@ -571,18 +678,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         text = to_bdf(font)
         path = bdf_path(name)
+        outputs = [(path, text)]
+        if font.gray is not None:
+            outputs.append((path.with_suffix(".gray"), to_gray(font)))
         ascii_pairs = hamming_pairs(font.glyphs, printable_ascii(), limit=5)
         closest = ", ".join(f"{a!r}/{b!r}={d}" for a, b, d in ascii_pairs)
-        if args.check:
-            current = path.read_text(encoding="utf-8") if path.exists() else ""
-            if current != text:
-                stale.append(name)
-                print(f"{path.name}: stale (run python -m snapshot.fonts.build)", file=sys.stderr)
+        for out_path, content in outputs:
+            if args.check:
+                current = out_path.read_text(encoding="utf-8") if out_path.exists() else ""
+                if current != content:
+                    stale.append(name)
+                    print(
+                        f"{out_path.name}: stale (run python -m snapshot.fonts.build)",
+                        file=sys.stderr,
+                    )
+                else:
+                    print(f"{out_path.name}: up to date")
             else:
-                print(f"{path.name}: up to date")
-        else:
-            path.write_text(text, encoding="utf-8")
-            print(f"{path.name}: {len(font.glyphs)} glyphs; closest ASCII pairs {closest}")
+                out_path.write_text(content, encoding="utf-8")
+                print(f"{out_path.name}: {len(font.glyphs)} glyphs; closest ASCII pairs {closest}")
     return 1 if stale else 0
 
 
@@ -591,12 +705,16 @@ __all__ = [
     "BuiltFont",
     "FontSourceError",
     "build",
+    "build_source",
+    "gray_glyph",
     "hamming_pairs",
     "load_sources",
     "main",
     "printable_ascii",
     "required_chars",
+    "resolve_source",
     "to_bdf",
+    "to_gray",
 ]
 
 if __name__ == "__main__":

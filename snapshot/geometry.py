@@ -15,6 +15,8 @@ from snapshot.errors import InputError
 from snapshot.glyphs import Font
 
 INKS = ("black-on-white", "white-on-black")
+#: How ink is drawn: 1-bit cells (packed rows, the default) or gray coverage.
+SHADES = ("1-bit", "gray")
 #: The default page: the largest image several providers bill without downscaling.
 DEFAULT_PAGE = (1568, 728)
 
@@ -26,7 +28,9 @@ class Geometry:
     The text block is ``cols`` cells wide and ``rows`` cells tall (the first row
     is the header when ``header``), set ``padding`` px from the top-left corner.
     ``flow`` selects flow mode (newlines drawn as a marker, text runs on) over
-    lines mode (each source line starts a row).
+    lines mode (each source line starts a row). ``ink`` is the polarity and
+    ``shade`` how ink is drawn: ``"1-bit"`` or ``"gray"`` (anti-aliased, from
+    :attr:`snapshot.glyphs.Font.gray`; the page is an 8-bit gray PNG).
 
     >>> from snapshot.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=80, rows=10)
@@ -44,6 +48,7 @@ class Geometry:
     flow: bool = True
     ink: str = "black-on-white"
     page_size: tuple[int, int] | None = None
+    shade: str = "1-bit"
 
     def __post_init__(self) -> None:
         min_rows = 2 if self.header else 1
@@ -57,6 +62,8 @@ class Geometry:
             raise InputError("padding and gaps must be >= 0")
         if self.ink not in INKS:
             raise InputError(f"unknown ink {self.ink!r}; use one of {', '.join(INKS)}")
+        if self.shade not in SHADES:
+            raise InputError(f"unknown shade {self.shade!r}; use one of {', '.join(SHADES)}")
         if self.page_size is not None:
             need = self.block_size
             w, h = self.page_size
@@ -105,6 +112,17 @@ class Geometry:
     def origin(self) -> tuple[int, int]:
         """(x, y) px of the top-left cell."""
         return (self.padding, self.padding)
+
+    @property
+    def chars_per_kpx(self) -> float:
+        """Cell density: characters per 1000 px² of text block (1000 / pitch area).
+
+        >>> from snapshot.glyphs import load_font
+        >>> round(Geometry(load_font("misc-5x8"), cols=80, rows=10, row_gap=2).chars_per_kpx, 2)
+        20.0
+        """
+        pw, ph = self.pitch
+        return 1000.0 / (pw * ph)
 
     @classmethod
     def fit(cls, font: Font, width: int, height: int, **kw: Any) -> Geometry:

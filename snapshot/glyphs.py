@@ -14,6 +14,13 @@ the atlas; what nothing can draw maps to the replacement glyph. The atlas only
 grows, so an index handed out once stays valid and the pixels for a character
 do not depend on what was rendered before.
 
+Beside the 1-bit atlas every font has a gray one (:attr:`Font.gray`, coverage
+0..255, same indices): outline fonts rendered anti-aliased by freetype, the
+project's gray-edged faces from their ``.gray`` companion file, and any other
+bitmap font with its 1-bit glyphs' diagonal steps softened (:func:`soften`).
+Gray pages are drawn from it (``Geometry(shade="gray")``); 1-bit pages never
+touch it.
+
 >>> font = load_font("misc-5x8")
 >>> font.cell
 (5, 8)
@@ -84,8 +91,10 @@ _SYSTEM_FONTS: dict[str, tuple[Path, ...]] = {
         Path("/usr/share/fonts/opentype/terminus/terminus-normal.otb"),
     ),
     "unifont": (_MISC / "unifont.pcf.gz",),
+    # outline fonts where Debian puts them (fonts-noto-mono); never bundled
+    "noto-sans-mono": (Path("/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf"),),
 }
-_BUNDLED = ("snap5x8", "snap8x16")
+_BUNDLED = ("snap5x8", "snap8x16", "snap5x10", "snap5x9")
 _CJK_CANDIDATES = (
     Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
     Path("/usr/share/fonts/opentype/noto/NotoSansCJKsc-Regular.otf"),
@@ -337,6 +346,125 @@ def _control_picture_source(cp: int) -> str | None:
     return None
 
 
+# --------------------------------------------------------------------------- gray glyphs
+
+FULL_INK = 255
+#: Coverage given to the inner corner of a diagonal step by :func:`soften`.
+SOFT_STEP = 96
+GRAY_SUFFIX = ".gray"
+
+
+def soften(bitmaps: np.ndarray, step: int = SOFT_STEP) -> np.ndarray:
+    """1-bit glyphs ``(..., h, w)`` as gray coverage with their diagonal steps smoothed.
+
+    Ink is 255. A paper pixel that closes a diagonal step (ink on two perpendicular
+    sides, paper on the corner between them) gets ``step``: strokes read as lines,
+    not staircases, while L corners and straight edges stay crisp.
+
+    >>> soften(np.array([[1, 0], [0, 1]], np.uint8)).tolist()
+    [[255, 96], [96, 255]]
+    >>> soften(np.array([[1, 0], [1, 1]], np.uint8)).tolist()
+    [[255, 0], [255, 255]]
+    """
+    ink = np.asarray(bitmaps) > 0
+    pad = np.pad(ink, [(0, 0)] * (ink.ndim - 2) + [(1, 1), (1, 1)])
+    up, down = pad[..., :-2, 1:-1], pad[..., 2:, 1:-1]
+    left, right = pad[..., 1:-1, :-2], pad[..., 1:-1, 2:]
+    ul, ur = pad[..., :-2, :-2], pad[..., :-2, 2:]
+    dl, dr = pad[..., 2:, :-2], pad[..., 2:, 2:]
+    step_px = (
+        (up & left & ~ul) | (up & right & ~ur) | (down & left & ~dl) | (down & right & ~dr)
+    ) & ~ink
+    out = np.where(ink, FULL_INK, 0).astype(np.uint8)
+    out[step_px] = step
+    return out
+
+
+def read_gray_companion(path: Path) -> tuple[tuple[int, int], dict[int, np.ndarray]]:
+    """Parse a ``.gray`` file (``fonts/build.py`` writes them): cell and coverage per code point.
+
+    Format: a ``# snapshot-gray/1 W H`` line, then one ``U+XXXX`` and ``W*H`` hex bytes
+    (row-major, 00 paper .. ff ink) per line.
+    """
+    lines = path.read_text(encoding="ascii").splitlines()
+    head = lines[0].split() if lines else []
+    if len(head) != 4 or head[:2] != ["#", "snapshot-gray/1"]:
+        raise UnknownFontError(
+            f"{path}: not a snapshot-gray/1 file; rebuild it with fonts/build.py"
+        )
+    w, h = int(head[2]), int(head[3])
+    out: dict[int, np.ndarray] = {}
+    for line in lines[1:]:
+        if not line or line.startswith("#"):
+            continue
+        code, data = line.split()
+        out[int(code.removeprefix("U+"), 16)] = np.frombuffer(
+            bytes.fromhex(data), np.uint8
+        ).reshape(h, w)
+    return (w, h), out
+
+
+def _gray_outline(face: Any, cp: int, cell: tuple[int, int], ascent: int, span: int) -> np.ndarray:
+    """Anti-aliased coverage of one code point, placed in the cell like the 1-bit render."""
+    import freetype
+
+    face.load_char(cp, int(freetype.FT_LOAD_RENDER))  # FT_LOAD_TARGET_NORMAL: 8-bit gray
+    slot = face.glyph
+    bm = slot.bitmap
+    w, h = cell
+    if bm.rows == 0 or bm.width == 0:
+        return np.zeros((h, w * span), np.uint8)
+    buf = np.frombuffer(bytes(bm.buffer), np.uint8).reshape(bm.rows, abs(bm.pitch))
+    return _place(buf[:, : bm.width], w * span, h, slot.bitmap_left, ascent - slot.bitmap_top)
+
+
+def _gray_source(
+    path: Path, pixel_size: int, info: _FaceInfo, primary: frozenset[int]
+) -> Callable[[_Atlas, int], np.ndarray]:
+    """How a font fills its gray atlas from entry ``start`` on (see :attr:`Font.gray`)."""
+    companion: dict[int, np.ndarray] = {}
+    gray_file = path.with_suffix(GRAY_SUFFIX)
+    if gray_file.is_file():
+        cell, companion = read_gray_companion(gray_file)
+        if cell != info.cell:
+            raise UnknownFontError(f"{gray_file}: cell {cell} does not match {path} {info.cell}")
+    face: list[Any] = []  # opened on first use; freetype faces are not shared across fonts
+
+    def outline() -> Any | None:
+        if not face:
+            opened = _open_face(path)
+            if not opened.is_scalable:
+                face.append(None)
+            else:
+                _select_size(opened, pixel_size)
+                face.append(opened)
+        return face[0]
+
+    def make(atlas: _Atlas, start: int) -> np.ndarray:
+        glyphs = atlas.glyphs[start:]
+        out = soften(glyphs)
+        i = start
+        while i < len(atlas.chars):
+            ch = atlas.chars[i]
+            cp = ord(ch) if len(ch) == 1 else -1
+            k = i - start
+            if i >= 5 and cp in primary:
+                if cp in companion and not atlas.wide[i]:
+                    out[k] = companion[cp]
+                elif (ft := outline()) is not None:
+                    span = 2 if atlas.wide[i] else 1
+                    drawn = _gray_outline(ft, cp, info.cell, info.ascent, span)
+                    w = info.cell[0]
+                    out[k] = drawn[:, :w]
+                    if span == 2 and k + 1 < len(out):
+                        out[k + 1] = drawn[:, w:]
+                        i += 1
+            i += 1
+        return out
+
+    return make
+
+
 # --------------------------------------------------------------------------- atlas state
 
 
@@ -460,6 +588,23 @@ class _AtlasCache:
         self.primary = primary
         self.fallback = fallback
         self._lock = threading.Lock()
+        # gray coverage of the first len(self.gray) atlas entries (append-only, like the atlas)
+        self.gray = np.zeros((0, *atlas.glyphs.shape[1:]), np.uint8)
+        self.gray_source: Callable[[_Atlas, int], np.ndarray] | None = None
+
+    def gray_for(self, atlas: _Atlas) -> np.ndarray:
+        """Gray coverage ``(n, h, w)`` for every entry of ``atlas``, extended as needed."""
+        gray = self.gray
+        n = len(atlas.chars)
+        if len(gray) >= n:
+            return gray[:n]
+        with self._lock:
+            gray = self.gray
+            if len(gray) < n:
+                assert self.gray_source is not None
+                gray = np.concatenate([gray, self.gray_source(atlas, len(gray))])
+                self.gray = gray
+        return gray[:n]
 
     def resolve(self, codepoints: Iterable[int]) -> _Atlas:
         """Make sure every code point has a LUT entry; return the snapshot that has them."""
@@ -563,6 +708,18 @@ class Font:
     def lanes(self) -> np.ndarray:
         """``(n, ceil(h / 8))`` uint64: glyph rows as bytes, row y in byte y % 8 of word y // 8."""
         return self._state.lanes
+
+    @property
+    def gray(self) -> np.ndarray:
+        """``(n, h, w)`` uint8 ink coverage (0 paper, 255 full ink), same indices as
+        :attr:`atlas`: anti-aliased outlines, a ``.gray`` companion, or :func:`soften`.
+
+        >>> font = load_font("misc-5x8")
+        >>> font.gray.shape == font.atlas.shape, int(font.gray.max())
+        (True, 255)
+        """
+        assert self._cache is not None
+        return self._cache.gray_for(self._state)
 
     def cached(self, key: object, make: Callable[[], T]) -> T:
         """A value derived from the current atlas snapshot, computed once per snapshot.
@@ -693,6 +850,7 @@ def _build(name: str, path: Path, pixel_size: int | None) -> Font:
     wide_arr = np.array([False] * 5 + wide, bool)
     atlas = _make_atlas(all_glyphs, all_chars, wide_arr, lut)
     cache = _AtlasCache(atlas, frozenset(primary), fallback)
+    cache.gray_source = _gray_source(path, size, info, frozenset(primary))
     return Font(
         name=name, path=path, cell=(w, h), pixel_size=size, ascent=info.ascent, _cache=cache
     )

@@ -24,7 +24,7 @@ from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map
-from snapshot.raster import rasterize, to_png, unpack
+from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
 from snapshot.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -50,7 +50,9 @@ class Page:
 
     ``packed`` holds the image as PNG-ready 1-bit rows; ``pixels`` (H×W uint8,
     0 = ink, 255 = paper for black-on-white) is unpacked on first use.
-    ``grid`` is the full cell grid, header row included.
+    ``grid`` is the full cell grid, header row included. On a ``shade="gray"``
+    geometry ``pixels`` and ``png()`` are drawn from the font's gray atlas
+    (:func:`~snapshot.raster.rasterize_gray`); ``packed`` stays the 1-bit drawing.
     """
 
     number: int
@@ -63,15 +65,20 @@ class Page:
 
     @functools.cached_property
     def pixels(self) -> np.ndarray:
-        """H×W uint8 image: 0 black, 255 white."""
+        """H×W uint8 image: 0 black, 255 white (gray levels on a ``shade="gray"`` page)."""
+        if self.geometry.shade == "gray":
+            return rasterize_gray(self.grid, self.geometry.font, self.geometry)
         return unpack(self.packed, self.geometry.size)
 
     def png(self) -> bytes:
-        """1-bit grayscale PNG bytes; identical for identical text and geometry."""
+        """PNG bytes (1-bit, or 8-bit gray for ``shade="gray"``); identical for identical
+        text and geometry."""
         return self._png
 
     @functools.cached_property
     def _png(self) -> bytes:
+        if self.geometry.shade == "gray":
+            return to_png_gray(self.pixels)
         return to_png(self.packed, self.geometry.size)
 
     @property

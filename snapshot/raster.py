@@ -221,3 +221,69 @@ def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = 
     comp = zlib.compressobj(level, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
     idat = comp.compress(raw.tobytes()) + comp.flush()
     return _PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")
+
+
+# --------------------------------------------------------------------------- gray pages
+# A separate path: 1-bit pages above never touch the gray atlas, and gray pages
+# never go through packed bits.
+
+
+def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
+    """Draw a grid of atlas indices from :attr:`Font.gray` as an H×W uint8 image.
+
+    Same cell placement as :func:`rasterize`; the values are final pixels (for
+    black-on-white, 255 − coverage), so ``rasterize_gray`` of a 1-bit-only glyph
+    set equals ``unpack(rasterize(...))``.
+
+    >>> from snapshot.glyphs import load_font
+    >>> font = load_font("misc-5x8")
+    >>> g = Geometry(font, cols=3, rows=1, header=False, padding=0, shade="gray")
+    >>> px = rasterize_gray(np.array([[font.index_of("|")] * 3]), font, g)
+    >>> px.shape, (px == 0).sum(axis=0).tolist()[:5]
+    ((8, 15), [0, 0, 6, 0, 0])
+    """
+    g = geometry
+    grid = np.asarray(grid)
+    if grid.ndim != 2 or grid.shape[0] > g.rows or grid.shape[1] > g.cols:
+        raise ValueError(f"grid shape {grid.shape} does not fit {g.cols}x{g.rows} cells")
+    width, height = g.size
+    h = font.cell[1]
+    pw, ph = g.pitch
+    cover = np.zeros((height, width), np.uint8)
+    rows, cols = grid.shape
+    if rows and cols:
+        gray = font.gray
+        if g.col_gap:
+            gray = np.concatenate([gray, np.zeros((len(gray), h, g.col_gap), np.uint8)], axis=2)
+        cells = gray[grid.astype(np.intp, copy=False)]  # (rows, cols, h, pw)
+        block = cells.transpose(0, 2, 1, 3).reshape(rows, h, cols * pw)
+        x0, y0 = g.origin
+        bw = min(cols * pw, width - x0)
+        target = cover[y0 : y0 + rows * ph, x0 : x0 + bw].reshape(-1, ph, bw)
+        target[:rows, :h] = block[:, :, :bw]
+    if g.ink == "black-on-white":
+        np.subtract(np.uint8(255), cover, out=cover)
+    return cover
+
+
+def to_png_gray(pixels: np.ndarray, *, level: int = 6) -> bytes:
+    """Encode an H×W uint8 image as an 8-bit grayscale PNG; same input, same bytes.
+
+    Each scanline uses the Sub filter (text on paper is mostly runs of equal
+    pixels, which Sub turns into zeros) and zlib at a fixed level.
+
+    >>> png = to_png_gray(np.full((2, 3), 200, np.uint8))
+    >>> struct.unpack(">IIBB", png[16:26])
+    (3, 2, 8, 0)
+    """
+    arr = np.asarray(pixels)
+    if arr.ndim != 2 or arr.dtype != np.uint8:
+        raise ValueError(f"expected an H×W uint8 image, got {arr.shape} {arr.dtype}")
+    height, width = arr.shape
+    raw = np.empty((height, width + 1), np.uint8)
+    raw[:, 0] = 1  # filter type Sub
+    raw[:, 1] = arr[:, 0]
+    np.subtract(arr[:, 1:], arr[:, :-1], out=raw[:, 2:])  # wraps mod 256, as PNG wants
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    idat = zlib.compress(raw.tobytes(), level)
+    return _PNG_SIGNATURE + _chunk(b"IHDR", ihdr) + _chunk(b"IDAT", idat) + _chunk(b"IEND", b"")

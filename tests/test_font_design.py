@@ -240,20 +240,48 @@ def test_bdf_loads_through_freetype() -> None:
 
 @pytest.mark.ocr
 @pytest.mark.slow
-def test_dense_face_reads_well_with_a_real_ocr_engine() -> None:
-    """A glyph edit that makes snap5x8 harder to read fails here.
+def test_dense_layout_reads_whole_with_a_real_page_reader() -> None:
+    """A glyph edit that makes the dense layout harder to read whole fails here.
 
-    The issue's goal is 0.95; these lines read at 0.987 (misc-fixed 5x8: 0.979, Spleen
-    5x8: 0.943), so 0.97 keeps snap5x8 ahead of the peers with room for OCR noise.
+    A guard, not the claim (the claim is reports/frontier.md, held-out lines on
+    784x728 pages): one small full page of tuning lines in the dense frontier
+    layout, read whole by PP-OCRv6. A small page is upscaled by the reader's
+    detector, so the bar sits below the claim's 0.97.
     """
-    pytest.importorskip("rapidocr_onnxruntime")
-    spec = importlib.util.spec_from_file_location(
-        "_font_ocr_iterate", FONT_DIR.parent / "bench" / "font_ocr_iterate.py"
+    from snapshot.legibility.frontier import DENSE_LAYOUT, Layout, measure
+    from snapshot.legibility.hardlines import TUNING_SEED
+    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+    try:
+        reader = load_page_reader("ppocrv6-small")
+    except ReaderUnavailable as exc:
+        pytest.skip(f"ppocrv6-small is not installed here: {exc}")
+    small = Layout(**{**DENSE_LAYOUT.as_dict(), "page": (400, 160)})
+    point = measure(small, reader, seed=TUNING_SEED)
+    assert point.char_accuracy >= 0.90, (
+        f"{small.key}: {point.char_accuracy}, {point.confusions[:5]}"
     )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
-    lines = bench.hard_lines(16, seed=3)
-    acc, _, _, conf, _ = bench.score(lines, bench.rapidocr_reader(), build.load_sources("snap5x8"))
-    assert acc >= 0.97, f"snap5x8 reads at {acc:.3f}; top confusions {conf.most_common(5)}"
+
+
+def test_derived_face_is_the_base_padded_with_its_overrides() -> None:
+    base = build.build("snap5x8")
+    dense = build.build("snap5x10")
+    assert (dense.width, dense.height, dense.ascent) == (5, 10, 8)
+    for ch in "aA0Oő":  # not redrawn: the base glyph, one blank row above and below
+        assert np.array_equal(dense.glyphs[ch], np.pad(base.glyphs[ch], ((1, 1), (0, 0))))
+    for ch in "4l{}":  # redrawn on the readers' confusions
+        assert not np.array_equal(dense.glyphs[ch][1:-1], base.glyphs[ch])
+
+
+def test_gray_glyph_is_deterministic_and_keeps_stroke_centres() -> None:
+    bm = build.build("snap5x8").glyphs["W"]
+    a = build.gray_glyph(bm, 0.35, 1.4)
+    assert np.array_equal(a, build.gray_glyph(bm, 0.35, 1.4))
+    assert a[bm == 1].min() > 128 and (a[bm == 0] > 0).any()
+
+
+def test_a_face_derives_from_a_derived_face() -> None:
+    tall, short = build.build("snap5x10"), build.build("snap5x9")
+    assert (short.height, short.ascent, short.descent, short.gray) == (9, 8, 1, tall.gray)
+    for ch in "l{4aő":
+        assert np.array_equal(short.glyphs[ch], tall.glyphs[ch][:-1])

@@ -12,6 +12,8 @@ from snapshot.cli.argtypes import at_least, finite_float
 from snapshot.errors import SnapshotError
 
 READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
+#: Whole-page readers (snapshot.legibility.page_readers): what `tune` and `frontier` use.
+PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
 FILTER_CHOICES = ("nearest", "bilinear", "bicubic", "lanczos", "box", "all")
 
 
@@ -65,27 +67,41 @@ def register(sub: Any) -> None:
 
     t = sub.add_parser(
         "tune",
-        help="search font, spacing, page size and ink for the most chars per token a reader reads",
+        help="search font, size, gaps, page size and ink for the most chars per token a reader reads",
         description=(
-            "Rank candidate pages (font × col/row gap × ink × page size the provider passes "
-            "unresampled) by characters per billed token and read them densest first; the "
-            "first whose accuracy meets --target wins and is written as a profile file."
+            "Rank candidate pages (font × pixel size × shade × row/column gap × page size the "
+            "provider passes unresampled) by characters per billed token and read full pages "
+            "of the tuning lines whole with a page reader, densest first; the first that meets "
+            "the target at native scale and after a 0.9x bicubic resample wins and is written "
+            "as a profile file. The crop readers (oracle, ocr, tesseract) are a diagnostic, "
+            "given the renderer's rows."
         ),
     )
     t.add_argument("--model", required=True)
-    t.add_argument(
-        "--reader", default="ocr", choices=("oracle", "ocr", "rapidocr", "tesseract", "live")
-    )
+    t.add_argument("--reader", default="ppocrv6-small", choices=PAGE_READERS + READERS)
     t.add_argument(
         "--target",
         type=finite_float(0.0, 1.0),
-        default=0.99,
-        help="character accuracy to meet (default 0.99)",
+        help="character accuracy to meet (default 0.97 whole page; 0.99 for crop readers)",
     )
-    t.add_argument("--font", action="append", help="fonts to try (repeatable)")
     t.add_argument(
-        "--col-gap", type=at_least(0), nargs="+", help="extra column pitch values (default 0 1)"
+        "--hard-target",
+        type=finite_float(0.0, 1.0),
+        default=0.90,
+        help="exact hard tokens (default 0.90)",
     )
+    t.add_argument(
+        "--resampled-target",
+        type=finite_float(0.0, 1.0),
+        default=0.90,
+        help="character accuracy after the 0.9x bicubic resample (default 0.90)",
+    )
+    t.add_argument(
+        "--font",
+        action="append",
+        help="fonts to try, FONT[@PX][:gray] for page readers (repeatable)",
+    )
+    t.add_argument("--col-gap", type=at_least(0), nargs="+", help="extra column pitch values")
     t.add_argument(
         "--row-gap", type=at_least(0), nargs="+", help="extra row pitch values (default 0 1 2)"
     )
@@ -94,14 +110,47 @@ def register(sub: Any) -> None:
         "--lines",
         type=at_least(1),
         default=40,
-        help="hard lines read per candidate style (default 40)",
+        help="crop readers: hard lines per candidate (default 40)",
     )
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument(
+        "--pages",
+        type=at_least(1),
+        default=1,
+        help="page readers: full pages per candidate (default 1)",
+    )
+    t.add_argument("--cache", metavar="FILE", help="page readers: JSONL cache of measurements")
+    t.add_argument(
+        "--measure-page",
+        metavar="WxH",
+        default="784x728",
+        help="page readers: read each style on full pages of this size, or 'own' for each "
+        "candidate's own page size (default 784x728, the frontier's sample page)",
+    )
+    t.add_argument("--seed", type=int, help="tuning seed (default: hardlines.TUNING_SEED)")
     t.add_argument(
         "--out", metavar="FILE", help="profile file to write (default: profile-<model>.json)"
     )
     t.add_argument("--json", action="store_true")
     t.set_defaults(func=run_tune)
+
+    f = sub.add_parser(
+        "frontier",
+        help="density frontier: chars per 1000 px² and per token against whole-page accuracy",
+        description=(
+            "Read full pages of the held-out lines in every layout of the grid with each "
+            "whole-page reader (native and after a 0.9x bicubic resample) and write "
+            "frontier.md and frontier.png. Measurements are cached in --cache."
+        ),
+    )
+    f.add_argument("--reader", action="append", choices=PAGE_READERS)
+    f.add_argument("--cache", metavar="FILE", default="reports/frontier-points.jsonl")
+    f.add_argument("--out-dir", default="reports")
+    f.add_argument("--pages", type=at_least(1), default=1, help="full pages per layout (default 1)")
+    f.add_argument("--no-resample", action="store_true", help="native scale only")
+    f.add_argument(
+        "--cached-only", action="store_true", help="use cached points only, measure nothing"
+    )
+    f.set_defaults(func=run_frontier)
 
 
 def _filters(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -198,7 +247,24 @@ def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
     return 0
 
 
+def _style(text: str) -> tuple[str, int | None, str]:
+    """``FONT[@PX][:gray]`` as (font, pixel size, shade)."""
+    name, _, shade = text.partition(":")
+    font, _, px = name.partition("@")
+    if shade not in ("", "gray", "1-bit"):
+        raise SnapshotError(f"--font {text}: the shade after ':' must be gray or 1-bit")
+    if px and not px.isdigit():
+        raise SnapshotError(f"--font {text}: the size after '@' must be a pixel size")
+    return font, int(px) if px else None, shade or "1-bit"
+
+
 def run_tune(args: argparse.Namespace) -> int:
+    if args.reader in PAGE_READERS:
+        return _run_tune_pages(args)
+    if args.target is None:
+        args.target = 0.99
+    if args.seed is None:
+        args.seed = 0
     _check_counts(args.lines)
     from snapshot.legibility import tune as tuning
 
@@ -261,3 +327,89 @@ def _tune_reader(name: str, model: str) -> Any:
     from snapshot.legibility.readers import get_reader
 
     return get_reader(name)
+
+
+def _run_tune_pages(args: argparse.Namespace) -> int:
+    from snapshot.legibility import tune as tuning
+    from snapshot.legibility.frontier import PointCache, Target
+    from snapshot.legibility.page_readers import load_page_reader
+
+    if args.pages < 1:
+        raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
+    goal = Target(
+        char_accuracy=0.97 if args.target is None else args.target,
+        hard_tokens=args.hard_target,
+        resampled_char_accuracy=args.resampled_target,
+    )
+    for v in (goal.char_accuracy, goal.hard_tokens, goal.resampled_char_accuracy):
+        if not 0.0 < v <= 1.0:
+            raise SnapshotError(f"targets must be in (0, 1], got {v}")
+    kw: dict[str, Any] = {}
+    if args.font:
+        kw["styles"] = [_style(f) for f in args.font]
+    if args.row_gap:
+        kw["row_gaps"] = args.row_gap
+    if args.col_gap:
+        kw["col_gaps"] = args.col_gap
+    if args.measure_page != "own":
+        try:
+            mw, mh = (int(v) for v in args.measure_page.lower().split("x"))
+        except ValueError:
+            raise SnapshotError(
+                f"--measure-page {args.measure_page}: give WxH in px, e.g. 784x728, or 'own'"
+            ) from None
+        kw["measure_page"] = (mw, mh)
+    result = tuning.tune_pages(
+        args.model,
+        load_page_reader(args.reader),
+        target=goal,
+        seed=args.seed,
+        pages=args.pages,
+        cache=PointCache(args.cache),
+        **kw,
+    )
+    path = None
+    if result.winner is not None:
+        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.model)
+        path = tuning.write_page_profile(result, args.out or f"profile-{safe}.json")
+    if args.json:
+        doc: dict[str, Any] = (
+            tuning.page_profile_document(result) if result.winner else {"why": result.why}
+        )
+        doc["path"] = str(path) if path else None
+        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+        print()
+        return 0 if result.winner is not None else 1
+    for t in result.trials:
+        mark = "WIN " if t is result.winner else "    "
+        res = f"{t.resampled.char_accuracy:.3f}" if t.resampled is not None else "  –  "
+        print(
+            f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
+            f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
+            f"x0.9 {res}"
+        )
+    for s in result.skipped:
+        print(f"skipped {s}")
+    print(result.why)
+    if path:
+        print(f"wrote {path} (use it with --profile {path})")
+    return 0 if result.winner is not None else 1
+
+
+def run_frontier(args: argparse.Namespace) -> int:
+    from snapshot.legibility.frontier import frontier_report
+
+    if args.pages < 1:
+        raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
+    report = frontier_report(
+        args.reader or ["ppocrv6-small", "ppocrv5", "rapidocr-v4"],
+        cache_path=args.cache,
+        out_dir=args.out_dir,
+        pages=args.pages,
+        resample_check=not args.no_resample,
+        measure_missing=not args.cached_only,
+    )
+    for u in report.unavailable:
+        print(f"not measured: {u}")
+    print(f"{len(report.points)} points; wrote {report.table} and {report.plot}")
+    return 0

@@ -11,7 +11,8 @@ Options, each measured in the report like any other choice:
 - ``factsheet_chars``: exact identifiers from the imaged middle kept as a short
   text list beside the pages, within that budget.
 - ``foveate_chars``: the last that many characters of the middle (nearest the
-  tail) drawn with the profile's medium font; the rest with its dense font.
+  tail) drawn in the profile's default layout; the rest in the dense frontier
+  layout (:data:`snapshot.legibility.frontier.DENSE_LAYOUT`).
 """
 
 from __future__ import annotations
@@ -92,12 +93,14 @@ def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Pa
     geometry = target.geometry
     if geometry is None:
         return [], []
-    near = target.medium_geometry if options.foveate_chars > 0 else None
-    if near is not None and len(source) > options.foveate_chars:
+    parts: list[tuple[str, Geometry]] = [(source, geometry)]
+    if options.foveate_chars > 0 and len(source) > options.foveate_chars:
+        # foveation: the far past in the dense frontier layout, the part nearest the
+        # tail in the profile's default layout
+        from snapshot.legibility.frontier import dense_geometry
+
         split = len(source) - options.foveate_chars
-        parts: list[tuple[str, Geometry]] = [(source[:split], geometry), (source[split:], near)]
-    else:
-        parts = [(source, near or geometry)] if near is not None else [(source, geometry)]
+        parts = [(source[:split], dense_geometry(geometry)), (source[split:], geometry)]
     pages: list[Page] = []
     kept: list[str] = []
     for text, geo in parts:

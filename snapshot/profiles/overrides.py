@@ -35,6 +35,7 @@ _OVERRIDE_KEYS = frozenset(
         "row_gap",
         "ink",
         "font_size",
+        "shade",
         "vision",
         "scheme",
         "legible_max",
@@ -108,6 +109,12 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
         if not isinstance(size, int) or isinstance(size, bool) or not 4 <= size <= 64:
             raise InputError(f"{where}: 'font_size' must be a pixel size from 4 to 64")
         changes["font_size"] = size
+    if "shade" in entry:
+        from snapshot.geometry import SHADES
+
+        if entry["shade"] not in SHADES:
+            raise InputError(f"{where}: 'shade' must be one of {', '.join(SHADES)}")
+        changes["shade"] = entry["shade"]
     if "page" in entry:
         changes["page"] = _pair(entry["page"], "page", where)
     if "legible_max" in entry:
@@ -204,6 +211,7 @@ def profile_to_dict(profile: Profile) -> dict[str, Any]:
         ("row_gap", 0),
         ("ink", "black-on-white"),
         ("font_size", None),
+        ("shade", "1-bit"),
     ):
         if getattr(profile, key) != default:
             out[key] = getattr(profile, key)

@@ -68,6 +68,7 @@ class Profile:
     ink: str = "black-on-white"
     # Outline fonts' pixel size: set by `snapshot tune` (ported from the typography branch).
     font_size: int | None = None
+    shade: str = "1-bit"  # "1-bit" or "gray" (set by `snapshot tune`)
 
     def with_detail(self, detail: str) -> Profile:
         """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
@@ -144,6 +145,7 @@ class Profile:
             col_gap=self.col_gap,
             row_gap=self.row_gap,
             ink=self.ink,
+            shade=self.shade,
         )
 
     def image_tokens(self, width: int, height: int) -> int:

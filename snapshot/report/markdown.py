@@ -256,6 +256,18 @@ def write(
         lines += [f"![tokens against recall]({names['pareto']})", ""]
     lines += _needle_section(result, readers, probes)
 
+    folder = out if out.is_dir() else out.parent
+    if (folder / "frontier.md").is_file():  # written by `snapshot frontier` (typography)
+        lines += [
+            "## Density frontier",
+            "",
+            "`snapshot+dense` draws the snapshot in the dense frontier layout "
+            "(`snapshot.legibility.frontier.DENSE_LAYOUT`). How densely each whole-page "
+            "reader still reads, every layout a point (measured): [frontier.md](frontier.md).",
+            "",
+            "![density frontier](frontier.png)",
+            "",
+        ]
     lines += [
         "## The ladder: which rungs it needed",
         "",

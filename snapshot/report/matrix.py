@@ -47,6 +47,7 @@ STRATEGIES = (
     "snapshot",
     "snapshot+factsheet",
     "snapshot+foveate",
+    "snapshot+dense",  # the dense frontier layout (legibility.frontier) beside the default
     "summary",
     "ladder",
 )
@@ -498,6 +499,13 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
             continue
         res, dt = _timed(snapshot, conv, target, opts)
         rows.append(_sheet_row(run, name, res, dt))
+    if target.vision and target.geometry is not None:
+        # "dense": the same snapshot drawn in the dense frontier layout (typography)
+        from snapshot.legibility.frontier import dense_geometry
+
+        dense = replace(target, geometry=dense_geometry(target.geometry))
+        res, dt = _timed(snapshot, conv, dense, sheet)
+        rows.append(_sheet_row(run, "snapshot+dense", res, dt))
     (res, summary), dt = _timed(
         summarize_middle, conv, target, summarizer, keep_turns=keep, tail_share=settings.tail_share
     )

@@ -18,6 +18,7 @@ STRATEGY_COLORS = {
     "snapshot": "#d62728",
     "snapshot+factsheet": "#ff7f0e",
     "snapshot+foveate": "#9467bd",
+    "snapshot+dense": "#8c564b",
     "summary": "#2ca02c",
     "ladder": "#000000",
 }

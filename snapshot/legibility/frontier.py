@@ -1,0 +1,733 @@
+"""The density frontier: how densely a page can be set and still be read whole.
+
+A :class:`Layout` is one point of the design space (font × pixel size × shade
+× row gap × column gap × page size). :func:`measure` renders full pages of
+held-out transcript-like lines in it (:func:`~snapshot.legibility.hardlines.full_page_rows`:
+every row edge to edge), hands each page, and nothing else, to a whole-page
+reader (:mod:`snapshot.legibility.page_readers`), optionally after a provider
+resample, and scores the text it returns (character accuracy, exact hard
+tokens). Density is the cell pitch: characters per 1000 px² (today's default,
+snap8x16, is 7.8) and, per profile, characters per billed image token.
+
+Results are cached in a JSON-lines file keyed by layout, reader (name, version,
+model hash), seed, page count and resample, so a re-run reads only what is new.
+:func:`frontier` keeps the points no other point beats on both density and
+accuracy; :func:`densest_passing` is the densest layout that meets a
+:class:`Target`; :func:`frontier_table` and :func:`plot_frontier` write what
+the report shows.
+
+>>> lay = Layout("snap5x8", row_gap=2)
+>>> lay.key, round(lay.chars_per_kpx, 1)
+('snap5x8 1-bit gap 0x2 1568x728', 20.0)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from snapshot.geometry import DEFAULT_PAGE
+from snapshot.legibility.hardlines import HELD_OUT_SEED, full_page_rows
+from snapshot.progress import progress
+
+if TYPE_CHECKING:
+    from snapshot.geometry import Geometry
+    from snapshot.legibility.page_readers import PageReader
+
+RESAMPLE_FILTER = "bicubic"
+#: The provider resample every layout must survive (the issue's 0.9× bicubic check).
+RESAMPLE_SCALE = 0.9
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One page design: font and pixel size (outline fonts), shade, gaps, page size."""
+
+    font: str
+    size: int | None = None
+    shade: str = "1-bit"
+    row_gap: int = 0
+    col_gap: int = 0
+    page: tuple[int, int] = DEFAULT_PAGE
+    ink: str = "black-on-white"
+
+    @property
+    def key(self) -> str:
+        """A stable one-line name: ``font[@size] shade gap CxR WxH``."""
+        font = self.font if self.size is None else f"{self.font}@{self.size}"
+        ink = "" if self.ink == "black-on-white" else f" {self.ink}"
+        w, h = self.page
+        return f"{font} {self.shade} gap {self.col_gap}x{self.row_gap} {w}x{h}{ink}"
+
+    def geometry(self) -> Geometry:
+        """The page geometry (lines mode, header row on), as the renderer would draw it."""
+        from snapshot.geometry import Geometry
+        from snapshot.glyphs import load_font
+
+        font = load_font(self.font, pixel_size=self.size)
+        return Geometry.fit(
+            font,
+            *self.page,
+            col_gap=self.col_gap,
+            row_gap=self.row_gap,
+            ink=self.ink,
+            shade=self.shade,
+            flow=False,
+        )
+
+    @property
+    def style(self) -> tuple[str, int | None, str, int, int, str]:
+        """Everything but the page size: what "today's default layout" names."""
+        return (self.font, self.size, self.shade, self.row_gap, self.col_gap, self.ink)
+
+    @property
+    def cell(self) -> tuple[int, int]:
+        from snapshot.glyphs import load_font
+
+        return tuple(load_font(self.font, pixel_size=self.size).cell)  # type: ignore[return-value]
+
+    @property
+    def chars_per_kpx(self) -> float:
+        """Characters per 1000 px² of text block (1000 / cell pitch area)."""
+        return self.geometry().chars_per_kpx
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["page"] = list(self.page)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Layout:
+        return cls(**{**d, "page": tuple(d["page"])})
+
+
+#: The page the frontier is measured on: full edge to edge, the default page's height
+#: (PP-OCR's detector would upscale a shorter page, flattering small cells) and half its
+#: width, so a page costs half the reading time on a shared 2-core machine.
+SAMPLE_PAGE = (784, 728)
+
+#: The coarse grid the frontier run measures: each font at the gaps worth reading.
+GRID: tuple[Layout, ...] = tuple(
+    Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
+    for font, size, shade, row_gap in (
+        ("snap8x16", None, "1-bit", 0),
+        ("misc-6x12", None, "1-bit", 0),
+        ("snap5x8", None, "1-bit", 0),
+        ("snap5x8", None, "1-bit", 1),
+        ("snap5x8", None, "1-bit", 2),
+        ("snap5x10", None, "1-bit", 0),
+        ("snap5x10", None, "gray", 0),
+        ("snap5x9", None, "gray", 0),
+        ("dejavu-sans-mono", 8, "gray", 0),
+        ("dejavu-sans-mono", 7, "gray", 0),
+    )
+)
+#: Today's defaults on the sample page, marked on the frontier.
+DEFAULT_LAYOUTS: tuple[Layout, ...] = (
+    Layout("snap8x16", page=SAMPLE_PAGE),
+    Layout("snap5x8", page=SAMPLE_PAGE),
+)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One layout read by one reader at one scale: density against accuracy."""
+
+    layout: Layout
+    reader: dict[str, Any]  # ReaderInfo.as_dict(): name, version, model_sha256, settings
+    scale: float
+    filter: str | None
+    seed: int
+    pages: int
+    chars: int
+    chars_per_page: int
+    chars_per_kpx: float
+    char_accuracy: float
+    hard_tokens: int
+    hard_tokens_exact: int
+    note: str = ""
+    seconds: float = field(default=0.0, compare=False)
+    # the reader's most frequent substitutions: (drawn, read, count), most frequent first
+    confusions: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
+
+    @property
+    def reader_name(self) -> str:
+        return str(self.reader["name"])
+
+    @property
+    def hard_token_accuracy(self) -> float:
+        return self.hard_tokens_exact / self.hard_tokens if self.hard_tokens else 1.0
+
+    def as_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["layout"] = self.layout.as_dict()
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Point:
+        conf = tuple((str(a), str(b), int(n)) for a, b, n in d.get("confusions", ()))
+        return cls(**{**d, "layout": Layout.from_dict(d["layout"]), "confusions": conf})
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a layout must reach: native character accuracy and exact hard tokens, and
+    character accuracy after the :data:`RESAMPLE_SCALE` bicubic resample."""
+
+    char_accuracy: float = 0.97
+    hard_tokens: float = 0.90
+    resampled_char_accuracy: float = 0.90
+
+    def passes(self, native: Point, resampled: Point | None) -> bool:
+        ok = (
+            native.char_accuracy >= self.char_accuracy
+            and native.hard_token_accuracy >= self.hard_tokens
+        )
+        if resampled is not None:
+            ok = ok and resampled.char_accuracy >= self.resampled_char_accuracy
+        return ok
+
+
+# ---------------------------------------------------------------------------- measuring
+
+CONFUSIONS_KEPT = 24
+
+
+def page_confusions(expected: str, read: str) -> Counter[tuple[str, str]]:
+    """(drawn, read) character substitutions between a page's text and a reading.
+
+    Aligned by rapidfuzz's Levenshtein edit operations over the texts with
+    spacing runs collapsed (as :func:`~snapshot.legibility.page_readers.score_page`
+    compares them); whitespace substitutions are left out.
+
+    >>> page_confusions("id 0O1l  ok", "id OO1I ok")
+    Counter({('0', 'O'): 1, ('l', 'I'): 1})
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    a, b = (" ".join(t.split()) for t in (expected, read))
+    out: Counter[tuple[str, str]] = Counter()
+    for op in Levenshtein.editops(a, b):
+        if op.tag == "replace":
+            x, y = a[op.src_pos], b[op.dest_pos]
+            if not x.isspace() and not y.isspace():
+                out[(x, y)] += 1
+    return out
+
+
+def page_text(geometry: Geometry, *, seed: int, page: int) -> str:
+    """The text that fills one page of ``geometry`` edge to edge (held-out stream by default)."""
+    return "\n".join(full_page_rows(geometry.cols, geometry.text_rows, seed=seed, page=page))
+
+
+def measure(
+    layout: Layout,
+    reader: PageReader,
+    *,
+    seed: int = HELD_OUT_SEED,
+    pages: int = 1,
+    scale: float = 1.0,
+    filter: str = RESAMPLE_FILTER,
+) -> Point:
+    """Render ``pages`` full pages in ``layout``, (resample,) read each whole, score.
+
+    Accuracy is pooled over the pages: character errors over characters, exact
+    hard tokens over hard tokens. The reader gets the page as the provider would
+    pass it on (resampled, not restored) and nothing else.
+    """
+    from snapshot.legibility.page_readers import page_expected_text, score_page
+    from snapshot.legibility.resample import resample
+    from snapshot.page import render
+
+    g = layout.geometry()
+    chars = errors = hard = exact = 0
+    confused: Counter[tuple[str, str]] = Counter()
+    started = time.perf_counter()
+    for i in range(pages):
+        drawn = render(page_text(g, seed=seed, page=i), g)[0]
+        expected = page_expected_text(drawn)
+        pixels = drawn.pixels
+        if scale != 1.0:
+            pixels = resample(pixels, scale, filter)  # type: ignore[arg-type]
+        read = reader.read_page(pixels)
+        s = score_page(expected, read)
+        confused += page_confusions(expected, read)
+        n = len(expected)
+        chars += n
+        errors += round((1.0 - s.char_accuracy) * n)
+        hard += s.hard_tokens
+        exact += s.hard_tokens_exact
+    return Point(
+        layout=layout,
+        reader=reader.info.as_dict(),
+        scale=scale,
+        filter=filter if scale != 1.0 else None,
+        seed=seed,
+        pages=pages,
+        chars=chars,
+        chars_per_page=g.chars_per_page,
+        chars_per_kpx=round(g.chars_per_kpx, 4),
+        char_accuracy=round(max(0.0, 1.0 - errors / chars) if chars else 1.0, 4),
+        hard_tokens=hard,
+        hard_tokens_exact=exact,
+        seconds=round(time.perf_counter() - started, 1),
+        confusions=tuple(
+            (a, b, n)
+            for (a, b), n in sorted(confused.items(), key=lambda kv: (-kv[1], kv[0]))[
+                :CONFUSIONS_KEPT
+            ]
+        ),
+    )
+
+
+class PointCache:
+    """Measured points in a JSON-lines file; one line per point, appended as measured."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._points: dict[str, Point] = {}
+        if self.path is not None and self.path.is_file():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    p = Point.from_dict(json.loads(line))
+                    self._points[self.key(p.layout, p.reader, p.seed, p.pages, p.scale)] = p
+
+    @staticmethod
+    def key(layout: Layout, reader: dict[str, Any], seed: int, pages: int, scale: float) -> str:
+        return json.dumps(
+            [layout.key, reader["name"], reader["model_sha256"], seed, pages, scale],
+            separators=(",", ":"),
+        )
+
+    def get(self, layout: Layout, reader: Any, seed: int, pages: int, scale: float) -> Point | None:
+        return self._points.get(self.key(layout, reader.info.as_dict(), seed, pages, scale))
+
+    def put(self, point: Point) -> None:
+        self._points[self.key(point.layout, point.reader, point.seed, point.pages, point.scale)] = (
+            point
+        )
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(point.as_dict(), sort_keys=True) + "\n")
+
+    def points(self) -> list[Point]:
+        return list(self._points.values())
+
+
+def measure_cached(
+    layout: Layout,
+    reader: PageReader,
+    cache: PointCache,
+    *,
+    seed: int,
+    pages: int,
+    scale: float = 1.0,
+) -> Point:
+    """:func:`measure`, unless the cache already holds this point."""
+    hit = cache.get(layout, reader, seed, pages, scale)
+    if hit is None:
+        hit = measure(layout, reader, seed=seed, pages=pages, scale=scale)
+        cache.put(hit)
+    return hit
+
+
+def run_frontier(
+    layouts: Sequence[Layout],
+    readers: Sequence[PageReader],
+    cache: PointCache,
+    *,
+    seed: int = HELD_OUT_SEED,
+    pages: int = 1,
+    resample_check: bool = True,
+) -> list[Point]:
+    """Measure every layout with every reader at native scale (and after the resample).
+
+    Layouts whose fonts are not installed are skipped (the caller lists them).
+    """
+    jobs = [(lay, r, s) for r in readers for lay in layouts for s in _scales(resample_check)]
+    out = []
+    for lay, reader, s in progress(jobs, desc="frontier", total=len(jobs), unit="page set"):
+        out.append(measure_cached(lay, reader, cache, seed=seed, pages=pages, scale=s))
+    return out
+
+
+def _scales(resample_check: bool) -> tuple[float, ...]:
+    return (1.0, RESAMPLE_SCALE) if resample_check else (1.0,)
+
+
+# ---------------------------------------------------------------------------- analysis
+
+
+def frontier(points: Iterable[Point]) -> list[Point]:
+    """Points no other point of the same reader and scale beats on density and accuracy,
+    densest first.
+
+    >>> a = Layout("snap5x8"); b = Layout("snap8x16")
+    >>> mk = lambda lay, d, acc: Point(lay, {"name": "r", "model_sha256": "x"}, 1.0, None, 0,
+    ...     1, 100, 100, d, acc, 10, 10)
+    >>> [p.layout.font for p in frontier([mk(a, 25.0, 0.5), mk(b, 7.8, 0.99), mk(a, 7.0, 0.9)])]
+    ['snap5x8', 'snap8x16']
+    """
+    pts = list(points)
+    keep = []
+    for p in pts:
+        dominated = any(
+            q is not p
+            and q.reader_name == p.reader_name
+            and q.scale == p.scale
+            and q.chars_per_kpx >= p.chars_per_kpx
+            and q.char_accuracy >= p.char_accuracy
+            and (q.chars_per_kpx > p.chars_per_kpx or q.char_accuracy > p.char_accuracy)
+            for q in pts
+        )
+        if not dominated:
+            keep.append(p)
+    return sorted(keep, key=lambda p: (p.reader_name, p.scale, -p.chars_per_kpx, p.layout.key))
+
+
+def paired(points: Iterable[Point]) -> dict[tuple[str, str], tuple[Point, Point | None]]:
+    """(reader, layout key) → (native point, resampled point or None)."""
+    native: dict[tuple[str, str], Point] = {}
+    resampled: dict[tuple[str, str], Point] = {}
+    for p in points:
+        k = (p.reader_name, p.layout.key)
+        (native if p.scale == 1.0 else resampled)[k] = p
+    return {k: (v, resampled.get(k)) for k, v in native.items()}
+
+
+def densest_passing(
+    points: Iterable[Point], reader: str, target: Target, *, need_resampled: bool = True
+) -> Point | None:
+    """The densest layout whose native and resampled readings meet ``target`` (with
+    ``need_resampled=False``, a layout whose resampled reading is not measured counts)."""
+    best = None
+    for (name, _), (nat, res) in sorted(paired(points).items()):
+        if need_resampled and res is None:
+            continue
+        denser = best is None or nat.chars_per_kpx > best.chars_per_kpx
+        if name == reader and target.passes(nat, res) and denser:
+            best = nat
+    return best
+
+
+def chars_per_token(layout: Layout, chars_per_page: int, model: str) -> float | None:
+    """Characters per billed image token of one full page of ``layout`` for ``model``."""
+    from snapshot import profiles
+    from snapshot.errors import SnapshotError
+
+    try:
+        profile = profiles.profile_for(model)
+        tokens = profile.image_tokens(*layout.page)
+    except SnapshotError:
+        return None
+    return chars_per_page / tokens if tokens else None
+
+
+def frontier_table(
+    points: Sequence[Point],
+    *,
+    models: Sequence[str] = (),
+    target: Target | None = None,
+    defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
+) -> str:
+    """A markdown table: one row per reader × layout, densest first; ``*`` marks today's
+    defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
+    target = target or Target()
+    on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}
+    default_styles = {d.style for d in defaults}
+    head = (
+        "| reader | layout | cell | chars/1000 px² | "
+        + "".join(f"chars/token {m} | " for m in models)
+        + "chars | native chars | native hard tokens | ×0.9 bicubic chars | target | |"
+    )
+    sep = "|" + "---|" * (head.count("|") - 1)
+    rows = [head, sep]
+    pairs = paired(points)
+    order = sorted(pairs.items(), key=lambda kv: (kv[0][0], -kv[1][0].chars_per_kpx, kv[0][1]))
+    for (reader, key), (nat, res) in order:
+        lay = nat.layout
+        marks = ("*" if lay.style in default_styles else "") + (
+            "F" if (reader, key, 1.0) in on_front else ""
+        )
+        cpt = "".join(
+            f"{v:.2f} | " if (v := chars_per_token(lay, nat.chars_per_page, m)) else "– | "
+            for m in models
+        )
+        resampled = f"{res.char_accuracy:.3f}" if res is not None else "–"
+        ok = ("✓" if res is not None else "✓ native only") if target.passes(nat, res) else ""
+        cw, ch = lay.cell
+        rows.append(
+            f"| {reader} | {key} | {cw}×{ch} | {nat.chars_per_kpx:.1f} | {cpt}{nat.chars} | "
+            f"{nat.char_accuracy:.3f} | {nat.hard_tokens_exact}/{nat.hard_tokens} "
+            f"({nat.hard_token_accuracy:.3f}) | {resampled} | {ok} | {marks} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def plot_frontier(
+    points: Sequence[Point],
+    path: str | os.PathLike[str],
+    *,
+    defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
+    target: Target | None = None,
+    title: str = "",
+) -> Path:
+    """Density (x) against accuracy (y) per reader, every layout a point, defaults ringed.
+
+    Two panels: character accuracy and exact hard tokens, native scale; the
+    resampled reading is drawn hollow. Byte-identical for the same points (fixed
+    PNG metadata, fixed font and size, sorted drawing order).
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    target = target or Target()
+    default_styles = {d.style for d in defaults}
+    readers = sorted({p.reader_name for p in points})
+    colours = dict(zip(readers, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False))
+    label_reader = "ppocrv6-small" if "ppocrv6-small" in readers else next(iter(readers), "")
+    with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 8, "svg.hashsalt": "0"}):
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), dpi=110)
+        panels: tuple[tuple[str, Callable[[Point], float], float], ...] = (
+            ("character accuracy", lambda p: p.char_accuracy, target.char_accuracy),
+            ("exact hard tokens", lambda p: p.hard_token_accuracy, target.hard_tokens),
+        )
+        for ax, (label, value, goal) in zip(axes, panels, strict=True):
+            for reader in readers:
+                pts = sorted(
+                    (p for p in points if p.reader_name == reader),
+                    key=lambda p: (p.scale, p.chars_per_kpx, p.layout.key),
+                )
+                nat = [p for p in pts if p.scale == 1.0]
+                res = [p for p in pts if p.scale != 1.0]
+                c = colours[reader]
+                ax.scatter(
+                    [p.chars_per_kpx for p in nat],
+                    [value(p) for p in nat],
+                    color=c,
+                    s=18,
+                    label=f"{reader} native",
+                    zorder=3,
+                )
+                if res:
+                    ax.scatter(
+                        [p.chars_per_kpx for p in res],
+                        [value(p) for p in res],
+                        facecolors="none",
+                        edgecolors=c,
+                        s=18,
+                        zorder=3,
+                        label=f"{reader} ×{RESAMPLE_SCALE} bicubic",
+                    )
+                front = [p for p in frontier(nat)]
+                front.sort(key=lambda p: p.chars_per_kpx)
+                ax.plot(
+                    [p.chars_per_kpx for p in front],
+                    [value(p) for p in front],
+                    color=c,
+                    lw=0.8,
+                    zorder=2,
+                )
+                if reader == label_reader and ax is axes[0]:
+                    stacked: dict[float, int] = {}  # labels at one density go one under another
+                    for p in nat:  # name the layouts of one reader, small, beside its points
+                        font = (
+                            p.layout.font
+                            if p.layout.size is None
+                            else (f"{p.layout.font}@{p.layout.size}")
+                        )
+                        w, h = p.layout.page
+                        name = f"{font} {p.layout.shade} +{p.layout.row_gap} {w}x{h}"
+                        k = stacked.get(p.chars_per_kpx, 0)
+                        stacked[p.chars_per_kpx] = k + 1
+                        ax.annotate(
+                            name,
+                            (p.chars_per_kpx, value(p)),
+                            fontsize=5,
+                            xytext=(4, -10 - 7 * k),
+                            textcoords="offset points",
+                        )
+                for p in nat:
+                    if p.layout.style in default_styles:
+                        ax.scatter(
+                            [p.chars_per_kpx],
+                            [value(p)],
+                            s=90,
+                            facecolors="none",
+                            edgecolors="black",
+                            lw=1.0,
+                            zorder=4,
+                        )
+            ax.axhline(goal, color="grey", lw=0.6, ls="--")
+            ax.set_xlabel("characters per 1000 px² (cell pitch)")
+            ax.set_ylabel(f"{label}, whole page")
+            ax.set_ylim(-0.02, 1.02)
+            ax.grid(True, lw=0.3)
+        if points:
+            axes[0].legend(loc="lower left", fontsize=6)
+        fig.suptitle(title or "density frontier, measured (black rings: today's defaults)")
+        fig.tight_layout()
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out, format="png", metadata={"Software": None})
+        plt.close(fig)
+    return out
+
+
+# ---------------------------------------------------------------------------- report files
+
+#: Profiles whose billing the frontier table prices (the report's three).
+FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+
+
+@dataclass(frozen=True)
+class FrontierReport:
+    """What :func:`frontier_report` measured and wrote."""
+
+    points: tuple[Point, ...]
+    unavailable: tuple[str, ...]  # readers (or fonts) that could not run, with the reason
+    table: Path
+    plot: Path
+
+
+def _describe_readers(points: Sequence[Point]) -> list[str]:
+    seen: dict[str, dict[str, Any]] = {}
+    for p in points:
+        seen.setdefault(p.reader_name, p.reader)
+    return [
+        f"- `{n}`: version {r.get('version')}, model sha256 `{r.get('model_sha256')}`"
+        for n, r in sorted(seen.items())
+    ]
+
+
+def frontier_report(
+    readers: Sequence[str],
+    *,
+    layouts: Sequence[Layout] = GRID,
+    cache_path: str | os.PathLike[str] | None = None,
+    out_dir: str | os.PathLike[str] = "reports",
+    seed: int = HELD_OUT_SEED,
+    pages: int = 1,
+    resample_check: bool = True,
+    models: Sequence[str] = FRONTIER_MODELS,
+    measure_missing: bool = True,
+    target: Target | None = None,
+) -> FrontierReport:
+    """Measure (or take from the cache) every layout with every reader and write
+    ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
+    ``measure_missing=False`` every cached point of the readers is shown, grid or not.
+
+    A reader that is not installed, or a layout whose font is missing, is named
+    in the table's notes and left out: a missing cell, never a zero.
+    """
+    from snapshot.errors import SnapshotError
+    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+    target = target or Target()
+    cache = PointCache(cache_path)
+    unavailable: list[str] = []
+    usable: list[Layout] = []
+    for lay in layouts:
+        try:
+            lay.geometry()
+            usable.append(lay)
+        except SnapshotError as exc:
+            unavailable.append(f"layout {lay.key}: {str(exc).split(';')[0]}")
+    points: list[Point] = []
+    for name in readers:
+        if measure_missing:
+            try:
+                reader = load_page_reader(name)
+            except ReaderUnavailable as exc:
+                unavailable.append(f"reader {name}: {exc}")
+                continue
+            points += run_frontier(
+                usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
+            )
+        else:
+            points += [  # every cached layout: the grid and any measured beside it
+                p for p in cache.points() if p.reader_name == name and p.seed == seed
+                and p.pages == pages
+            ]  # fmt: skip
+    measured = {p.reader_name for p in points}
+    for name in readers:
+        if name not in measured and not any(u.startswith(f"reader {name}:") for u in unavailable):
+            unavailable.append(f"reader {name}: no measured points (not run here)")
+    points.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    plot = plot_frontier(points, out / "frontier.png", target=target)
+    lines = [
+        "# Density frontier (measured)",
+        "",
+        "Whole full pages of held-out transcript-like lines "
+        f"(`snapshot.legibility.hardlines.full_page_rows`, seed {seed}, which `snapshot tune` "
+        f"never uses), {pages} page(s) per layout, every row filled edge to edge, read by "
+        "independent whole-page readers that get the page and nothing else "
+        "(`snapshot.legibility.page_readers`), scored by `score_page` (character accuracy "
+        "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
+        f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
+        "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
+        "layout, at the page size in its name, priced by each profile's billing scheme. Target "
+        f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
+        f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
+        "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",
+        "",
+        "Readers:",
+        *_describe_readers(points),
+        "",
+        frontier_table(points, models=models, target=target),
+    ]
+    for reader_name in sorted({p.reader_name for p in points}):
+        best = densest_passing(points, reader_name, target)
+        lines.append(
+            f"- densest layout meeting the target for `{reader_name}`: "
+            + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
+        )
+    if unavailable:
+        lines += ["", "Not measured here:", *(f"- {u}" for u in unavailable)]
+    table = out / "frontier.md"
+    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return FrontierReport(tuple(points), tuple(unavailable), table, plot)
+
+
+# ---------------------------------------------------------------------------- the dense layout
+
+#: The project's dense frontier layout: the densest layout of the committed frontier run
+#: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
+#: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
+DENSE_LAYOUT = Layout("snap5x9", shade="gray")
+
+
+def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
+    """``layout`` fitted to the page size, padding and mode of ``like``.
+
+    >>> from snapshot.geometry import default_geometry
+    >>> from snapshot.glyphs import load_font
+    >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
+    >>> g.font.name, g.shade, g.size
+    ('snap5x9', 'gray', (1568, 728))
+    """
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+
+    return Geometry.fit(
+        load_font(layout.font, pixel_size=layout.size),
+        *like.size,
+        padding=like.padding,
+        col_gap=layout.col_gap,
+        row_gap=layout.row_gap,
+        shade=layout.shade,
+        ink=like.ink,
+        header=like.header,
+        flow=like.flow,
+    )
