@@ -63,7 +63,8 @@ def _transcribe(rec: Recorded) -> str:
 
 
 def _misreads_digits(rec: Recorded) -> str:
-    return re.sub(r"[0-9]", "O", _transcribe(rec))
+    # Digits read as O and e as c: every needle class (hex, numbers, words) has one or the other.
+    return re.sub(r"[0-9]", "O", _transcribe(rec)).replace("e", "c")
 
 
 def _probe(reply: Any, tmp_path: Path) -> tuple[needle_probe.NeedleProbeRecord, Path]:
