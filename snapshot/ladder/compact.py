@@ -83,7 +83,8 @@ class CompactOutcome:
         return record
 
 
-def _request_shape(target: Target, openai_api: str) -> str:
+def request_shape(target: Target, openai_api: str) -> str:
+    """The request body a target's provider takes (``openai_api``: chat or responses)."""
     provider = getattr(target.profile, "provider", "openai")
     shape = REQUEST_SHAPES.get(provider, "openai")
     if shape == "openai" and openai_api == "responses":
@@ -143,7 +144,7 @@ def compact(
             )
     else:
         result = run_ladder(conv, target, budget, summarizer=summarizer, options=options)
-    api = _request_shape(target, openai_api)
+    api = request_shape(target, openai_api)
     exported = export(result.conversation, api, model=target.model)
     notes = [*exported.notes, *_check_budgets(exported.body, target)]
     validation = None

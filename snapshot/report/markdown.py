@@ -325,6 +325,18 @@ def write(
             "",
         ]
 
+    from snapshot.report.run import validation_count
+
+    count = validation_count(result)
+    lines += [
+        "## Request validation",
+        "",
+        f"{count['line']} (each against the provider's published schema and SDK types, and the "
+        "rules no schema holds: `snapshot.transcript.validate`; measured).",
+        "",
+        *[f"- {f}" for f in count["failures"]],
+        "",
+    ]
     lines += _prices(result)
     lines += _trust(result, aggs)
     if result.corpus:

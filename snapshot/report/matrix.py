@@ -38,6 +38,7 @@ from snapshot.report.readability import (
     whole_page_recall,
 )
 from snapshot.report.sources import Source
+from snapshot.report.validation import request_validation
 from snapshot.transcript.model import Conversation
 
 STRATEGIES = (
@@ -117,6 +118,8 @@ class Row:
     note: str = ""
     # Figure name → measured / exact / reconstructed / estimated / modelled.
     provenance: dict[str, str] = field(default_factory=dict)
+    # The ladder's request validated (bodies, problems, synthetic results over real ones).
+    request_validation: dict[str, Any] = field(default_factory=dict)
     # tokens_after split by where each part's count comes from.
     tokens_provenance: dict[str, int] = field(default_factory=dict)
 
@@ -422,6 +425,9 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
     if lad.failure:
         kw["note"] = lad.failure
     kw["tokens_provenance"] = _ladder_parts(run, lad)
+    kw["request_validation"] = request_validation(
+        run.source.conversation, lad.conversation, run.target
+    )
     return run.row(
         "ladder",
         lad.tokens_after,

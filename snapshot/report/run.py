@@ -23,6 +23,7 @@ from snapshot.report.sources import (
     read_manifest,
 )
 from snapshot.report.summaries import SummarySize, real_summary_lengths, summary_size
+from snapshot.report.validation import source_validation, totals
 
 # The Claude, OpenAI and Gemini default profiles the report compares.
 DEFAULT_MODELS: tuple[str, ...] = current_default_models()  # current today, from the table
@@ -45,6 +46,8 @@ class SourceStats:
     images: int
     real_summary: bool
     reference: dict[str, Any] = field(default_factory=dict)
+    # The conversation exported to every shape and validated (snapshot/report/validation.py).
+    validation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -170,6 +173,7 @@ def _evaluate_job(
         images=sum(len(m.images()) for m in path),
         real_summary=source.has_real_summary,
         reference=dict(source.reference),
+        validation=source_validation(source.conversation),
     )
     try:
         targets = _STATE["targets"] if model is None else [_STATE["targets"][model]]
@@ -350,6 +354,14 @@ def model_records(models: Sequence[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def validation_count(result: RunResult) -> dict[str, Any]:
+    """The run's validation count: source exports and ladder requests, checked."""
+    return totals(
+        (s.validation for s in result.sources),
+        (r.request_validation for r in result.rows if r.request_validation),
+    )
+
+
 def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> None:
     """results.json: settings, reader provenance, needle recall (with live probes), every row."""
     from snapshot.report.provenance import LABELS, LEGEND
@@ -371,6 +383,7 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
         "profiles": model_records(result.models),
+        "validation": validation_count(result),
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],
     }

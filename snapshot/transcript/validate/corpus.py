@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import SnapshotError
+from snapshot.profiles import current_default_models
 from snapshot.transcript.model import Conversation, tool_pairing
 from snapshot.transcript.validate import SHAPES, validate
 
-#: Models compaction is checked for: a Claude, an OpenAI and a Gemini 3 model.
-COMPACT_MODELS = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+#: Models compaction is checked for: today's Claude, OpenAI and Gemini 3 report defaults.
+COMPACT_MODELS = current_default_models()
 #: The compaction budget, as a share of the conversation's own token count.
 BUDGET_SHARE = 0.5
 
