@@ -46,8 +46,9 @@ from snapshot.transcript.model import (
 
 NAME = "mini-swe-agent-1"
 
-# mini-swe-agent's own action regex (DefaultAgent.parse_action).
-ACTION_RE = re.compile(r"```bash\s*\n(.*?)\n```", re.DOTALL)
+# mini-swe-agent's own action regex (DefaultAgent.parse_action); newer releases fence the
+# action as ```mswea_bash_command.
+ACTION_RE = re.compile(r"```(?:bash|mswea_bash_command)\s*\n(.*?)\n```", re.DOTALL)
 _RETURNCODE_RE = re.compile(r"<returncode>(-?\d+)</returncode>")
 
 
@@ -64,6 +65,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: is a folder; give one mini-swe-agent .traj.json file")
     warnings = Warnings()
     doc = read_json_document(path, warnings)
+    if isinstance(doc, list):  # early releases and the test data: the bare message list
+        doc = {"messages": doc}
     if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
         raise TranscriptError(
             f"{path}: not a mini-swe-agent trajectory (expected an object with a 'messages' list)"
@@ -159,9 +162,27 @@ def sniff(path: Path, head: bytes) -> bool:
     return any(m in chunk for m in (marker, compact) for chunk in (head, tail))
 
 
+def score(path: Path, head: bytes) -> float:
+    """1.0 with the ``trajectory_format`` marker; 0.9 for the bare message list mini-swe-agent
+    wrote before it (its own action fence or ``<returncode>`` observations); else 0.
+
+    >>> score(Path("t.json"), b'[{"role": "system", "content": "```mswea_bash_command"}]')
+    0.9
+    >>> score(Path("t.json"), b'[{"role": "user", "content": "hi"}]')
+    0.0
+    """
+    if sniff(path, head):
+        return 1.0
+    start = head.lstrip()[:1]
+    if path.is_dir() or start != b"[" or b'"role"' not in head:
+        return 0.0
+    return 0.9 if b"mswea_bash_command" in head or b"<returncode>" in head else 0.0
+
+
 FORMAT = Format(
     name=NAME,
     description="mini-swe-agent trajectory (one fenced bash block per assistant turn)",
     sniff=sniff,
     load=load,
+    score=score,
 )
