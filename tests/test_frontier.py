@@ -13,10 +13,10 @@ import pytest
 
 from snapshot.errors import SnapshotError
 from snapshot.legibility.frontier import (
+    Goal,
     Layout,
     Point,
     PointCache,
-    Target,
     densest_passing,
     frontier,
     frontier_table,
@@ -76,10 +76,10 @@ def test_densest_passing_needs_native_and_resampled_targets() -> None:
     weak_resample = _point("snap5x8", 20.0, 0.80, scale=0.9, row_gap=2)
     safe = _point("snap8x16", 7.8, 0.99)
     safe_resample = _point("snap8x16", 7.8, 0.97, scale=0.9)
-    best = densest_passing([native, weak_resample, safe, safe_resample], "r", Target())
+    best = densest_passing([native, weak_resample, safe, safe_resample], "r", Goal())
     assert best is not None and best.layout.font == "snap8x16"
     few_hard = _point("snap5x8", 25.0, 0.99, hard=(5, 10))
-    assert not Target().passes(few_hard, None)
+    assert not Goal().passes(few_hard, None)
 
 
 def test_table_and_plot_are_deterministic(tmp_path: Path) -> None:

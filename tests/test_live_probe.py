@@ -372,7 +372,7 @@ def test_target_follows_the_model_profile(
 
     from snapshot.profiles import profile_for
 
-    t = live.target_for(model, api=api, font=FONT)
+    t = live.probe_target_for(model, api=api, font=FONT)
     assert (t.provider, t.detail, t.media_resolution) == (provider, detail, level)
     default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
     assert t.api == (api or default_api[provider])
@@ -390,11 +390,14 @@ def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> No
 
     from snapshot.profiles import fallback_profile
 
-    t = live.target_for("claude-opus-9", font=FONT)
+    t = live.probe_target_for("claude-opus-9", font=FONT)
     assert (t.provider, t.api, t.profile, t.family) == ("anthropic", "messages", None, None)
     assert t.page_size == dataclasses.replace(fallback_profile("x"), font=FONT).solution().size
-    assert live.target_for("gemini-9-flash", font=FONT).media_resolution == "MEDIA_RESOLUTION_HIGH"
-    assert live.target_for("gpt-9", font=FONT).detail == "high"
+    assert (
+        live.probe_target_for("gemini-9-flash", font=FONT).media_resolution
+        == "MEDIA_RESOLUTION_HIGH"
+    )
+    assert live.probe_target_for("gpt-9", font=FONT).detail == "high"
 
 
 @pytest.mark.parametrize(
@@ -407,14 +410,14 @@ def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> No
 )
 def test_models_a_live_probe_cannot_reach_are_user_errors(model: str, message: str) -> None:
     with pytest.raises(live.LiveError, match=message):
-        live.target_for(model, font=FONT)
+        live.probe_target_for(model, font=FONT)
 
 
 def test_unknown_model_and_api_are_user_errors() -> None:
     with pytest.raises(UnknownModelError, match="no live provider"):
-        live.target_for("llama-3-70b", font=FONT)
+        live.probe_target_for("llama-3-70b", font=FONT)
     with pytest.raises(live.LiveError, match="no 'responses' API"):
-        live.target_for("claude-sonnet-4-6", api="responses", font=FONT)
+        live.probe_target_for("claude-sonnet-4-6", api="responses", font=FONT)
 
 
 def test_key_from_env_prefers_gemini_key_and_names_the_variable() -> None:
@@ -466,7 +469,7 @@ def test_ask_sends_the_page_as_the_provider_expects(
     need_sdk(provider)
     caplog.set_level(logging.DEBUG)  # SDK debug logs must not carry the key either
     png = tiny_png()
-    target = live.target_for(model, api=api, font=FONT)
+    target = live.probe_target_for(model, api=api, font=FONT)
     reply = live.ask(
         target,
         png,
@@ -567,7 +570,7 @@ def test_retries_are_bounded_by_max_retries(provider: str, retries: int) -> None
     ) as server:
         with pytest.raises(live.LiveError, match="overloaded"):
             live.ask(
-                live.target_for(model[provider], font=FONT),
+                live.probe_target_for(model[provider], font=FONT),
                 tiny_png(),
                 "q",
                 api_key=KEYS[provider],
@@ -615,7 +618,7 @@ def test_provider_errors_are_one_line_and_never_quote_the_key(provider: str) -> 
     ) as server:
         with pytest.raises(live.LiveError) as err:
             live.ask(
-                live.target_for(model, font=FONT),
+                live.probe_target_for(model, font=FONT),
                 tiny_png(),
                 "q",
                 api_key=key,
@@ -640,7 +643,9 @@ def page() -> probes.ProbePage:
 @functools.cache
 def page_for(model: str, api: str | None) -> probes.ProbePage:
     """The page run_probe draws for ``model``: its profile's size, in FONT."""
-    return probes.build_page(11, geometry=live.target_for(model, api=api, font=FONT).geometry())
+    return probes.build_page(
+        11, geometry=live.probe_target_for(model, api=api, font=FONT).geometry()
+    )
 
 
 def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:
@@ -713,7 +718,7 @@ def test_probe_end_to_end(
     assert by_id[hexq.qid].score == "abstained"
     assert by_id[never.qid].score == "wrong"
     assert by_id[ident.qid].score == "wrong" and by_id[ident.qid].distance == 1
-    assert record.image_options == live.target_for(model, api=api, font=FONT).image_options()
+    assert record.image_options == live.probe_target_for(model, api=api, font=FONT).image_options()
     assert record.page_size == page.size and record.font == FONT
     path = records.save(record, tmp_path)
     assert path.name.startswith(record.timestamp[:10] + "-" + model)

@@ -331,12 +331,12 @@ def _tune_reader(name: str, model: str) -> Any:
 
 def _run_tune_pages(args: argparse.Namespace) -> int:
     from snapshot.legibility import tune as tuning
-    from snapshot.legibility.frontier import PointCache, Target
+    from snapshot.legibility.frontier import Goal, PointCache
     from snapshot.legibility.page_readers import load_page_reader
 
     if args.pages < 1:
         raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
-    goal = Target(
+    goal = Goal(
         char_accuracy=0.97 if args.target is None else args.target,
         hard_tokens=args.hard_target,
         resampled_char_accuracy=args.resampled_target,

@@ -110,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 @dataclass
-class Target:
+class Opened:
     """The conversation a command works on, and whether the store holds it yet."""
 
     store: Store
@@ -150,7 +150,7 @@ def _row(*fields: str) -> None:
     print("\t".join(safe_line(f) for f in fields))
 
 
-def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
+def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Opened:
     from snapshot.cli.conversation import resolve
     from snapshot.transcript.store import safe_id
 
@@ -158,7 +158,7 @@ def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
     if found.stored:
         if writes:
             found.store.check_writable()
-        return Target(found.store, found.conv, stored=True, source="")
+        return Opened(found.store, found.conv, stored=True, source="")
     store, conv, path = found.store, found.conv, found.path
     if writes:
         store.check_writable()
@@ -172,11 +172,11 @@ def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
             f"using the stored copy of {path} at {store.path_for(conv.id, conv.agent)} "
             f"(refer to it as {conv.id})"
         )
-        return Target(store, store.load(conv.id, conv.agent), stored=True, source=str(path))
-    return Target(store, conv, stored=False, source=str(path))
+        return Opened(store, store.load(conv.id, conv.agent), stored=True, source=str(path))
+    return Opened(store, conv, stored=False, source=str(path))
 
 
-def _announce_stored(t: Target) -> None:
+def _announce_stored(t: Opened) -> None:
     if not t.stored:
         fmt = f" ({t.conv.format})" if t.conv.format else ""
         _note(

@@ -13,7 +13,7 @@ Results are cached in a JSON-lines file keyed by layout, reader (name, version,
 model hash), seed, page count and resample, so a re-run reads only what is new.
 :func:`frontier` keeps the points no other point beats on both density and
 accuracy; :func:`densest_passing` is the densest layout that meets a
-:class:`Target`; :func:`frontier_table` and :func:`plot_frontier` write what
+:class:`Goal`; :func:`frontier_table` and :func:`plot_frontier` write what
 the report shows.
 
 >>> lay = Layout("snap5x8", row_gap=2)
@@ -176,7 +176,7 @@ class Point:
 
 
 @dataclass(frozen=True)
-class Target:
+class Goal:
     """What a layout must reach: native character accuracy and exact hard tokens, and
     character accuracy after the :data:`RESAMPLE_SCALE` bicubic resample."""
 
@@ -403,7 +403,7 @@ def paired(points: Iterable[Point]) -> dict[tuple[str, str], tuple[Point, Point 
 
 
 def densest_passing(
-    points: Iterable[Point], reader: str, target: Target, *, need_resampled: bool = True
+    points: Iterable[Point], reader: str, target: Goal, *, need_resampled: bool = True
 ) -> Point | None:
     """The densest layout whose native and resampled readings meet ``target`` (with
     ``need_resampled=False``, a layout whose resampled reading is not measured counts)."""
@@ -434,12 +434,12 @@ def frontier_table(
     points: Sequence[Point],
     *,
     models: Sequence[str] = (),
-    target: Target | None = None,
+    target: Goal | None = None,
     defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
 ) -> str:
     """A markdown table: one row per reader × layout, densest first; ``*`` marks today's
     defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
-    target = target or Target()
+    target = target or Goal()
     on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}
     default_styles = {d.style for d in defaults}
     head = (
@@ -476,7 +476,7 @@ def plot_frontier(
     path: str | os.PathLike[str],
     *,
     defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
-    target: Target | None = None,
+    target: Goal | None = None,
     title: str = "",
 ) -> Path:
     """Density (x) against accuracy (y) per reader, every layout a point, defaults ringed.
@@ -490,7 +490,7 @@ def plot_frontier(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    target = target or Target()
+    target = target or Goal()
     default_styles = {d.style for d in defaults}
     readers = sorted({p.reader_name for p in points})
     colours = dict(zip(readers, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False))
@@ -620,7 +620,7 @@ def frontier_report(
     resample_check: bool = True,
     models: Sequence[str] = FRONTIER_MODELS,
     measure_missing: bool = True,
-    target: Target | None = None,
+    target: Goal | None = None,
 ) -> FrontierReport:
     """Measure (or take from the cache) every layout with every reader and write
     ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
@@ -632,7 +632,7 @@ def frontier_report(
     from snapshot.errors import SnapshotError
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 
-    target = target or Target()
+    target = target or Goal()
     cache = PointCache(cache_path)
     unavailable: list[str] = []
     usable: list[Layout] = []
@@ -677,7 +677,7 @@ def frontier_report(
         "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
         f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
         "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
-        "layout, at the page size in its name, priced by each profile's billing scheme. Target "
+        "layout, at the page size in its name, priced by each profile's billing scheme. Goal "
         f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
         f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
         "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",

@@ -102,7 +102,7 @@ _SDK_OF_VENDOR: dict[str, Provider] = {
 
 
 @dataclass(frozen=True)
-class Target:
+class ProbeTarget:
     """How pages go to one model: provider, API, image options, font and page size."""
 
     model: str
@@ -164,7 +164,7 @@ def provider_of(model: str) -> Provider:
     )
 
 
-def target_for(model: str, *, api: str | None = None, font: str | None = None) -> Target:
+def probe_target_for(model: str, *, api: str | None = None, font: str | None = None) -> ProbeTarget:
     """How to send pages to ``model``, from its snapshot.profiles profile.
 
     ``api`` picks Responses over Chat Completions for OpenAI; ``font``
@@ -199,7 +199,7 @@ def _target(
     font: str | None,
     *,
     known: bool,
-) -> Target:
+) -> ProbeTarget:
     if font is not None and font != profile.font:
         profile = dataclasses.replace(profile, font=font)
     size = profile.solution().size
@@ -220,7 +220,7 @@ def _target(
         elif named is not None:
             level = f"MEDIA_RESOLUTION_{str(named).upper()}"
     default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
-    return Target(
+    return ProbeTarget(
         model=model,
         provider=provider,
         api=_check_api(provider, api or default_api[provider]),
@@ -373,7 +373,7 @@ def redact_reply(text: str, secrets: Sequence[str] = ()) -> str:
 
 
 def ask(
-    target: Target,
+    target: ProbeTarget,
     png: bytes,
     prompt: str,
     *,
@@ -427,7 +427,7 @@ def _b64(png: bytes) -> str:
 
 def _ask_anthropic(
     sdk: Any,
-    target: Target,
+    target: ProbeTarget,
     png: bytes,
     prompt: str,
     api_key: str,
@@ -469,7 +469,7 @@ def _ask_anthropic(
 
 def _ask_openai(
     sdk: Any,
-    target: Target,
+    target: ProbeTarget,
     png: bytes,
     prompt: str,
     api_key: str,
@@ -525,7 +525,7 @@ def _ask_openai(
 
 def _ask_gemini(
     genai: Any,
-    target: Target,
+    target: ProbeTarget,
     png: bytes,
     prompt: str,
     api_key: str,

@@ -664,7 +664,7 @@ def run_probe(
     import snapshot
     from snapshot.legibility import live
 
-    target = live.target_for(model, api=api, font=font)
+    target = live.probe_target_for(model, api=api, font=font)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)  # fail on a missing extra before rendering
     page = build_page(seed, geometry=target.geometry())

@@ -411,7 +411,7 @@ class PageTrial:
 class PageTuneResult:
     model: str
     reader: dict[str, Any]  # ReaderInfo.as_dict()
-    target: Any  # frontier.Target
+    target: Any  # frontier.Goal
     seed: int
     pages: int
     winner: PageTrial | None
@@ -489,9 +489,9 @@ def tune_pages(
     """
     from snapshot.legibility.frontier import (
         RESAMPLE_SCALE,
+        Goal,
         Layout,
         PointCache,
-        Target,
         measure_cached,
     )
     from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED
@@ -502,7 +502,7 @@ def tune_pages(
             f"seed {HELD_OUT_SEED} is the held-out seed the claims are measured on; "
             f"tune on another (default {TUNING_SEED})"
         )
-    target = target or Target()
+    target = target or Goal()
     cache = cache if cache is not None else PointCache(None)
     billing = billing or billing_for(model)
     cands, skipped = page_candidates(billing, styles, row_gaps, col_gaps, sizes)

@@ -237,7 +237,7 @@ def run_needle_probe(
     import snapshot
     from snapshot.legibility import live
 
-    target = live.target_for(model, api=api)
+    target = live.probe_target_for(model, api=api)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)
     start = time.monotonic()
