@@ -21,6 +21,7 @@ from typing import Any
 
 from snapshot.errors import InputError
 from snapshot.report.matrix import Row
+from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LEGEND, marker
 from snapshot.report.tables import aggregate, budget_met
 
@@ -39,6 +40,12 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f} %"
 
 
+def _recall_cell(x: ReaderRecall) -> str:
+    lo, hi = x.interval
+    share = 100 * (x.share or 0)
+    return f"{x.reader}: {share:.1f} % [{100 * lo:.1f}–{100 * hi:.1f}] of {x.needles}ᵐ"
+
+
 def results_block(payload: Mapping[str, Any]) -> str:
     """The README block for a ``results.json`` payload, markers included."""
     rows = rows_from_json(payload)
@@ -49,6 +56,10 @@ def results_block(payload: Mapping[str, Any]) -> str:
     chars = sum(int(s.get("chars", 0)) for s in sources)
     budget = float(payload.get("settings", {}).get("budget_ratio", 0.3))
     size = payload.get("summary_size") or {}
+    recall: dict[tuple[str, str], list[ReaderRecall]] = {}
+    for x in reader_recall(rows):
+        if x.source == "whole page":
+            recall.setdefault((x.model, x.strategy), []).append(x)
     lines = [
         BEGIN,
         "",
@@ -56,10 +67,12 @@ def results_block(payload: Mapping[str, Any]) -> str:
         f"{len(sources)} conversations, {chars:,} characters as the benchmark reads them. "
         "Pooled ratios weigh conversations by size; the median weighs each once.",
         "",
-        f"| profile | snapshot alone: tokens kept, pooled / median [IQR] | round-trip check "
+        f"| profile | snapshot alone: tokens kept, pooled / median [IQR] "
+        "| needle recall, whole page (95 % interval, needles) | round-trip check (not readability) "
+        "| dense layout (snapshot+dense): tokens kept, pooled / median "
         f"| ladder to a {100 * budget:.0f} % budget: tokens kept, pooled / median "
         "| budget met: free rungs / real summary / modelled summary / not met |",
-        "|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|",
     ]
     for model in payload.get("models", []):
         snap = aggs.get((model, "snapshot"))
@@ -68,9 +81,17 @@ def results_block(payload: Mapping[str, Any]) -> str:
         if snap is None or lad is None or b is None:
             continue
         rt = "n/m" if snap.round_trip_check is None else f"{100 * snap.round_trip_check:.0f} %"
+        seen = "; ".join(_recall_cell(x) for x in recall.get((model, "snapshot"), []) if x.needles)
+        dense = aggs.get((model, "snapshot+dense"))
+        dense_cell = (
+            f"{_pct(dense.ratio)} / {_pct(dense.ratio_median)}{marker(dense.provenance)}"
+            if dense is not None
+            else "–"
+        )
         lines.append(
             f"| {model} | {_pct(snap.ratio)} / {_pct(snap.ratio_median)} "
-            f"[{_pct(snap.ratio_q1)}–{_pct(snap.ratio_q3)}]{marker(snap.provenance)} | {rt} "
+            f"[{_pct(snap.ratio_q1)}–{_pct(snap.ratio_q3)}]{marker(snap.provenance)} "
+            f"| {seen or 'not measured'} | {rt} | {dense_cell} "
             f"| {_pct(lad.ratio)} / {_pct(lad.ratio_median)}{marker(lad.provenance)} "
             f"| {b.free_rungs} / {b.real_summary} / {b.modelled_summary}{marker('modelled')} "
             f"/ {b.not_met} of {b.conversations} |"
