@@ -150,3 +150,28 @@ def test_committed_readme_matches_committed_results() -> None:
     assert readme_block(readme) == results_block(payload)
     commands = re.findall(r"^(?:\.venv/bin/)?(snapshot report .*)$", readme.read_text(), re.M)
     assert payload["command"] in commands, (payload["command"], commands)
+
+
+_TIMINGS = {"seconds", "date"}
+
+
+def _without_timings(value: object) -> object:
+    """A results.json payload with wall-clock figures (and the command) taken out."""
+    if isinstance(value, dict):
+        return {
+            k: _without_timings(v) for k, v in value.items() if k not in _TIMINGS and k != "command"
+        }
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def test_rerunning_the_same_command_reproduces_the_figures(tmp_path: Path) -> None:
+    """Same input, same profiles: the same results.json, timings aside (issue 13)."""
+    payloads = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        argv = ["report", "--out", str(out), "--workers", "2", "--no-legibility"]
+        assert main([*argv, "--model", "gpt-6.1-sol", "--limit", "2"]) == 0
+        payloads.append(json.loads((out / "results.json").read_text(encoding="utf-8")))
+    assert _without_timings(payloads[0]) == _without_timings(payloads[1])
