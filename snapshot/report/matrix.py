@@ -39,7 +39,7 @@ from snapshot.report.readability import (
 )
 from snapshot.report.sources import Source
 from snapshot.report.validation import request_validation
-from snapshot.transcript.model import Conversation
+from snapshot.transcript.model import Conversation, Message
 
 STRATEGIES = (
     "none",
@@ -213,21 +213,9 @@ class _Run:
         is), text by the model's counter, and ``modelled`` tokens stand for a
         summary that has no text.
         """
-        target = self.target
         path = conv.path()
-        total = target.tokens(path)
-        images = sum(target.image_cost(img) for m in path for img in m.images())
-        profile = target.profile
-        rule = provenance.image_rule(profile.scheme_fact.label) if profile is not None else "exact"
-        parts: dict[str, int] = {}
-        for label, n in (
-            (provenance.text_counter(target.text_estimate_label), total - images),
-            (rule, images),
-            ("modelled", modelled),
-        ):
-            if n > 0:
-                parts[label] = parts.get(label, 0) + n
-        return parts
+        images = _image_tokens(self.target, path)
+        return split_tokens(self.target, self.target.tokens(path) - images, images, modelled)
 
     def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> Row:
         call = kw.get("call_usd")
@@ -444,19 +432,37 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
 
 
 def _ladder_parts(run: _Run, lad: Any) -> dict[str, int]:
-    """The ladder's ``tokens_after`` split by provenance, a modelled summary apart."""
+    """The ladder's ``tokens_after`` split by provenance, a modelled summary apart.
+
+    From the ladder's own count, not a second one: images by the provider's rule, a
+    modelled summary's output as the ladder priced it, and the rest is text.
+    """
     target = run.target
-    parts = run.token_parts(lad.conversation)
+    images = _image_tokens(target, lad.conversation.path())
+    modelled = 0
     if lad.summary is not None and lad.summary.text is None:
-        placeholder = next(
-            (m for m in lad.conversation.path() if m.meta.get("kind") == "summary"), None
-        )
-        label = provenance.text_counter(target.text_estimate_label)
-        if placeholder is not None:
-            parts[label] = parts.get(label, 0) - target.message_tokens(placeholder)
-        # Whatever the ladder counted beyond the drawn conversation is the modelled output.
-        parts["modelled"] = max(0, lad.tokens_after - sum(parts.values()))
-    return {k: v for k, v in parts.items() if v > 0}
+        modelled = round(lad.summary.output_chars / target.chars_per_token)
+    return split_tokens(target, lad.tokens_after - images - modelled, images, modelled)
+
+
+def _image_tokens(target: Target, path: Sequence[Message]) -> int:
+    return sum(target.image_cost(img) for m in path for img in m.images())
+
+
+def split_tokens(target: Target, text: int, images: int, modelled: int = 0) -> dict[str, int]:
+    """Tokens by provenance: text by the reader's counter, images by the provider's rule
+    (its fact label says how sure that is), ``modelled`` for a summary with no text."""
+    profile = target.profile
+    rule = provenance.image_rule(profile.scheme_fact.label) if profile is not None else "exact"
+    parts: dict[str, int] = {}
+    for label, n in (
+        (provenance.text_counter(target.text_estimate_label), text),
+        (rule, images),
+        ("modelled", modelled),
+    ):
+        if n > 0:
+            parts[label] = parts.get(label, 0) + n
+    return parts
 
 
 def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
