@@ -175,3 +175,15 @@ def test_rerunning_the_same_command_reproduces_the_figures(tmp_path: Path) -> No
         assert main([*argv, "--model", "gpt-6.1-sol", "--limit", "2"]) == 0
         payloads.append(json.loads((out / "results.json").read_text(encoding="utf-8")))
     assert _without_timings(payloads[0]) == _without_timings(payloads[1])
+
+
+def test_a_readme_without_the_block_is_refused_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# no block here\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["report", "--out", str(out), "--readme", str(readme), "--no-legibility"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "results:begin" in err
+    assert not out.exists()  # nothing was run or written

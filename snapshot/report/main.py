@@ -133,6 +133,10 @@ def make_report(
     live needle-probe records (``snapshot probe``): they join the needle-recall
     tables as one more reader per probed profile.
     """
+    if readme is not None:
+        from snapshot.report.readme import readme_block
+
+        readme_block(readme)  # a README without the block is refused before the long run
     out.mkdir(parents=True, exist_ok=True)
     live = _probe_columns(probes, models) if probes is not None else []
     given: list[SourceRef] | None = None
