@@ -677,7 +677,7 @@ def frontier_report(
         "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
         f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
         "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
-        "layout, at the page size in its name, priced by each profile's billing scheme. Goal "
+        "layout, at the page size in its name, priced by each profile's billing scheme. Target "
         f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
         f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
         "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",
