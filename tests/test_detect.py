@@ -315,3 +315,31 @@ def test_a_detected_format_that_keeps_nothing_is_an_error_not_exit_0(
     assert main(["import", str(p), "--format", "openai-chat"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--format gemini-content" in err, err
+
+
+def test_the_sampled_measure_is_the_same_in_every_process() -> None:
+    """The sample is chosen by a stable hash, not the per-process salted one."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from snapshot.transcript import coverage\n"
+        "from snapshot.transcript.model import TextBlock, linear\n"
+        "coverage.MAX_SHINGLES = 500\n"
+        "kept = [f'line {i} says the value of item {i * 7} is {i * 13} units' for i in range(400)]\n"
+        "lost = [f'dropped row {i} holds other words like {i * 3} apples' for i in range(100)]\n"
+        "conv = linear('c', [('m', 'user', [TextBlock(chr(10).join(kept))])])\n"
+        "print(coverage.kept_share(kept + lost, [conv]).share)\n"
+    )
+    shares = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(shares) == 1, shares

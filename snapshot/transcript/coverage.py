@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import re
+import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,19 @@ def _strings(value: Any, unread: frozenset[str] = frozenset()) -> Iterator[str]:
 MAX_SHINGLES = 1_000_000
 
 
+def stable_hash(text: str) -> int:
+    """A hash that is the same in every process (``hash`` of a str is salted per process).
+
+    The sample of a huge session is taken by hash value, so it must not change from
+    run to run: the same file gives the same share.
+
+    >>> stable_hash("word") == stable_hash("word")
+    True
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    return (zlib.crc32(data) << 32) | zlib.adler32(data)
+
+
 @dataclass
 class KeptText:
     """What the conversations hold as text: hashes of word runs and of words."""
@@ -133,10 +147,17 @@ class KeptText:
     def sampled(self, h: int) -> bool:
         return h % self.every == 0
 
+    def hash(self, word: str) -> int:
+        # Without sampling the process's own hash is enough (and fastest): only
+        # membership is asked. A sample is chosen by value, so it takes a stable one.
+        return hash(word) if self.every == 1 else stable_hash(word)
 
-def _runs(words: Sequence[str]) -> Iterator[int]:
-    """Hashes of every run of three consecutive words."""
-    return map(hash, zip(words, words[1:], words[2:], strict=False))
+    def runs(self, words: Sequence[str]) -> Iterator[int]:
+        """Hashes of every run of three consecutive words."""
+        triples = zip(words, words[1:], words[2:], strict=False)
+        if self.every == 1:
+            return map(hash, triples)
+        return (stable_hash("\x00".join(t)) for t in triples)
 
 
 def _conversation_strings(conversations: Iterable[Conversation]) -> Iterator[str]:
@@ -163,16 +184,16 @@ def kept_text(conversations: Sequence[Conversation]) -> KeptText:
         words = text.split()
         if every == 1:  # the common case: no sampling, no per-hash test
             kept.words.update(map(hash, words))
-            kept.shingles.update(_runs(words))
+            kept.shingles.update(kept.runs(words))
         else:
-            kept.words.update(h for h in map(hash, words) if h % every == 0)
-            kept.shingles.update(h for h in _runs(words) if h % every == 0)
+            kept.words.update(h for h in map(kept.hash, words) if h % every == 0)
+            kept.shingles.update(h for h in kept.runs(words) if h % every == 0)
     return kept
 
 
 def _by_words(words: Sequence[str], size: int, kept: KeptText) -> float | None:
     """Kept characters of a string judged by its (sampled) words; None when none is sampled."""
-    hashes = [(h, len(w)) for w in words if kept.sampled(h := hash(w))]
+    hashes = [(h, len(w)) for w in words if kept.sampled(h := kept.hash(w))]
     if not hashes:
         return None
     chars = sum(n for _, n in hashes)
@@ -191,7 +212,7 @@ def _measure(strings: Iterable[str], kept: KeptText) -> Coverage:
         seen.add(h)
         words = s.split()
         size = len("".join(words))
-        runs = list(_runs(words))
+        runs = list(kept.runs(words))
         if kept.every > 1:
             runs = [r for r in runs if r % kept.every == 0]
         if runs:
