@@ -219,3 +219,22 @@ def test_detail_level_pages_are_unresampled() -> None:
 def test_suffixes_are_stripped_one_at_a_time(model_id: str, canonical: str, vision: bool) -> None:
     p = profile_for(model_id)
     assert (p.canonical, p.vision) == (canonical, vision)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash"])
+def test_profiles_json_states_the_layout_and_the_evidence_it_rests_on(model: str) -> None:
+    record = profile_for(model, warn=False).as_dict()
+    # every part of the layout is in the record, not only the font's name
+    assert {"font_size", "shade", "col_gap", "row_gap", "ink"} <= set(record)
+    w, h = record["page"]
+    assert record["chars_per_kpx"] == round(1000 * record["chars_per_page"] / (w * h), 2)
+    # the reason names the family's first measured model read and how to add one
+    first = next(e["claim"] for e in record["evidence"] if e["label"] == "measured")
+    assert record["layout_reason"].startswith(f"{record['font']} {record['shade']}:")
+    assert repr(first) in record["layout_reason"]
+    assert f"snapshot probe --model {model}" in record["layout_reason"]
+
+
+def test_a_model_without_vision_says_its_layout_is_unused() -> None:
+    no_vision = next(m for m in MODELS if not profile_for(m, warn=False).vision)
+    assert "reads no images" in profile_for(no_vision, warn=False).layout_reason()

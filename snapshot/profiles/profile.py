@@ -189,6 +189,39 @@ class Profile:
             return tables.text_tokenizer_for(self.canonical, "fallback")
         return tables.text_tokenizer_for(self.canonical, tables.MODELS[self.canonical].family)
 
+    def layout_reason(self) -> str:
+        """Why the page is set in this font, size, shade and gaps: the evidence it rests on.
+
+        The default layout is the densest one the family's *model* reads support
+        (the measured rows of ``evidence``); a denser layout that only OCR
+        readers have read (``snapshot+dense`` in the report, the frontier) is
+        not a default until a model of the family has read it.
+
+        >>> from snapshot.profiles import profile_for
+        >>> profile_for("gemini-3.8-flash", warn=False).layout_reason()[:40]
+        'snap5x8 1-bit: the densest layout this f'
+        """
+        size = "" if self.font_size is None else f"@{self.font_size}"
+        gaps = f", gaps {self.col_gap}x{self.row_gap}" if self.col_gap or self.row_gap else ""
+        layout = f"{self.font}{size} {self.shade}{gaps}"
+        if not self.vision:
+            return f"{layout}: unused, the model reads no images (its history stays text)"
+        if self.resolved_by == "override" or self.page is not None:
+            return f"{layout}: set by a profile file (`snapshot tune` or the user's own)"
+        measured = [e for e in self.evidence if e.fact.label == "measured"]
+        if not measured:
+            return (
+                f"{layout}: the family's default with no measured model read on record; "
+                f"`snapshot probe --model {self.model}` measures one"
+            )
+        return (
+            f"{layout}: the densest layout this family's {len(measured)} measured model "
+            f"read(s) support (listed under evidence, first: {measured[0].claim!r}); denser "
+            "layouts that only OCR readers have read (reports/frontier.md, the report's "
+            "snapshot+dense row) wait for a model read: "
+            f"`snapshot probe --model {self.model}` measures one"
+        )
+
     def binding_constraint(self) -> Evidence:
         """Which constraint sizes the solved page: a documented rule, a measurement, the bound."""
         s = self.solution()
@@ -242,6 +275,13 @@ class Profile:
             "legible_max": list(self.legible_max),
             "vision": self.vision,
             "font": self.font,
+            "font_size": self.font_size,
+            "shade": self.shade,
+            "col_gap": self.col_gap,
+            "row_gap": self.row_gap,
+            "ink": self.ink,
+            "chars_per_kpx": None,
+            "layout_reason": self.layout_reason(),
             "page": None,
             "cols": None,
             "rows": None,
@@ -283,6 +323,7 @@ class Profile:
                 cols=s.cols,
                 rows=s.rows,
                 chars_per_page=s.chars_per_page,
+                chars_per_kpx=round(1000 * s.chars_per_page / (s.size[0] * s.size[1]), 2),
                 tokens_per_page=s.tokens,
                 chars_per_token=round(s.chars_per_token, 3),
                 max_pages_per_request=self.max_pages_per_request(),
