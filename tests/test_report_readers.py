@@ -110,3 +110,30 @@ def test_a_real_reader_reads_the_sampled_page() -> None:
     assert snap.reader_found == fact.reader_found
     page_only = sum(fact.reader_found["ppocrv6-small"].values())
     assert sum(fact.reader_found_or_text["ppocrv6-small"].values()) >= page_only
+
+
+def test_the_readers_read_only_the_seeded_sample_of_conversations(
+    stand_ins: None, tmp_path: Path
+) -> None:
+    from snapshot.report.run import run
+
+    settings = Settings(page_readers=("absent",), reader_conversations=1)
+    result = run(None, models=(MODEL,), settings=settings, workers=1)
+    (chosen,) = result.settings.reader_sources
+    asked = {r.source for r in result.rows if r.reader_notes}
+    assert asked == {chosen}  # every other conversation: no reader cell, no note
+    again = run(None, models=(MODEL,), settings=settings, workers=1)
+    assert again.settings.reader_sources == (chosen,)  # the same draw every run
+    text = markdown.write(result, tmp_path, figures={}).read_text()
+    assert "a seeded sample of 1 conversations" in text
+
+
+def test_reader_sample_prefers_long_conversations_and_takes_all_for_zero() -> None:
+    from snapshot.report.readability import READER_MIN_CHARS, reader_sample
+
+    convs = [(f"c{i}", READER_MIN_CHARS * (i % 2)) for i in range(20)]  # odd ones long
+    chosen = reader_sample(convs, 5, seed=7)
+    assert len(chosen) == 5 and all(int(c[1:]) % 2 for c in chosen)
+    assert reader_sample(convs, 5, seed=8) != chosen  # the seed draws
+    assert reader_sample(convs, 0, seed=7) == tuple(sorted(c for c, _ in convs))
+    assert len(reader_sample(convs, 15, seed=7)) == 15  # short ones fill in when needed

@@ -82,10 +82,26 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument(
         "--reader-pages",
-        type=int,
+        type=at_least(1),
         default=1,
         metavar="N",
         help="full pages per conversation and profile the whole-page readers read (default 1)",
+    )
+    p.add_argument(
+        "--reader-conversations",
+        type=at_least(0),
+        default=0,
+        metavar="N",
+        help="the whole-page readers read a seeded sample of N conversations (of at least "
+        "100,000 characters where there are enough), every profile the same ones; "
+        "default 0: every conversation",
+    )
+    p.add_argument(
+        "--page-needles-per-class",
+        type=at_least(1),
+        default=3,
+        metavar="N",
+        help="needles sampled per class from each page the whole-page readers read (default 3)",
     )
     p.add_argument(
         "--probes",
@@ -191,6 +207,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         budget_ratio=args.budget_ratio,
         page_readers=parse_reader_names(args.page_readers),
         reader_pages=args.reader_pages,
+        reader_conversations=args.reader_conversations,
+        page_needles_per_class=args.page_needles_per_class,
     )
     files = make_report(
         args.corpus,

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
+from snapshot.report.matrix import Settings
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LABELS, LEGEND, marker, shares
 from snapshot.report.run import RunResult
@@ -358,7 +359,8 @@ def _readers_paragraph(result: RunResult) -> list[str]:
         + (
             ", ".join(f"**{n}**" for n in st.page_readers)
             + f"; each reads a seeded sample of {st.reader_pages} full page(s) per conversation and profile "
-            f"(pages at least 90 % filled: a half-filled last page flatters small cells), with up to "
+            + _reader_conversations(st)
+            + f"(pages at least 90 % filled: a half-filled last page flatters small cells), with up to "
             f"{st.page_needles_per_class} needles per class sampled from each page's own text; strategies "
             f"read: {', '.join(st.reader_strategies)}."
             if st.page_readers
@@ -374,6 +376,19 @@ def _readers_paragraph(result: RunResult) -> list[str]:
             "sampled row count)."
         )
     return [" ".join(out)]
+
+
+def _reader_conversations(st: Settings) -> str:
+    """Which conversations the page readers read: all, or the run's seeded sample."""
+    from snapshot.report.readability import READER_MIN_CHARS
+
+    if not st.reader_sources:
+        return ""
+    return (
+        f"of a seeded sample of {len(st.reader_sources)} conversations (`--reader-conversations`, "
+        f"drawn by a stable hash among those of at least {READER_MIN_CHARS:,} characters; the ids are "
+        "`settings.reader_sources` in results.json) "
+    )
 
 
 def _interval(f: int, n: int) -> str:
@@ -418,8 +433,11 @@ def _needle_section(
     lines.append(
         "Sample: "
         + "; ".join(f"{m}: {p} full pages, {n} needles" for m, (p, n) in per_model.items())
-        + f" ({st.reader_pages} full page(s) per conversation and profile, seeded; every reader "
-        f"reads the same pages, once: {', '.join(st.reader_strategies)} share them)."
+        + f" ({st.reader_pages} full page(s) per conversation and profile, seeded, from "
+        f"{len({r.source for r in sampled})} conversations; every reader reads the same pages, once: "
+        f"{', '.join(st.reader_strategies)} share them). Needles of one page are not independent "
+        "draws (a page a reader cannot segment loses all of them): the Wilson interval is over "
+        "needles, the per-conversation median shows the spread between pages."
     )
     lines.append("")
     head = (

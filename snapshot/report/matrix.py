@@ -76,6 +76,16 @@ class Settings:
     reader_pages: int = 1
     page_needles_per_class: int = 3
     reader_strategies: tuple[str, ...] = ("snapshot", "snapshot+factsheet")
+    # How many conversations the readers read (0: every one), and the seeded
+    # sample of ids the run drew (readability.reader_sample; empty: every one).
+    reader_conversations: int = 0
+    reader_sources: tuple[str, ...] = ()
+
+    def reads_pages_of(self, source_id: str) -> bool:
+        """Whether the whole-page readers read this conversation's pages."""
+        return bool(self.page_readers) and (
+            not self.reader_sources or source_id in self.reader_sources
+        )
 
 
 @dataclass(frozen=True)
@@ -327,7 +337,8 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
     data = res.record.data
     rec = run.page_recall(res.conversation, pages) if pages else None
     whole: dict[str, Any] = {}
-    if pages and run.settings.page_readers and name in run.settings.reader_strategies:
+    settings = run.settings
+    if pages and settings.reads_pages_of(run.source.id) and name in settings.reader_strategies:
         w = run.whole_page(res.conversation, pages)
         whole = {
             "reader_pages": w.pages,

@@ -158,6 +158,40 @@ def pages_recall(
 # ---------------------------------------------------------------------------- whole-page readers
 
 
+# A conversation this long surely has a full page in its imaged middle for every
+# default profile (the largest holds ~28 k characters), so the sample drawn for
+# the whole-page readers is not spent on conversations that give no needle.
+READER_MIN_CHARS = 100_000
+
+
+def reader_sample(
+    candidates: Sequence[tuple[str, int]], n: int, *, seed: int | str
+) -> tuple[str, ...]:
+    """The ``n`` conversations the whole-page readers read: seeded, long ones first.
+
+    ``candidates`` are ``(conversation id, characters)``. Conversations of at
+    least :data:`READER_MIN_CHARS` are drawn first, in an order fixed by a
+    stable hash of the seed and the id (the same sample in every process and
+    run); shorter ones only when too few are that long. ``n`` of 0 means all.
+
+    >>> convs = [("a", 200_000), ("b", 5_000), ("c", 150_000), ("d", 120_000)]
+    >>> reader_sample(convs, 2, seed=1)
+    ('c', 'd')
+    >>> "b" in reader_sample(convs, 3, seed=1)  # the short one only when needed
+    False
+    >>> reader_sample(convs, 0, seed=1) == ("a", "b", "c", "d")
+    True
+    """
+
+    def rank(item: tuple[str, int]) -> tuple[bool, str]:
+        digest = hashlib.sha256(f"{seed}:readers:{item[0]}".encode()).hexdigest()
+        return (item[1] < READER_MIN_CHARS, digest)
+
+    if n <= 0 or n >= len(candidates):
+        return tuple(sorted(c for c, _ in candidates))
+    return tuple(sorted(c for c, _ in sorted(candidates, key=rank)[:n]))
+
+
 def full_pages(pages: Sequence[Page]) -> list[int]:
     """Indices of the pages whose text fills at least 90 % of their cells.
 

@@ -251,6 +251,13 @@ def run(
     _STATE["given"] = given  # _source() reads given jobs from here
     size = measure_summaries(jobs)
     settings = replace(settings, summary_chars=size.mean_chars, summary_size_source=size.source)
+    if settings.page_readers and settings.reader_conversations:
+        from snapshot.report.readability import reader_sample
+
+        ids = {_job_id(j): j for j in jobs}
+        candidates = [(i, _size_hint(j)) for i, j in ids.items()]
+        chosen = reader_sample(candidates, settings.reader_conversations, seed=settings.seed)
+        settings = replace(settings, reader_sources=chosen)
     units = len(jobs) * len(models) if engine == "dask" else len(jobs)
     workers = max(1, min(workers or os.cpu_count() or 1, units or 1))
     t0 = time.perf_counter()
@@ -270,8 +277,9 @@ def run(
             if e is not None and e not in errors:
                 errors.append(e)
 
-    # Big conversations first, so the last worker is not left with the longest one.
-    ordered = sorted(jobs, key=lambda j: -_size_hint(j))
+    # The conversations the page readers read (the slowest by far) first, then the
+    # big ones, so the last worker is not left with the longest one.
+    ordered = sorted(jobs, key=lambda j: (not _reads_pages(j, settings), -_size_hint(j)))
     if engine == "dask":
         from snapshot.report.cluster import run_shards
 
@@ -323,6 +331,20 @@ def run(
         engine,
         {n: infos[n] for n in settings.page_readers if n in infos},
     )
+
+
+def _job_id(job: Job) -> str:
+    """The conversation id a job's rows will carry (the same as ``Source.id``)."""
+    if job.corpus == GIVEN:
+        return str(_STATE["given"][job.index].id)
+    if job.corpus is None:
+        return demo_sources()[job.index].id
+    entry = read_manifest(Path(job.corpus))[job.index]
+    return str(entry.get("id", entry["path"]))
+
+
+def _reads_pages(job: Job, settings: Settings) -> bool:
+    return bool(settings.page_readers) and settings.reads_pages_of(_job_id(job))
 
 
 def _size_hint(job: Job) -> int:
