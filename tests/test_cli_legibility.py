@@ -162,13 +162,6 @@ def test_tune_writes_a_loadable_profile(tmp_path: Path, capsys: pytest.CaptureFi
     assert prof.font == "misc-5x8"  # the denser font reads perfectly for the oracle
 
 
-def test_tune_live_says_what_it_needs(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["tune", "--model", "claude-sonnet-4-5", "--reader", "live", "--lines", "2"])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert "live" in err and "--reader ocr" in err
-
-
 def test_tune_target_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["tune", "--model", "claude-sonnet-4-5", "--reader", "oracle", "--target", "2"]) == 2

@@ -913,3 +913,74 @@ def test_cli_font_belongs_to_the_question_battery(capsys: pytest.CaptureFixture[
     assert cli(["probe", "--model", "claude-sonnet-4-5", "--font", FONT]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--battery questions" in err
+
+
+# ---------------------------------------------------------------------------- tune --reader live
+
+
+def _decoder_transcribes(font_name: str) -> Any:
+    """A stand-in for the model on the fake server: the project's own decoder reads the page.
+
+    Everything is imported and loaded here, before the server thread needs it.
+    """
+    from snapshot.decode import load_png
+    from snapshot.decode import read as decode
+    from snapshot.glyphs import load_font
+
+    font = load_font(font_name)
+
+    def reply(rec: Any) -> str:
+        if rec.png is None or rec.prompt != live.TRANSCRIBE_PROMPT:
+            return "not the page and prompt the line reader sends"
+        return decode(load_png(rec.png), font)
+
+    return reply
+
+
+def test_line_reader_sends_the_whole_page_once_and_maps_rows_to_lines(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from snapshot.glyphs import load_font
+    from snapshot.legibility.readers import line_geometry, measure
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    lines = ["def f(x): return x + 1", "id 9f8e7d6c2b1a", "ValueError: bad input"]
+    geometry = line_geometry(load_font("snap8x16"), lines)
+    with FakeProvider(KEYS, _decoder_transcribes("snap8x16"), max_requests=4) as server:
+        reader = live.reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
+        m = measure(reader, lines, geometry)
+        assert len(server.requests) == 1  # one page, one request, every row from it
+        assert server.requests[0].problems == []
+    assert m.reader == "live:claude-sonnet-5-5"
+    assert m.readings == tuple(lines)  # the header line the decoder also gives is dropped
+    assert m.char_accuracy == 1.0
+
+
+def test_tune_reader_live_runs_against_the_endpoint_given(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from snapshot.cli import main
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    out = tmp_path / "p.json"
+    with FakeProvider(KEYS, "nothing legible", max_requests=64) as server:
+        code = main(
+            ["tune", "--model", "claude-sonnet-5-5", "--reader", "live", "--lines", "3",
+             "--font", "snap8x16", "--base-url", server.base_url("anthropic"), "--out", str(out)]
+        )  # fmt: skip
+        sent = list(server.requests)
+    text = capsys.readouterr().out
+    assert code == 1 and not out.exists()  # a model that reads nothing wins nothing
+    assert "live:claude-sonnet-5-5 reader" in text
+    assert sent and all(r.png and not r.problems for r in sent)
+    assert KEYS["anthropic"] not in text
+
+
+def test_tune_reader_live_without_a_key_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from snapshot.cli import main
+
+    code = main(["tune", "--model", "claude-sonnet-5-5", "--reader", "live", "--lines", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "ANTHROPIC_API_KEY" in err

@@ -126,6 +126,11 @@ def register(sub: Any) -> None:
         help="page readers: read each style on full pages of this size, or 'own' for each "
         "candidate's own page size (default 784x728, the frontier's sample page)",
     )
+    t.add_argument(
+        "--base-url",
+        default=None,
+        help="--reader live: send requests to this endpoint instead of the provider's",
+    )
     t.add_argument("--seed", type=int, help="tuning seed (default: hardlines.TUNING_SEED)")
     t.add_argument(
         "--out", metavar="FILE", help="profile file to write (default: profile-<model>.json)"
@@ -268,7 +273,7 @@ def run_tune(args: argparse.Namespace) -> int:
     _check_counts(args.lines)
     from snapshot.legibility import tune as tuning
 
-    reader = _tune_reader(args.reader, args.model)
+    reader = _tune_reader(args)
     kw: dict[str, Any] = {}
     if args.font:
         kw["fonts"] = args.font
@@ -308,25 +313,14 @@ def run_tune(args: argparse.Namespace) -> int:
     return 0 if result.winner is not None else 1
 
 
-def _tune_reader(name: str, model: str) -> Any:
-    if name == "live":
-        import importlib
+def _tune_reader(args: argparse.Namespace) -> Any:
+    if args.reader == "live":
+        from snapshot.legibility.live import reader_for
 
-        try:
-            live = importlib.import_module("snapshot.legibility.live")
-        except ImportError:
-            live = None
-        make = getattr(live, "reader_for", None) if live is not None else None
-        if make is None:
-            raise SnapshotError(
-                "tune --reader live needs a live page reader (snapshot.legibility.live.reader_for), "
-                "which this build does not have; use --reader ocr or oracle, or run "
-                f"`snapshot probe --model {model}` to test the model itself"
-            )
-        return make(model)
+        return reader_for(args.model, base_url=args.base_url)
     from snapshot.legibility.readers import get_reader
 
-    return get_reader(name)
+    return get_reader(args.reader)
 
 
 def _run_tune_pages(args: argparse.Namespace) -> int:

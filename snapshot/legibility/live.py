@@ -562,3 +562,77 @@ def _ask_gemini(
 
 def _ints(**values: Any) -> dict[str, int]:
     return {k: int(v) for k, v in values.items() if isinstance(v, int)}
+
+
+# ---------------------------------------------------------------------------- tune --reader live
+
+TRANSCRIBE_PROMPT = (
+    "Transcribe all the text in this image exactly as written, character for character, "
+    "top to bottom: one output line for each line of text in the image, an empty output "
+    "line for an empty one. Output only the transcription, with no commentary or code fences."
+)
+
+
+@dataclass
+class LineReader:
+    """A live model as a :class:`~snapshot.legibility.readers.Reader` for ``snapshot tune``.
+
+    The model gets the whole page (as the tuner drew it) and a transcription
+    prompt, never the rows it will be scored on; its reply is split into lines
+    and row ``r`` is line ``r``. A page header the model transcribed as well
+    (more lines than the page has text rows) is dropped from the top. One
+    request per distinct page: the reply is kept for the other rows asked.
+    """
+
+    target: ProbeTarget
+    api_key: str = field(repr=False)
+    base_url: str | None = None
+    timeout: float = 180.0
+    _replies: dict[bytes, list[str]] = field(default_factory=dict, repr=False)
+
+    @property
+    def name(self) -> str:
+        return f"live:{self.target.model}"
+
+    def read(self, seen: Any, layout: Any, rows: Sequence[int]) -> list[str]:
+        import hashlib
+
+        import numpy as np
+
+        from snapshot.raster import to_png_gray
+
+        pixels = np.clip(np.rint(np.asarray(seen.pixels, dtype=np.float64)), 0, 255)
+        png = to_png_gray(pixels.astype(np.uint8))
+        key = hashlib.sha256(png).digest()
+        if key not in self._replies:
+            reply = ask(
+                self.target,
+                png,
+                TRANSCRIBE_PROMPT,
+                api_key=self.api_key,
+                base_url=self.base_url,
+                timeout=self.timeout,
+            )
+            lines = [ln for ln in reply.text.split("\n") if not ln.startswith("```")]
+            extra = len(lines) - len(layout.row_boxes)
+            self._replies[key] = lines[extra:] if extra > 0 else lines
+        lines = self._replies[key]
+        return [lines[r] if r < len(lines) else "" for r in rows]
+
+
+def reader_for(model: str, *, base_url: str | None = None, timeout: float = 180.0) -> LineReader:
+    """The live model ``model`` as a tuning reader, keyed from the environment.
+
+    Raises
+    ------
+    MissingKeyError
+        No key for the model's provider in the environment.
+    LiveError
+        The model cannot take pages (see :func:`probe_target_for`).
+
+    Examples
+    --------
+    >>> reader_for("claude-sonnet-5-5", base_url="http://127.0.0.1:9")  # doctest: +SKIP
+    """
+    target = probe_target_for(model)
+    return LineReader(target, key_from_env(target.provider, model=model), base_url, timeout)
