@@ -48,7 +48,10 @@ class ImageBlock:
     """An image: raw bytes (not base64) or a reference to a file.
 
     ``origin`` says where it came from (a file name, "inline", "tool_result"),
-    so a placeholder can name it once the image is dropped.
+    so a placeholder can name it once the image is dropped. The bytes of a
+    referenced file are read only through
+    :func:`snapshot.transcript.images.read_image`, which checks where the file
+    is and what it holds; the block itself never opens it.
     """
 
     media_type: str
@@ -57,17 +60,6 @@ class ImageBlock:
     width: int | None = None
     height: int | None = None
     origin: str = ""
-
-    def load_bytes(self) -> bytes:
-        """The encoded image bytes, reading the referenced file if needed."""
-        if self.data is not None:
-            return self.data
-        if self.path is None:
-            raise TranscriptError("image block has neither bytes nor a file reference")
-        try:
-            return Path(self.path).read_bytes()
-        except OSError as exc:
-            raise TranscriptError(f"image file {self.path!r} cannot be read: {exc}") from exc
 
     @property
     def size(self) -> int:
