@@ -217,22 +217,63 @@ def test_ambiguous_bare_name_names_both(
     assert code == 0 and "list the files" in out
 
 
-def test_unwritable_store_is_refused_before_any_work_even_as_root(
-    tmp_path: Path,
-    body_file: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
+def _shed_root_powers() -> None:
+    """In a child about to exec: drop the capabilities that let root write anywhere.
+
+    Root writes into a 0555 folder because of CAP_DAC_OVERRIDE (and reads past
+    modes by CAP_DAC_READ_SEARCH). Dropped from the bounding set, they are gone
+    from the program exec'd next, so the kernel refuses it as it would anyone.
+    The uid stays 0 rather than becoming ``nobody``: the interpreter and the
+    package may live in a folder only root can enter (``/root/.pyenv`` here),
+    and as uid 0 they are still readable by their owner's mode bits.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_capbset_drop, cap_dac_override, cap_dac_read_search = 24, 1, 2
+    for cap in (cap_dac_override, cap_dac_read_search):
+        if libc.prctl(pr_capbset_drop, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
+
+
+@pytest.mark.parametrize("missing", [False, True], ids=["read-only store", "in a read-only folder"])
+def test_read_only_store_is_refused_before_any_work_even_as_root(
+    tmp_path: Path, body_file: Path, missing: bool
 ) -> None:
-    # Root may write anywhere, so the kernel's answer is faked: the folder says "no".
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    real_access = os.access
-    monkeypatch.setattr(
-        os, "access", lambda p, mode, **kw: False if Path(p) == ws else real_access(p, mode, **kw)
-    )
-    code, _, err = run(capsys, "checkpoint", str(body_file), "--workspace", str(ws), "x")
-    assert "cannot be written" in one_line(code, err)
-    assert list(ws.iterdir()) == []
+    # No faked answers: the folder is really 0555 and the CLI runs in a process
+    # the kernel really refuses (as root: without the capabilities that override modes).
+    if os.name != "posix":  # pragma: no cover
+        pytest.skip("folder modes make a folder read-only on POSIX only")
+    as_root = os.geteuid() == 0
+    if as_root and not sys.platform.startswith("linux"):  # pragma: no cover
+        pytest.skip("dropping root's override needs Linux capabilities")
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    ws = locked / "ws" if missing else locked
+    locked.chmod(0o555)
+    try:
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "snapshot",
+                "checkpoint",
+                str(body_file),
+                "--workspace",
+                str(ws),
+                "x",
+            ],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            preexec_fn=_shed_root_powers if as_root else None,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert "cannot be written" in one_line(proc.returncode, proc.stderr)
+        assert str(locked) in proc.stderr
+        assert list(locked.iterdir()) == []
+    finally:
+        locked.chmod(0o755)
 
 
 def test_a_store_file_spelling_a_lone_surrogate_loads_and_exports(

@@ -109,4 +109,5 @@ def encodable_conversation(conv: Conversation) -> Conversation:
     record, replaced = encodable_value(conversation_to_dict(conv))
     cleaned = conversation_from_dict(record)
     note = f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD at import"
-    return replace(cleaned, warnings=(*cleaned.warnings, note))
+    # The folders its images may come from are the caller's to say, not the record's.
+    return replace(cleaned, warnings=(*cleaned.warnings, note), image_folders=conv.image_folders)

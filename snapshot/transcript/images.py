@@ -4,8 +4,9 @@ A transcript can name an image by path (an image block's ``path``, OSWorld's
 ``screenshot_file``, a screenshot beside a WebVoyager log). Whatever a file
 says, a path-referenced image is read only when it
 
-1. resolves (symlinks followed) inside the transcript's own folder, or another
-   folder the caller trusts (the store's),
+1. resolves (symlinks followed) inside the transcript's own folder or, for a
+   stored conversation, its folder in the store (which holds copies of the
+   images, made when it was stored; see :func:`image_roots`),
 2. is a regular file of at most :data:`MAX_IMAGE_BYTES`, and
 3. sniffs, by its header, as the image type it claims.
 
@@ -161,8 +162,12 @@ def _trusted(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
 def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path]:
     """The folders a conversation's path-referenced images may come from.
 
-    The folder of the file it was imported from (or that folder itself, for a
-    format kept as a folder), plus ``extra`` (a store's root).
+    For a conversation read from a store file, its ``image_folders``: the
+    store file's own folder, where the store keeps copies of its images. The
+    ``source`` the file records is not trusted (a hand-edited file could name
+    any folder). For a conversation an importer made, the folder of the file
+    it was imported from (or that folder itself, for a format kept as a
+    folder). Plus ``extra`` in both cases.
 
     Parameters
     ----------
@@ -176,7 +181,9 @@ def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path
         Resolved folders; the file system root and the home folder are never trusted whole.
     """
     roots: list[str | os.PathLike[str]] = list(extra)
-    if conv.source:
+    if conv.image_folders is not None:
+        roots.extend(conv.image_folders)
+    elif conv.source:
         src = Path(conv.source)
         roots.append(src if src.is_dir() else src.parent)
     return _trusted(roots)

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
@@ -48,7 +49,10 @@ class ImageBlock:
     """An image: raw bytes (not base64) or a reference to a file.
 
     ``origin`` says where it came from (a file name, "inline", "tool_result"),
-    so a placeholder can name it once the image is dropped.
+    so a placeholder can name it once the image is dropped. The bytes of a
+    referenced file are read only through
+    :func:`snapshot.transcript.images.read_image`, which checks where the file
+    is and what it holds; the block itself never opens it.
     """
 
     media_type: str
@@ -57,17 +61,6 @@ class ImageBlock:
     width: int | None = None
     height: int | None = None
     origin: str = ""
-
-    def load_bytes(self) -> bytes:
-        """The encoded image bytes, reading the referenced file if needed."""
-        if self.data is not None:
-            return self.data
-        if self.path is None:
-            raise TranscriptError("image block has neither bytes nor a file reference")
-        try:
-            return Path(self.path).read_bytes()
-        except OSError as exc:
-            raise TranscriptError(f"image file {self.path!r} cannot be read: {exc}") from exc
 
     @property
     def size(self) -> int:
@@ -166,6 +159,15 @@ class Conversation:
     live history is :meth:`path`. Two agents of one conversation (a main
     session and its subagent) are two ``Conversation`` objects with the same
     ``id`` and different ``agent``.
+
+    ``image_folders`` are the folders its path-referenced images may be read
+    from (:func:`snapshot.transcript.images.image_roots`). Whoever reads a
+    conversation from a record sets them from where the record lies (a stored
+    conversation: its own folder in the store), never from what the record
+    says, so a hand-edited store file cannot widen them; they are not written
+    by :func:`conversation_to_dict`. ``None``, for a conversation an importer
+    made, means the folder of ``source``, which the importer set to the file
+    it read.
     """
 
     id: str
@@ -176,6 +178,7 @@ class Conversation:
     source: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    image_folders: tuple[str, ...] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if self.tip is not None and self.tip not in self.index:
@@ -345,11 +348,13 @@ def block_from_dict(d: Mapping[str, Any]) -> Block:
                     raise TranscriptError("tool result content must be text or images")
             return ToolResult(str(d["call_id"]), content, bool(d.get("is_error", False)))  # type: ignore[arg-type]
         if kind == "image":
-            data = d.get("data")
+            data, path = d.get("data"), d.get("path")
+            if path is not None and not isinstance(path, str):
+                raise TranscriptError(f"image path must be a string, not {path!r}")
             return ImageBlock(
                 media_type=str(d["media_type"]),
                 data=base64.b64decode(data) if data is not None else None,
-                path=d.get("path"),
+                path=path,
                 width=d.get("width"),
                 height=d.get("height"),
                 origin=str(d.get("origin", "")),
@@ -395,9 +400,42 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
     }
 
 
-def conversation_from_dict(d: Mapping[str, Any]) -> Conversation:
+def conversation_from_dict(
+    d: Mapping[str, Any], folder: str | os.PathLike[str] | None = None
+) -> Conversation:
+    """The conversation a record (:func:`conversation_to_dict`) describes.
+
+    Parameters
+    ----------
+    d : mapping
+        The record.
+    folder : path, optional
+        The folder the record was read from (a store file's own folder): the
+        one folder its path-referenced images may come from, and the folder a
+        relative image path is relative to. Without it no folder is trusted;
+        the record's ``source`` never is.
+
+    Returns
+    -------
+    Conversation
+        With ``image_folders`` set to ``(folder,)``, or ``()``.
+
+    Raises
+    ------
+    TranscriptError
+        A record that lacks a required field or holds a malformed block.
+
+    Examples
+    --------
+    >>> rec = conversation_to_dict(linear("c", [("m", "user", [ImageBlock("image/png", path="a.png")])]))
+    >>> c = conversation_from_dict(rec, folder="/store/c")
+    >>> c.image_folders, c.messages[0].blocks[0].path
+    (('/store/c',), '/store/c/a.png')
+    >>> conversation_from_dict(rec | {"source": "/home/me/.ssh/x"}).image_folders
+    ()
+    """
     try:
-        return Conversation(
+        conv = Conversation(
             id=str(d["id"]),
             agent=str(d.get("agent", "main")),
             format=str(d.get("format", "")),
@@ -406,9 +444,38 @@ def conversation_from_dict(d: Mapping[str, Any]) -> Conversation:
             meta=dict(d.get("meta") or {}),
             warnings=tuple(d.get("warnings", ())),
             messages=tuple(message_from_dict(m) for m in d["messages"]),
+            image_folders=() if folder is None else (str(folder),),
         )
     except KeyError as exc:
         raise TranscriptError(f"conversation record lacks {exc}") from exc
+    if folder is None:
+        return conv
+    base = Path(folder)
+
+    def rooted(img: ImageBlock) -> ImageBlock:
+        if img.path is None or Path(img.path).is_absolute():
+            return img
+        return replace(img, path=str(base / img.path))
+
+    return map_images(conv, rooted)
+
+
+def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -> Conversation:
+    """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``."""
+
+    def one(b: Block) -> Block:
+        if isinstance(b, ImageBlock):
+            return change(b)
+        if isinstance(b, ToolResult) and b.images():
+            content = tuple(change(x) if isinstance(x, ImageBlock) else x for x in b.content)
+            return replace(b, content=content)
+        return b
+
+    messages = [
+        replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
+        for m in conv.messages
+    ]
+    return conv.with_messages(messages, conv.tip)
 
 
 def iter_blocks(messages: Iterable[Message]) -> Iterator[tuple[Message, Block]]:

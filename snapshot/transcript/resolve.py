@@ -125,7 +125,8 @@ def _load_store_file(path: Path) -> Resolved:
         record = doc.get("conversation")
         if not isinstance(record, dict):
             raise
-        conv = encodable_conversation(conversation_from_dict(record))
+        # Its images may come from the file's own folder only, whatever ``source`` it names.
+        conv = encodable_conversation(conversation_from_dict(record, folder=path.parent))
         return Resolved(conv, home, stored=False, path=path)
 
 

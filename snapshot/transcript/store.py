@@ -5,6 +5,7 @@ Layout of a workspace (default ``.snapshot/`` in the working directory)::
     <ws>/<conversation id>/<agent>.json              the transcript (every message, the tip)
     <ws>/<conversation id>/<agent>.checkpoints.json  its checkpoint labels
     <ws>/<conversation id>/<agent>.lock              the writers' lock (empty)
+    <ws>/<conversation id>/images/<sha256>.<ext>     copies of its path-referenced images
 
 Guarantees, and why each exists:
 
@@ -25,6 +26,14 @@ Guarantees, and why each exists:
   truncated emoji) is replaced by U+FFFD and counted in the conversation's
   warnings before it is written, so every stored conversation can be read,
   written and exported again.
+- Self-contained images. An image a transcript references by path is copied
+  into the conversation's ``images/`` folder when it is saved (named by its
+  SHA-256, so agents and saves share one copy), through the image guard
+  (:func:`snapshot.transcript.images.read_image`), and the file records it by
+  that relative name. A loaded conversation's images may come from its own
+  folder only, whatever ``source`` the file names: a hand-edited store file
+  cannot make a folder outside the store trusted. An image the guard refuses
+  stays a reference, is noted in the warnings, and is left out when sent.
 - Checked first. :meth:`Store.check_writable` refuses a read-only or
   unwritable workspace before a command does any work.
 - Safe names. Conversation ids and agent names become path components, so they
@@ -55,6 +64,7 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +73,13 @@ import filelock
 from snapshot.errors import TranscriptError
 from snapshot.transcript.encodable import encodable_value
 from snapshot.transcript.files import read_regular_file
-from snapshot.transcript.model import Conversation, conversation_from_dict, conversation_to_dict
+from snapshot.transcript.model import (
+    Conversation,
+    ImageBlock,
+    conversation_from_dict,
+    conversation_to_dict,
+    map_images,
+)
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
 SCHEMA_VERSION = 1
@@ -77,6 +93,14 @@ LOCK_TIMEOUT_S = 300.0
 _ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 MAX_ID_LENGTH = 128
 _CHECKPOINTS_SUFFIX = ".checkpoints"
+#: The folder, inside a conversation's folder, holding copies of its images.
+IMAGES_FOLDER = "images"
+_IMAGE_SUFFIX = {
+    "image/png": ".png",
+    "image/jpeg": ".jpg",
+    "image/gif": ".gif",
+    "image/webp": ".webp",
+}
 
 
 def validate_id(value: object, what: str = "conversation id") -> str:
@@ -430,18 +454,83 @@ class Store:
         """Write ``conv`` atomically; refuses a conversation that is mid-turn."""
         path = self.path_for(conv.id, conv.agent)
         check_turn_boundary(conv)
-        record, replaced = encodable_value(conversation_to_dict(conv))
-        if replaced:
-            record["warnings"] = [
-                *record["warnings"],
-                f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-                "when stored",
-            ]
-        data = _dumps({"schema_version": SCHEMA_VERSION, "conversation": record})
         with self.lock(conv.id, conv.agent):
+            # Images first: a crash in between leaves unused copies, never a
+            # file naming a copy that is not there.
+            kept = self._keep_images(conv)
+            record, replaced = encodable_value(conversation_to_dict(kept))
+            if replaced:
+                record["warnings"] = [
+                    *record["warnings"],
+                    f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+                    "when stored",
+                ]
+            data = _dumps({"schema_version": SCHEMA_VERSION, "conversation": record})
             self._remove_stale_temps(path)
             self._write(path, data)
         return path
+
+    def _keep_images(self, conv: Conversation) -> Conversation:
+        """``conv`` as its file records it: every path-referenced image a copy in its folder.
+
+        An image already in the conversation's folder is recorded by its
+        relative name; any other goes through the guard (from the folders
+        :func:`~snapshot.transcript.images.image_roots` trusts for ``conv``)
+        and is copied in; one the guard refuses keeps its path and gets a
+        warning (once), and is left out whenever the conversation is sent.
+        """
+        from snapshot.transcript.files import is_inside
+        from snapshot.transcript.images import ImageRefused, image_roots, read_image
+
+        folder = self.conversation_dir(conv.id)
+        home = folder.resolve()
+        roots = image_roots(conv)
+        warnings = list(conv.warnings)
+
+        def keep(img: ImageBlock) -> ImageBlock:
+            if img.data is not None or img.path is None:
+                return img
+            try:
+                real = Path(img.path).resolve()
+            except (OSError, RuntimeError, ValueError):
+                real = None
+            if real is not None and is_inside(real, [home]) and real != home:
+                return replace(img, path=real.relative_to(home).as_posix())
+            try:
+                data = read_image(img, roots)
+            except ImageRefused as exc:
+                said = f"{img.path}: image not stored"
+                if not any(w.startswith(said) for w in warnings):
+                    warnings.append(f"{said} ({exc.reason}); it is left out when sent")
+                return img
+            name = (
+                f"{IMAGES_FOLDER}/{hashlib.sha256(data).hexdigest()}{_IMAGE_SUFFIX[img.media_type]}"
+            )
+            self._write_image(folder / name, data)
+            return replace(img, path=name)
+
+        kept = map_images(conv, keep)
+        return replace(kept, warnings=tuple(warnings))
+
+    def _write_image(self, target: Path, data: bytes) -> None:
+        """Write one content-addressed copy unless an intact one is there already."""
+        images = target.parent
+        if images.is_symlink() or (images.exists() and not images.is_dir()):
+            raise TranscriptError(
+                f"{images}: is not a plain folder; remove it so the store can keep images there"
+            )
+        make_dirs_durably(images)
+        try:
+            st = os.lstat(target)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_size == len(data):
+            try:
+                if hashlib.sha256(target.read_bytes()).digest() == hashlib.sha256(data).digest():
+                    return
+            except OSError:
+                pass  # unreadable: written again below
+        self._write(target, data)
 
     @staticmethod
     def _write(path: Path, data: bytes) -> None:
@@ -480,7 +569,9 @@ class Store:
                 "when loaded"
             )
         try:
-            conv = conversation_from_dict(record)
+            # Its images may come from its own folder only, never from the
+            # folder its ``source`` names (the file could say anything).
+            conv = conversation_from_dict(record, folder=path.parent)
         except TranscriptError as exc:
             raise TranscriptError(f"{path}: corrupted store file ({exc})") from exc
         except (TypeError, ValueError, AttributeError) as exc:

@@ -174,6 +174,7 @@ def fork(
         source=conv.source,
         meta=meta,
         warnings=conv.warnings,
+        image_folders=conv.image_folders,  # its images are still where the source's are
     )
 
 
