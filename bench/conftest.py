@@ -109,7 +109,16 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             "import with the text-kept check vs the importer's load alone: "
             f"{m['import_checked'] / m['import_load_only']:.1f}x the time"
         )
-    return out + _scale_lines(m)
+    return out + _scale_lines(m) + _import_memory_lines()
+
+
+def _import_memory_lines() -> list[str]:
+    """Issue 9's import memory figures (bench/test_import_memory.py)."""
+    try:
+        from test_import_memory import summary_lines
+    except ImportError:
+        return []
+    return summary_lines()
 
 
 def _scale_lines(m: dict[str, float]) -> list[str]:

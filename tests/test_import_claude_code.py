@@ -477,3 +477,66 @@ def test_sniff_rejects_other_jsonl(tmp_path: Path) -> None:
     assert not cc.sniff(codex, codex.read_bytes())
     assert not cc.sniff(tmp_path, b"")
     assert cc.sniff(parallel_session(tmp_path), parallel_session(tmp_path).read_bytes())
+
+
+TURNS = 250
+LISTING = "drwxr-xr-x 2 root root 4096 Jan  1 00:00 src/module.py\n" * 90  # 5 KB
+
+
+def _big_session(path: Path, turns: int) -> Path:
+    """A Claude Code 2.1-shaped session where most bytes are what the model never sees.
+
+    Each turn: one Bash call, a ``progress`` record streaming its output, and
+    the result, whose ``toolUseResult`` repeats the output for the UI (plus a
+    file copy), as real sessions do. The conversation needs about a sixteenth
+    of the bytes (the result; 5 KB a turn).
+    """
+    listing = LISTING
+    with path.open("w", encoding="utf-8") as fh:
+        parent = None
+        for i in range(turns):
+            u, a, p, r = (f"u{i}", f"a{i}", f"p{i}", f"r{i}")
+            records = [
+                user(u, parent, f"turn {i}: list the files again"),
+                asst(a, u, f"msg_{i}", use(f"t{i}", f"ls -l {i}")),
+                rec("progress", p, a, data={"type": "bash_progress", "output": listing * 8}),
+                user(
+                    r,
+                    p,
+                    [result(f"t{i}", f"turn {i}\n{listing}")],
+                    toolUseResult={"stdout": listing, "stderr": "", "file": listing * 6},
+                ),
+            ]
+            for x in records:
+                fh.write(json.dumps(x) + "\n")
+            parent = r
+    return path
+
+
+def test_a_large_session_imports_in_bounded_memory(tmp_path: Path) -> None:
+    """The file is read a line at a time and only what the conversation needs is kept.
+
+    20 MB of session, of which the conversation holds about 1.3 MB: the
+    import's peak of Python allocations (detection, the importer, the
+    text-kept check, the encodability check) stays under a sixth of the
+    file. Reading the file whole (``read()``, ``readlines()``, one
+    ``json.loads`` of it), keeping the records, or serializing the whole
+    conversation at once would exceed that on its own.
+    """
+    import tracemalloc
+
+    import_path(_big_session(tmp_path / "warm.jsonl", 2))  # lazy imports are not the import
+    path = _big_session(tmp_path / f"{SESSION}.jsonl", TURNS)
+    size = path.stat().st_size
+    assert size > 19_000_000
+    tracemalloc.start()
+    try:
+        (conv,) = import_path(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    s = stats(conv.messages)
+    assert (s.messages, s.tool_calls, s.tool_results) == (3 * TURNS, TURNS, TURNS)
+    last = conv.messages[-1].tool_results()[0].text()
+    assert last == f"turn {TURNS - 1}\n{LISTING}"
+    assert peak < size / 6, f"peak {peak / 1e6:.1f} MB for a {size / 1e6:.0f} MB file"

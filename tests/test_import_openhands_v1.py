@@ -134,3 +134,98 @@ def test_a_conversation_still_running_imports_its_complete_events(tmp_path: Path
     (conv,) = import_path(folder)
     assert [m.text() for m in conv.messages] == ["go"]
     assert any("last event file is partial" in w for w in conv.warnings)
+
+
+def _user(eid: str, text: str) -> dict[str, Any]:
+    return {
+        "kind": "MessageEvent",
+        "id": eid,
+        "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
+
+
+def _call(eid: str, call: str, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": "ActionEvent",
+        "id": eid,
+        "source": "agent",
+        "tool_name": tool,
+        "tool_call_id": call,
+        "llm_response_id": f"r-{eid}",
+        "tool_call": {"id": call, "name": tool, "arguments": json.dumps(args)},
+    }
+
+
+def _result(eid: str, action: str, call: str, tool: str, text: str, **obs: Any) -> dict[str, Any]:
+    return {
+        "kind": "ObservationEvent",
+        "id": eid,
+        "source": "environment",
+        "tool_name": tool,
+        "tool_call_id": call,
+        "action_id": action,
+        "observation": {"content": [{"type": "text", "text": text}], "is_error": False, **obs},
+    }
+
+
+def test_task_sub_conversations_are_their_own_agents_and_delegations_are_reported(
+    tmp_path: Path,
+) -> None:
+    """The SDK's layouts (software-agent-sdk tools/task/manager.py, tools/delegate/impl.py).
+
+    A ``task`` call's sub-agent lives in ``subagents/<conversation id hex>/``
+    and starts with the call's prompt; a ``delegate`` call's sub-agents are
+    never written, and a task run without persistence leaves no folder.
+    """
+    parent = tmp_path / "8f1c"
+    (parent / "events").mkdir(parents=True)
+    (parent / "base_state.json").write_text(json.dumps({"id": "8f1c"}), encoding="utf-8")
+    prompt = "Find where the config file is parsed and report the function name."
+    task_obs = {"task_id": "task_00000001", "subagent": "code-explorer", "status": "completed"}
+    for i, ev in enumerate(
+        [
+            _user("u", "fix the config bug"),
+            _call("a1", "c-task", "task", {"prompt": prompt, "subagent_type": "code-explorer"}),
+            _result("o1", "a1", "c-task", "task", "parse_config in cfg.py", **task_obs),
+            _call("a2", "c-del", "delegate", {"command": "delegate", "tasks": {"tests": "run"}}),
+            _result("o2", "a2", "c-del", "delegate", "Completed delegation of 1 tasks"),
+            _call("a3", "c-lost", "task", {"prompt": "a task run in a temp dir"}),
+            _result("o3", "a3", "c-lost", "task", "done", **task_obs),
+        ]
+    ):
+        _event(parent / "events", i, ev)
+    sub = parent / "subagents" / "0b2e7f0c9d1a4c3e8f6a5b4c3d2e1f00"
+    (sub / "events").mkdir(parents=True)
+    (sub / "base_state.json").write_text(json.dumps({"id": "0b2e7f0c"}), encoding="utf-8")
+    for i, ev in enumerate(
+        [
+            _user("su", prompt),
+            _call("sa", "s-1", "terminal", {"command": "grep -rn parse cfg.py"}),
+            _result("so", "sa", "s-1", "terminal", "12: def parse_config(path):"),
+        ]
+    ):
+        _event(sub / "events", i, ev)
+
+    main, child = import_path(parent)
+    assert (main.agent, child.agent) == ("main", sub.name)
+    assert child.id == main.id == "8f1c"
+    assert child.meta["task_call"] == "c-task" and child.meta["parent_conversation"] == "8f1c"
+    assert tool_pairing(child.path()).ok and stats(child.messages).tool_calls == 1
+    assert stats(main.messages).tool_calls == 3  # the calls themselves stay in the parent
+    assert main.meta["unlinked_delegations"] == 2
+    assert any("delegate call c-del (sub-agents tests)" in w for w in main.warnings)
+    assert any("task call c-lost" in w for w in main.warnings)
+    assert not any("c-task" in w for w in main.warnings)
+
+
+def test_a_sub_conversation_no_call_started_is_imported_and_reported(tmp_path: Path) -> None:
+    parent = tmp_path / "p"
+    (parent / "events").mkdir(parents=True)
+    _event(parent / "events", 0, _user("u", "hello"))
+    sub = parent / "subagents" / "ab12"
+    (sub / "events").mkdir(parents=True)
+    _event(sub / "events", 0, _user("su", "an orphan task"))
+    _, child = import_path(parent)
+    assert "task_call" not in child.meta
+    assert any("imported unlinked" in w for w in child.warnings)

@@ -16,11 +16,17 @@ warnings, so the loss is visible, not silent.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 from typing import Any
 
-from snapshot.transcript.model import Conversation, conversation_from_dict, conversation_to_dict
+from snapshot.transcript.model import (
+    Conversation,
+    conversation_from_dict,
+    conversation_to_dict,
+    message_to_dict,
+)
 
 # Surrogate code points never stand for a character in a str; UTF-8 refuses them.
 _UNENCODABLE = re.compile("[\ud800-\udfff]")
@@ -73,11 +79,16 @@ def encodable_value(value: Any) -> tuple[Any, int]:
 
 
 def _needs_cleaning(conv: Conversation) -> bool:
-    # Cheap pre-check: the encoder fails on the first surrogate anywhere.
+    # Cheap pre-check: the encoder fails on the first surrogate anywhere. One
+    # message at a time: the JSON text of a whole 500 MB session (and its bytes)
+    # would cost twice the conversation's own memory just to find none.
     import json
 
+    # The tip is one of the messages' ids, checked with them.
+    head = conversation_to_dict(replace(conv, messages=(), tip=None))
     try:
-        json.dumps(conversation_to_dict(conv), ensure_ascii=False).encode("utf-8")
+        for part in itertools.chain([head], map(message_to_dict, conv.messages)):
+            json.dumps(part, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return True
     except (TypeError, ValueError):

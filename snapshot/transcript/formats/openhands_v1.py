@@ -26,6 +26,31 @@ Every event has a ``kind``; what the model saw, following each event's own
 - State updates, pauses and condensation requests are bookkeeping the model
   never sees: skipped, counted in ``meta["skipped"]`` and a warning.
 
+Sub-agents, as the SDK writes them (OpenHands/software-agent-sdk, read at
+``openhands-tools/openhands/tools/task/manager.py``,
+``openhands-tools/openhands/tools/delegate/impl.py`` and
+``openhands-sdk/openhands/sdk/conversation/impl/local_conversation.py``):
+
+- ``task`` calls (``TaskToolSet``): each task runs as its own conversation,
+  persisted when the parent is in ``<parent folder>/subagents/<conversation id
+  hex>/`` (``base_state.json`` + ``events/``; a parent without persistence puts
+  them in a temporary folder removed at close). Each such folder imports as its
+  own conversation: the parent's id, ``agent`` = the folder name,
+  ``meta["parent_conversation"]``, and ``meta["task_call"]`` = the parent's call
+  that started it. Neither the ``TaskAction`` nor the ``TaskObservation``
+  (``task_id`` such as ``task_00000001``, ``subagent``, ``status``) names the
+  folder, so the link is made the way the SDK starts a task: the sub-agent's
+  first user message is the call's ``prompt``. A task call with no such folder,
+  and a folder no call matches, is reported in the warnings.
+- ``delegate`` calls (``DelegateTool``, the one the OpenHands CLI offers):
+  spawned sub-agents are ``LocalConversation`` objects created without a
+  ``persistence_dir``, so nothing of them is written to disk; the only trace is
+  the combined result text in the ``DelegateObservation``. There is nothing to
+  link: each ``delegate`` call is named in the warnings (and counted in
+  ``meta["unlinked_delegations"]``) as having sub-agents whose transcripts are
+  not on disk. None of the samples in ``../shared/corpus/formats`` calls either
+  tool (the CLI samples only offer ``DelegateTool`` in their tool list).
+
 >>> from snapshot.transcript.formats.openhands_v1 import FORMAT
 >>> FORMAT.name
 'openhands-v1'
@@ -62,6 +87,12 @@ from snapshot.transcript.model import (
 NAME = "openhands-v1"
 
 EVENT_FILE = re.compile(r"^event-(\d+)-[0-9a-fA-F-]+\.json$")
+
+# Where TaskToolSet persists a sub-agent's conversation, inside its parent's folder.
+SUBAGENTS_DIR = "subagents"
+# Tool names (the tool classes' names without "Tool", snake case) that start sub-agents.
+TASK_TOOLS = frozenset({"task"})
+DELEGATE_TOOLS = frozenset({"delegate"})
 
 # Events the SDK keeps for itself: never part of what the model is sent.
 _BOOKKEEPING = {
@@ -323,16 +354,8 @@ def _base_meta(folder: Path, warns: list[str]) -> dict[str, Any]:
     return meta
 
 
-def load(path: Path, options: ImportOptions) -> list[Conversation]:
-    if options.select:
-        raise TranscriptError(
-            f"{path}: an OpenHands V1 folder holds one conversation; drop --select"
-        )
-    if not path.is_dir():
-        raise TranscriptError(
-            f"{path}: openhands-v1 imports a conversation folder (base_state.json + events/), "
-            "not one file; give the folder"
-        )
+def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
+    """The messages, warnings and metadata of one conversation folder."""
     files = event_files(path)
     if not files:
         raise TranscriptError(f"{path}: no event-NNNNN-<id>.json files; not an OpenHands V1 folder")
@@ -357,18 +380,116 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         builder.warns.append(skipped_warning(str(path), "an event the model sees", builder.skipped))
     builder.warns.extend(pairing_warnings(builder.messages, str(path)))
     meta.update(builder.meta)
+    return builder, meta
+
+
+def _conversation(
+    path: Path, builder: _Builder, meta: dict[str, Any], conv_id: str, agent: str
+) -> Conversation:
     msgs = builder.messages
-    return [
-        Conversation(
-            id=str(meta.get("conversation_id") or path.name),
-            messages=tuple(msgs),
-            tip=msgs[-1].id if msgs else None,
-            format=NAME,
-            source=str(path),
-            meta=meta,
-            warnings=tuple(builder.warns),
+    return Conversation(
+        id=conv_id,
+        messages=tuple(msgs),
+        tip=msgs[-1].id if msgs else None,
+        agent=agent,
+        format=NAME,
+        source=str(path),
+        meta=meta,
+        warnings=tuple(builder.warns),
+    )
+
+
+def _subagent_folders(path: Path) -> list[Path]:
+    """``subagents/<conversation id hex>/`` folders that hold events (TaskToolSet's)."""
+    where = path / SUBAGENTS_DIR
+    if not where.is_dir() or where.is_symlink():
+        return []
+    try:
+        return sorted(
+            d for d in where.iterdir() if d.is_dir() and not d.is_symlink() and event_files(d)
         )
-    ]
+    except OSError:
+        return []
+
+
+def _first_user_text(messages: Sequence[Message]) -> str:
+    for m in messages:
+        if m.role == "user":
+            return m.text().strip()
+    return ""
+
+
+def _delegations(
+    path: Path, main: Sequence[Message], subs: Mapping[str, Sequence[Message]]
+) -> tuple[dict[str, str], list[str]]:
+    """Which sub-conversation each task call started, and a warning per call not linked.
+
+    A ``task`` call (TaskToolSet) is linked to the sub-conversation whose first
+    user message is the call's ``prompt`` (the SDK sends the prompt as that
+    message; neither the action nor the observation names the sub-conversation's
+    folder). A ``delegate`` call (DelegateTool) is never linked: its sub-agents
+    are not written to disk.
+    """
+    by_prompt: dict[str, str] = {}
+    for agent, messages in subs.items():
+        by_prompt.setdefault(_first_user_text(messages), agent)
+    linked: dict[str, str] = {}
+    warns: list[str] = []
+    for m in main:
+        for call in m.tool_calls():
+            if call.name in TASK_TOOLS and isinstance(call.input.get("prompt"), str):
+                started = by_prompt.pop(call.input["prompt"].strip(), "")
+                if started:
+                    linked[started] = call.id
+                else:
+                    warns.append(
+                        f"{path}: {call.name} call {call.id}: no sub-conversation under "
+                        f"{SUBAGENTS_DIR}/ starts with its prompt (a parent without "
+                        "persistence keeps its sub-agents in a temporary folder, removed at "
+                        "close); only the call's result is imported"
+                    )
+            elif call.name in DELEGATE_TOOLS and call.input.get("command") == "delegate":
+                tasks = call.input.get("tasks")
+                names = ", ".join(map(str, tasks)) if isinstance(tasks, Mapping) else "?"
+                warns.append(
+                    f"{path}: {call.name} call {call.id} (sub-agents {names}): DelegateTool runs "
+                    "its sub-agents without a persistence folder, so their transcripts are not "
+                    "on disk; only the combined result in its observation is imported"
+                )
+    return linked, warns
+
+
+def load(path: Path, options: ImportOptions) -> list[Conversation]:
+    if options.select:
+        raise TranscriptError(
+            f"{path}: an OpenHands V1 folder holds one conversation; drop --select"
+        )
+    if not path.is_dir():
+        raise TranscriptError(
+            f"{path}: openhands-v1 imports a conversation folder (base_state.json + events/), "
+            "not one file; give the folder"
+        )
+    builder, meta = _read_folder(path)
+    conv_id = str(meta.get("conversation_id") or path.name)
+    subs = {d.name: _read_folder(d) for d in _subagent_folders(path)}
+    linked, unlinked = _delegations(
+        path, builder.messages, {k: b.messages for k, (b, _) in subs.items()}
+    )
+    builder.warns.extend(unlinked)
+    if unlinked:
+        meta["unlinked_delegations"] = len(unlinked)
+    out = [_conversation(path, builder, meta, conv_id, "main")]
+    for agent, (sub, sub_meta) in subs.items():
+        sub_meta = {**sub_meta, "parent_conversation": conv_id}
+        if agent in linked:
+            sub_meta["task_call"] = linked[agent]
+        else:
+            sub.warns.append(
+                f"{path / SUBAGENTS_DIR / agent}: no task call of the parent has this "
+                "sub-conversation's first message as its prompt; imported unlinked"
+            )
+        out.append(_conversation(path / SUBAGENTS_DIR / agent, sub, sub_meta, conv_id, agent))
+    return out
 
 
 def score(path: Path, head: bytes) -> float:
