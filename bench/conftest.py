@@ -147,6 +147,13 @@ def _scale_lines(m: dict[str, float]) -> list[str]:
         if key not in m:
             continue
         f = FIGURES[key]
+        if not f["chars"]:  # the empty file: the command's fixed cost
+            out.append(
+                f"{key}: {m[key]:.2f} s, CPU {f['cpu']:.2f} s, peak RSS "
+                f"{f['rss'] / 2**20:.0f} MB (start-up and imports, no text); "
+                f"load {f['load']:.1f} -> {f['load_end']:.1f}"
+            )
+            continue
         rate = f["chars"] / m[key]
         used = min(int(f["workers"]), cores)
         line = (
@@ -159,7 +166,7 @@ def _scale_lines(m: dict[str, float]) -> list[str]:
             line += f", peak RSS {mb:.0f} MB ({mb / (f['chars'] / 1e6):.1f} MB per M chars)"
         out.append(line + f"; load {f['load']:.1f} -> {f['load_end']:.1f}")
     for where in ("inproc", "cli"):
-        for size in ("1m", "10m"):
+        for size in ("0", "1m", "10m"):
             one, two = f"render_{where}1_{size}", f"render_{where}2_{size}"
             if one in m and two in m:
                 out.append(f"render {where} {size}: 2 workers vs 1: {m[one] / m[two]:.2f}x")
