@@ -128,7 +128,7 @@ def _scale_lines(m: dict[str, float]) -> list[str]:
     except ImportError:
         return []
     out = []
-    for key in ("threads1", "threads2", "processes2"):
+    for key in ("threads1", "threads2", "processes2", "threads1_dense", "threads2_dense"):
         if key in m:
             f = FIGURES[key]
             out.append(
@@ -140,11 +140,45 @@ def _scale_lines(m: dict[str, float]) -> list[str]:
                     if "cpu" in f
                     else ""
                 )
+                + (f"; load {f['load']:.1f} -> {f['load_end']:.1f}" if "load" in f else "")
             )
-    if "threads1" in m and "threads2" in m:
-        out.append(f"2 threads vs 1: {m['threads1'] / m['threads2']:.2f}x (goal: 20 M chars/s)")
+    for suffix in ("", "_dense"):
+        one, two = f"threads1{suffix}", f"threads2{suffix}"
+        if one in m and two in m:
+            out.append(
+                f"2 threads vs 1{suffix.replace('_', ', ')}: {m[one] / m[two]:.2f}x "
+                f"({FIGURES[two]['chars'] / m[two] / 1e6:.1f} M chars/s on 2; goal 20)"
+            )
     if "threads2" in m and "processes2" in m:
         out.append(f"2 threads vs 2 processes: {m['processes2'] / m['threads2']:.2f}x faster")
+    cores = os.cpu_count() or 1
+    for key in sorted(k for k in FIGURES if k.startswith("render_")):
+        if key not in m:
+            continue
+        f = FIGURES[key]
+        if not f["chars"]:  # the empty file: the command's fixed cost
+            out.append(
+                f"{key}: {m[key]:.2f} s, CPU {f['cpu']:.2f} s, peak RSS "
+                f"{f['rss'] / 2**20:.0f} MB (start-up and imports, no text); "
+                f"load {f['load']:.1f} -> {f['load_end']:.1f}"
+            )
+            continue
+        rate = f["chars"] / m[key]
+        used = min(int(f["workers"]), cores)
+        line = (
+            f"{key}: {rate / 1e6:.1f} M chars/s, {rate / used / 1e6:.1f} M per core "
+            f"({used}), {f['pages'] / m[key]:.0f} pages/s, CPU {f['cpu']:.2f} s "
+            f"({f['chars'] / f['cpu'] / 1e6:.1f} M chars per CPU s)"
+        )
+        if "rss" in f:
+            mb = f["rss"] / 2**20
+            line += f", peak RSS {mb:.0f} MB ({mb / (f['chars'] / 1e6):.1f} MB per M chars)"
+        out.append(line + f"; load {f['load']:.1f} -> {f['load_end']:.1f}")
+    for where in ("inproc", "cli"):
+        for size in ("0", "1m", "10m"):
+            one, two = f"render_{where}1_{size}", f"render_{where}2_{size}"
+            if one in m and two in m:
+                out.append(f"render {where} {size}: 2 workers vs 1: {m[one] / m[two]:.2f}x")
     for key in sorted(k for k in FIGURES if k.startswith("rss_")):
         f = FIGURES[key]
         mb = f["rss"] / 2**20

@@ -3,9 +3,14 @@
 Side by side in one run (ratios print at the end, see conftest.py):
 
 - ``throughput[...]``: text → PNG bytes for ``b_1m.txt`` through
-  :func:`snapshot.page.iter_pages` on 1 and 2 threads, against the obvious
-  alternative, a process pool doing the rasterizing and PNG encoding
-  (``processes2``: cells pickled out, PNG bytes pickled back);
+  :func:`snapshot.page.iter_pages` on 1 and 2 threads, with the default page
+  and the dense layout (snap5x9 gray), against the obvious alternative, a
+  process pool doing the rasterizing and PNG encoding (``processes2``: cells
+  pickled out, PNG bytes pickled back);
+- ``render[...]``: ``snapshot render`` end to end, text file to page files on
+  disk, on 1 and 2 workers: in this process (:func:`snapshot.render_files.render_files`)
+  and as the command in a fresh interpreter (start-up and imports included;
+  its own peak RSS), for 1 M and 10 M characters;
 - ``peak_rss[...]``: ``snapshot render`` of 1 M, 10 M and 100 M characters in a
   subprocess (peak RSS and CPU time), against ``render_document`` holding every
   page (the renderer before streaming) at 1 M and 10 M;
@@ -43,12 +48,23 @@ def _geometry() -> Geometry:
     return Geometry.fit(load_font("snap5x8"), 1568, 728)
 
 
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
 @pytest.mark.benchmark(group="throughput")
+@pytest.mark.parametrize("profile", ["default", "dense"])
 @pytest.mark.parametrize("workers", [1, 2])
-def test_throughput_threads(benchmark: Any, workers: int) -> None:
+def test_throughput_threads(benchmark: Any, workers: int, profile: str) -> None:
     text = shared_text("b_1m.txt")
     g = _geometry()
+    if profile == "dense":  # what report's snapshot+dense draws: snap5x9, gray ink
+        from snapshot.legibility.frontier import dense_geometry
+
+        g = dense_geometry(g)
     list(iter_pages(text, g))  # warm the atlas
+    name = f"threads{workers}" + ("_dense" if profile == "dense" else "")
+    load = _load()
 
     cpu: list[float] = []
 
@@ -58,8 +74,15 @@ def test_throughput_threads(benchmark: Any, workers: int) -> None:
         cpu.append(time.process_time() - t)
         return out
 
-    pngs = record(benchmark, f"threads{workers}", run, rounds=5, iterations=1, warmup_rounds=1)
-    FIGURES[f"threads{workers}"] = {"chars": len(text), "pages": len(pngs), "cpu": min(cpu)}
+    pngs = record(benchmark, name, run, rounds=5, iterations=1, warmup_rounds=1)
+    FIGURES[name] = {
+        "chars": len(text),
+        "pages": len(pngs),
+        "cpu": min(cpu),
+        "workers": workers,
+        "load": load,
+        "load_end": _load(),
+    }
 
 
 def _encode(job: tuple[Any, Any]) -> bytes:
@@ -85,12 +108,116 @@ def test_throughput_processes(benchmark: Any) -> None:
     FIGURES["processes2"] = {"chars": len(text), "pages": len(pngs)}
 
 
+#: Peak RSS of the measuring child, read where exec does not carry it over: Linux
+#: keeps ``ru_maxrss`` across ``exec``, so a child of pytest (itself 150+ MB) reported
+#: pytest's peak; ``VmHWM`` belongs to the new process image alone.
+_PEAK = """
+def peak_rss():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
+
+_RENDER = (
+    _PEAK
+    + """
+import json, os, sys
+from snapshot.cli import main
+code = main(["render", sys.argv[1], "--out", sys.argv[2], "--workers", sys.argv[3], "--json"])
+times = os.times()  # CPU of the whole process, interpreter start-up and imports included
+print(json.dumps({"code": code, "cpu": times.user + times.system, "rss": peak_rss()}),
+    file=sys.stderr)
+"""
+)
+
+
+def _child_env(pycache: Path) -> dict[str, str]:
+    """The command's environment: bytecode cached outside the checkout, as an install has it.
+
+    (A shell with PYTHONDONTWRITEBYTECODE=1 running from a checkout compiles
+    every snapshot module from source on each start, about 0.1 s.)
+    """
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+@pytest.mark.benchmark(group="render")
+@pytest.mark.parametrize(
+    ("size", "where"),
+    [("1m", "inproc"), ("10m", "inproc"), ("0", "cli"), ("1m", "cli"), ("10m", "cli")],
+)
+@pytest.mark.parametrize("workers", [1, 2])
+def test_render(
+    benchmark: Any,
+    big_inputs: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    workers: int,
+    where: str,
+    size: str,
+) -> None:
+    """``snapshot render FILE --out DIR --workers N``: text file to page files, end to end.
+
+    Size ``0`` (an empty file, no pages) is what the command costs before any
+    text: interpreter start-up and imports.
+    """
+    from snapshot.render_files import render_files
+
+    src = big_inputs[size]
+    out = tmp_path_factory.mktemp(f"render_{where}{workers}_{size}")
+    pycache = tmp_path_factory.getbasetemp() / "pycache"  # shared: warm after the first run
+    env = _child_env(pycache)
+    seen: dict[str, float] = {}
+
+    def inproc() -> int:
+        t = time.process_time()
+        done = render_files(str(src), out, workers=workers)
+        seen["cpu"] = min(seen.get("cpu", 1e9), time.process_time() - t)
+        return len(done.written)
+
+    def cli() -> int:
+        args = [sys.executable, "-c", _RENDER, str(src), str(out), str(workers)]
+        proc = subprocess.run(args, env=env, capture_output=True, text=True, check=False)
+        data = json.loads(proc.stderr.strip().splitlines()[-1])
+        assert data["code"] == 0, proc.stderr
+        seen["cpu"] = min(seen.get("cpu", 1e9), data["cpu"])
+        seen["rss"] = max(seen.get("rss", 0), data["rss"])
+        return len(json.loads(proc.stdout)["pages"])
+
+    rounds = 2 if size == "10m" else 5
+    load = _load()
+    name = f"render_{where}{workers}_{size}"
+    pages = record(
+        benchmark,
+        name,
+        inproc if where == "inproc" else cli,
+        rounds=rounds,
+        iterations=1,
+        warmup_rounds=1,
+    )
+    FIGURES[name] = {
+        "chars": len(src.read_text(encoding="utf-8")),
+        "pages": pages,
+        "workers": workers,
+        "load": load,
+        "load_end": _load(),
+        **seen,
+    }
+
+
 @pytest.fixture(scope="module")
 def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     base = shared_text("b_1m.txt")
     root = tmp_path_factory.mktemp("scale")
     out = {}
-    for name, times in (("1m", 1), ("10m", 10), ("100m", 100)):
+    for name, times in (("0", 0), ("1m", 1), ("10m", 10), ("100m", 100)):
         path = root / f"{name}.txt"
         with open(path, "w", encoding="utf-8") as f:
             for _ in range(times):
@@ -99,8 +226,10 @@ def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-_MEASURE = """
-import json, resource, sys, time
+_MEASURE = (
+    _PEAK
+    + """
+import json, sys, time
 from pathlib import Path
 t = time.process_time()
 if sys.argv[1] == "stream":
@@ -115,9 +244,10 @@ else:  # every page held until the end: the renderer before streaming
     pngs = [p.png() for p in pages]
     code = 0
 cpu = time.process_time() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+rss = peak_rss()
 print(json.dumps({"code": code, "rss": rss, "cpu": cpu}), file=sys.stderr)
 """
+)
 
 
 def _peak(kind: str, src: Path, out: Path) -> dict[str, float]:

@@ -11,12 +11,11 @@
 
 from __future__ import annotations
 
-import functools
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 import numpy as np
 
@@ -44,6 +43,41 @@ __all__ = ["KeptSpan", "Page", "PageStream", "Rendering", "iter_pages", "render"
 LAYOUT_CACHE_BYTES = 64 << 20
 
 
+_T = TypeVar("_T")
+
+
+class _cached(Generic[_T]):
+    """``functools.cached_property`` without its lock.
+
+    Before Python 3.12 that lock belongs to the class attribute, so it is shared
+    by every instance: pages encoded on two worker threads took turns on it and
+    ``--workers 2`` ran no faster than one. Two threads computing the same
+    page's value at once both get the same bytes (the work is deterministic),
+    and the first stored wins.
+    """
+
+    def __init__(self, fn: Callable[[Any], _T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _cached[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object | None, owner: type | None = None) -> _T | _cached[_T]:
+        if obj is None:
+            return self
+        cache = obj.__dict__
+        try:
+            return cache[self.name]
+        except KeyError:
+            return cache.setdefault(self.name, self.fn(obj))
+
+
 @dataclass(frozen=True)
 class Page:
     """One rendered page.
@@ -63,7 +97,7 @@ class Page:
     packed: np.ndarray = field(repr=False, compare=False)
     header: str = ""
 
-    @functools.cached_property
+    @_cached
     def pixels(self) -> np.ndarray:
         """H×W uint8 image: 0 black, 255 white (gray levels on a ``shade="gray"`` page)."""
         if self.geometry.shade == "gray":
@@ -75,7 +109,7 @@ class Page:
         text and geometry."""
         return self._png
 
-    @functools.cached_property
+    @_cached
     def _png(self) -> bytes:
         if self.geometry.shade == "gray":
             return to_png_gray(self.pixels)
@@ -86,7 +120,7 @@ class Page:
         """(width, height) in px."""
         return self.geometry.size
 
-    @functools.cached_property
+    @_cached
     def rows(self) -> tuple[str, ...]:
         """The text of each drawn text row (header excluded), trailing spaces stripped.
 

@@ -204,3 +204,29 @@ def test_closest_pairs_are_sorted_and_measured(dense) -> None:  # type: ignore[n
     assert int((dense.atlas[ia] != dense.atlas[ib]).sum()) == d
     # the project font's design floor over printable ASCII
     assert d >= 3
+
+
+def test_dejavu_is_found_without_importing_matplotlib() -> None:
+    """Finding the fallback fonts must not cost `render` matplotlib's import (0.2 s)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from snapshot.glyphs import _matplotlib_font, available_fonts\n"
+        "fonts = available_fonts()\n"
+        "print(json.dumps([str(_matplotlib_font('DejaVuSans.ttf')), "
+        "'dejavu-sans-mono' in fonts, 'matplotlib' in sys.modules]))\n"
+    )
+    root = str(Path(glyphs.__file__).resolve().parent.parent)
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    path, mono, imported = json.loads(out.stdout)
+    import matplotlib
+
+    assert Path(path) == Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+    assert mono and not imported

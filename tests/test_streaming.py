@@ -90,6 +90,31 @@ def test_pages_are_identical_whatever_the_worker_count(flow: bool) -> None:
     assert one == four == lazy
 
 
+def test_two_pages_encode_at_the_same_time(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """No lock shared by all pages (functools.cached_property's, before Python 3.12)
+    keeps a second worker thread out of the encoder while the first is in it."""
+    import threading
+
+    import snapshot.page as page_mod
+    from snapshot.page import iter_pages
+
+    g = Geometry(load_font("snap5x8"), cols=40, rows=5)
+    first, second = list(iter_pages("x" * 400, g))[:2]
+    both_inside = threading.Barrier(2, timeout=10)
+    encode = page_mod.to_png
+
+    def meet_then_encode(*args, **kwargs):  # type: ignore[no-untyped-def]
+        both_inside.wait()  # raises BrokenBarrierError if the other page cannot get in
+        return encode(*args, **kwargs)
+
+    monkeypatch.setattr(page_mod, "to_png", meet_then_encode)
+    other = threading.Thread(target=second.png)
+    other.start()
+    first.png()
+    other.join()
+    assert first.png() != second.png() and second.png().startswith(b"\x89PNG")
+
+
 def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import snapshot.page as page_mod
     from snapshot.page import iter_pages, render_document
