@@ -285,3 +285,21 @@ def test_a_hostile_store_file_cannot_choose_the_trusted_folder(
     )
     code, out, _ = _export(capsys, ws / "c2" / "main.json")
     assert code == 0 and _images_sent(json.loads(out)) == []
+
+
+def test_a_dropped_image_placeholder_never_shows_the_size_of_a_file_that_is_no_image(
+    tmp_path: Path,
+) -> None:
+    from snapshot.ladder.images import image_placeholder
+    from snapshot.transcript.model import ImageBlock
+
+    secret = tmp_path / "id_rsa"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n" + "A" * 4000 + "\n")
+    hostile = ImageBlock("image/png", path=str(secret))
+    assert hostile.size == 0
+    assert "4 KB" not in image_placeholder(hostile).text
+    real = tmp_path / "shot.png"
+    from PIL import Image
+
+    Image.new("L", (40, 30), 255).save(real)
+    assert ImageBlock("image/png", path=str(real)).size == real.stat().st_size

@@ -134,6 +134,19 @@ def image_file_header(path: Path) -> tuple[str, int, int]:
         raise TranscriptError(f"{path}: {exc}") from exc
 
 
+def referenced_image_bytes(path: Path) -> int:
+    """The size of ``path`` when it is a regular file that starts as an image, else 0.
+
+    >>> referenced_image_bytes(Path("/etc/hostname"))  # a file, but not an image
+    0
+    """
+    try:
+        image_file_header(path)
+        return path.stat().st_size
+    except (TranscriptError, OSError):
+        return 0
+
+
 def _head(path: Path) -> bytes:
     from snapshot.transcript.files import require_regular_file
 

@@ -64,12 +64,19 @@ class ImageBlock:
 
     @property
     def size(self) -> int:
-        """Encoded size in bytes (0 when only a missing file is referenced)."""
+        """Encoded size in bytes: of the inline bytes, or of the referenced file when it is an image.
+
+        A referenced file that is missing, not a regular file or not an image
+        counts 0, so a path pointing elsewhere (a key file, a device) never
+        has even its size shown in a placeholder.
+        """
         if self.data is not None:
             return len(self.data)
-        if self.path is not None and Path(self.path).exists():
-            return Path(self.path).stat().st_size
-        return 0
+        if self.path is None:
+            return 0
+        from snapshot.transcript.images import referenced_image_bytes
+
+        return referenced_image_bytes(Path(self.path))
 
 
 @dataclass(frozen=True)
