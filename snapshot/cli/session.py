@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -401,41 +401,12 @@ def cmd_retry(args: argparse.Namespace) -> int:
     return 0
 
 
-def _estimator(model: str | None, conv: Conversation) -> tuple[Callable[[Message], int], str]:
-    """The per-message token estimate for trimming, and words saying what it is."""
-    from snapshot.transcript.tree import IMAGE_TOKEN_ESTIMATE, estimate_tokens
-
-    if model is None:
-        return estimate_tokens, f"chars/4, {IMAGE_TOKEN_ESTIMATE} an image"
-    from snapshot import profiles
-    from snapshot.transcript.images import image_roots, image_size
-
-    profile = profiles.profile_for(model)
-    vision = profile.vision
-    from snapshot.ladder.target import target_for
-
-    reader = target_for(profile)  # the one text counter (exact / reconstruction / estimate)
-    roots = image_roots(conv)
-
-    def estimate(m: Message) -> int:
-        tokens = reader.text_tokens_for_chars(m, m.chars())
-        if vision:
-            for img in m.images():
-                size = image_size(img, roots)
-                tokens += (
-                    int(profiles.image_tokens(profile, *size)) if size else IMAGE_TOKEN_ESTIMATE
-                )
-        return tokens
-
-    seen = f"images per the {model} profile" if vision else f"{model} drops images"
-    return estimate, f"text {reader.text_counter}, {seen}"
-
-
 def cmd_resume(args: argparse.Namespace) -> int:
+    from snapshot.ladder.context import message_estimator
     from snapshot.transcript.tree import trim_for_resume
 
     t = _resolve(args, writes=args.save)
-    estimate, how = _estimator(args.model, t.conv)
+    estimate, how = message_estimator(t.conv, args.model)
     with t.store.lock(t.conv.id, t.conv.agent):
         conv = t.reload()
         cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
@@ -478,23 +449,16 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from snapshot.ladder.target import split_by_chars, target_for
-    from snapshot.transcript.images import image_roots, image_size
-    from snapshot.transcript.tree import CONTEXT_KINDS, context_share
+    from snapshot.ladder.context import ImageUse, context_use
+    from snapshot.transcript.tree import CONTEXT_KINDS
 
     t = _resolve(args)
-    conv = t.conv
-    from snapshot import profiles
-
-    profile = profiles.profile_for(args.model)  # an unknown model is an error
-    path = conv.path() if conv.tip is not None else ()
-    share = context_share(path)
-    # One counter for context, compact and report: the reader's (snapshot.ladder.target).
-    reader = target_for(profile)
-    counted = reader.context_tokens(path)
-    text_tokens = split_by_chars(counted.text, {k: share.chars[k] for k in CONTEXT_KINDS})
+    use = context_use(t.conv, args.model)  # an unknown model is an error
+    counted = use.counted
     if args.json:
         import json
+
+        from snapshot import profiles
 
         record = {
             "total_tokens": counted.total,
@@ -503,52 +467,42 @@ def cmd_context(args: argparse.Namespace) -> int:
             "text_counter": counted.counter,
             "model": args.model,
             "conversation": t.name,
-            "messages": len(path),
-            **reader.profile.lifecycle_record(),
+            "messages": use.messages,
+            **profiles.profile_for(args.model).lifecycle_record(),
         }
         print(json.dumps(record, indent=2))
         return 0
-    vision = profile.vision
 
-    image_rows: list[tuple[str, int, tuple[int, int] | None, int | None]] = []
-    for kind, img in share.images:
-        size = image_size(img, image_roots(conv))
-        billed: int | None = None
-        if size is not None:
-            billed = int(profiles.image_tokens(profile, *size)) if vision else 0
-        image_rows.append((kind, img.size, size, billed))
-
-    _say(f"{t.name}: {len(path)} messages on the path to {conv.tip}, model {args.model}")
-    total_text = sum(text_tokens.values())
-    image_billed = sum(b for *_, b in image_rows if b is not None)
-    grand = total_text + image_billed
+    _say(f"{t.name}: {use.messages} messages on the path to {t.conv.tip}, model {args.model}")
+    grand = use.grand_total
     _say(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
     for kind in CONTEXT_KINDS:
-        pct = 100 * text_tokens[kind] / grand if grand else 0.0
-        _say(f"{kind:14}{share.chars[kind]:>12,}{text_tokens[kind]:>16,}{pct:>7.1f}%")
-    _say(f"{'text':14}{sum(share.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
+        pct = 100 * use.text_tokens[kind] / grand if grand else 0.0
+        _say(f"{kind:14}{use.chars[kind]:>12,}{use.text_tokens[kind]:>16,}{pct:>7.1f}%")
+    total_text = sum(use.text_tokens.values())
+    _say(f"{'text':14}{sum(use.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
 
-    by_kind: dict[str, list[tuple[int, tuple[int, int] | None, int | None]]] = {}
-    for kind, nbytes, size, billed in image_rows:
-        by_kind.setdefault(kind, []).append((nbytes, size, billed))
+    by_kind: dict[str, list[ImageUse]] = {}
+    for img in use.images:
+        by_kind.setdefault(img.kind, []).append(img)
     for kind, rows in by_kind.items():
-        nbytes = sum(r[0] for r in rows)
-        unknown = sum(1 for r in rows if r[1] is None)
+        nbytes = sum(r.nbytes for r in rows)
+        unknown = sum(1 for r in rows if r.size is None)
         sizes: dict[str, int] = {}
         for r in rows:
-            key = f"{r[1][0]}×{r[1][1]}" if r[1] else "unknown size"
+            key = f"{r.size[0]}×{r.size[1]}" if r.size else "unknown size"
             sizes[key] = sizes.get(key, 0) + 1
         shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(sizes.items())[:6])
         line = f"images in {kind}: {len(rows)}, {nbytes:,} bytes ({shown})"
-        billed = sum(r[2] or 0 for r in rows)
+        billed = sum(r.billed or 0 for r in rows)
         pct = 100 * billed / grand if grand else 0.0
         line += f"; billed {billed:,} tokens ({pct:.1f}%)"
         if unknown:
             line += f", {unknown} of unknown size not priced"
         _say(line)
-    if not image_rows:
+    if not use.images:
         _say("images: none")
-    if not vision:
+    if not use.vision:
         _say(f"image billing: {args.model} cannot see images; they would be dropped (0 tokens)")
     else:
         _say(
