@@ -282,22 +282,10 @@ def _own_sessions(args: argparse.Namespace) -> Any:
     return found
 
 
-def _summarizer(spec: str, conv: Any) -> Any:
-    from snapshot.errors import InputError
-    from snapshot.ladder.summary import LiveSummarizer, corpus_summarizer
-
-    if spec == "none":
-        return None
-    if spec == "auto":
-        return corpus_summarizer(conv)
-    if spec.startswith("live:") and len(spec) > 5:
-        return LiveSummarizer(spec[5:])
-    raise InputError(f"--summarizer {spec!r}: use auto, none, or live:MODEL")
-
-
 def cmd_compact(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import load_conversation
     from snapshot.ladder.compact import compact
+    from snapshot.ladder.summary import summarizer_for
 
     conv = load_conversation(args)
     outcome = compact(
@@ -306,7 +294,7 @@ def cmd_compact(args: argparse.Namespace) -> int:
         args.budget,
         keep_turns=args.keep_turns,
         factsheet_chars=args.factsheet,
-        summarizer=_summarizer(args.summarizer, conv),
+        summarizer=summarizer_for(args.summarizer, conv),
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,

@@ -174,3 +174,29 @@ class LiveSummarizer:
             model=self.model, messages=[{"role": "user", "content": prompt}]
         )
         return reply.choices[0].message.content or ""
+
+
+def summarizer_for(spec: str, conv: Conversation) -> Summarizer | None:
+    """The summarizer ``compact --summarizer SPEC`` names: ``auto``, ``none`` or ``live:MODEL``.
+
+    ``auto`` serves the conversation's own real compaction summary when it has
+    one (else no summary rung); ``live:MODEL`` calls the model.
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c", [("u1", "user", [TextBlock("hi")])])
+    >>> summarizer_for("none", conv) is None, summarizer_for("live:gpt-6.1-sol", conv).model
+    (True, 'gpt-6.1-sol')
+    >>> summarizer_for("magic", conv)
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: --summarizer 'magic': use auto, none, or live:MODEL
+    """
+    from snapshot.errors import InputError
+
+    if spec == "none":
+        return None
+    if spec == "auto":
+        return corpus_summarizer(conv)
+    if spec.startswith("live:") and len(spec) > 5:
+        return LiveSummarizer(spec[5:])
+    raise InputError(f"--summarizer {spec!r}: use auto, none, or live:MODEL")
