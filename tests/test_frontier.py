@@ -266,3 +266,11 @@ def test_bad_tune_and_frontier_arguments_give_one_line(
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_goal_outside_zero_to_one_is_refused_where_it_is_made() -> None:
+    from snapshot.errors import InputError
+
+    with pytest.raises(InputError, match=r"targets must be in \(0, 1\], got 0.0"):
+        Goal(hard_tokens=0.0)
+    assert Goal(char_accuracy=1.0).char_accuracy == 1.0

@@ -115,3 +115,26 @@ def int_between(lowest: int, highest: int) -> Callable[[str], int]:
 
     parse.__name__ = f"integer in {lowest}..{highest}"
     return parse
+
+
+def page_size_or_own(text: str) -> tuple[int, int] | str:
+    """An argparse ``type`` for ``WxH`` in pixels, or the word ``own``.
+
+    >>> page_size_or_own("784x728"), page_size_or_own("own")
+    ((784, 728), 'own')
+    >>> page_size_or_own("big")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: 'big': give WxH in px, e.g. 784x728, or 'own'
+    """
+    if text == "own":
+        return text
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give WxH in px, e.g. 784x728, or 'own'"
+        ) from None
+    if w < 1 or h < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: width and height must be at least 1 px")
+    return (w, h)

@@ -184,6 +184,13 @@ class Goal:
     hard_tokens: float = 0.90
     resampled_char_accuracy: float = 0.90
 
+    def __post_init__(self) -> None:
+        from snapshot.errors import InputError
+
+        for v in (self.char_accuracy, self.hard_tokens, self.resampled_char_accuracy):
+            if not 0.0 < v <= 1.0:
+                raise InputError(f"targets must be in (0, 1], got {v}")
+
     def passes(self, native: Point, resampled: Point | None) -> bool:
         ok = (
             native.char_accuracy >= self.char_accuracy
