@@ -1,0 +1,257 @@
+"""Ladder assertions written to kill mutants the mutation run found alive (tests/README.md).
+
+Each pins an exact value the invariant tests in ``test_ladder.py`` do not look at:
+where the cut falls on small hand-made paths, the wording of a rung's notes and
+failures, what the compact command writes, and the overflow path of the snapshot rung.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from ladder_helpers import agent_run
+
+from snapshot.ladder.compact import compact, request_shape
+from snapshot.ladder.cut import find_cut, head_end
+from snapshot.ladder.images import drop_images
+from snapshot.ladder.ladder import Rejection, _what_tokens, recover, run_ladder
+from snapshot.ladder.record import recent_start
+from snapshot.ladder.sheets import SheetOptions, factsheet, reading_guide, snapshot
+from snapshot.ladder.summary import corpus_summarizer
+from snapshot.ladder.target import Target, split_by_chars, target_for
+from snapshot.transcript.model import ImageBlock, Message, TextBlock, ToolCall, ToolResult, linear
+
+MODEL = "claude-sonnet-4-5"  # dense pages (snap5x8): the medium font is the foveated one
+IMG = ImageBlock("image/png", b"\x89PNG fake", width=1024, height=768, origin="shot.png")
+
+
+@pytest.fixture(scope="module")
+def claude() -> Target:
+    return target_for(MODEL)
+
+
+def _path(*roles: str, chars: int = 100) -> list[Message]:
+    msgs = [(f"m{i}", role, [TextBlock(str(i) * chars)]) for i, role in enumerate(roles)]
+    return linear("p", msgs).path()  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- the cut
+
+
+def test_head_keeps_the_system_messages_after_the_first_user_turn() -> None:
+    assert head_end(_path("system", "system", "user", "assistant")) == 3
+    assert head_end(_path("user", "system", "assistant", "user")) == 2
+
+
+def test_a_compaction_summary_is_never_the_head() -> None:
+    path = _path("user", "assistant")
+    summary = replace(path[0], meta={"compact_summary": True})
+    assert head_end([summary, path[1]]) == 0
+
+
+def test_tail_share_moves_the_tail_start_to_the_exact_message() -> None:
+    four = _path("user", "assistant", "user", "assistant")
+    # The tail's 200 characters are exactly the allowed half: it stays where it is.
+    assert find_cut(four, keep_turns=1, tail_share=0.5).tail_start == 2
+    six = _path("user", "assistant", "user", "assistant", "user", "assistant")
+    # A zero share still keeps the last exchange (two messages).
+    assert find_cut(six, keep_turns=3, tail_share=0.0).tail_start == 4
+
+
+def test_recent_start_of_a_short_path_is_its_first_message() -> None:
+    assert recent_start(_path("user", "assistant"), 2) == 0
+
+
+# --------------------------------------------------------------------------- notes and failures
+
+
+def test_what_tokens_names_images_pages_and_text(claude: Target) -> None:
+    msgs = [
+        Message("s", None, "user", (IMG, IMG), {"kind": "snapshot"}),
+        Message("b", "s", "user", (IMG,)),
+    ]
+    cost = claude.image_cost(IMG)
+    assert _what_tokens(claude, msgs, 3 * cost) == (
+        f"{3 * cost:,} tokens: {3 * cost:,} in 3 images (2 snapshot pages), 0 text"
+    )
+    assert (
+        _what_tokens(claude, msgs[1:], cost + 5)
+        == f"{cost + 5:,} tokens: {cost:,} in 1 images, 5 text"
+    )
+    assert _what_tokens(claude, _path("user"), 7) == "7 tokens, all text"
+
+
+def test_recover_records_the_correction_and_names_a_final_refusal(claude: Target) -> None:
+    conv = agent_run(30)
+    budget = claude.tokens(conv.path()) // 3
+    calls: list[int] = []
+
+    def once(messages: object) -> Rejection | None:
+        calls.append(1)
+        return (
+            Rejection(counted=budget * 2, limit=budget, message="too long")
+            if len(calls) == 1
+            else None
+        )
+
+    result = recover(conv, claude, budget, once)
+    first = result.steps[0]
+    assert first.rung == "recover"
+    assert set(first.data) == {"provider_count", "correction"}
+    assert first.data["provider_count"] == budget * 2
+    assert first.notes[0].startswith(f"provider counted {budget * 2:,} > {budget:,}: ")
+
+    def never(messages: object) -> Rejection:
+        return Rejection(counted=budget * 2, limit=budget, message="still too long")
+
+    refused = recover(conv, claude, budget, never, attempts=1)
+    assert refused.failure == "provider still rejects: still too long"
+    assert refused.conversation is not None
+
+
+def test_the_ladder_keeps_the_pages_of_the_snapshot_it_took(claude: Target) -> None:
+    conv = agent_run(40)
+    result = run_ladder(conv, claude, claude.tokens(conv.path()) // 6)
+    assert "snapshot" in result.rungs_taken
+    assert len(result.pages) >= 1
+    snap = next(s for s in result.steps if s.rung == "snapshot")
+    assert snap.notes[0].endswith(f"→ {len(result.pages)} pages")
+
+
+def test_a_blind_reader_gets_placeholders_and_says_why() -> None:
+    blind = target_for("o3-mini")
+    conv = agent_run(4, with_images=True)
+    result = run_ladder(conv, blind, 10**9)
+    assert result.steps[0].notes[0] == "reader has no vision"
+    assert not any(m.images() for m in result.conversation.path())
+    assert snapshot(conv, blind).record.notes == ("reader cannot see images",)
+
+
+def test_dropping_an_image_keeps_the_result_an_error() -> None:
+    conv = linear(
+        "e",
+        [
+            ("u", "user", [TextBlock("go")]),
+            ("a", "assistant", [ToolCall("c1", "shot", {})]),
+            ("r", "tool", [ToolResult("c1", (TextBlock("failed"), IMG), is_error=True)]),
+            ("u2", "user", [TextBlock("next")]),
+            ("a2", "assistant", [TextBlock("done")]),
+        ],
+    )
+    out = drop_images(conv, keep_turns=0).conversation
+    (block,) = next(m for m in out.path() if m.id == "r").blocks
+    assert isinstance(block, ToolResult) and block.is_error is True
+    assert not block.images()
+
+
+# --------------------------------------------------------------------------- snapshot rung
+
+
+def test_an_image_limit_images_the_oldest_part_that_fits(claude: Target) -> None:
+    conv = agent_run(40)
+    result = snapshot(conv, replace(claude, max_images=2), SheetOptions())
+    assert result.record.rung == "snapshot"
+    assert len(result.pages) == 2
+    assert result.record.notes[1].startswith(
+        "image limit: 2 images per request (0 in the head and tail) leave room for 2 pages; "
+        "imaged the oldest 51 middle messages, the 32 after them"
+    )
+    refused = snapshot(conv, replace(claude, max_images=0), SheetOptions())
+    assert refused.record.notes == (
+        "refused: not even the oldest middle messages fit in 0 pages "
+        "(0 images per request, 0 already in the head and tail)",
+    )
+    assert refused.record.data == {"refused": "max_images"}
+
+
+def test_factsheet_lists_the_most_frequent_identifier_first() -> None:
+    source = "zz/late.py zz/late.py zz/late.py a/early.py 0x5f3e1a9c 1234567 1234567"
+    sheet = factsheet(source, 500)
+    assert sheet.startswith("Exact identifiers from the pages:\nzz/late.py\n")
+    lines = sheet.splitlines()[1:]
+    assert lines.index("zz/late.py") < lines.index("a/early.py")
+    assert "1234567" in lines and lines.index("1234567") < lines.index("a/early.py")
+
+
+def test_reading_guide_without_a_middle_says_so(claude: Target) -> None:
+    guide = reading_guide([], [], None, "snap5x8")
+    assert "(no messages, 0 messages)" in guide
+    assert "No verbatim messages follow the pages." in guide
+
+
+# --------------------------------------------------------------------------- compact
+
+
+def test_compact_offline_stops_at_the_free_rungs_and_says_why() -> None:
+    conv = agent_run(40)
+    outcome = compact(conv, MODEL, 50)
+    assert not outcome.result.fits
+    assert outcome.result.failure is not None
+    assert outcome.result.failure.endswith(
+        "; the next rung is a summary, and no summarizer is available offline "
+        "(use --summarizer live:MODEL)"
+    )
+    assert outcome.api == "anthropic"
+    assert outcome.target.model == MODEL
+    assert all(s.rung != "summary" for s in outcome.result.steps)
+
+
+def test_compact_with_a_provider_limit_is_checked_by_it(claude: Target) -> None:
+    conv = agent_run(40)
+    budget = claude.tokens(conv.path()) // 3
+    outcome = compact(conv, MODEL, budget, provider_limit=budget)
+    assert outcome.checked_by is not None
+    assert outcome.result.fits
+
+
+def test_request_shape_by_provider_and_api() -> None:
+    openai = target_for("gpt-5.5")
+    assert request_shape(openai, "chat") == "openai"
+    assert request_shape(openai, "responses") == "openai-responses"
+    assert compact(agent_run(2), "gpt-5.5", 10**9).api == "openai"
+
+
+def test_compact_writes_pages_request_and_record(tmp_path: Path) -> None:
+    conv = agent_run(40)
+    outcome = compact(conv, MODEL, target_for(MODEL).tokens(conv.path()) // 6)
+    record = outcome.write(tmp_path)
+    names = [f"page-{i:03d}.png" for i in range(1, len(outcome.result.pages) + 1)]
+    assert names and record["pages"] == names
+    assert all((tmp_path / n).read_bytes().startswith(b"\x89PNG") for n in names)
+    assert json.loads((tmp_path / "record.json").read_text(encoding="utf-8")) == record
+    assert json.loads((tmp_path / "request.json").read_text(encoding="utf-8")) == outcome.body
+    assert record["summary"] is None and "summary" in record
+    assert record["request_file"] == "request.json"
+
+
+# --------------------------------------------------------------------------- summary, target
+
+
+def test_corpus_summary_defaults_to_claude_code() -> None:
+    conv = linear(
+        "s",
+        [
+            ("u", "user", [TextBlock("task")]),
+            ("s", "user", [TextBlock("summary of the work so far")]),
+        ],
+    )
+    conv = replace(
+        conv,
+        messages=tuple(
+            replace(m, meta={"compact_summary": True}) if m.id == "s" else m for m in conv.messages
+        ),
+    )
+    summarizer = corpus_summarizer(conv)
+    assert summarizer is not None
+    assert summarizer.model == "claude-code"
+    summary = summarizer.summarize(conv, conv.path())
+    assert (summary.source, summary.model, summary.output_chars) == ("corpus", "claude-code", 26)
+
+
+def test_split_by_chars_and_a_fallback_target() -> None:
+    assert split_by_chars(10, {"user": 30, "assistant": 70}) == {"user": 3, "assistant": 7}
+    assert split_by_chars(5, {"user": 0}) == {"user": 0}
+    assert target_for("no-such-reader-xyz", fallback=True).model
