@@ -98,7 +98,7 @@ def _lab_note(size: str) -> tuple[str, str]:
     return (
         "Legibility lab: extent",
         f"This report ran the legibility lab on its quick fixed sample: {p['lines']} seeded hard "
-        f"lines per font for the oracle, {p['ocr_lines']} of them for rapidocr (bicubic only), "
+        f"lines per font for the round-trip check (the project's own decoder), {p['ocr_lines']} of them for rapidocr (bicubic only), "
         f"{p['compare_lines']} for the font comparison and {p['tess_lines']} for Tesseract; its "
         "figures are that sample's, measured, and noisy. The full lab (40 lines, every filter, "
         "several minutes): `snapshot report --legibility full`, or on its own "
