@@ -582,6 +582,10 @@ class LineReader:
     and row ``r`` is line ``r``. A page header the model transcribed as well
     (more lines than the page has text rows) is dropped from the top. One
     request per distinct page: the reply is kept for the other rows asked.
+
+    >>> reader = LineReader(probe_target_for("claude-sonnet-5-5"), api_key="sk-not-a-key")
+    >>> reader.name, "sk-not-a-key" in repr(reader)
+    ('live:claude-sonnet-5-5', False)
     """
 
     target: ProbeTarget
@@ -630,9 +634,6 @@ def reader_for(model: str, *, base_url: str | None = None, timeout: float = 180.
     LiveError
         The model cannot take pages (see :func:`probe_target_for`).
 
-    Examples
-    --------
-    >>> reader_for("claude-sonnet-5-5", base_url="http://127.0.0.1:9")  # doctest: +SKIP
     """
     target = probe_target_for(model)
     return LineReader(target, key_from_env(target.provider, model=model), base_url, timeout)
