@@ -209,3 +209,39 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     tr.write_line("by min (least disturbed by other processes):")
     for line in _ratio_lines(MINS):
         tr.write_line("  " + line)
+
+
+#: Peak RSS of the measuring child, read where exec does not carry it over: Linux
+#: keeps ``ru_maxrss`` across ``exec``, so a child of pytest (itself 150+ MB) reported
+#: pytest's peak; ``VmHWM`` belongs to the new process image alone.
+PEAK_RSS = """
+def peak_rss():
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+"""
+
+
+def peak_child(script: str, *args: str) -> dict[str, float]:
+    """Run ``python -c script args…`` with the checkout on the path; its last stderr line as JSON.
+
+    The script prints ``{"code": 0, "rss": …, …}`` (``rss`` from :data:`PEAK_RSS`'s
+    ``peak_rss()``) as its last line on stderr.
+    """
+    import json
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args], env=env, capture_output=True, text=True, check=False
+    )
+    data: dict[str, float] = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert data["code"] == 0, proc.stderr
+    return data

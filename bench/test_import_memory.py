@@ -18,24 +18,23 @@ printed at the end of the run (conftest.py).
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from claude_code_session import SAMPLE, build
-from conftest import ROOT, record, shared_dir
+from conftest import PEAK_RSS, peak_child, record, shared_dir
 
 #: name -> figures for the summary (bytes of the input, rss, cpu, messages)
 FIGURES: dict[str, dict[str, float]] = {}
 
 SIZES = [int(x) for x in os.environ.get("SNAPSHOT_IMPORT_MB", "50,500").split(",") if x]
 
-_MEASURE = """
-import json, resource, sys, time
+_MEASURE = (
+    PEAK_RSS
+    + """
+import json, sys, time
 from pathlib import Path
 t = time.process_time()
 kind, src, out = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -55,23 +54,10 @@ else:  # floor: what the interpreter holds before reading anything
     import snapshot.api
     code = 0
 cpu = time.process_time() - t
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+rss = peak_rss()
 print(json.dumps({"code": code, "rss": rss, "cpu": cpu, "messages": messages}), file=sys.stderr)
 """
-
-
-def _peak(kind: str, src: Path, out: Path) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, kind, str(src), str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    data = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert data["code"] == 0, proc.stderr
-    return data
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +84,7 @@ def test_import_peak_rss(
     result: dict[str, float] = {}
 
     def run() -> None:
-        result.update(_peak(kind, src, tmp_path / "conversations.json"))
+        result.update(peak_child(_MEASURE, kind, str(src), str(tmp_path / "conversations.json")))
 
     record(benchmark, f"import_rss_{kind}_{mb}", run, rounds=1, iterations=1)
     FIGURES[f"import_rss_{kind}_{mb}"] = {"bytes": src.stat().st_size, **result}
@@ -109,7 +95,7 @@ def test_import_floor_rss(benchmark: Any, tmp_path: Path) -> None:
     result: dict[str, float] = {}
 
     def run() -> None:
-        result.update(_peak("floor", tmp_path, tmp_path / "unused"))
+        result.update(peak_child(_MEASURE, "floor", str(tmp_path), str(tmp_path / "unused")))
 
     record(benchmark, "import_rss_floor", run, rounds=1, iterations=1)
     FIGURES["import_rss_floor"] = {"bytes": 0, **result}

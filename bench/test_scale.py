@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, record, shared_dir, shared_text
+from conftest import PEAK_RSS, ROOT, peak_child, record, shared_dir, shared_text
 
 from snapshot.geometry import Geometry
 from snapshot.glyphs import load_font
@@ -108,24 +108,8 @@ def test_throughput_processes(benchmark: Any) -> None:
     FIGURES["processes2"] = {"chars": len(text), "pages": len(pngs)}
 
 
-#: Peak RSS of the measuring child, read where exec does not carry it over: Linux
-#: keeps ``ru_maxrss`` across ``exec``, so a child of pytest (itself 150+ MB) reported
-#: pytest's peak; ``VmHWM`` belongs to the new process image alone.
-_PEAK = """
-def peak_rss():
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-"""
-
 _RENDER = (
-    _PEAK
+    PEAK_RSS
     + """
 import json, os, sys
 from snapshot.cli import main
@@ -227,7 +211,7 @@ def big_inputs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 _MEASURE = (
-    _PEAK
+    PEAK_RSS
     + """
 import json, sys, time
 from pathlib import Path
@@ -250,20 +234,6 @@ print(json.dumps({"code": code, "rss": rss, "cpu": cpu}), file=sys.stderr)
 )
 
 
-def _peak(kind: str, src: Path, out: Path) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", _MEASURE, kind, str(src), str(out)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    data = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert data["code"] == 0, proc.stderr
-    return data
-
-
 @pytest.mark.benchmark(group="memory")
 @pytest.mark.parametrize(
     ("kind", "size"),
@@ -276,7 +246,7 @@ def test_peak_rss(
     result: dict[str, float] = {}
 
     def run() -> None:
-        result.update(_peak(kind, src, tmp_path / "out"))
+        result.update(peak_child(_MEASURE, kind, str(src), str(tmp_path / "out")))
 
     record(benchmark, f"rss_{kind}_{size}", run, rounds=1, iterations=1)
     FIGURES[f"rss_{kind}_{size}"] = {"chars": src.stat().st_size, **result}
