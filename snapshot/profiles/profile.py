@@ -192,14 +192,15 @@ class Profile:
     def layout_reason(self) -> str:
         """Why the page is set in this font, size, shade and gaps: the evidence it rests on.
 
-        The default layout is the densest one the family's *model* reads support
-        (the measured rows of ``evidence``); a denser layout that only OCR
-        readers have read (``snapshot+dense`` in the report, the frontier) is
-        not a default until a model of the family has read it.
+        The default font is the model table's choice for the family, made on the
+        family's *model* reads (the measured rows of ``evidence``, quoted here);
+        a denser layout that only OCR readers have read (``snapshot+dense`` in
+        the report, the frontier) is not a default until a model of the family
+        has read it.
 
         >>> from snapshot.profiles import profile_for
         >>> profile_for("gemini-3.8-flash", warn=False).layout_reason()[:40]
-        'snap5x8 1-bit: the densest layout this f'
+        'snap5x8 1-bit: the family default, set i'
         """
         size = "" if self.font_size is None else f"@{self.font_size}"
         gaps = f", gaps {self.col_gap}x{self.row_gap}" if self.col_gap or self.row_gap else ""
@@ -215,10 +216,10 @@ class Profile:
                 f"`snapshot probe --model {self.model}` measures one"
             )
         return (
-            f"{layout}: the densest layout this family's {len(measured)} measured model "
-            f"read(s) support (listed under evidence, first: {measured[0].claim!r}); denser "
-            "layouts that only OCR readers have read (reports/frontier.md, the report's "
-            "snapshot+dense row) wait for a model read: "
+            f"{layout}: the family default, set in the model table on its {len(measured)} "
+            f"measured model read(s) (listed under evidence, first: {measured[0].claim!r}); "
+            "denser layouts that only OCR readers have read (reports/frontier.md, the report's "
+            "snapshot+dense row) are not defaults until a model of the family reads them: "
             f"`snapshot probe --model {self.model}` measures one"
         )
 
