@@ -28,17 +28,20 @@ import zlib
 from math import gcd
 
 import numpy as np
+from isal import isal_zlib
 
 from snapshot.geometry import Geometry
 from snapshot.glyphs import SPACE, Font
 
-#: zlib level for PNG data: 1-bit text barely compresses further at higher levels,
-#: and level 1 is several times faster (see bench/README.md).
+#: Deflate level (ISA-L's igzip, 0–3) for 1-bit pages. Deflate was three quarters
+#: of a page's cost with zlib; on the 37 pages of ``b_1m.txt`` igzip level 1
+#: takes a quarter of zlib level 1 (Z_RLE)'s CPU time for smaller files (76 vs
+#: 81 KB a page), and releases the GIL, so worker threads compress side by side
+#: (see bench/README.md).
 PNG_LEVEL = 1
-#: zlib level for 8-bit gray pages (the dense layout). Measured on ``b_1m.txt``
-#: pages (1568x728, snap5x9 gray), unfiltered scanlines: level 1 takes a third
-#: of level 6's time for 207 KB a page instead of 140 KB; Sub filtering, used
-#: before, gave 155 KB at level 6 (see bench/README.md).
+#: Deflate level for 8-bit gray pages (the dense layout), unfiltered scanlines:
+#: igzip level 1 takes a fifth of zlib level 1's time on snap5x9 gray pages of
+#: ``b_1m.txt`` (2.3 vs 12.4 ms a page) for 210 KB a page instead of 203 KB.
 GRAY_PNG_LEVEL = 1
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -199,7 +202,7 @@ def pack(pixels: np.ndarray) -> np.ndarray:
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
-    crc = zlib.crc32(data, zlib.crc32(kind))  # no kind + data copy of a 100 KB IDAT
+    crc = isal_zlib.crc32(data, isal_zlib.crc32(kind))  # no kind + data copy of a 100 KB IDAT
     return b"".join((struct.pack(">I", len(data)), kind, data, struct.pack(">I", crc)))
 
 
@@ -209,8 +212,30 @@ def _png(ihdr: bytes, idat: bytes) -> bytes:
     )
 
 
+def _deflate(raw: np.ndarray, level: int) -> bytes:
+    """Zlib-format deflate of ``raw``'s bytes with ISA-L's igzip at ``level`` (0–3).
+
+    Same input, same level and the same ``isal`` build give the same bytes.
+    igzip never falls back to stored blocks, so on noise it writes more than
+    its input (and more than zlib's ``deflateBound``, which
+    :func:`snapshot.profiles.png_bytes_bound` relies on): such data is stored
+    instead (stdlib zlib, level 0). Text pages never come near it.
+
+    >>> raw = np.arange(4096, dtype=np.uint32).view(np.uint8)  # hard to compress
+    >>> len(_deflate(raw, 1)) <= raw.size + 5 + 6  # one stored block and the wrapper
+    True
+    """
+    if not 0 <= level <= isal_zlib.ISAL_BEST_COMPRESSION:
+        raise ValueError(f"deflate level must be 0..{isal_zlib.ISAL_BEST_COMPRESSION}, got {level}")
+    comp = isal_zlib.compressobj(level, isal_zlib.DEFLATED, 15, 9)
+    out = comp.compress(raw.data) + comp.flush()  # no tobytes() copy
+    if len(out) >= raw.nbytes:
+        return zlib.compress(raw.data, 0)
+    return out
+
+
 def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = PNG_LEVEL) -> bytes:
-    """Encode a 1-bit grayscale PNG; same input, same bytes (no timestamps, fixed zlib level).
+    """Encode a 1-bit grayscale PNG; same input, same bytes (no timestamps, fixed deflate level).
 
     Takes packed rows ``(H, ceil(W / 8))`` or an H×W uint8 image.
 
@@ -229,10 +254,7 @@ def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = 
     raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
     raw[:, 1:] = arr
     ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
-    # Z_RLE: on 1-bit text as small as the default strategy, about twice as fast
-    comp = zlib.compressobj(level, zlib.DEFLATED, 15, 9, zlib.Z_RLE)
-    idat = comp.compress(raw.data) + comp.flush()  # no tobytes() copy
-    return _png(ihdr, idat)
+    return _png(ihdr, _deflate(raw, level))
 
 
 # --------------------------------------------------------------------------- gray pages
@@ -281,7 +303,7 @@ def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarr
 def to_png_gray(pixels: np.ndarray, *, level: int = GRAY_PNG_LEVEL) -> bytes:
     """Encode an H×W uint8 image as an 8-bit grayscale PNG; same input, same bytes.
 
-    Scanlines are unfiltered and zlib runs at a fixed level (:data:`GRAY_PNG_LEVEL`).
+    Scanlines are unfiltered and deflate runs at a fixed level (:data:`GRAY_PNG_LEVEL`).
 
     >>> png = to_png_gray(np.full((2, 3), 200, np.uint8))
     >>> struct.unpack(">IIBB", png[16:26])
@@ -295,6 +317,4 @@ def to_png_gray(pixels: np.ndarray, *, level: int = GRAY_PNG_LEVEL) -> bytes:
     raw[:, 0] = 0  # filter type None: smaller than Sub or Up on anti-aliased text
     raw[:, 1:] = arr
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    comp = zlib.compressobj(level, zlib.DEFLATED, 15, 9)
-    idat = comp.compress(raw.data) + comp.flush()  # no tobytes() copy
-    return _png(ihdr, idat)
+    return _png(ihdr, _deflate(raw, level))

@@ -142,3 +142,32 @@ def test_png_bytes_are_deterministic(dense) -> None:  # type: ignore[no-untyped-
     assert to_png(rasterize(grid, dense, g), g.size) == to_png(
         rasterize(grid.copy(), dense, g), g.size
     )
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+@pytest.mark.parametrize("size", [(1, 1), (8, 1), (64, 64), (1568, 728)])
+def test_noise_is_stored_within_the_bound_and_still_decodes(
+    level: int, size: tuple[int, int]
+) -> None:
+    # igzip grows incompressible input (it never stores); to_png must not, or the byte
+    # budgets that profiles check with png_bytes_bound would not hold for every page.
+    import base64
+
+    from snapshot.profiles import png_bytes_bound
+
+    w, h = size
+    px = np.where(np.random.default_rng(level).random((h, w)) < 0.5, 0, 255).astype(np.uint8)
+    png = to_png(px, size, level=level)
+    assert len(base64.b64encode(png)) <= png_bytes_bound(w, h)
+    with Image.open(io.BytesIO(png)) as im:
+        assert np.array_equal(np.asarray(im.convert("L")), px)
+
+
+def test_text_pages_are_compressed_not_stored(dense) -> None:  # type: ignore[no-untyped-def]
+    g = Geometry(dense, cols=60, rows=20, header=False)
+    grid = np.tile(np.array([dense.index_of(c) for c in "def f(x): return x + 1   "[:20]]), (20, 3))
+    packed = rasterize(grid, dense, g)
+    png = to_png(packed, g.size)
+    assert len(png) < packed.nbytes / 4
+    with pytest.raises(ValueError, match="deflate level"):
+        to_png(packed, g.size, level=4)

@@ -62,8 +62,9 @@ def png_bytes_bound(width: int, height: int) -> int:
     218204
     """
     raw = height * (1 + math.ceil(width / 8))  # filter byte + packed row
-    # zlib's deflateBound() for non-default settings (raster.to_png uses memLevel 9 and
-    # Z_RLE), which holds for any input, plus the 6-byte zlib wrapper.
+    # zlib's deflateBound() for non-default settings, which holds for any input at any
+    # zlib level, plus the 6-byte wrapper: raster.to_png stores (zlib level 0) whatever
+    # igzip would grow.
     deflate = raw + ((raw + 7) >> 3) + ((raw + 63) >> 6) + 5 + 6
     png = 8 + 25 + 12 + 12 + deflate  # signature, IHDR, IEND, one IDAT chunk
     return 4 * math.ceil(png / 3)
