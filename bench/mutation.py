@@ -14,12 +14,22 @@ with ``--seed``. The same seed and source give the same sample.
     python bench/mutation.py --per-module 0        # every mutant (hours)
     python bench/mutation.py --report              # the table of the last run only
     python bench/mutation.py --rerun NAME [NAME..] # re-run named mutants (after a new test)
+    python bench/mutation.py --confirm             # re-check the last run's not-killed mutants
 
 The run is niced (``nice -n 19``) with ``--workers`` parallel children (default 2).
 The report counts each module's sampled mutants by outcome; the kill rate is
 ``killed / sampled``: a mutant no selected test reaches, a timeout and a mutant
 not run all count against it (on a shared, niced machine a timeout is more often
 a starved worker than a mutant that loops).
+Per mutant mutmut runs only the tests its stats run saw reaching the mutated
+function. Code that runs at import (the provider tables, cached templates) is
+credited to whichever test imported the module first, so a mutant there meets
+one unrelated test and "survives"; a mutant that breaks the import can show as
+a timeout of the fork server. ``--confirm`` therefore runs every selected test
+file again for each mutant the run did not kill, in a fresh interpreter with
+``MUTANT_UNDER_TEST`` set (what mutmut's trampolines read at call time): a
+failure there is a kill, counted in its own column of the table.
+
 Requires ``pip install mutmut==3.8.1``; the project need not be installed.
 """
 
@@ -31,12 +41,15 @@ import os
 import random
 import subprocess
 import sys
+import tomllib
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 MUTANTS = REPO / "mutants"
 SAMPLE = MUTANTS / "sample.txt"
+CONFIRMED = MUTANTS / "confirmed.json"
 MODULES = {
     "snapshot/ladder/": "snapshot.ladder.",
     "snapshot/billing/": "snapshot.billing.",
@@ -102,18 +115,68 @@ def _run(names: list[str], workers: int) -> None:
     subprocess.run(cmd, cwd=REPO, env=_env(), check=False)
 
 
+def _selection() -> list[str]:
+    """The test files and pytest options ``[tool.mutmut]`` gives mutmut."""
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mutmut"]
+    return [*config["pytest_add_cli_args"], *config["pytest_add_cli_args_test_selection"]]
+
+
+def _confirm_one(name: str, timeout: float) -> str:
+    """``killed`` / ``survived`` / ``timeout`` for one mutant, every selected test, fresh process."""
+    env = dict(_env(), MUTANT_UNDER_TEST=name, PYTHONPATH=str(MUTANTS))
+    cmd = ["nice", "-n", "19", sys.executable, "-m", "pytest", "-x", "-q", *_selection()]
+    try:
+        done = subprocess.run(
+            cmd,
+            cwd=MUTANTS,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "survived" if done.returncode == 0 else "killed"
+
+
+def confirm(names: list[str], workers: int, timeout: float) -> dict[str, str]:
+    """Re-check each of ``names`` in a fresh interpreter; saved to ``mutants/confirmed.json``."""
+    with ThreadPoolExecutor(max(1, workers)) as pool:
+        outcomes = dict(
+            zip(names, pool.map(lambda n: _confirm_one(n, timeout), names), strict=True)
+        )
+    for name, outcome in outcomes.items():
+        print(f"{outcome:9s} {name}", flush=True)
+    CONFIRMED.write_text(json.dumps(outcomes, indent=1, sort_keys=True) + "\n")
+    return outcomes
+
+
+def _outcome(name: str, codes: dict[str, int | None], confirmed: dict[str, str]) -> str:
+    outcome = OUTCOME.get(codes.get(name), "other")
+    if outcome != "killed" and confirmed.get(name) == "killed":
+        return "killed, fresh process"
+    return outcome
+
+
+def _confirmed() -> dict[str, str]:
+    return json.loads(CONFIRMED.read_text()) if CONFIRMED.exists() else {}
+
+
 def report(names: list[str]) -> str:
     """The per-module table of the sampled mutants' outcomes (markdown)."""
     codes = _results()
+    confirmed = _confirmed()
     generated = Counter(_module(n) for n in codes)
     rows = [
-        "| module | generated | sampled | killed | survived | no tests | timeout | not run | kill rate |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| module | generated | sampled | killed | of which in a fresh process | survived "
+        "| no tests | timeout | not run | kill rate |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     total: Counter[str] = Counter()
     for module in MODULES:
         outcomes = Counter(
-            OUTCOME.get(codes[n], "other") for n in names if _module(n) == module and n in codes
+            _outcome(n, codes, confirmed) for n in names if _module(n) == module and n in codes
         )
         sampled = sum(outcomes.values())
         total.update(outcomes)
@@ -123,14 +186,18 @@ def report(names: list[str]) -> str:
 
 
 def _row(label: str, generated: int, sampled: int, c: Counter[str]) -> str:
-    rate = f"{100 * c['killed'] / sampled:.1f} %" if sampled else "-"
-    cells = [c["killed"], c["survived"], c["no tests"], c["timeout"], c["not run"]]
+    killed = c["killed"] + c["killed, fresh process"]
+    rate = f"{100 * killed / sampled:.1f} %" if sampled else "-"
+    cells = [killed, c["killed, fresh process"], c["survived"], c["no tests"], c["timeout"]]
+    cells.append(c["not run"])
     return f"| {label} | {generated} | {sampled} | " + " | ".join(map(str, cells)) + f" | {rate} |"
 
 
 def survivors(names: list[str]) -> list[str]:
+    """The mutants neither mutmut nor ``--confirm`` killed."""
     codes = _results()
-    return [n for n in names if OUTCOME.get(codes.get(n), "other") != "killed"]
+    confirmed = _confirmed()
+    return [n for n in names if not _outcome(n, codes, confirmed).startswith("killed")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,6 +207,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--report", action="store_true", help="print the last run's table only")
     p.add_argument("--rerun", nargs="+", metavar="NAME", help="re-run these mutants only")
+    p.add_argument(
+        "--confirm", action="store_true", help="re-check the not-killed mutants in fresh processes"
+    )
+    p.add_argument("--timeout", type=float, default=1200.0, help="seconds per --confirm run")
     args = p.parse_args(argv)
 
     if args.rerun:
@@ -152,7 +223,13 @@ def main(argv: list[str] | None = None) -> int:
         SAMPLE.write_text("\n".join(names) + "\n")
         print(f"{len(names)} mutants sampled (seed {args.seed}) → {SAMPLE.relative_to(REPO)}")
         _run(names, args.workers)
+        CONFIRMED.unlink(missing_ok=True)  # a new run: earlier confirmations do not apply
     names = SAMPLE.read_text().split()
+    if args.confirm:
+        codes = _results()
+        confirm(
+            [n for n in names if OUTCOME.get(codes.get(n)) != "killed"], args.workers, args.timeout
+        )
     print(report(names))
     left = survivors(names)
     print(f"\n{len(left)} not killed: `mutmut show NAME` for the diff")

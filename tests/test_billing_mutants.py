@@ -211,3 +211,12 @@ def test_validate_tables_names_the_broken_row(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(providers, "TEXT_TOKENIZER_BY_MODEL", stray)
     with pytest.raises(TableError, match="unknown model 'no-such-model'"):
         providers.validate_tables()
+
+
+def test_fit_within_refuses_an_unknown_rounding() -> None:
+    from snapshot.billing.schemes import fit_within
+
+    assert fit_within(1436, 962, 1024, 1024, rounding="round") == (1024, 686)
+    assert fit_within(1436, 962, 1024, 1024) == (1024, 685)
+    with pytest.raises(ValueError, match="rounding must be 'floor' or 'round'"):
+        fit_within(1436, 962, 1024, 1024, rounding="ROUND")  # type: ignore[arg-type]

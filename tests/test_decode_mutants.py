@@ -120,3 +120,45 @@ def _blank_png() -> bytes:
     buf = io.BytesIO()
     Image.new("L", (200, 60), 255).save(buf, "PNG")
     return buf.getvalue()
+
+
+def test_bit_keys_of_long_rows_depend_on_every_bit() -> None:
+    # rows that differ in one position only, for every position of two 64-bit chunks
+    base = np.zeros(128, np.uint8)
+    rows = np.tile(base, (129, 1))
+    rows[np.arange(1, 129), np.arange(128)] = 1
+    assert len(set(_bit_keys(rows).tolist())) == 129
+
+
+def test_a_cell_darker_than_any_glyph_is_read_without_a_crash() -> None:
+    # Nearly solid ink thresholds to all ones, a key above every snap5x8 template.
+    font = load_font("snap5x8")
+    g = Geometry(font, cols=20, rows=3, header=False)
+    page = render("abc def\nghi", g)[0]
+    px = page.pixels.copy()
+    w, h = font.cell
+    x0, y0 = g.origin
+    px[y0 + 2 * h : y0 + 3 * h, x0 + 10 * w : x0 + 11 * w] = 25  # 90 % ink, not binary
+    text = read(px, font, geometry=g)
+    words = text.split()
+    assert words[:3] == ["abc", "def", "ghi"] and len(words) == 4 and len(words[3]) == 1
+
+
+def test_a_header_at_the_corner_with_a_column_gap_is_found() -> None:
+    from snapshot.decode import find_header
+
+    font = load_font("snap5x8")
+    g = Geometry(font, cols=40, rows=3, padding=0, col_gap=2)
+    page = render("hello world", g)[0]
+    found = find_header(page.pixels.astype(np.float32) < 128, font)
+    assert found is not None
+    _, x0, y0, gap = found
+    assert (x0, y0, gap) == (0, 0, 2)
+
+
+def test_a_strip_too_short_for_a_header_has_none() -> None:
+    from snapshot.decode import find_header
+
+    font = load_font("snap5x8")
+    strip = np.zeros((font.cell[1] + 2, 200), np.float32)
+    assert find_header(strip, font) is None

@@ -255,3 +255,224 @@ def test_split_by_chars_and_a_fallback_target() -> None:
     assert split_by_chars(10, {"user": 30, "assistant": 70}) == {"user": 3, "assistant": 7}
     assert split_by_chars(5, {"user": 0}) == {"user": 0}
     assert target_for("no-such-reader-xyz", fallback=True).model
+
+
+# --------------------------------------------------------------------------- run 2's survivors
+
+
+def test_budget_notes_count_every_image_media_type(claude: Target) -> None:
+    from snapshot.ladder.compact import _check_budgets
+
+    def image(media: str) -> dict[str, object]:
+        return {"type": "image", "source": {"media_type": media, "data": "AA=="}}
+
+    body = {
+        "messages": [{"content": [image("image/png"), image("image/png"), image("image/jpeg")]}]
+    }
+    two = replace(claude, max_images=2)
+    assert _check_budgets(body, two) == [
+        f"request carries 3 images; {claude.model} takes at most 2"
+    ]
+    assert _check_budgets(body, replace(claude, max_images=3)) == []
+
+
+def test_compact_writes_its_record_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    # A C locale without UTF-8 mode would write the record in ASCII (or fail on "→").
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.path.insert(0, 'tests'); from pathlib import Path\n"
+        "from ladder_helpers import agent_run\n"
+        "from snapshot.ladder.compact import compact\n"
+        "from snapshot.ladder.target import target_for\n"
+        f"conv = agent_run(40); model = {MODEL!r}\n"
+        "out = compact(conv, model, target_for(model).tokens(conv.path()) // 6)\n"
+        "out.write(Path(sys.argv[1]))\n"
+    )
+    env = dict(os.environ, LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    env["PYTHONIOENCODING"] = "utf-8"
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], env=env, check=True)
+    raw = (tmp_path / "record.json").read_bytes()
+    assert "→".encode() in raw
+    assert json.loads(raw.decode("utf-8"))["request_file"] == "request.json"
+
+
+def test_resume_estimates_a_referenced_image_by_its_header(tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    from snapshot import profiles
+    from snapshot.ladder.context import message_estimator
+
+    buf = io.BytesIO()
+    Image.new("RGB", (640, 480), "white").save(buf, format="PNG")
+    (tmp_path / "shot.png").write_bytes(buf.getvalue())
+    img = ImageBlock("image/png", path=str(tmp_path / "shot.png"), origin="shot.png")
+    conv = replace(
+        linear("c", [("u1", "user", [TextBlock("look"), img])]),
+        source=str(tmp_path / "session.jsonl"),
+    )
+    estimate, how = message_estimator(conv, MODEL)
+    text_only = target_for(MODEL).text_tokens_for_chars(conv.messages[0], conv.messages[0].chars())
+    assert estimate(conv.messages[0]) == text_only + profiles.image_tokens(MODEL, 640, 480)
+    assert how.endswith(f"images per the {MODEL} profile")
+
+
+def test_a_head_over_budget_names_the_head_not_the_rest(claude: Target) -> None:
+    from snapshot.ladder.ladder import _budget_failure
+
+    msgs = [("u0", "user", [TextBlock("task " * 400)])]
+    msgs += [(f"m{i}", "assistant" if i % 2 else "user", [TextBlock("x")]) for i in range(1, 9)]
+    conv = linear("h", msgs)  # type: ignore[arg-type]
+    head = conv.path()[:1]
+    floor = claude.tokens(head)
+    assert _budget_failure(conv, claude, floor - 1, 10**6) == (
+        f"the budget of {floor - 1:,} tokens is smaller than the verbatim head alone "
+        f"({floor:,} tokens, all text); nothing the ladder may remove can fit it"
+    )
+
+
+def test_the_result_carries_the_targets_correction(claude: Target) -> None:
+    conv = agent_run(3)
+    result = run_ladder(conv, claude.with_correction(1.25), 10**9)
+    assert result.correction == 1.25
+
+
+def test_the_tail_shrinks_by_halves_then_to_the_last_exchange(
+    claude: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.ladder import ladder as ladder_module
+    from snapshot.ladder.ladder import LadderOptions, _snapshot_to_budget
+
+    shares: list[float | None] = []
+    real = ladder_module.snapshot
+
+    def spy(conv, target, sheet):  # type: ignore[no-untyped-def]
+        shares.append(sheet.tail_share)
+        return real(conv, target, sheet)
+
+    monkeypatch.setattr(ladder_module, "snapshot", spy)
+    _snapshot_to_budget(agent_run(30), claude, LadderOptions(), budget=1)
+    assert shares == [0.2, 0.1, 0.05, 0.0]
+
+
+def test_a_summary_reads_an_earlier_snapshot_as_its_source_text(claude: Target) -> None:
+    from snapshot.ladder.ladder import summarize_middle
+    from snapshot.ladder.summary import Summary
+
+    seen: list[list[str]] = []
+
+    class Reader:
+        name = "spy"
+
+        def summarize(self, conv, span):  # type: ignore[no-untyped-def]
+            seen.append([m.text() for m in span])
+            return Summary(text="short", source="model", input_chars=1, output_chars=5)
+
+    conv = agent_run(60)
+    snapped = snapshot(conv, claude, SheetOptions())
+    assert snapped.record.data["pages"] >= 1
+    result, summary = summarize_middle(snapped.conversation, claude, Reader(), keep_turns=1)
+    source = next(m for m in snapped.conversation.path() if m.meta.get("kind") == "snapshot")
+    assert str(source.meta["source_text"]) in seen[0]
+    assert result.record.rung == "summary"
+    assert result.record.notes == (f"{result.record.changed} messages → one model summary",)
+    made = next(m for m in result.conversation.path() if m.meta.get("kind") == "summary")
+    assert made.meta["source"] == "model" and summary.text == "short"
+
+
+def test_a_four_character_number_is_a_needle() -> None:
+    from snapshot.ladder.needles import candidates
+
+    assert candidates("port 8080 and 123")["number"] == ["8080"]
+
+
+def test_the_image_limit_search_finds_the_largest_prefix_that_fits(claude: Target) -> None:
+    from snapshot.ladder.serialize import serialize
+    from snapshot.ladder.sheets import _fitting_prefix, _render, _split_points
+
+    fresh = list(agent_run(60).path()[1:-2])
+    opts = SheetOptions()
+    points = _split_points(fresh)
+    for allowed in (1, 2, 3):
+        expected = max(
+            [p for p in points if len(_render(serialize(fresh[:p]), claude, opts)[0]) <= allowed],
+            default=0,
+        )
+        assert _fitting_prefix(fresh, [], allowed, claude, opts) == expected
+
+
+def test_snapshot_notes_for_nothing_to_image(claude: Target) -> None:
+    conv = agent_run(1)
+    result = snapshot(conv, claude, SheetOptions(keep_turns=5))
+    assert (result.record.rung, result.record.notes) == ("snapshot", ("no middle to image",))
+
+
+def test_snapshot_of_a_middle_with_nothing_to_draw(
+    claude: Target, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.ladder import sheets
+
+    monkeypatch.setattr(sheets, "_render", lambda source, target, options: ([], []))
+    result = snapshot(agent_run(30), claude, SheetOptions())
+    assert (result.record.rung, result.record.notes) == (
+        "snapshot",
+        ("middle is empty after normalization",),
+    )
+
+
+def test_the_overflow_note_says_what_stays_as_text(claude: Target) -> None:
+    import re
+
+    conv = agent_run(40)
+    result = snapshot(conv, replace(claude, max_images=2), SheetOptions())
+    said = re.search(
+        r"the (\d+) after them \(([\d,]+) characters\) stay as text$", result.record.notes[1]
+    )
+    assert said is not None and int(said.group(1)) == result.record.data["left_as_text"]
+
+
+def test_pages_too_large_for_the_provider_are_refused_by_the_snapshot_rung(claude: Target) -> None:
+    result = snapshot(agent_run(30), replace(claude, max_image_bytes=100), SheetOptions())
+    assert result.record.rung == "snapshot"
+    assert result.record.data == {"refused": "max_image_bytes"}
+    assert result.record.notes[0].startswith("refused: pages [1")
+    assert result.record.notes[0].endswith("exceed 100 bytes base64")
+
+
+def test_the_snapshot_record_counts_its_page_bytes(claude: Target) -> None:
+    result = snapshot(agent_run(60), claude, SheetOptions())
+    assert result.record.data["page_bytes"] == sum(len(p.png()) for p in result.pages)
+
+
+def test_an_earlier_snapshot_without_covers_folds_in(claude: Target) -> None:
+    first = snapshot(agent_run(60), claude, SheetOptions())
+    old = [
+        replace(m, meta={k: v for k, v in m.meta.items() if k != "covers"})
+        if m.meta.get("kind") == "snapshot"
+        else m
+        for m in first.conversation.path()
+    ]
+    longer = linear_copy_with(first.conversation, old, extra=agent_run(60).path()[1:])
+    again = snapshot(longer, claude, SheetOptions(max_cost_ratio=10.0))
+    made = next(m for m in again.conversation.path() if m.meta.get("kind") == "snapshot")
+    assert again.record.notes[0].endswith("pages")
+    assert made.meta["covers"] and "snapshot-" not in " ".join(made.meta["covers"])
+
+
+def linear_copy_with(conv, messages, *, extra):  # type: ignore[no-untyped-def]
+    from snapshot.ladder.record import linear_copy
+
+    renamed = [replace(m, id=f"late-{m.id}") for m in extra]
+    return linear_copy(conv, [*messages, *renamed])
+
+
+def test_a_target_plans_with_its_counters_characters_per_token() -> None:
+    from snapshot.ladder.target import _reference_chars_per_token
+
+    gpt = target_for("gpt-5.5")
+    assert gpt.chars_per_token == pytest.approx(_reference_chars_per_token(gpt.text_tokens))
+    assert gpt.chars_per_token != 4.0

@@ -102,7 +102,12 @@ def test_openai_summary(server: str, monkeypatch: pytest.MonkeyPatch) -> None:
         agent_run(3), agent_run(3).path()[1:4]
     )
     assert summary.text == SUMMARY and summary.source == "model"
+    assert summary.model == "gpt-5.1"
     assert _Handler.requests[0]["path"].endswith("/chat/completions")
+    sent = _Handler.requests[0]["body"]
+    assert sent["model"] == "gpt-5.1"
+    assert [m["role"] for m in sent["messages"]] == ["user"]
+    assert sent["messages"][0]["content"].startswith("Summarize")
 
 
 def test_no_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:

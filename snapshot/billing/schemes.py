@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
@@ -78,6 +79,9 @@ def _multiples(step: int, limit: int) -> tuple[int, ...]:
     return tuple(range(step, limit + 1, step))
 
 
+_ROUNDING: dict[str, Callable[[Fraction], int]] = {"floor": math.floor, "round": round}
+
+
 def fit_within(
     width: int,
     height: int,
@@ -97,10 +101,12 @@ def fit_within(
     >>> fit_within(1436, 962, 1024, 1024, rounding="round")
     (1024, 686)
     """
+    rnd = _ROUNDING.get(rounding)
+    if rnd is None:  # a typo must not silently pick one of the two
+        raise ValueError(f"rounding must be 'floor' or 'round', got {rounding!r}")
     if width <= box_w and height <= box_h:
         return width, height
     scale = min(Fraction(box_w, width), Fraction(box_h, height))
-    rnd = math.floor if rounding == "floor" else round
     w, h = max(1, rnd(width * scale)), max(1, rnd(height * scale))
     return min(w, box_w), min(h, box_h)
 

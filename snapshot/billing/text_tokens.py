@@ -134,7 +134,7 @@ def count_text(text: str, tokenizer: TextTokenizer) -> TextCount:
     cpt = row.chars_per_token
     if not cpt:
         raise ValueError(f"tokenizer row without encoding, ctok version or chars_per_token: {row}")
-    tokens = math.ceil(chars / cpt) if chars else 0
+    tokens = math.ceil(chars / cpt)
     return TextCount(chars, tokens, "estimate", f"estimate ({cpt:g} chars/token)", row.fact.cite())
 
 
