@@ -956,6 +956,24 @@ def test_line_reader_sends_the_whole_page_once_and_maps_rows_to_lines(
     assert m.char_accuracy == 1.0
 
 
+def test_line_reader_keeps_rows_aligned_when_the_model_adds_a_closing_remark(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from snapshot.glyphs import load_font
+    from snapshot.legibility.readers import line_geometry, measure
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
+    lines = ["def f(x): return x + 1", "id 9f8e7d6c2b1a", "ValueError: bad input"]
+    geometry = line_geometry(load_font("snap8x16"), lines)
+    transcribe = _decoder_transcribes("snap8x16")
+    remark = lambda rec: transcribe(rec) + "\nThat is the whole page."  # noqa: E731
+    with FakeProvider(KEYS, remark, max_requests=4, lifetime=600) as server:
+        reader = live.reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
+        m = measure(reader, lines, geometry)
+    # Dropping extra lines from the top (as before) would shift every row by one.
+    assert m.readings == tuple(lines)
+
+
 def test_tune_reader_live_runs_against_the_endpoint_given(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

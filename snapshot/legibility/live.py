@@ -573,15 +573,37 @@ TRANSCRIBE_PROMPT = (
 )
 
 
+def reply_rows(text: str, rows: int) -> list[str]:
+    """A transcription reply as the page's text rows, top first.
+
+    Code fences are dropped, and so is a page header the model transcribed as
+    well (a line that parses as one, or, when the reply has more lines than the
+    page has rows, a first line starting ``page``). Lines after the last row
+    (a closing remark) are ignored by position.
+
+    >>> reply_rows("page 1/1 lines snap8x16 40x3 pad 2 gap 0x0 cell 8x16\\nab\\ncd\\nDone.", 2)
+    ['ab', 'cd', 'Done.']
+    >>> reply_rows("```\\nab\\n```", 2)
+    ['ab']
+    """
+    from snapshot.text import parse_header
+
+    lines = [ln for ln in text.split("\n") if not ln.startswith("```")]
+    while lines and parse_header(lines[0].strip()) is not None:
+        lines = lines[1:]
+    if len(lines) > rows and lines[0].lstrip().lower().startswith("page"):
+        lines = lines[1:]  # a header too garbled to parse
+    return lines
+
+
 @dataclass
 class LineReader:
     """A live model as a :class:`~snapshot.legibility.readers.Reader` for ``snapshot tune``.
 
     The model gets the whole page (as the tuner drew it) and a transcription
     prompt, never the rows it will be scored on; its reply is split into lines
-    and row ``r`` is line ``r``. A page header the model transcribed as well
-    (more lines than the page has text rows) is dropped from the top. One
-    request per distinct page: the reply is kept for the other rows asked.
+    and row ``r`` is line ``r`` (:func:`reply_rows`). One request per distinct
+    page: the reply is kept for the other rows asked.
 
     >>> reader = LineReader(probe_target_for("claude-sonnet-5-5"), api_key="sk-not-a-key")
     >>> reader.name, "sk-not-a-key" in repr(reader)
@@ -617,9 +639,7 @@ class LineReader:
                 base_url=self.base_url,
                 timeout=self.timeout,
             )
-            lines = [ln for ln in reply.text.split("\n") if not ln.startswith("```")]
-            extra = len(lines) - len(layout.row_boxes)
-            self._replies[key] = lines[extra:] if extra > 0 else lines
+            self._replies[key] = reply_rows(reply.text, len(layout.row_boxes))
         lines = self._replies[key]
         return [lines[r] if r < len(lines) else "" for r in rows]
 
