@@ -16,7 +16,7 @@ with ``--seed``. The same seed and source give the same sample.
     python bench/mutation.py --rerun NAME [NAME..] # re-run named mutants (after a new test)
     python bench/mutation.py --confirm             # re-check the last run's not-killed mutants
 
-The run is niced (``nice -n 19``) with ``--workers`` parallel children (default 2).
+The run is niced (``nice -n 19``; ``--nice N``) with ``--workers`` parallel children (default 2).
 The report counts each module's sampled mutants by outcome; the kill rate is
 ``killed / sampled``: a mutant no selected test reaches, a timeout and a mutant
 not run all count against it (on a shared, niced machine a timeout is more often
@@ -110,8 +110,11 @@ def _sample(per_module: int, seed: int) -> list[str]:
     return chosen
 
 
+NICE = 19  # --nice: a shared machine's other work goes first
+
+
 def _run(names: list[str], workers: int) -> None:
-    cmd = ["nice", "-n", "19", str(_mutmut()), "run", "--max-children", str(workers), *names]
+    cmd = ["nice", "-n", str(NICE), str(_mutmut()), "run", "--max-children", str(workers), *names]
     subprocess.run(cmd, cwd=REPO, env=_env(), check=False)
 
 
@@ -124,7 +127,7 @@ def _selection() -> list[str]:
 def _confirm_one(name: str, timeout: float) -> str:
     """``killed`` / ``survived`` / ``timeout`` for one mutant, every selected test, fresh process."""
     env = dict(_env(), MUTANT_UNDER_TEST=name, PYTHONPATH=str(MUTANTS))
-    cmd = ["nice", "-n", "19", sys.executable, "-m", "pytest", "-x", "-q", *_selection()]
+    cmd = ["nice", "-n", str(NICE), sys.executable, "-m", "pytest", "-x", "-q", *_selection()]
     try:
         done = subprocess.run(
             cmd,
@@ -211,7 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         "--confirm", action="store_true", help="re-check the not-killed mutants in fresh processes"
     )
     p.add_argument("--timeout", type=float, default=1200.0, help="seconds per --confirm run")
+    p.add_argument("--nice", type=int, default=NICE, help="niceness of the runs (default 19)")
     args = p.parse_args(argv)
+    globals()["NICE"] = args.nice
 
     if args.rerun:
         _run(args.rerun, args.workers)
