@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         _run(args.rerun, args.workers)
         print(report(args.rerun))
         return 0
-    if not args.report:
+    if not (args.report or args.confirm):  # both read the last run
         _generate()
         names = _sample(args.per_module, args.seed)
         SAMPLE.write_text("\n".join(names) + "\n")
