@@ -94,6 +94,7 @@ ONE_CALL = {
     "cmd_rewind": "snapshot.transcript.session.rewind",
     "cmd_retry": "snapshot.transcript.session.retry",
     "cmd_resume": "snapshot.transcript.session.resume",
+    "cmd_context": "snapshot.ladder.context.context_use",
     "_resolve": "snapshot.transcript.session.open_target",
 }
 

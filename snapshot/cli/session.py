@@ -343,8 +343,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from snapshot.ladder.context import ImageUse, context_use
-    from snapshot.transcript.tree import CONTEXT_KINDS
+    from snapshot.ladder.context import context_use
 
     t = _resolve(args)
     use = context_use(t.conv, args.model)  # an unknown model is an error
@@ -352,47 +351,28 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        from snapshot import profiles
-
-        record = {
-            "total_tokens": counted.total,
-            "text_tokens": counted.text,
-            "image_tokens": counted.images,
-            "text_counter": counted.counter,
-            "model": args.model,
-            "conversation": t.name,
-            "messages": use.messages,
-            **profiles.profile_for(args.model).lifecycle_record(),
-        }
-        print(json.dumps(record, indent=2))
+        print(json.dumps(use.record(t.name), indent=2))
         return 0
 
     _say(f"{t.name}: {use.messages} messages on the path to {t.conv.tip}, model {args.model}")
     grand = use.grand_total
     _say(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
-    for kind in CONTEXT_KINDS:
+    for kind in use.chars:  # the kinds in their fixed order (tree.CONTEXT_KINDS)
         pct = 100 * use.text_tokens[kind] / grand if grand else 0.0
         _say(f"{kind:14}{use.chars[kind]:>12,}{use.text_tokens[kind]:>16,}{pct:>7.1f}%")
     total_text = sum(use.text_tokens.values())
     _say(f"{'text':14}{sum(use.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
 
-    by_kind: dict[str, list[ImageUse]] = {}
-    for img in use.images:
-        by_kind.setdefault(img.kind, []).append(img)
-    for kind, rows in by_kind.items():
-        nbytes = sum(r.nbytes for r in rows)
-        unknown = sum(1 for r in rows if r.size is None)
-        sizes: dict[str, int] = {}
-        for r in rows:
-            key = f"{r.size[0]}×{r.size[1]}" if r.size else "unknown size"
-            sizes[key] = sizes.get(key, 0) + 1
-        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(sizes.items())[:6])
-        line = f"images in {kind}: {len(rows)}, {nbytes:,} bytes ({shown})"
-        billed = sum(r.billed or 0 for r in rows)
-        pct = 100 * billed / grand if grand else 0.0
-        line += f"; billed {billed:,} tokens ({pct:.1f}%)"
-        if unknown:
-            line += f", {unknown} of unknown size not priced"
+    for group in use.image_groups():
+        labels = [
+            (f"{size[0]}×{size[1]}" if size else "unknown size", n) for size, n in group.sizes
+        ]
+        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in labels[:6])
+        line = f"images in {group.kind}: {group.count}, {group.nbytes:,} bytes ({shown})"
+        pct = 100 * group.billed / grand if grand else 0.0
+        line += f"; billed {group.billed:,} tokens ({pct:.1f}%)"
+        if group.unknown:
+            line += f", {group.unknown} of unknown size not priced"
         _say(line)
     if not use.images:
         _say("images: none")
