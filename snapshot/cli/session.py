@@ -10,15 +10,17 @@ copy instead of starting over. Commands that change a stored conversation
 check the workspace is writable first and hold its lock from load to save
 (a first import included), so two of them never undo each other. Listings
 print transcript text and labels with control characters escaped.
+
+Each command body resolves CONV, makes one call into
+:mod:`snapshot.transcript.session` (which runs the store transaction) and
+prints its result; the announcements reach stderr through ``note``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from snapshot.cli.argtypes import at_least
@@ -27,7 +29,7 @@ from snapshot.cli.terminal import safe_line
 
 if TYPE_CHECKING:
     from snapshot.transcript.model import Conversation, ImageBlock, Message
-    from snapshot.transcript.store import Store
+    from snapshot.transcript.session import Target
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -109,33 +111,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 # --- resolving CONV --------------------------------------------------------------
 
 
-@dataclass
-class Opened:
-    """The conversation a command works on, and whether the store holds it yet."""
-
-    store: Store
-    conv: Conversation
-    stored: bool  # in the workspace (else freshly imported, not yet saved)
-    source: str  # the file it was imported from, if any
-    imported: bool = False  # this command stored it (announced once)
-
-    def reload(self) -> Conversation:
-        """The current stored state; call under the lock.
-
-        A file imported before the lock was taken may have been stored by a
-        concurrent command since: then the stored copy (with its checkpoints)
-        is what this command changes, never overwritten by a fresh import.
-        """
-        if self.stored or self.store.exists(self.conv.id, self.conv.agent):
-            self.conv = self.store.load(self.conv.id, self.conv.agent)
-            self.stored = True
-        return self.conv
-
-    @property
-    def name(self) -> str:
-        return f"{self.conv.id}/{self.conv.agent}"
-
-
 def _note(text: str) -> None:
     print(f"snapshot: {safe_line(text)}", file=sys.stderr)
 
@@ -150,41 +125,12 @@ def _row(*fields: str) -> None:
     print("\t".join(safe_line(f) for f in fields))
 
 
-def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Opened:
+def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
+    """CONV opened for a session command; announcements go to stderr as they happen."""
     from snapshot.cli.conversation import resolve
-    from snapshot.transcript.store import safe_id
+    from snapshot.transcript.session import open_target
 
-    found = resolve(args)
-    if found.stored:
-        if writes:
-            found.store.check_writable()
-        return Opened(found.store, found.conv, stored=True, source="")
-    store, conv, path = found.store, found.conv, found.path
-    if writes:
-        store.check_writable()
-    # File names come from ids; an id that cannot be one is mapped, not refused.
-    new_id, new_agent = safe_id(conv.id), safe_id(conv.agent)
-    if (new_id, new_agent) != (conv.id, conv.agent):
-        _note(f"{conv.id!r}/{conv.agent!r} is stored as {new_id}/{new_agent} (safe file names)")
-        conv = replace(conv, id=new_id, agent=new_agent)
-    if store.exists(conv.id, conv.agent):
-        _note(
-            f"using the stored copy of {path} at {store.path_for(conv.id, conv.agent)} "
-            f"(refer to it as {conv.id})"
-        )
-        return Opened(store, store.load(conv.id, conv.agent), stored=True, source=str(path))
-    return Opened(store, conv, stored=False, source=str(path))
-
-
-def _announce_stored(t: Opened) -> None:
-    if not t.stored:
-        fmt = f" ({t.conv.format})" if t.conv.format else ""
-        _note(
-            f"imported {t.source}{fmt} and stored it as {t.conv.id} in "
-            f"{t.store.path_for(t.conv.id, t.conv.agent)} so tree operations persist; "
-            f"refer to it as {t.conv.id} from now on"
-        )
-        t.stored = True
+    return open_target(resolve(args), writes=writes, note=_note)
 
 
 # --- describing messages ---------------------------------------------------------------
@@ -227,7 +173,9 @@ def _clip(line: str, width: int) -> str:
     return line if width <= 0 or len(line) <= width else line[: max(1, width - 1)] + "…"
 
 
-def tree_lines(conv: Conversation, labels: dict[str, list[str]], width: int) -> Iterator[str]:
+def tree_lines(
+    conv: Conversation, labels: Mapping[str, Sequence[str]], width: int
+) -> Iterator[str]:
     """An indented view: a chain stays at one depth, each branch of a fork point goes one deeper."""
     on_path = {m.id for m in conv.path()} if conv.tip is not None else set()
     children: dict[str | None, list[Message]] = {}
@@ -256,177 +204,123 @@ def tree_lines(conv: Conversation, labels: dict[str, list[str]], width: int) -> 
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
+    from snapshot.transcript.session import tree_summary
+
     t = _resolve(args)
     conv = t.conv
-    labels: dict[str, list[str]] = {}
-    if t.stored:
-        for c in t.store.load_checkpoints(conv.id, conv.agent):
-            labels.setdefault(c.message, []).append(c.label)
-    # Counting parents once: Conversation.children() scans every message per call.
-    fanout = Counter(m.parent for m in conv.messages if m.parent is not None)
-    branches = sum(1 for n in fanout.values() if n > 1)
+    summary = tree_summary(t)
+    branches = summary.branch_points
     where = "stored" if t.stored else f"imported from {t.source}, not stored"
     _say(
         f"{t.name} ({where}): {len(conv.messages)} messages, {branches} branch point"
         f"{'s' if branches != 1 else ''}, tip {conv.tip}  (* tip, • path to the tip)"
     )
-    for line in tree_lines(conv, labels, args.width):
+    for line in tree_lines(conv, summary.labels, args.width):
         _say(line)
     return 0
 
 
 def cmd_branch(args: argparse.Namespace) -> int:
-    from snapshot.transcript.tree import branch
+    from snapshot.transcript.session import branch
 
     t = _resolve(args, writes=True)
-    with t.store.lock(t.conv.id, t.conv.agent):
-        conv = t.reload()
-        old = conv.tip
-        new = branch(conv, args.to)
-        t.store.save(new)
-        _announce_stored(t)
+    done = branch(t, args.to)
+    old = done.before.tip
     _say(
-        f"{t.name}: tip moved from {old} to {new.tip}; nothing was deleted "
+        f"{t.name}: tip moved from {old} to {done.after.tip}; nothing was deleted "
         f"(snapshot branch {t.conv.id} --to {old} switches back)"
     )
     return 0
 
 
-def _free_fork_id(store: Store, base: str, agent: str) -> str:
-    from snapshot.transcript.store import MAX_ID_LENGTH, safe_id
-
-    stem = base[: MAX_ID_LENGTH - 12]
-    for k in range(1, 10_000):
-        candidate = safe_id(f"{stem}-fork{k}")
-        if not store.exists(candidate, agent):
-            return candidate
-    raise AssertionError("unreachable: 10,000 forks of one conversation")
-
-
 def cmd_fork(args: argparse.Namespace) -> int:
-    from snapshot.errors import TranscriptError
-    from snapshot.transcript.store import validate_id
-    from snapshot.transcript.tree import check_turn_boundary, fork
+    from snapshot.transcript.session import fork
 
     t = _resolve(args, writes=True)
-    src = t.conv
-    new_id = args.new_id or _free_fork_id(t.store, src.id, src.agent)
-    validate_id(new_id, "--id")
-    # Everything that can refuse runs before the lock makes the new folder.
-    forked = fork(src, new_id, at=args.at)
-    check_turn_boundary(forked)
-    if t.store.exists(new_id, src.agent):
-        raise TranscriptError(
-            f"conversation {new_id}/{src.agent} already exists in {t.store.root}; "
-            "choose another --id"
-        )
-    with t.store.lock(new_id, src.agent):
-        if t.store.exists(new_id, src.agent):
-            raise TranscriptError(
-                f"conversation {new_id}/{src.agent} already exists in {t.store.root}; "
-                "choose another --id"
-            )
-        path = t.store.save(forked)
+    done = fork(t, args.new_id, at=args.at)
+    forked = done.conversation
     from_file = f" (imported from {t.source}; the source is unchanged)" if not t.stored else ""
     _say(
-        f"forked {t.name} at {args.at or src.tip} into {forked.id}/{forked.agent}{from_file}: "
-        f"{len(forked.messages)} messages with fresh ids, tip {forked.tip}, stored in {path}"
+        f"forked {t.name} at {done.at} into {forked.id}/{forked.agent}{from_file}: "
+        f"{len(forked.messages)} messages with fresh ids, tip {forked.tip}, stored in {done.path}"
     )
     return 0
 
 
 def cmd_checkpoint(args: argparse.Namespace) -> int:
-    from snapshot.transcript.tree import add_checkpoint, reconcile_checkpoints
-
-    t = _resolve(args, writes=args.label is not None)
     if args.label is None:
-        if args.at is not None:
-            from snapshot.errors import TranscriptError
+        return _list_checkpoints(args)
+    from snapshot.transcript.session import checkpoint
 
-            raise TranscriptError("--at needs a LABEL to put on the message")
-        cps = t.store.load_checkpoints(t.conv.id, t.conv.agent) if t.stored else ()
-        report = reconcile_checkpoints(t.conv, cps)
-        if not cps:
-            _say(f"{t.name}: no checkpoints")
-        for c in report.kept:
-            _row(c.label, c.message, describe(t.conv.get(c.message))[:80])
-        for d in report.dropped:
-            _row(d.checkpoint.label, d.checkpoint.message, f"(stale: {d.reason})")
-        return 0
-    with t.store.lock(t.conv.id, t.conv.agent):
-        conv = t.reload()
-        existing = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
-        report = reconcile_checkpoints(conv, existing)
-        updated = add_checkpoint(conv, report.kept, args.label, at=args.at)
-        if not t.stored:
-            t.store.save(conv)
-            _announce_stored(t)
-        t.store.save_checkpoints(conv.id, conv.agent, updated)
-    for d in report.dropped:
+    t = _resolve(args, writes=True)
+    done = checkpoint(t, args.label, at=args.at)
+    for d in done.dropped:
         _note(f"dropped checkpoint {d.checkpoint.label!r}: {d.reason}")
-    _say(f"{t.name}: checkpoint {args.label!r} on {updated[-1].message}")
+    _say(f"{t.name}: checkpoint {args.label!r} on {done.checkpoint.message}")
+    return 0
+
+
+def _list_checkpoints(args: argparse.Namespace) -> int:
+    from snapshot.transcript.session import list_checkpoints
+
+    t = _resolve(args)
+    if args.at is not None:
+        from snapshot.errors import TranscriptError
+
+        raise TranscriptError("--at needs a LABEL to put on the message")
+    report = list_checkpoints(t)
+    if not (report.kept or report.dropped):
+        _say(f"{t.name}: no checkpoints")
+    for c in report.kept:
+        _row(c.label, c.message, describe(t.conv.get(c.message))[:80])
+    for d in report.dropped:
+        _row(d.checkpoint.label, d.checkpoint.message, f"(stale: {d.reason})")
     return 0
 
 
 def cmd_rewind(args: argparse.Namespace) -> int:
-    from snapshot.transcript.tree import rewind
+    from snapshot.transcript.session import rewind
 
     t = _resolve(args, writes=True)
-    with t.store.lock(t.conv.id, t.conv.agent):
-        conv = t.reload()
-        cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
-        result = rewind(conv, cps, args.label)
-        t.store.save(result.conversation)
+    done = rewind(t, args.label)
+    result = done.result
     _say(
-        f"{t.name}: rewound to {args.label!r} ({result.checkpoint.message}), tip was {conv.tip}; "
-        f"{len(result.abandoned)} message(s) stay on the abandoned branch"
+        f"{t.name}: rewound to {args.label!r} ({result.checkpoint.message}), tip was "
+        f"{done.before.tip}; {len(result.abandoned)} message(s) stay on the abandoned branch"
     )
     _say(f"kept extract: {result.extract}")
     return 0
 
 
 def cmd_retry(args: argparse.Namespace) -> int:
-    from snapshot.transcript.tree import branch, retry_point
+    from snapshot.transcript.session import retry
 
     t = _resolve(args, writes=True)
-    with t.store.lock(t.conv.id, t.conv.agent):
-        conv = t.reload()
-        point = retry_point(conv)
-        if not point.ready or point.message is None:
-            _say(f"{t.name}: {point.reason}")
-            return 1
-        t.store.save(branch(conv, point.message))
-        _announce_stored(t)
-    _say(f"{t.name}: tip moved from {conv.tip} to {point.message}; {point.reason}")
+    done = retry(t)
+    if done.after is None:
+        _say(f"{t.name}: {done.point.reason}")
+        return 1
+    _say(f"{t.name}: tip moved from {done.before.tip} to {done.point.message}; {done.point.reason}")
     return 0
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from snapshot.ladder.context import message_estimator
-    from snapshot.transcript.tree import trim_for_resume
+    from snapshot.transcript.session import resume
 
     t = _resolve(args, writes=args.save)
-    estimate, how = message_estimator(t.conv, args.model)
-    with t.store.lock(t.conv.id, t.conv.agent):
-        conv = t.reload()
-        cps = t.store.load_checkpoints(conv.id, conv.agent) if t.stored else ()
-        trim = trim_for_resume(conv, args.budget, estimate=estimate, checkpoints=cps)
-        if args.save and trim.dropped:
-            t.store.save_all(trim.conversation, trim.checkpoints.kept)
-            _announce_stored(t)
+    done = resume(t, args.budget, model=args.model, save=args.save)
+    trim, conv = done.trim, done.before
     kept = trim.conversation
-    path_len = len(conv.path()) if conv.tip is not None else 0
-    off_path = len(conv.messages) - path_len
-    first = kept.meta.get("resume_trim", {}).get("first_kept") if trim.dropped else None
+    first = done.first_kept
     _say(
         f"{t.name}: keeps {len(kept.messages)} of {len(conv.messages)} messages, "
-        f"~{trim.tokens:,} of {args.budget:,} tokens (estimate: {how})"
+        f"~{trim.tokens:,} of {args.budget:,} tokens (estimate: {done.estimate})"
         + (f"; the kept tail starts at {first}" if first else "")
     )
     if trim.dropped:
         _say(
-            f"drops {len(trim.dropped)} message(s): {len(trim.dropped) - off_path} old ones on the "
-            f"path, {off_path} on abandoned branches"
+            f"drops {len(trim.dropped)} message(s): {len(trim.dropped) - done.off_path} old ones "
+            f"on the path, {done.off_path} on abandoned branches"
         )
     if trim.over_budget:
         _say("over budget: no smaller tail can be sent without cutting a tool call from its result")
@@ -436,8 +330,8 @@ def cmd_resume(args: argparse.Namespace) -> int:
         _say(f"checkpoint {d.checkpoint.label!r} dropped: {d.reason}")
     if not trim.dropped:
         _say("nothing to trim")
-    elif args.save:
-        _say(f"stored the trimmed conversation in {t.store.path_for(kept.id, kept.agent)}")
+    elif done.path is not None:
+        _say(f"stored the trimmed conversation in {done.path}")
     else:
         _say(
             "dry run: nothing written; --save stores the trimmed conversation (fork first to keep both)"
@@ -449,8 +343,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from snapshot.ladder.context import ImageUse, context_use
-    from snapshot.transcript.tree import CONTEXT_KINDS
+    from snapshot.ladder.context import context_use
 
     t = _resolve(args)
     use = context_use(t.conv, args.model)  # an unknown model is an error
@@ -458,47 +351,28 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.json:
         import json
 
-        from snapshot import profiles
-
-        record = {
-            "total_tokens": counted.total,
-            "text_tokens": counted.text,
-            "image_tokens": counted.images,
-            "text_counter": counted.counter,
-            "model": args.model,
-            "conversation": t.name,
-            "messages": use.messages,
-            **profiles.profile_for(args.model).lifecycle_record(),
-        }
-        print(json.dumps(record, indent=2))
+        print(json.dumps(use.record(t.name), indent=2))
         return 0
 
     _say(f"{t.name}: {use.messages} messages on the path to {t.conv.tip}, model {args.model}")
     grand = use.grand_total
     _say(f"{'':14}{'chars':>12}{'tokens':>16}{'share':>8}")
-    for kind in CONTEXT_KINDS:
+    for kind in use.chars:  # the kinds in their fixed order (tree.CONTEXT_KINDS)
         pct = 100 * use.text_tokens[kind] / grand if grand else 0.0
         _say(f"{kind:14}{use.chars[kind]:>12,}{use.text_tokens[kind]:>16,}{pct:>7.1f}%")
     total_text = sum(use.text_tokens.values())
     _say(f"{'text':14}{sum(use.chars.values()):>12,}{total_text:>16,}   ({counted.counter})")
 
-    by_kind: dict[str, list[ImageUse]] = {}
-    for img in use.images:
-        by_kind.setdefault(img.kind, []).append(img)
-    for kind, rows in by_kind.items():
-        nbytes = sum(r.nbytes for r in rows)
-        unknown = sum(1 for r in rows if r.size is None)
-        sizes: dict[str, int] = {}
-        for r in rows:
-            key = f"{r.size[0]}×{r.size[1]}" if r.size else "unknown size"
-            sizes[key] = sizes.get(key, 0) + 1
-        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(sizes.items())[:6])
-        line = f"images in {kind}: {len(rows)}, {nbytes:,} bytes ({shown})"
-        billed = sum(r.billed or 0 for r in rows)
-        pct = 100 * billed / grand if grand else 0.0
-        line += f"; billed {billed:,} tokens ({pct:.1f}%)"
-        if unknown:
-            line += f", {unknown} of unknown size not priced"
+    for group in use.image_groups():
+        labels = [
+            (f"{size[0]}×{size[1]}" if size else "unknown size", n) for size, n in group.sizes
+        ]
+        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in labels[:6])
+        line = f"images in {group.kind}: {group.count}, {group.nbytes:,} bytes ({shown})"
+        pct = 100 * group.billed / grand if grand else 0.0
+        line += f"; billed {group.billed:,} tokens ({pct:.1f}%)"
+        if group.unknown:
+            line += f", {group.unknown} of unknown size not priced"
         _say(line)
     if not use.images:
         _say("images: none")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from snapshot.ladder.target import ContextTokens, split_by_chars, target_for
 from snapshot.transcript.model import Conversation, Message
@@ -34,8 +35,29 @@ class ImageUse:
 
 
 @dataclass(frozen=True)
+class ImageGroup:
+    """The images sitting in one kind of message: how many, their bytes, sizes and bill.
+
+    ``sizes``: (width and height, or None when unknown; how many), in the order
+    first seen. ``billed``: the tokens of those whose size is known;
+    ``unknown``: how many are not priced for want of a size.
+    """
+
+    kind: str
+    count: int
+    nbytes: int
+    sizes: tuple[tuple[tuple[int, int] | None, int], ...]
+    billed: int
+    unknown: int
+
+
+@dataclass(frozen=True)
 class ContextUse:
-    """A path's tokens for one model: text by kind (split by characters) and every image."""
+    """A path's tokens for one model: text by kind (split by characters) and every image.
+
+    ``chars`` and ``text_tokens`` are keyed by
+    :data:`~snapshot.transcript.tree.CONTEXT_KINDS`, in that order.
+    """
 
     model: str
     messages: int
@@ -53,6 +75,60 @@ class ContextUse:
     def grand_total(self) -> int:
         """Text tokens plus the images whose bill is known (the shares' denominator)."""
         return sum(self.text_tokens.values()) + self.billed_images
+
+    def image_groups(self) -> tuple[ImageGroup, ...]:
+        """The images by the kind they sit in, kinds in the order first seen.
+
+        >>> use = ContextUse("m", 1, ContextTokens(10, 0, "exact"), {}, {}, (
+        ...     ImageUse("user", 100, (8, 8), 4), ImageUse("tool results", 5, None, None),
+        ...     ImageUse("user", 50, (8, 8), 4)), True)
+        >>> [(g.kind, g.count, g.nbytes, g.sizes, g.billed, g.unknown) for g in use.image_groups()]
+        [('user', 2, 150, (((8, 8), 2),), 8, 0), ('tool results', 1, 5, ((None, 1),), 0, 1)]
+        """
+        by_kind: dict[str, list[ImageUse]] = {}
+        for img in self.images:
+            by_kind.setdefault(img.kind, []).append(img)
+        groups = []
+        for kind, rows in by_kind.items():
+            sizes: dict[tuple[int, int] | None, int] = {}
+            for r in rows:
+                sizes[r.size] = sizes.get(r.size, 0) + 1
+            groups.append(
+                ImageGroup(
+                    kind,
+                    len(rows),
+                    sum(r.nbytes for r in rows),
+                    tuple(sizes.items()),
+                    sum(r.billed or 0 for r in rows),
+                    sum(1 for r in rows if r.size is None),
+                )
+            )
+        return tuple(groups)
+
+    def record(self, conversation: str) -> dict[str, Any]:
+        """The ``snapshot context --json`` document: totals, counter, the model's lifecycle.
+
+        >>> from snapshot.transcript.model import linear, TextBlock
+        >>> conv = linear("c", [("u1", "user", [TextBlock("hello " * 40)])])
+        >>> doc = context_use(conv, "claude-sonnet-5-5").record("c/main")
+        >>> doc["conversation"], doc["messages"], doc["image_tokens"], doc["model"]
+        ('c/main', 1, 0, 'claude-sonnet-5-5')
+        >>> doc["total_tokens"] == doc["text_tokens"] > 0, "status" in doc
+        (True, True)
+        """
+        from snapshot import profiles
+
+        counted = self.counted
+        return {
+            "total_tokens": counted.total,
+            "text_tokens": counted.text,
+            "image_tokens": counted.images,
+            "text_counter": counted.counter,
+            "model": self.model,
+            "conversation": conversation,
+            "messages": self.messages,
+            **profiles.profile_for(self.model).lifecycle_record(),
+        }
 
 
 def context_use(conv: Conversation, model: str) -> ContextUse:

@@ -1,0 +1,591 @@
+"""The session commands as store transactions: branch, fork, checkpoint, rewind, retry, resume.
+
+:mod:`snapshot.transcript.tree` says *what* each operation does to a
+conversation (pure functions); this module does it to a stored one: each
+function holds the store's lock of the conversation from reload to save, so
+two commands never undo each other, and returns a small frozen result saying
+what happened (the CLI prints from it and decides nothing).
+
+A session works on a :class:`Target`, what CONV resolved to
+(:func:`snapshot.transcript.resolve.resolve_conversation`) opened by
+:func:`open_target`: a stored conversation, or a file's conversation not
+stored yet. The first function that changes an imported file stores it (the
+result's ``imported`` says so and ``Target.note`` announces it, so the change
+persists); importing the same file again finds that stored copy. Under the
+lock the stored state is reloaded: a file a concurrent command stored in the
+meantime is changed in its stored form, with its checkpoints, never
+overwritten by a fresh import.
+
+>>> import tempfile
+>>> from snapshot.transcript.model import linear, TextBlock
+>>> from snapshot.transcript.resolve import resolve_conversation
+>>> ws = tempfile.mkdtemp()
+>>> _ = Store(ws).save(linear("c1", [("m1", "user", [TextBlock("hi")]),
+...                                  ("m2", "assistant", [TextBlock("yo")])]))
+>>> t = open_target(resolve_conversation("c1", workspace=ws), writes=True)
+>>> branch(t, "m1").after.tip, Store(ws).load("c1").tip
+('m1', 'm1')
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapshot.errors import TranscriptError
+from snapshot.transcript import tree
+from snapshot.transcript.model import Conversation
+from snapshot.transcript.store import MAX_ID_LENGTH, Store, safe_id, validate_id
+from snapshot.transcript.tree import (
+    Checkpoint,
+    CheckpointReport,
+    DroppedCheckpoint,
+    RetryPoint,
+    Rewind,
+    Trim,
+)
+
+if TYPE_CHECKING:
+    from snapshot.transcript.resolve import Resolved
+
+
+def _quiet(text: str) -> None:
+    """The default ``note``: announcements go nowhere."""
+
+
+# --- the target ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    """The conversation a session function works on, and whether the store holds it yet.
+
+    ``stored``: it is in ``store`` (else a file's conversation, imported from
+    ``source`` and not stored yet). ``note`` receives the announcements (a
+    file stored for the first time, an id mapped to a safe file name, a
+    stored copy used in place of the file) as they happen, one line each.
+    """
+
+    store: Store
+    conv: Conversation
+    stored: bool
+    source: str = ""
+    note: Callable[[str], None] = field(default=_quiet, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """``<id>/<agent>``, how the commands name the conversation."""
+        return f"{self.conv.id}/{self.conv.agent}"
+
+
+def open_target(
+    found: Resolved, *, writes: bool = False, note: Callable[[str], None] = _quiet
+) -> Target:
+    """The session target of a resolved CONV: the stored copy of a file stored before, if any.
+
+    Parameters
+    ----------
+    found : Resolved
+        What :func:`~snapshot.transcript.resolve.resolve_conversation` found.
+    writes : bool
+        The caller will change the conversation: the workspace must be
+        writable, checked now, before anything is done.
+    note : callable
+        Receives one line for each announcement (see :class:`Target`).
+
+    Returns
+    -------
+    Target
+        Ids that cannot be file names are mapped by
+        :func:`~snapshot.transcript.store.safe_id` (and noted); a file whose
+        conversation is stored already yields the stored copy.
+
+    Raises
+    ------
+    TranscriptError
+        An unwritable workspace (``writes``), or an unreadable stored copy.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> from snapshot.transcript.resolve import Resolved
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("a b", [("m1", "user", [TextBlock("hi")])])
+    >>> t = open_target(Resolved(conv, store, stored=False, path=Path("log.jsonl")), note=print)
+    'a b'/'main' is stored as a_b-c8687a08aa/main (safe file names)
+    >>> t.stored, t.source, t.name
+    (False, 'log.jsonl', 'a_b-c8687a08aa/main')
+    """
+    if found.stored:
+        if writes:
+            found.store.check_writable()
+        return Target(found.store, found.conv, stored=True, note=note)
+    store, conv, path = found.store, found.conv, found.path
+    if writes:
+        store.check_writable()
+    # File names come from ids; an id that cannot be one is mapped, not refused.
+    new_id, new_agent = safe_id(conv.id), safe_id(conv.agent)
+    if (new_id, new_agent) != (conv.id, conv.agent):
+        note(f"{conv.id!r}/{conv.agent!r} is stored as {new_id}/{new_agent} (safe file names)")
+        conv = replace(conv, id=new_id, agent=new_agent)
+    if store.exists(conv.id, conv.agent):
+        note(
+            f"using the stored copy of {path} at {store.path_for(conv.id, conv.agent)} "
+            f"(refer to it as {conv.id})"
+        )
+        stored_copy = store.load(conv.id, conv.agent)
+        return Target(store, stored_copy, stored=True, source=str(path), note=note)
+    return Target(store, conv, stored=False, source=str(path), note=note)
+
+
+def _current(t: Target) -> tuple[Conversation, bool]:
+    """The conversation as it is now, and whether it is stored; call under the lock.
+
+    A file imported before the lock was taken may have been stored by a
+    concurrent command since: then its stored copy is what is changed.
+    """
+    if t.stored or t.store.exists(t.conv.id, t.conv.agent):
+        return t.store.load(t.conv.id, t.conv.agent), True
+    return t.conv, False
+
+
+def _checkpoints(t: Target, conv: Conversation, stored: bool) -> tuple[Checkpoint, ...]:
+    return t.store.load_checkpoints(conv.id, conv.agent) if stored else ()
+
+
+def _announce_import(t: Target) -> None:
+    fmt = f" ({t.conv.format})" if t.conv.format else ""
+    t.note(
+        f"imported {t.source}{fmt} and stored it as {t.conv.id} in "
+        f"{t.store.path_for(t.conv.id, t.conv.agent)} so tree operations persist; "
+        f"refer to it as {t.conv.id} from now on"
+    )
+
+
+# --- reading --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TreeSummary:
+    """What ``snapshot tree`` shows besides the messages: labels and branch points."""
+
+    labels: Mapping[str, tuple[str, ...]]  # message id -> its checkpoint labels, in order
+    branch_points: int  # messages with more than one child
+
+
+def tree_summary(t: Target) -> TreeSummary:
+    """The checkpoint labels by message (a stored target's only) and the number of branch points.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import Conversation, Message, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = Conversation("c1", (Message("m1", None, "user", (TextBlock("hi"),)),
+    ...                            Message("a", "m1", "assistant", (TextBlock("yes"),)),
+    ...                            Message("b", "m1", "assistant", (TextBlock("no"),))), "b")
+    >>> _ = store.save(conv)
+    >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("start", "m1")])
+    >>> tree_summary(Target(store, conv, stored=True))
+    TreeSummary(labels={'m1': ('start',)}, branch_points=1)
+    """
+    conv = t.conv
+    labels: dict[str, tuple[str, ...]] = {}
+    for c in _checkpoints(t, conv, t.stored):
+        labels[c.message] = (*labels.get(c.message, ()), c.label)
+    # Counting parents once: Conversation.children() scans every message per call.
+    fanout = Counter(m.parent for m in conv.messages if m.parent is not None)
+    return TreeSummary(labels, sum(1 for n in fanout.values() if n > 1))
+
+
+def list_checkpoints(t: Target) -> CheckpointReport:
+    """The target's checkpoints: those whose message exists, and the stale ones with the reason.
+
+    A conversation not stored yet has none. Nothing is written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
+    >>> _ = store.save(conv)
+    >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("a", "m1"), Checkpoint("b", "gone")])
+    >>> report = list_checkpoints(Target(store, conv, stored=True))
+    >>> [c.label for c in report.kept], [d.reason for d in report.dropped]
+    (['a'], ["its message 'gone' is not in the conversation"])
+    """
+    return tree.reconcile_checkpoints(t.conv, _checkpoints(t, t.conv, t.stored))
+
+
+# --- branch -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Branched:
+    """``before``: the conversation when the lock was taken; ``after``: as saved."""
+
+    before: Conversation
+    after: Conversation
+    imported: bool  # this call stored the target's file for the first time
+
+
+def branch(t: Target, to: str) -> Branched:
+    """Move the stored tip to message ``to``; nothing is deleted.
+
+    Parameters
+    ----------
+    t : Target
+    to : str
+        The new tip: a message id of the conversation, ending a clean turn.
+
+    Returns
+    -------
+    Branched
+
+    Raises
+    ------
+    TranscriptError
+        An unknown message, or one whose tool calls wait for results.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
+    ...                      ("m2", "assistant", [TextBlock("yo")])])
+    >>> done = branch(Target(store, conv, stored=False), "m1")
+    >>> done.before.tip, done.after.tip, done.imported, store.load("c1").tip
+    ('m2', 'm1', True, 'm1')
+    """
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv, stored = _current(t)
+        new = tree.branch(conv, to)
+        t.store.save(new)
+        if not stored:
+            _announce_import(t)
+    return Branched(conv, new, imported=not stored)
+
+
+# --- fork ---------------------------------------------------------------------------
+
+
+def free_fork_id(store: Store, base: str, agent: str = "main") -> str:
+    """The first ``<base>-fork<k>`` (k = 1, 2, …) not stored for ``agent``, a safe id.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> free_fork_id(store, "c1")
+    'c1-fork1'
+    >>> _ = store.save(linear("c1-fork1", [("m1", "user", [TextBlock("hi")])]))
+    >>> free_fork_id(store, "c1")
+    'c1-fork2'
+    """
+    stem = base[: MAX_ID_LENGTH - 12]
+    for k in range(1, 10_000):
+        candidate = safe_id(f"{stem}-fork{k}")
+        if not store.exists(candidate, agent):
+            return candidate
+    raise AssertionError("unreachable: 10,000 forks of one conversation")
+
+
+@dataclass(frozen=True)
+class Forked:
+    """The new conversation as stored, the source message it copies up to, and its file."""
+
+    conversation: Conversation
+    at: str | None
+    path: Path
+
+
+def _refuse_taken(store: Store, new_id: str, agent: str) -> None:
+    if store.exists(new_id, agent):
+        raise TranscriptError(
+            f"conversation {new_id}/{agent} already exists in {store.root}; choose another --id"
+        )
+
+
+def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Forked:
+    """Store a copy of the path to ``at`` (default: the tip) as a new conversation, fresh ids.
+
+    The source, stored or a file, is left unchanged.
+
+    Parameters
+    ----------
+    t : Target
+    new_id : str, optional
+        The new conversation's id (default: :func:`free_fork_id`).
+    at : str, optional
+        The last message copied (default: the tip); it must end a clean turn.
+
+    Returns
+    -------
+    Forked
+
+    Raises
+    ------
+    TranscriptError
+        A bad or taken ``new_id``, an unknown ``at``, or a fork that would be mid-turn;
+        all checked before anything is written.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
+    ...                      ("m2", "assistant", [TextBlock("yo")])])
+    >>> _ = store.save(conv)
+    >>> done = fork(Target(store, conv, stored=True), at="m1")
+    >>> done.conversation.id, done.at, len(done.conversation.messages), store.conversations()
+    ('c1-fork1', 'm1', 1, ['c1', 'c1-fork1'])
+    """
+    src = t.conv
+    new_id = new_id or free_fork_id(t.store, src.id, src.agent)
+    validate_id(new_id, "--id")
+    # Everything that can refuse runs before the lock makes the new folder.
+    forked = tree.fork(src, new_id, at=at)
+    tree.check_turn_boundary(forked)
+    _refuse_taken(t.store, new_id, src.agent)
+    with t.store.lock(new_id, src.agent):
+        _refuse_taken(t.store, new_id, src.agent)
+        path = t.store.save(forked)
+    return Forked(forked, at or src.tip, path)
+
+
+# --- checkpoints --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Checkpointed:
+    """The new checkpoint, all stored now (it last), and the stale ones dropped on the way."""
+
+    checkpoint: Checkpoint
+    checkpoints: tuple[Checkpoint, ...]
+    dropped: tuple[DroppedCheckpoint, ...]
+    imported: bool  # this call stored the target's file for the first time
+
+
+def checkpoint(t: Target, label: str, *, at: str | None = None) -> Checkpointed:
+    """Label message ``at`` (default: the tip) ``label`` and store the checkpoints.
+
+    Checkpoints whose message is gone are dropped (and reported), never moved.
+
+    Parameters
+    ----------
+    t : Target
+    label : str
+        A new, printable one-line label.
+    at : str, optional
+        The message (default: the tip); it must end a clean turn.
+
+    Returns
+    -------
+    Checkpointed
+
+    Raises
+    ------
+    TranscriptError
+        A bad or taken label, an unknown or mid-turn message.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
+    ...                      ("m2", "assistant", [TextBlock("yo")])])
+    >>> _ = store.save(conv)
+    >>> checkpoint(Target(store, conv, stored=True), "start", at="m1").checkpoint
+    Checkpoint(label='start', message='m1')
+    >>> store.load_checkpoints("c1")
+    (Checkpoint(label='start', message='m1'),)
+    """
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv, stored = _current(t)
+        report = tree.reconcile_checkpoints(conv, _checkpoints(t, conv, stored))
+        updated = tree.add_checkpoint(conv, report.kept, label, at=at)
+        if not stored:
+            t.store.save(conv)
+            _announce_import(t)
+        t.store.save_checkpoints(conv.id, conv.agent, updated)
+    return Checkpointed(updated[-1], updated, report.dropped, imported=not stored)
+
+
+# --- rewind -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rewound:
+    """``before``: the conversation when the lock was taken; ``result``: the rewind saved."""
+
+    before: Conversation
+    result: Rewind
+
+
+def rewind(t: Target, label: str) -> Rewound:
+    """Move the stored tip back to checkpoint ``label``, keeping an extract of what was explored.
+
+    Parameters
+    ----------
+    t : Target
+    label : str
+        A stored checkpoint's label.
+
+    Returns
+    -------
+    Rewound
+
+    Raises
+    ------
+    TranscriptError
+        No such checkpoint (a conversation not stored has none), or its message is gone.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
+    ...                      ("m2", "assistant", [TextBlock("yo")])])
+    >>> _ = store.save(conv)
+    >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("start", "m1")])
+    >>> done = rewind(Target(store, conv, stored=True), "start")
+    >>> done.before.tip, done.result.abandoned, store.load("c1").tip
+    ('m2', ('m2',), 'm1')
+    """
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv, stored = _current(t)
+        result = tree.rewind(conv, _checkpoints(t, conv, stored), label)
+        t.store.save(result.conversation)
+    return Rewound(conv, result)
+
+
+# --- retry --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retried:
+    """Where a retry restarts; ``after`` is the saved conversation, None when nothing was done."""
+
+    before: Conversation
+    point: RetryPoint
+    after: Conversation | None
+    imported: bool  # this call stored the target's file for the first time
+
+
+def retry(t: Target) -> Retried:
+    """Move the stored tip back to the latest prompt, so its reply can be redone.
+
+    When there is no prompt to retry nothing is written (``after`` is None and
+    ``point.reason`` says why).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
+    ...                      ("m2", "assistant", [TextBlock("yo")])])
+    >>> _ = store.save(conv)
+    >>> done = retry(Target(store, conv, stored=True))
+    >>> done.point.message, done.after.tip, store.load("c1").tip
+    ('m1', 'm1', 'm1')
+    """
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv, stored = _current(t)
+        point = tree.retry_point(conv)
+        if not point.ready or point.message is None:
+            return Retried(conv, point, None, imported=False)
+        new = tree.branch(conv, point.message)
+        t.store.save(new)
+        if not stored:
+            _announce_import(t)
+    return Retried(conv, point, new, imported=not stored)
+
+
+# --- resume -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """A resume trim of ``before``; ``path`` is where it was stored (None: a dry run, or nothing to trim)."""
+
+    before: Conversation
+    trim: Trim
+    estimate: str  # how tokens were estimated, in words
+    path: Path | None
+    imported: bool  # this call stored the target's file for the first time
+
+    @property
+    def off_path(self) -> int:
+        """Messages of ``before`` on abandoned branches (not on the path to its tip)."""
+        on_path = len(self.before.path()) if self.before.tip is not None else 0
+        return len(self.before.messages) - on_path
+
+    @property
+    def first_kept(self) -> str | None:
+        """The message the kept tail starts at, when anything was trimmed."""
+        if not self.trim.dropped:
+            return None
+        first = self.trim.conversation.meta.get("resume_trim", {}).get("first_kept")
+        return first if isinstance(first, str) else None
+
+
+def resume(t: Target, budget: int, *, model: str | None = None, save: bool = False) -> Resumed:
+    """Trim to the newest messages that fit ``budget`` tokens; store the trim only with ``save``.
+
+    Parameters
+    ----------
+    t : Target
+    budget : int
+        Tokens the kept conversation may cost.
+    model : str, optional
+        Count with this model's text counter and image bill
+        (:func:`snapshot.ladder.context.message_estimator`; default: characters / 4
+        and 1200 tokens an image).
+    save : bool
+        Store the trimmed conversation, and the checkpoints that survive, in
+        place of the full one (when anything was trimmed).
+
+    Returns
+    -------
+    Resumed
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("x" * 400)]),
+    ...                      ("m2", "assistant", [TextBlock("y" * 40)])])
+    >>> _ = store.save(conv)
+    >>> done = resume(Target(store, conv, stored=True), 50)
+    >>> done.trim.dropped, done.first_kept, done.trim.tokens, done.path, done.estimate
+    (('m1',), 'm2', 10, None, 'chars/4, 1200 an image')
+    >>> len(store.load("c1").messages)
+    2
+    """
+    from snapshot.ladder.context import message_estimator
+
+    estimate, how = message_estimator(t.conv, model)
+    path = None
+    with t.store.lock(t.conv.id, t.conv.agent):
+        conv, stored = _current(t)
+        trim = tree.trim_for_resume(
+            conv, budget, estimate=estimate, checkpoints=_checkpoints(t, conv, stored)
+        )
+        if save and trim.dropped:
+            t.store.save_all(trim.conversation, trim.checkpoints.kept)
+            if not stored:
+                _announce_import(t)
+            path = t.store.path_for(trim.conversation.id, trim.conversation.agent)
+    return Resumed(conv, trim, how, path, imported=path is not None and not stored)
