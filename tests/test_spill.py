@@ -1,17 +1,30 @@
-"""Messages kept on disk (issue 9, bounded memory): the spill, and the pipeline reading it lazily."""
+"""Messages kept on disk (issue 9, bounded memory): the spill, and imports that use it.
+
+A large Claude Code session imports into a :class:`SpilledMessages`; every
+result must be the same as when the messages are held in memory. The corpus
+cases force spilling (and a window of one open draft, so records of an API
+message arrive after it was written) on real sessions and compare the saved
+document and the ``--json`` summary byte for byte.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
+from snapshot.cli import main
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.encodable import encodable_conversation
+from snapshot.transcript.formats import claude_code as cc
+from snapshot.transcript.formats import import_path
 from snapshot.transcript.importing import (
     OUT_FORMAT,
     OUT_VERSION,
+    import_conversations,
     write_conversations,
 )
 from snapshot.transcript.model import (
@@ -25,6 +38,16 @@ from snapshot.transcript.model import (
     conversation_to_dict,
 )
 from snapshot.transcript.spill import SpilledMessages, message_texts
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("SNAPSHOT_CORPUS") or REPO.parent / "shared" / "corpus")
+# Real sessions: Claude Code 2.1 with compactions and interleaved parallel tool
+# results; two 1.0.x files with Task sidechains inline (split per agent).
+SESSIONS = [
+    "claude_code_spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl",
+    "formats/claude-code/dkimuson-fe5e1c67.jsonl",
+    "formats/claude-code/dkimuson-5c0375b4.jsonl",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -135,3 +158,123 @@ def test_the_saved_document_is_what_json_dump_writes(tmp_path: Path) -> None:
             "conversations": [conversation_to_dict(c) for c in subset],
         }
         assert target.read_text(encoding="utf-8") == json.dumps(doc, ensure_ascii=False)
+
+
+# --- the Claude Code importer, spilling ------------------------------------------------
+
+
+def _late_session(tmp_path: Path) -> Path:
+    """One API message whose records are far apart: two calls, results between them."""
+    session = "11111111-2222-3333-4444-555555555555"
+
+    def rec(kind: str, uuid: str, parent: str | None, message: dict[str, object]) -> str:
+        return json.dumps(
+            {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session}
+            | {"message": message}
+        )
+
+    def asst(api: str, block: dict[str, object], **extra: object) -> dict[str, object]:
+        return {"id": api, "role": "assistant", "content": [block], **extra}
+
+    def use(cid: str) -> dict[str, object]:
+        return {"type": "tool_use", "id": cid, "name": "Bash", "input": {"command": cid}}
+
+    def res(cid: str) -> dict[str, object]:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid}]}
+
+    lines = [
+        rec("user", "u1", None, {"role": "user", "content": "go"}),
+        rec("assistant", "a1", "u1", asst("msg_A", use("t1"), usage={"output_tokens": 1})),
+        rec("user", "r1", "a1", res("t1")),
+        rec("user", "u2", "r1", {"role": "user", "content": "and?"}),
+        rec(
+            "assistant",
+            "a2",
+            "a1",
+            asst("msg_A", use("t2"), usage={"output_tokens": 2}, stop_reason="tool_use"),
+        ),
+        rec("user", "r2", "a2", res("t2")),
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("spilled", [False, True])
+def test_a_record_of_an_api_message_already_written_rewrites_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spilled: bool
+) -> None:
+    path = _late_session(tmp_path)
+    [held] = import_path(path)
+    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)  # a1 is written before its second record
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0 if spilled else 1 << 40)
+    [late] = import_path(path)
+    assert isinstance(late.messages, SpilledMessages) is spilled
+    merged = late.get("a1")
+    assert [c.id for c in merged.tool_calls()] == ["t1", "t2"]
+    assert merged.meta["usage"] == {"output_tokens": 2}
+    assert merged.meta["stop_reason"] == "tool_use"
+    assert late == held and late.warnings == held.warnings
+
+
+def _corpus_case(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"corpus session {name} not found under {CORPUS} (set SNAPSHOT_CORPUS)")
+    return path
+
+
+def _cli(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["import", str(path), "--out", str(out), "--json"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_a_real_session_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``snapshot import --out --json`` writes the same bytes with its messages on disk."""
+    path = _corpus_case(name)
+    held_summary = _cli(path, tmp_path / "held.json", capsys)
+    held = import_conversations(path).conversations
+    assert all(isinstance(c.messages, tuple) for c in held)
+
+    rewrites: list[int] = []
+    setitem = SpilledMessages.__setitem__
+
+    def counting(self: SpilledMessages, i: int, message: Message) -> None:
+        rewrites.append(i)
+        setitem(self, i, message)
+
+    monkeypatch.setattr(SpilledMessages, "__setitem__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)
+    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
+    spilled = import_conversations(path).conversations
+    assert all(isinstance(c.messages, SpilledMessages) for c in spilled)
+
+    assert spilled_summary == held_summary
+    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
+    assert [c.warnings for c in spilled] == [c.warnings for c in held]
+    assert len(held) == len(json.loads(held_summary)["conversations"])
+    if name.startswith("claude_code_spotter"):
+        # Parallel tool calls with results between their records: merged late.
+        assert rewrites
+    else:
+        assert len(held) > 1  # main and sidechains split
+
+
+def test_a_large_file_spills_and_a_small_one_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _late_session(tmp_path)
+    size = path.stat().st_size
+    monkeypatch.setattr(spill, "SPILL_BYTES", size + 1)
+    [small] = import_path(path)
+    monkeypatch.setattr(spill, "SPILL_BYTES", size)
+    [large] = import_path(path)
+    assert isinstance(small.messages, tuple)
+    assert isinstance(large.messages, SpilledMessages)
