@@ -305,8 +305,10 @@ class _Tree:
     """
 
     def __init__(self) -> None:
-        self.kept: set[str] = set()  # uuids of kept messages (message id = uuid)
-        self.through: dict[str, str | None] = {}  # transparent uuid -> its parentUuid
+        # uuids of kept messages (message id = uuid), each mapped to itself so
+        # that links to it can share the one string
+        self.kept: dict[str, str] = {}
+        self.through: dict[str, str | None] = {}  # transparent uuid -> parentUuid (resolved)
         self.group_of: dict[str, str] = {}  # message id -> assistant message id
         self.tail: dict[str, str] = {}  # assistant message id -> last member
 
@@ -317,7 +319,7 @@ class _Tree:
         seen: set[str] = set()
         while ref is not None:
             if ref in self.kept:
-                return ref
+                return self.kept[ref]
             if ref in seen:
                 return None  # a cycle of transparent records: treat as a root
             if ref not in self.through:
@@ -325,6 +327,18 @@ class _Tree:
             seen.add(ref)
             ref = self.through[ref]
         return None
+
+    def skip(self, uuid: str, parent: str | None) -> None:
+        """Make ``uuid`` transparent: a link to it is a link to ``parent``.
+
+        Stored resolved when ``parent`` already resolves (to a kept message, or
+        a root): the answer cannot change later (a uuid is recorded once), and
+        the kept message's own id string is shared instead of a copy per
+        record, which matters for the hundreds of thousands of ``progress``
+        records of a large session.
+        """
+        found = self.resolve(parent)
+        self.through[uuid] = found if found is None or isinstance(found, str) else parent
 
     def attach(self, ref: str | None) -> str | object | None:
         """The message a new message continues from (the tail of a group)."""
@@ -334,7 +348,7 @@ class _Tree:
         return found
 
     def add(self, mid: str, role: Role, parent: str | None, has_results: bool) -> None:
-        self.kept.add(mid)
+        self.kept[mid] = mid
         if role == "assistant":
             self.group_of[mid] = mid
             self.tail[mid] = mid
@@ -463,14 +477,14 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         if kind not in _MESSAGE_TYPES:
             skipped[_record_kind(rec)] += 1
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
 
         msg = rec.get("message")
         if not isinstance(msg, dict):
             warnings.add(f"{where}: {kind} record without a message object; skipped", "record")
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
         blocks = content_blocks(msg.get("content"), where, warnings)
         api_id = msg.get("id") if kind == "assistant" else None
@@ -485,7 +499,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             if written is not None:
                 done[written] = target.message()
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
 
         mid = uuid or f"line-{lineno}"
