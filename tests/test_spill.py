@@ -278,3 +278,19 @@ def test_a_large_file_spills_and_a_small_one_does_not(
     [large] = import_path(path)
     assert isinstance(small.messages, tuple)
     assert isinstance(large.messages, SpilledMessages)
+
+
+def test_threads_reading_one_spill_each_get_their_own_message() -> None:
+    """The page pipeline's threads may read one conversation at once: a seek and its read are one step."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    msgs = [
+        Message(f"m{i}", None, "user", (TextBlock(f"text {i} " * (i % 50)),)) for i in range(300)
+    ]
+    s = SpilledMessages(msgs)
+
+    def read(start: int) -> bool:
+        return all(s[(start + k) % len(msgs)] == msgs[(start + k) % len(msgs)] for k in range(600))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(read, range(0, 300, 25)))

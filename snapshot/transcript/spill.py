@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
@@ -78,6 +79,9 @@ class SpilledMessages(Sequence[Message]):
     def __init__(self, messages: Iterable[Message] = ()) -> None:
         # Open for the object's life (closed by close() or when collected).
         self._file = tempfile.TemporaryFile(prefix="snapshot-spill-")  # noqa: SIM115
+        # A seek and the read or write after it are one step: the page pipeline's
+        # threads may read one conversation at once.
+        self._lock = threading.Lock()
         self._end = 0
         self._offsets = array("q")
         self._lengths = array("q")
@@ -92,9 +96,10 @@ class SpilledMessages(Sequence[Message]):
 
     def _write(self, message: Message) -> tuple[int, int]:
         data = _dumps(message).encode("utf-8", _CODEC)
-        self._file.seek(self._end)
-        self._file.write(data)
-        start, self._end = self._end, self._end + len(data)
+        with self._lock:
+            self._file.seek(self._end)
+            self._file.write(data)
+            start, self._end = self._end, self._end + len(data)
         return start, len(data)
 
     def _link(self, i: int, parent: str | None) -> int:
@@ -137,8 +142,10 @@ class SpilledMessages(Sequence[Message]):
 
     def text(self, i: int) -> str:
         """The stored JSON text of message ``i``."""
-        self._file.seek(self._offsets[i])
-        return self._file.read(self._lengths[i]).decode("utf-8", _CODEC)
+        with self._lock:
+            self._file.seek(self._offsets[i])
+            data = self._file.read(self._lengths[i])
+        return data.decode("utf-8", _CODEC)
 
     def __len__(self) -> int:
         return len(self._ids)
