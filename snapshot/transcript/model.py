@@ -249,7 +249,14 @@ class Conversation:
         return out
 
     def iter_path(self, tip: str | None = None) -> Iterator[Message]:
-        """The messages of :meth:`path`, one at a time (for messages on disk: one parsed at a time)."""
+        """The messages of :meth:`path`, one at a time (for messages on disk: one parsed at a time).
+
+        Examples
+        --------
+        >>> conv = linear("c", [("a", "user", [TextBlock("hi")]), ("b", "assistant", [])])
+        >>> [m.role for m in conv.iter_path()]
+        ['user', 'assistant']
+        """
         for mid in self.path_ids(tip):
             yield self.get(mid)
 
@@ -433,7 +440,13 @@ def message_from_dict(d: Mapping[str, Any]) -> Message:
 
 
 def conversation_head_to_dict(c: Conversation) -> dict[str, Any]:
-    """:func:`conversation_to_dict` without ``messages`` (its last key), for writing them one by one."""
+    """:func:`conversation_to_dict` without ``messages`` (its last key), for writing them one by one.
+
+    Examples
+    --------
+    >>> list(conversation_head_to_dict(linear("c", [("a", "user", [])])))
+    ['id', 'agent', 'format', 'source', 'tip', 'meta', 'warnings']
+    """
     return {
         "id": c.id,
         "agent": c.agent,

@@ -185,10 +185,6 @@ class SpilledMessages(Sequence[Message]):
         """Where the message ``message_id`` is (the last one, for a repeated id), or ``None``."""
         return self._positions.get(message_id)
 
-    def id_at(self, i: int) -> str:
-        """The id of message ``i``, without parsing it."""
-        return self._ids[i]
-
     def parent_id(self, i: int) -> str | None:
         """The parent id of message ``i``, without parsing it."""
         p = self._parents[i]
