@@ -24,9 +24,11 @@ from typing import Any
 from snapshot.transcript.model import (
     Conversation,
     conversation_from_dict,
-    conversation_to_dict,
+    conversation_head_to_dict,
+    message_from_dict,
     message_to_dict,
 )
+from snapshot.transcript.spill import SpilledMessages, frozen, message_sink, message_texts
 
 # Surrogate code points never stand for a character in a str; UTF-8 refuses them.
 _UNENCODABLE = re.compile("[\ud800-\udfff]")
@@ -85,10 +87,12 @@ def _needs_cleaning(conv: Conversation) -> bool:
     import json
 
     # The tip is one of the messages' ids, checked with them.
-    head = conversation_to_dict(replace(conv, messages=(), tip=None))
+    head = conversation_head_to_dict(replace(conv, messages=(), tip=None))
     try:
-        for part in itertools.chain([head], map(message_to_dict, conv.messages)):
-            json.dumps(part, ensure_ascii=False).encode("utf-8")
+        for text in itertools.chain(
+            [json.dumps(head, ensure_ascii=False)], message_texts(conv.messages)
+        ):
+            text.encode("utf-8")
     except UnicodeEncodeError:
         return True
     except (TypeError, ValueError):
@@ -117,8 +121,15 @@ def encodable_conversation(conv: Conversation) -> Conversation:
     """
     if not _needs_cleaning(conv):
         return conv
-    record, replaced = encodable_value(conversation_to_dict(conv))
-    cleaned = conversation_from_dict(record)
+    # Message by message, into the same kind of sequence (a spill stays on disk).
+    head, replaced = encodable_value(conversation_head_to_dict(conv))
+    sink = message_sink(isinstance(conv.messages, SpilledMessages))
+    for m in conv.messages:
+        record, n = encodable_value(message_to_dict(m))
+        replaced += n
+        sink.append(message_from_dict(record))
+    bare = conversation_from_dict({**head, "tip": None, "messages": []})
+    cleaned = replace(bare, messages=frozen(sink), tip=head["tip"])
     note = f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD at import"
     # The folders its images may come from are the caller's to say, not the record's.
     return replace(cleaned, warnings=(*cleaned.warnings, note), image_folders=conv.image_folders)

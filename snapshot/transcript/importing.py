@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from snapshot.errors import SnapshotError, TranscriptError
 from snapshot.progress import progress
@@ -38,7 +38,8 @@ from snapshot.transcript.formats import (
     parse_select,
     refuse_forced_folder,
 )
-from snapshot.transcript.model import Conversation, conversation_to_dict, stats
+from snapshot.transcript.model import Conversation, conversation_head_to_dict, stats
+from snapshot.transcript.spill import message_texts
 
 __all__ = [
     "OUT_FORMAT",
@@ -203,7 +204,7 @@ def summary_row(conv: Conversation) -> dict[str, Any]:
         "source": conv.source,
         "tool_results": s.tool_results,
         "tool_result_chars": s.tool_result_chars,
-        "path_messages": len(conv.path()) if conv.tip is not None else 0,
+        "path_messages": len(conv.path_ids()) if conv.tip is not None else 0,
         "compact_boundaries": sum(
             1 for m in conv.messages if m.meta.get("kind") == "compact_boundary"
         ),
@@ -241,18 +242,13 @@ def write_conversations(target: Path, conversations: Sequence[Conversation]) -> 
     >>> doc["format"], doc["version"], [c["id"] for c in doc["conversations"]]
     ('snapshot-conversations', 1, ['demo-coding'])
     """
-    doc = {
-        "format": OUT_FORMAT,
-        "version": OUT_VERSION,
-        "conversations": [conversation_to_dict(c) for c in conversations],
-    }
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise TranscriptError(f"--out {target}: folder {parent} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(doc, fh, ensure_ascii=False)
+            _dump(fh, conversations)
             fh.flush()
             os.fsync(fh.fileno())
         # mkstemp makes the file private; give it the mode a plain open would.
@@ -264,6 +260,31 @@ def write_conversations(target: Path, conversations: Sequence[Conversation]) -> 
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _dump(fh: TextIO, conversations: Sequence[Conversation]) -> None:
+    """Write the document ``json.dump(doc, fh, ensure_ascii=False)`` would, one message at a time.
+
+    Never the whole document in memory: a conversation kept on disk
+    (:mod:`snapshot.transcript.spill`) is copied from its stored text.
+    """
+
+    def opened(record: dict[str, Any], key: str) -> str:
+        # The record's JSON text up to the "[" of its last key, which is ``key`` (an empty list).
+        text = json.dumps({**record, key: []}, ensure_ascii=False)
+        return text[: -len("]}")]
+
+    fh.write(opened({"format": OUT_FORMAT, "version": OUT_VERSION}, "conversations"))
+    for i, conv in enumerate(conversations):
+        if i:
+            fh.write(", ")
+        fh.write(opened(conversation_head_to_dict(conv), "messages"))
+        for j, text in enumerate(message_texts(conv.messages)):
+            if j:
+                fh.write(", ")
+            fh.write(text)
+        fh.write("]}")
+    fh.write("]}")
 
 
 def _plain_file_mode(target: Path) -> int:

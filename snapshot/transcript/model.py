@@ -178,7 +178,7 @@ class Conversation:
     """
 
     id: str
-    messages: tuple[Message, ...]
+    messages: Sequence[Message]
     tip: str | None
     agent: str = "main"
     format: str = ""
@@ -193,9 +193,15 @@ class Conversation:
 
     @property
     def index(self) -> Mapping[str, Message]:
-        cached: dict[str, Message] | None = self.__dict__.get("_index")
+        """The messages by id (for messages kept on disk, parsed on access)."""
+        from snapshot.transcript.spill import SpilledMessages
+
+        cached: Mapping[str, Message] | None = self.__dict__.get("_index")
         if cached is None:
-            cached = {m.id: m for m in self.messages}
+            if isinstance(self.messages, SpilledMessages):
+                cached = self.messages.ids()
+            else:
+                cached = {m.id: m for m in self.messages}
             object.__setattr__(self, "_index", cached)
         return cached
 
@@ -207,27 +213,66 @@ class Conversation:
                 f"conversation {self.id!r} has no message {message_id!r}"
             ) from None
 
-    def path(self, tip: str | None = None) -> tuple[Message, ...]:
-        """Messages from the root to ``tip`` (default: the current tip)."""
+    def path_ids(self, tip: str | None = None) -> list[str]:
+        """Ids of the messages from the root to ``tip`` (default: the current tip).
+
+        For messages kept on disk (:mod:`snapshot.transcript.spill`) nothing is
+        parsed: read the messages one at a time with :meth:`get`.
+
+        Examples
+        --------
+        >>> conv = linear("c", [("a", "user", []), ("b", "assistant", [])])
+        >>> conv.path_ids(), conv.path_ids("a")
+        (['a', 'b'], ['a'])
+        """
+        from snapshot.transcript.spill import SpilledMessages
+
+        spill = self.messages if isinstance(self.messages, SpilledMessages) else None
         node = self.tip if tip is None else tip
-        out: list[Message] = []
+        out: list[str] = []
         seen: set[str] = set()
         while node is not None:
             if node in seen:
                 raise TranscriptError(f"conversation {self.id!r}: parent cycle at {node!r}")
             seen.add(node)
-            msg = self.get(node)
-            out.append(msg)
-            node = msg.parent
+            if spill is None:
+                parent = self.get(node).parent
+            else:
+                pos = spill.position(node)
+                if pos is None:
+                    self.get(node)  # raises the error get gives for a missing message
+                    raise AssertionError(node)  # pragma: no cover - get raised
+                parent = spill.parent_id(pos)
+            out.append(node)
+            node = parent
         out.reverse()
-        return tuple(out)
+        return out
+
+    def iter_path(self, tip: str | None = None) -> Iterator[Message]:
+        """The messages of :meth:`path`, one at a time (for messages on disk: one parsed at a time).
+
+        Examples
+        --------
+        >>> conv = linear("c", [("a", "user", [TextBlock("hi")]), ("b", "assistant", [])])
+        >>> [m.role for m in conv.iter_path()]
+        ['user', 'assistant']
+        """
+        for mid in self.path_ids(tip):
+            yield self.get(mid)
+
+    def path(self, tip: str | None = None) -> tuple[Message, ...]:
+        """Messages from the root to ``tip`` (default: the current tip)."""
+        return tuple(self.iter_path(tip))
 
     def children(self, message_id: str | None) -> tuple[Message, ...]:
         return tuple(m for m in self.messages if m.parent == message_id)
 
     def with_messages(self, messages: Sequence[Message], tip: str | None) -> Conversation:
         """A copy holding ``messages`` with ``tip``; the index is rebuilt."""
-        fresh = replace(self, messages=tuple(messages), tip=tip)
+        from snapshot.transcript.spill import SpilledMessages
+
+        kept = messages if isinstance(messages, SpilledMessages) else tuple(messages)
+        fresh = replace(self, messages=kept, tip=tip)
         fresh.__dict__.pop("_index", None)
         return fresh
 
@@ -394,7 +439,14 @@ def message_from_dict(d: Mapping[str, Any]) -> Message:
         raise TranscriptError(f"message record lacks {exc}") from exc
 
 
-def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+def conversation_head_to_dict(c: Conversation) -> dict[str, Any]:
+    """:func:`conversation_to_dict` without ``messages`` (its last key), for writing them one by one.
+
+    Examples
+    --------
+    >>> list(conversation_head_to_dict(linear("c", [("a", "user", [])])))
+    ['id', 'agent', 'format', 'source', 'tip', 'meta', 'warnings']
+    """
     return {
         "id": c.id,
         "agent": c.agent,
@@ -403,6 +455,12 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
         "tip": c.tip,
         "meta": dict(c.meta),
         "warnings": list(c.warnings),
+    }
+
+
+def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+    return {
+        **conversation_head_to_dict(c),
         "messages": [message_to_dict(m) for m in c.messages],
     }
 

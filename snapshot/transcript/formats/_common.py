@@ -26,7 +26,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -369,7 +369,7 @@ def read_prompt(path: Path, warnings: Warnings) -> str | None:
         return raw.decode("utf-8", errors="replace")
 
 
-def add_pairing_warnings(conv_label: str, messages: Sequence[Message], warnings: Warnings) -> None:
+def add_pairing_warnings(conv_label: str, messages: Iterable[Message], warnings: Warnings) -> None:
     """Report tool results without calls and calls without results on the live path.
 
     One warning per id (capped per kind); :func:`pairing_warnings` is the

@@ -45,7 +45,11 @@ Claude Agent SDK stream-json (``agent_log_raw.txt``)
     holding the summary is marked ``compact_summary``.
 
 Both read the file line by line; a line is never longer than
-:data:`~snapshot.transcript.formats._common.MAX_RECORD_BYTES` in memory.
+:data:`~snapshot.transcript.formats._common.MAX_RECORD_BYTES` in memory. A
+Claude Code file of :data:`~snapshot.transcript.spill.SPILL_BYTES` or more
+keeps its messages on disk (:mod:`snapshot.transcript.spill`) as it reads:
+only the newest :data:`OPEN_DRAFTS` stay open to absorb further records of
+their API message, and a record of one already written rewrites it there.
 """
 
 from __future__ import annotations
@@ -54,13 +58,14 @@ import base64
 import binascii
 import json
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     ImageTooLarge,
@@ -252,6 +257,15 @@ class _Draft:
     blocks: list[Block]
     meta: dict[str, Any]
     line: int
+    api_id: str | None = None
+
+    @classmethod
+    def of(cls, m: Message) -> _Draft:
+        """A message already built, open again to absorb a late record of its API message."""
+        return cls(m.id, m.role, m.parent, list(m.blocks), dict(m.meta), 0)
+
+    def message(self) -> Message:
+        return Message(self.id, self.parent, self.role, tuple(self.blocks), self.meta)
 
     def absorb(self, blocks: list[Block], msg: Mapping[str, Any]) -> None:
         """Take in another record of the same API message: its blocks, the latest usage."""
@@ -291,8 +305,10 @@ class _Tree:
     """
 
     def __init__(self) -> None:
-        self.kept: set[str] = set()  # uuids of kept messages (message id = uuid)
-        self.through: dict[str, str | None] = {}  # transparent uuid -> its parentUuid
+        # uuids of kept messages (message id = uuid), each mapped to itself so
+        # that links to it can share the one string
+        self.kept: dict[str, str] = {}
+        self.through: dict[str, str | None] = {}  # transparent uuid -> parentUuid (resolved)
         self.group_of: dict[str, str] = {}  # message id -> assistant message id
         self.tail: dict[str, str] = {}  # assistant message id -> last member
 
@@ -303,7 +319,7 @@ class _Tree:
         seen: set[str] = set()
         while ref is not None:
             if ref in self.kept:
-                return ref
+                return self.kept[ref]
             if ref in seen:
                 return None  # a cycle of transparent records: treat as a root
             if ref not in self.through:
@@ -311,6 +327,18 @@ class _Tree:
             seen.add(ref)
             ref = self.through[ref]
         return None
+
+    def skip(self, uuid: str, parent: str | None) -> None:
+        """Make ``uuid`` transparent: a link to it is a link to ``parent``.
+
+        Stored resolved when ``parent`` already resolves (to a kept message, or
+        a root): the answer cannot change later (a uuid is recorded once), and
+        the kept message's own id string is shared instead of a copy per
+        record, which matters for the hundreds of thousands of ``progress``
+        records of a large session.
+        """
+        found = self.resolve(parent)
+        self.through[uuid] = found if found is None or isinstance(found, str) else parent
 
     def attach(self, ref: str | None) -> str | object | None:
         """The message a new message continues from (the tail of a group)."""
@@ -320,7 +348,7 @@ class _Tree:
         return found
 
     def add(self, mid: str, role: Role, parent: str | None, has_results: bool) -> None:
-        self.kept.add(mid)
+        self.kept[mid] = mid
         if role == "assistant":
             self.group_of[mid] = mid
             self.tail[mid] = mid
@@ -336,18 +364,53 @@ def _agent_from_path(path: Path) -> str | None:
     return None
 
 
+# Drafts kept open (in memory, able to absorb another record of their API
+# message) behind the newest one; older ones go to the messages (on disk for
+# a large file). A record of an API message already written rewrites it.
+OPEN_DRAFTS = 64
+
+
 def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
     warnings = Warnings()
     skipped: Counter[str] = Counter()
     tree = _Tree()
-    drafts: list[_Draft] = []
-    by_api_id: dict[str, _Draft] = {}
+    # Messages in file order: the finished ones in ``done`` (a spill for a large
+    # file), the newest still open in ``window``.
+    spilled = path.stat().st_size >= spill.SPILL_BYTES
+    done = spill.message_sink(spilled)
+    window: deque[_Draft] = deque()
+    by_api_id: dict[str, _Draft | int] = {}  # an open draft, or the position in ``done``
+    last_id: str | None = None
+    n_messages = n_sidechain = 0
     session_id: str | None = None
     agent_id: str | None = None
     any_sidechain = False
     recognised = 0
     titles: list[str] = []
-    outside: list[str] = []
+    outside: list[str] = []  # the first record continuing from outside the file
+    n_outside = 0
+
+    def add(d: _Draft) -> None:
+        nonlocal last_id, n_messages, n_sidechain
+        window.append(d)
+        last_id = d.id
+        n_messages += 1
+        n_sidechain += bool(d.meta.get("sidechain"))
+        finish(OPEN_DRAFTS)
+
+    def finish(keep: int) -> None:
+        while len(window) > keep:
+            d = window.popleft()
+            if d.api_id is not None and by_api_id.get(d.api_id) is d:
+                by_api_id[d.api_id] = len(done)
+            done.append(d.message())
+
+    def reopen(api_id: str) -> tuple[_Draft, int | None]:
+        """The draft of an API message, and its position when it was already written."""
+        target = by_api_id[api_id]
+        if isinstance(target, _Draft):
+            return target, None
+        return _Draft.of(done[target]), target
 
     def place(ref: str | None) -> str | None:
         """The message a new record continues from.
@@ -357,10 +420,13 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         is replaced by the previous message in file order, so nothing read
         from this file falls off the path; the count is reported.
         """
+        nonlocal n_outside
         found = tree.attach(ref)
         if found is _UNRESOLVED and ref is not None:
-            outside.append(ref)
-            found = tree.attach(drafts[-1].id) if drafts else None
+            n_outside += 1
+            if not outside:
+                outside.append(ref)
+            found = tree.attach(last_id) if last_id is not None else None
         return found if isinstance(found, str) else None
 
     for lineno, rec in iter_json_objects(path, warnings):
@@ -385,7 +451,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             mid = uuid or f"line-{lineno}"
             ref = parent if parent is not None else logical
             pid = place(ref)
-            drafts.append(
+            add(
                 _Draft(
                     id=mid,
                     role="system",
@@ -411,14 +477,14 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         if kind not in _MESSAGE_TYPES:
             skipped[_record_kind(rec)] += 1
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
 
         msg = rec.get("message")
         if not isinstance(msg, dict):
             warnings.add(f"{where}: {kind} record without a message object; skipped", "record")
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
         blocks = content_blocks(msg.get("content"), where, warnings)
         api_id = msg.get("id") if kind == "assistant" else None
@@ -426,12 +492,14 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         if isinstance(api_id, str) and api_id in by_api_id:
             # Another block of an API message already started: merge it, and
             # make this record transparent.
-            target = by_api_id[api_id]
+            target, written = reopen(api_id)
             target.absorb(blocks, msg)
             if msg.get("stop_reason"):
                 target.meta["stop_reason"] = msg["stop_reason"]
+            if written is not None:
+                done[written] = target.message()
             if uuid is not None:
-                tree.through[uuid] = parent
+                tree.skip(uuid, parent)
             continue
 
         mid = uuid or f"line-{lineno}"
@@ -447,11 +515,12 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             if isinstance(rec.get("agentId"), str):
                 m["agent_id"] = rec["agentId"]
         pid = place(parent)
-        d = _Draft(mid, kind, pid, blocks, m, lineno)
-        drafts.append(d)
-        tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
+        d = _Draft(mid, kind, pid, blocks, m, lineno, api_id if isinstance(api_id, str) else None)
         if isinstance(api_id, str):
-            by_api_id[api_id] = d
+            by_api_id[api_id] = d  # before add(), which may already write it
+        add(d)
+        tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
+    finish(0)
 
     warnings.extend_counts("skipped non-message records", skipped)
     if not recognised:
@@ -459,45 +528,37 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: no Claude Code records found; is this a Claude Code session file? "
             "(force another format with --format)"
         )
-    if not drafts:
+    if not n_messages:
         # Real session files can hold only a title or a file snapshot.
         warnings.add(f"{path}: no user or assistant messages; the conversation is empty")
 
     if outside:
         warnings.add(
-            f"{path}: {len(outside)} records continue from records not in this file "
+            f"{path}: {n_outside} records continue from records not in this file "
             f"(first: {outside[0]!r}); each linked to the message before it"
         )
-    messages = [Message(d.id, d.parent, d.role, tuple(d.blocks), d.meta) for d in drafts]
-
     conv_id = session_id or _session_from_path(path)
     meta = {**_agent_meta(path), **({"titles": titles} if titles else {})}
-    main = [x for x in messages if not x.meta.get("sidechain")]
-    groups: dict[str, list[Message]]
-    if main and len(main) < len(messages):
+    groups: dict[str, Sequence[Message]]
+    if 0 < n_sidechain < n_messages:
         # Older Claude Code wrote Task sidechains into the session file itself:
         # each agent becomes its own conversation, as a subagent file would.
-        groups = {"main": main, **_sidechain_agents(messages)}
+        groups = _split_agents(done, spilled)
         warnings.add(
             f"{path}: main and sidechain records in one file; split into "
             f"{len(groups)} conversations"
         )
     else:
         agent = agent_id or _agent_from_path(path) or ("sidechain" if any_sidechain else "main")
-        groups = {agent: messages}
+        groups = {agent: spill.frozen(done)}
 
     out: list[Conversation] = []
-    tasks = _task_calls(groups.get("main", []))
+    tasks = _task_calls(groups.get("main", ()))
     for agent, group in groups.items():
-        ids = {x.id for x in group}
-        # A link into another agent's part of the file starts a new root here.
-        group = [
-            x if x.parent is None or x.parent in ids else replace(x, parent=None) for x in group
-        ]
         w = warnings.copy()
         conv = Conversation(
             id=conv_id,
-            messages=tuple(group),
+            messages=group,
             tip=group[-1].id if group else None,
             agent=agent,
             format=NAME,
@@ -505,7 +566,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             meta=_with_task(meta, agent, group, tasks),
         )
         try:
-            add_pairing_warnings(f"{path}", conv.path(), w)
+            add_pairing_warnings(f"{path}", conv.iter_path(), w)
         except TranscriptError as exc:  # a parent cycle in a hand-edited file
             raise TranscriptError(f"{path}: {exc}") from exc
         conv = replace(conv, warnings=w.tuple())
@@ -514,33 +575,42 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
     return out
 
 
-def _sidechain_agents(messages: Sequence[Message]) -> dict[str, list[Message]]:
-    """The sidechain messages of a session file, one list per subagent.
+def _split_agents(messages: Sequence[Message], spilled: bool) -> dict[str, Sequence[Message]]:
+    """The messages of a session file holding main and sidechain records, one sequence per agent.
 
-    Newer files name each subagent (``agentId``); Claude Code 1.0.x wrote
-    every Task subagent inline with no id, each starting a new root
-    (``parentUuid: null``). Such a root opens a new agent (``sidechain-1``,
-    ``sidechain-2``, ... in file order) and each later message joins the agent
-    of the message it continues from, so every subagent is its own
-    transcript, selectable with ``--agent``.
+    ``"main"`` first, then each subagent in file order. Newer files name each
+    subagent (``agentId``); Claude Code 1.0.x wrote every Task subagent inline
+    with no id, each starting a new root (``parentUuid: null``). Such a root
+    opens a new agent (``sidechain-1``, ``sidechain-2``, ... in file order) and
+    each later message joins the agent of the message it continues from, so
+    every subagent is its own transcript, selectable with ``--agent``. A link
+    into another agent's part of the file starts a new root. One pass: every
+    parent is an earlier message of the file.
     """
     agent_of: dict[str, str] = {}
-    groups: dict[str, list[Message]] = {}
+    ids: dict[str, set[str]] = {}
+    sinks: dict[str, list[Message] | spill.SpilledMessages] = {"main": spill.message_sink(spilled)}
     unnamed = 0
     for x in messages:
-        if not x.meta.get("sidechain"):
-            continue
-        named = x.meta.get("agent_id")
-        if isinstance(named, str):
-            agent = named
-        elif x.parent is not None and x.parent in agent_of:
-            agent = agent_of[x.parent]
-        else:
-            unnamed += 1
-            agent = f"sidechain-{unnamed}"
-        agent_of[x.id] = agent
-        groups.setdefault(agent, []).append(x)
-    return groups
+        agent = "main"
+        if x.meta.get("sidechain"):
+            named = x.meta.get("agent_id")
+            if isinstance(named, str):
+                agent = named
+            elif x.parent is not None and x.parent in agent_of:
+                agent = agent_of[x.parent]
+            else:
+                unnamed += 1
+                agent = f"sidechain-{unnamed}"
+            agent_of[x.id] = agent
+        own = ids.setdefault(agent, set())
+        if x.parent is not None and x.parent not in own:
+            x = replace(x, parent=None)
+        own.add(x.id)
+        if agent not in sinks:
+            sinks[agent] = spill.message_sink(spilled)
+        sinks[agent].append(x)
+    return {agent: spill.frozen(sink) for agent, sink in sinks.items()}
 
 
 def _task_calls(main: Sequence[Message]) -> dict[str, str]:

@@ -1,0 +1,262 @@
+"""Messages kept on disk: a conversation too large to hold as Python objects.
+
+A Claude Code session of 500 MB holds hundreds of MB of tool results and
+metadata once parsed. :class:`SpilledMessages` is a ``Sequence[Message]``
+whose messages live serialized in an anonymous temporary file (never in the
+user's folders; the system removes it when it is closed or the process
+ends), each as the JSON text :func:`~snapshot.transcript.model.message_to_dict`
+gives and ``json.dumps(..., ensure_ascii=False)`` writes. In memory it holds
+only, per message, its id, its parent's position and where its text lies, so
+a :class:`~snapshot.transcript.model.Conversation` can find a message by id
+and walk the path from the tip without parsing anything; a message is parsed
+when it is asked for, and iterating parses one at a time.
+
+Importers spill only above a size (:data:`SPILL_BYTES` of input): a small
+import stays a tuple, as fast as before. :func:`message_texts` gives the JSON
+text of each message of any sequence (the stored text of a spill, unparsed),
+which is how a conversation is written out message by message.
+
+>>> from snapshot.transcript.model import Conversation, Message, TextBlock
+>>> spill = SpilledMessages()
+>>> spill.append(Message("m1", None, "user", (TextBlock("hi"),)))
+>>> spill.append(Message("m2", "m1", "assistant", (TextBlock("hello"),)))
+>>> conv = Conversation(id="c", messages=spill, tip="m2")
+>>> conv.path_ids(), conv.get("m2").text(), len(conv.messages)
+(['m1', 'm2'], 'hello', 2)
+>>> spill[1] = Message("m2", "m1", "assistant", (TextBlock("hello again"),))
+>>> [m.text() for m in conv.messages]
+['hi', 'hello again']
+>>> next(message_texts(spill))
+'{"id": "m1", "parent": null, "role": "user", "blocks": [{"type": "text", "text": "hi"}], "meta": {}}'
+>>> spill.close()
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import overload
+
+from snapshot.transcript.model import Message, message_from_dict, message_to_dict
+
+__all__ = ["SPILL_BYTES", "SpilledMessages", "frozen", "message_sink", "message_texts"]
+
+#: Inputs at least this large import into a :class:`SpilledMessages`; smaller ones stay tuples.
+SPILL_BYTES = 32 * 1024 * 1024
+
+# Lone surrogates (half an emoji cut by a JavaScript writer) must survive the
+# round trip to disk unchanged: the encodability check after the import sees
+# and counts them, as it does for a tuple.
+_CODEC = "surrogatepass"
+
+_NO_PARENT = -1
+_PARENT_BY_ID = -2  # the parent was not (yet) a message here: looked up by id when walked
+
+
+def _dumps(message: Message) -> str:
+    # The exact text json.dump writes for the message inside a whole document.
+    return json.dumps(message_to_dict(message), ensure_ascii=False)
+
+
+class SpilledMessages(Sequence[Message]):
+    """A sequence of messages stored as JSON text in an anonymous temporary file.
+
+    Append messages in order (:meth:`append`), change one already stored
+    (``spill[i] = message``, same id); read them like a tuple. Per message only its id, its
+    parent's position and its offset and length stay in memory.
+
+    Examples
+    --------
+    >>> from snapshot.transcript.model import Message, TextBlock
+    >>> s = SpilledMessages([Message("a", None, "user", (TextBlock("x"),))])
+    >>> s[0].text(), s[-1].id, s.position("a"), s.position("zz"), s.parent_id(0)
+    ('x', 'a', 0, None, None)
+    """
+
+    def __init__(self, messages: Iterable[Message] = ()) -> None:
+        # Open for the object's life (closed by close() or when collected).
+        self._file = tempfile.TemporaryFile(prefix="snapshot-spill-")  # noqa: SIM115
+        # A seek and the read or write after it are one step: the page pipeline's
+        # threads may read one conversation at once.
+        self._lock = threading.Lock()
+        self._end = 0
+        self._offsets = array("q")
+        self._lengths = array("q")
+        self._parents = array("q")  # position of the parent, or _NO_PARENT / _PARENT_BY_ID
+        self._parent_ids: dict[int, str] = {}  # position -> parent id, for _PARENT_BY_ID
+        self._ids: list[str] = []
+        self._positions: dict[str, int] = {}  # last position of each id, as a dict would keep
+        for m in messages:
+            self.append(m)
+
+    # --- writing -----------------------------------------------------------------
+
+    def _write(self, message: Message) -> tuple[int, int]:
+        data = _dumps(message).encode("utf-8", _CODEC)
+        with self._lock:
+            self._file.seek(self._end)
+            self._file.write(data)
+            start, self._end = self._end, self._end + len(data)
+        return start, len(data)
+
+    def _link(self, i: int, parent: str | None) -> int:
+        self._parent_ids.pop(i, None)
+        if parent is None:
+            return _NO_PARENT
+        pos = self._positions.get(parent)
+        if pos is None or pos >= i:
+            self._parent_ids[i] = parent
+            return _PARENT_BY_ID
+        return pos
+
+    def append(self, message: Message) -> None:
+        """Store ``message`` after the others."""
+        start, length = self._write(message)
+        i = len(self._ids)
+        self._offsets.append(start)
+        self._lengths.append(length)
+        self._parents.append(self._link(i, message.parent))
+        self._ids.append(message.id)
+        self._positions[message.id] = i
+
+    def __setitem__(self, i: int, message: Message) -> None:
+        """Store ``message`` at position ``i`` instead (same id): a late change to a message.
+
+        The new text is written at the end of the file and the old one is no
+        longer read; memory stays the same.
+        """
+        if message.id != self._ids[i]:
+            raise ValueError(f"replace at {i}: id {message.id!r} is not {self._ids[i]!r}")
+        start, length = self._write(message)
+        self._offsets[i], self._lengths[i] = start, length
+        self._parents[i] = self._link(i, message.parent)
+
+    def close(self) -> None:
+        """Remove the file now (it also goes when the object is collected)."""
+        self._file.close()
+
+    # --- reading -------------------------------------------------------------------
+
+    def text(self, i: int) -> str:
+        """The stored JSON text of message ``i``."""
+        with self._lock:
+            self._file.seek(self._offsets[i])
+            data = self._file.read(self._lengths[i])
+        return data.decode("utf-8", _CODEC)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, i: int) -> Message: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Message, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Message | tuple[Message, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("message index out of range")
+        return message_from_dict(json.loads(self.text(i)))
+
+    def __iter__(self) -> Iterator[Message]:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"SpilledMessages({len(self)} messages)"
+
+    # --- the index a Conversation uses ------------------------------------------------
+
+    def position(self, message_id: str) -> int | None:
+        """Where the message ``message_id`` is (the last one, for a repeated id), or ``None``."""
+        return self._positions.get(message_id)
+
+    def parent_id(self, i: int) -> str | None:
+        """The parent id of message ``i``, without parsing it."""
+        p = self._parents[i]
+        if p == _NO_PARENT:
+            return None
+        if p == _PARENT_BY_ID:
+            return self._parent_ids[i]
+        return self._ids[p]
+
+    def ids(self) -> Mapping[str, Message]:
+        """The messages by id, parsed on access (what ``Conversation.index`` is for a spill)."""
+        return _ById(self)
+
+
+class _ById(Mapping[str, Message]):
+    def __init__(self, spill: SpilledMessages) -> None:
+        self._spill = spill
+
+    def __getitem__(self, key: str) -> Message:
+        pos = self._spill.position(key)
+        if pos is None:
+            raise KeyError(key)
+        return self._spill[pos]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._spill.position(key) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spill._positions)
+
+    def __len__(self) -> int:
+        return len(self._spill._positions)
+
+
+def message_texts(messages: Sequence[Message]) -> Iterator[str]:
+    """The JSON text of each message, as ``json.dump`` writes it inside a document.
+
+    A spill's stored text is given as it is (not parsed); any other sequence's
+    messages are serialized one at a time.
+
+    Examples
+    --------
+    >>> from snapshot.transcript.model import Message
+    >>> m = Message("m", None, "user", ())
+    >>> list(message_texts((m,))) == list(message_texts(SpilledMessages([m])))
+    True
+    """
+    if isinstance(messages, SpilledMessages):
+        for i in range(len(messages)):
+            yield messages.text(i)
+    else:
+        for m in messages:
+            yield _dumps(m)
+
+
+def message_sink(spill: bool) -> list[Message] | SpilledMessages:
+    """An empty place to append messages to: a list, or a :class:`SpilledMessages`.
+
+    :func:`frozen` turns it into what a ``Conversation`` holds.
+
+    Examples
+    --------
+    >>> type(message_sink(False)).__name__, type(message_sink(True)).__name__
+    ('list', 'SpilledMessages')
+    """
+    return SpilledMessages() if spill else []
+
+
+def frozen(sink: list[Message] | SpilledMessages) -> Sequence[Message]:
+    """A sink as a conversation's messages: a list becomes a tuple, a spill stays itself.
+
+    >>> frozen([])
+    ()
+    """
+    return tuple(sink) if isinstance(sink, list) else sink

@@ -1,0 +1,296 @@
+"""Messages kept on disk (issue 9, bounded memory): the spill, and imports that use it.
+
+A large Claude Code session imports into a :class:`SpilledMessages`; every
+result must be the same as when the messages are held in memory. The corpus
+cases force spilling (and a window of one open draft, so records of an API
+message arrive after it was written) on real sessions and compare the saved
+document and the ``--json`` summary byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from snapshot.cli import main
+from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
+from snapshot.transcript.encodable import encodable_conversation
+from snapshot.transcript.formats import claude_code as cc
+from snapshot.transcript.formats import import_path
+from snapshot.transcript.importing import (
+    OUT_FORMAT,
+    OUT_VERSION,
+    import_conversations,
+    write_conversations,
+)
+from snapshot.transcript.model import (
+    Conversation,
+    ImageBlock,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ToolCall,
+    ToolResult,
+    conversation_to_dict,
+)
+from snapshot.transcript.spill import SpilledMessages, message_texts
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("SNAPSHOT_CORPUS") or REPO.parent / "shared" / "corpus")
+# Real sessions: Claude Code 2.1 with compactions and interleaved parallel tool
+# results; two 1.0.x files with Task sidechains inline (split per agent).
+SESSIONS = [
+    "claude_code_spotter/fa812bfe-b295-4cca-9c2f-fdf01028cb46.jsonl",
+    "formats/claude-code/dkimuson-fe5e1c67.jsonl",
+    "formats/claude-code/dkimuson-5c0375b4.jsonl",
+]
+
+
+@pytest.fixture(autouse=True)
+def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SNAPSHOT_NO_PROGRESS", "1")
+
+
+def _messages() -> list[Message]:
+    return [
+        Message("m1", None, "user", (TextBlock("hi \ud83d half an emoji"),), {"t": 1}),
+        Message(
+            "m2",
+            "m1",
+            "assistant",
+            (ThinkingBlock("hm", "sig"), ToolCall("c1", "Bash", {"command": "ls", "n": 1.5})),
+            {"usage": {"input_tokens": 3}},
+        ),
+        Message(
+            "m3",
+            "m2",
+            "user",
+            (ToolResult("c1", (TextBlock("a.txt"), ImageBlock("image/png", b"\x89PNG")), True),),
+        ),
+    ]
+
+
+# --- the spill itself ----------------------------------------------------------------
+
+
+def test_spilled_messages_read_back_equal_what_was_stored() -> None:
+    msgs = _messages()
+    s = SpilledMessages(msgs)
+    assert len(s) == 3
+    assert list(s) == msgs and s == msgs and s == tuple(msgs)
+    assert s[-1] == msgs[2] and s[1:] == tuple(msgs[1:])
+    assert s[0].blocks[0].text == "hi \ud83d half an emoji"  # a lone surrogate survives
+    assert s[2].blocks[0].content[1].data == b"\x89PNG"  # type: ignore[union-attr]
+    with pytest.raises(IndexError):
+        s[3]
+    assert [s.parent_id(i) for i in range(3)] == [None, "m1", "m2"]
+    assert list(message_texts(s)) == list(message_texts(msgs))
+    s.close()
+
+
+def test_a_replaced_message_is_read_in_its_place() -> None:
+    s = SpilledMessages(_messages())
+    longer = Message("m2", "m1", "assistant", (TextBlock("x" * 5000),))
+    s[1] = longer
+    assert [m.id for m in s] == ["m1", "m2", "m3"]
+    assert s[1] == longer and s[2].id == "m3"
+    with pytest.raises(ValueError, match="is not 'm2'"):
+        s[1] = Message("other", None, "user", ())
+
+
+def test_a_conversation_on_disk_finds_messages_and_walks_its_path() -> None:
+    msgs = [
+        *_messages(),
+        Message("b1", "m1", "assistant", (TextBlock("a branch"),)),
+        # A parent that comes later in the sequence, and one that is not there.
+        Message("late", "m9", "user", ()),
+        Message("m9", None, "user", ()),
+    ]
+    s = SpilledMessages(msgs)
+    spilled = Conversation(id="c", messages=s, tip="m3")
+    held = Conversation(id="c", messages=tuple(msgs), tip="m3")
+    assert spilled == held
+    for tip in ("m3", "b1", "late"):
+        assert spilled.path_ids(tip) == held.path_ids(tip)
+        assert spilled.path(tip) == held.path(tip)
+    assert "b1" in spilled.index and "nope" not in spilled.index
+    assert spilled.get("b1") == msgs[3] and len(spilled.index) == len(msgs)
+    with pytest.raises(TranscriptError, match="has no message 'nope'"):
+        spilled.get("nope")
+    with pytest.raises(TranscriptError, match="tip 'nope' is not a message"):
+        Conversation(id="c", messages=s, tip="nope")
+    orphan = SpilledMessages([Message("x", "gone", "user", ())])
+    with pytest.raises(TranscriptError, match="has no message 'gone'"):
+        Conversation(id="c", messages=orphan, tip="x").path()
+    cycle = SpilledMessages([Message("p", "q", "user", ()), Message("q", "p", "user", ())])
+    with pytest.raises(TranscriptError, match="parent cycle"):
+        Conversation(id="c", messages=cycle, tip="q").path_ids()
+
+
+def test_an_unencodable_spilled_conversation_is_cleaned_and_stays_on_disk() -> None:
+    msgs = _messages()
+    held = encodable_conversation(Conversation(id="c", messages=tuple(msgs), tip="m3"))
+    spilled = encodable_conversation(Conversation(id="c", messages=SpilledMessages(msgs), tip="m3"))
+    assert isinstance(spilled.messages, SpilledMessages)
+    assert spilled == held and spilled.warnings == held.warnings
+    assert held.warnings[-1].startswith("1 unencodable character(s)")
+    assert spilled.messages[0].text() == "hi \ufffd half an emoji"
+
+
+def test_the_saved_document_is_what_json_dump_writes(tmp_path: Path) -> None:
+    """The document is written a message at a time; the bytes are one ``json.dump`` of it."""
+    clean = _messages()[1:]
+    convs = [
+        Conversation(id="c1", messages=tuple(clean), tip="m3", meta={"é": [1, None]}),
+        Conversation(id="c2", messages=(), tip=None, warnings=("w",)),
+        Conversation(id="c3", messages=SpilledMessages(clean), tip="m2", agent="sub"),
+    ]
+    for subset in (convs, convs[1:2], []):
+        target = tmp_path / "out.json"
+        write_conversations(target, subset)
+        doc = {
+            "format": OUT_FORMAT,
+            "version": OUT_VERSION,
+            "conversations": [conversation_to_dict(c) for c in subset],
+        }
+        assert target.read_text(encoding="utf-8") == json.dumps(doc, ensure_ascii=False)
+
+
+# --- the Claude Code importer, spilling ------------------------------------------------
+
+
+def _late_session(tmp_path: Path) -> Path:
+    """One API message whose records are far apart: two calls, results between them."""
+    session = "11111111-2222-3333-4444-555555555555"
+
+    def rec(kind: str, uuid: str, parent: str | None, message: dict[str, object]) -> str:
+        return json.dumps(
+            {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": session}
+            | {"message": message}
+        )
+
+    def asst(api: str, block: dict[str, object], **extra: object) -> dict[str, object]:
+        return {"id": api, "role": "assistant", "content": [block], **extra}
+
+    def use(cid: str) -> dict[str, object]:
+        return {"type": "tool_use", "id": cid, "name": "Bash", "input": {"command": cid}}
+
+    def res(cid: str) -> dict[str, object]:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid}]}
+
+    lines = [
+        rec("user", "u1", None, {"role": "user", "content": "go"}),
+        rec("assistant", "a1", "u1", asst("msg_A", use("t1"), usage={"output_tokens": 1})),
+        rec("user", "r1", "a1", res("t1")),
+        rec("user", "u2", "r1", {"role": "user", "content": "and?"}),
+        rec(
+            "assistant",
+            "a2",
+            "a1",
+            asst("msg_A", use("t2"), usage={"output_tokens": 2}, stop_reason="tool_use"),
+        ),
+        rec("user", "r2", "a2", res("t2")),
+    ]
+    path = tmp_path / f"{session}.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("spilled", [False, True])
+def test_a_record_of_an_api_message_already_written_rewrites_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spilled: bool
+) -> None:
+    path = _late_session(tmp_path)
+    [held] = import_path(path)
+    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)  # a1 is written before its second record
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0 if spilled else 1 << 40)
+    [late] = import_path(path)
+    assert isinstance(late.messages, SpilledMessages) is spilled
+    merged = late.get("a1")
+    assert [c.id for c in merged.tool_calls()] == ["t1", "t2"]
+    assert merged.meta["usage"] == {"output_tokens": 2}
+    assert merged.meta["stop_reason"] == "tool_use"
+    assert late == held and late.warnings == held.warnings
+
+
+def _corpus_case(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"corpus session {name} not found under {CORPUS} (set SNAPSHOT_CORPUS)")
+    return path
+
+
+def _cli(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["import", str(path), "--out", str(out), "--json"]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", SESSIONS)
+def test_a_real_session_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``snapshot import --out --json`` writes the same bytes with its messages on disk."""
+    path = _corpus_case(name)
+    held_summary = _cli(path, tmp_path / "held.json", capsys)
+    held = import_conversations(path).conversations
+    assert all(isinstance(c.messages, tuple) for c in held)
+
+    rewrites: list[int] = []
+    setitem = SpilledMessages.__setitem__
+
+    def counting(self: SpilledMessages, i: int, message: Message) -> None:
+        rewrites.append(i)
+        setitem(self, i, message)
+
+    monkeypatch.setattr(SpilledMessages, "__setitem__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)
+    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
+    spilled = import_conversations(path).conversations
+    assert all(isinstance(c.messages, SpilledMessages) for c in spilled)
+
+    assert spilled_summary == held_summary
+    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
+    assert [c.warnings for c in spilled] == [c.warnings for c in held]
+    assert len(held) == len(json.loads(held_summary)["conversations"])
+    if name.startswith("claude_code_spotter"):
+        # Parallel tool calls with results between their records: merged late.
+        assert rewrites
+    else:
+        assert len(held) > 1  # main and sidechains split
+
+
+def test_a_large_file_spills_and_a_small_one_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _late_session(tmp_path)
+    size = path.stat().st_size
+    monkeypatch.setattr(spill, "SPILL_BYTES", size + 1)
+    [small] = import_path(path)
+    monkeypatch.setattr(spill, "SPILL_BYTES", size)
+    [large] = import_path(path)
+    assert isinstance(small.messages, tuple)
+    assert isinstance(large.messages, SpilledMessages)
+
+
+def test_threads_reading_one_spill_each_get_their_own_message() -> None:
+    """The page pipeline's threads may read one conversation at once: a seek and its read are one step."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    msgs = [
+        Message(f"m{i}", None, "user", (TextBlock(f"text {i} " * (i % 50)),)) for i in range(300)
+    ]
+    s = SpilledMessages(msgs)
+
+    def read(start: int) -> bool:
+        return all(s[(start + k) % len(msgs)] == msgs[(start + k) % len(msgs)] for k in range(600))
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(pool.map(read, range(0, 300, 25)))
