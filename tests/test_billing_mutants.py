@@ -220,3 +220,18 @@ def test_fit_within_refuses_an_unknown_rounding() -> None:
     assert fit_within(1436, 962, 1024, 1024) == (1024, 685)
     with pytest.raises(ValueError, match="rounding must be 'floor' or 'round'"):
         fit_within(1436, 962, 1024, 1024, rounding="ROUND")  # type: ignore[arg-type]
+
+
+def test_qwen_tokens_are_a_whole_number() -> None:
+    from snapshot.billing.schemes import QwenPatches
+
+    tokens = QwenPatches().tokens(1568, 728)
+    assert tokens == 1456 and type(tokens) is int  # a float would print as "1456.0"
+
+
+def test_a_scheme_without_a_kind_is_a_clear_error() -> None:
+    from snapshot.billing.schemes import scheme_from_dict
+    from snapshot.errors import InputError
+
+    with pytest.raises(InputError, match="unknown billing scheme kind None; use one of: "):
+        scheme_from_dict({"max_edge": 2576})
