@@ -48,6 +48,13 @@ SESSIONS = [
     "formats/claude-code/dkimuson-fe5e1c67.jsonl",
     "formats/claude-code/dkimuson-5c0375b4.jsonl",
 ]
+# Codex CLI rollouts and pi sessions (JSONL that grows with the session) spill too.
+CODEX = [
+    "formats/codex-rollout/moonmind-rollout-2025-11-13T18-21-11-019a802a.jsonl",
+    "formats/codex-rollout/youtube-mcp-rollout-2026-03-01T17-24-42-019cabb7.jsonl",
+    "formats/pi/pi-mono-large-session.jsonl",
+    "formats/pi/pi-mono-before-compaction.jsonl",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -294,3 +301,23 @@ def test_threads_reading_one_spill_each_get_their_own_message() -> None:
 
     with ThreadPoolExecutor(4) as pool:
         assert all(pool.map(read, range(0, 300, 25)))
+
+
+@pytest.mark.parametrize("name", CODEX)
+def test_a_codex_or_pi_session_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = _corpus_case(name)
+    held_summary = _cli(path, tmp_path / "held.json", capsys)
+    [held] = import_conversations(path).conversations
+    assert isinstance(held.messages, tuple)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
+    [spilled] = import_conversations(path).conversations
+    assert isinstance(spilled.messages, SpilledMessages) and len(spilled.messages) > 10
+    assert spilled_summary == held_summary
+    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
+    assert spilled.warnings == held.warnings and spilled.tip == held.tip

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -89,14 +90,16 @@ class _Builder:
     def __init__(self, path: Path, warnings: Warnings) -> None:
         self.path = path
         self.warnings = warnings
-        self.messages: list[Message] = []
+        # A large rollout keeps its messages on disk as they are read (spill.py).
+        self.messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+        self.last: str | None = None  # the tip, without reading a spilled message back
         self.model: str | None = None
 
     def add(self, mid: str, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
         if role == "assistant" and self.model:
             meta = {**meta, "model": self.model}
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), meta))
+        self.last = mid
 
     def parts(self, content: Any, where: str) -> list[TextBlock | ImageBlock]:
         """Text and image parts of a message or tool output."""
@@ -351,8 +354,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         meta_out["thread_id"] = session.get("id")
     conv = Conversation(
         id=conv_id,
-        messages=tuple(b.messages),
-        tip=b.messages[-1].id if b.messages else None,
+        messages=spill.frozen(b.messages),
+        tip=b.last,
         agent=agent,
         format=NAME,
         source=str(path),

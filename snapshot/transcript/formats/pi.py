@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -72,7 +73,9 @@ class _Reader:
     def __init__(self, path: Path, warnings: Warnings) -> None:
         self.path = path
         self.warnings = warnings
-        self.messages: list[Message] = []
+        # A large session keeps its messages on disk as they are read (spill.py).
+        self.messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+        self.last: str | None = None  # the newest message's id, without reading it back
         self.ids: set[str] = set()
         self.through: dict[str, str | None] = {}  # a non-message entry -> its parent
         self.skipped: Counter[str] = Counter()
@@ -93,7 +96,7 @@ class _Reader:
             seen.add(parent)
             if parent not in self.through:
                 self.missing_parents += 1
-                return self.messages[-1].id if self.messages else None
+                return self.last
             parent = self.through[parent]
         return parent
 
@@ -109,6 +112,7 @@ class _Reader:
             mid = f"{mid}-{len(self.messages)}"
         self.messages.append(Message(mid, self.resolve(parent), role, tuple(blocks), meta))
         self.ids.add(mid)
+        self.last = mid
 
     def content(self, content: Any, where: str) -> list[Block]:
         if isinstance(content, str):
@@ -272,11 +276,11 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: {reader.missing_parents} entries name a parent not in the file; "
             "each continues from the message before it"
         )
-    if tip is None and reader.messages:
-        tip = reader.messages[-1].id
+    if tip is None:
+        tip = reader.last
     conv = Conversation(
         id=str(meta.get("id") or path.stem),
-        messages=tuple(reader.messages),
+        messages=spill.frozen(reader.messages),
         tip=tip,
         format=NAME,
         source=str(path),
