@@ -166,7 +166,7 @@ def test_unknown_target_is_an_argument_error(
 
 def test_bodies_over_a_provider_limit_are_flagged() -> None:
     from snapshot.billing.providers import limit_facts_for
-    from snapshot.cli.export import limit_notes
+    from snapshot.transcript.validate import limit_notes
 
     limit = {f.field: f.value for f in limit_facts_for("anthropic")}["max_images"]
     image = {

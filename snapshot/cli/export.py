@@ -50,46 +50,21 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     p.set_defaults(func=cmd_export)
 
 
-def limit_notes(body: object, target: str) -> list[str]:
-    """Where a body exceeds its provider's documented request limits (it would be refused)."""
-    from snapshot.transcript.validate.rules import LIMIT_RULES, ROUTES, check_rules
-
-    if target not in ROUTES:
-        return []
-    return [p.message for p in check_rules(body, target) if p.rule in LIMIT_RULES]
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import load_conversation
-    from snapshot.transcript.export import export
+    from snapshot.cli.terminal import safe_line
+    from snapshot.transcript.validate import export_report
 
     conv = load_conversation(args)
-    problems: list[str] = []
-    failed = False
-    if args.check and args.to != "markdown":
-        from snapshot.transcript.validate import export_checked
-
-        result, checked = export_checked(conv, args.to, model=args.model)
-        failed = not checked.ok
-        problems = [*checked.skipped, *map(str, checked.problems)]
-        problems.append(
-            f"{len(checked.problems)} problem(s); checked by {', '.join(checked.checked_by)}"
-        )
-    else:
-        result = export(conv, args.to, model=args.model)
-    notes = [*result.notes]
-    if not isinstance(result.body, str) and not args.check:
-        notes += limit_notes(result.body, args.to)  # --check reports them among its problems
-    from snapshot.cli.terminal import safe_line
-
-    for note in notes:
+    done = export_report(conv, args.to, model=args.model, check=args.check)
+    for note in done.notes:
         print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
-    if isinstance(result.body, str):
-        sys.stdout.write(result.body)
+    if isinstance(done.body, str):
+        sys.stdout.write(done.body)
     else:
         indent = None if args.compact else 1
-        json.dump(result.body, sys.stdout, ensure_ascii=False, indent=indent)
+        json.dump(done.body, sys.stdout, ensure_ascii=False, indent=indent)
         sys.stdout.write("\n")
-    for line in problems:
+    for line in done.problems:
         print(f"snapshot: check: {line}", file=sys.stderr)
-    return 1 if failed else 0
+    return 0 if done.ok else 1

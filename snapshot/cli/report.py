@@ -284,22 +284,21 @@ def _own_sessions(args: argparse.Namespace) -> Any:
 
 def cmd_compact(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import load_conversation
-    from snapshot.ladder.compact import compact
-    from snapshot.ladder.summary import summarizer_for
+    from snapshot.ladder.compact import compact_to
 
     conv = load_conversation(args)
-    outcome = compact(
+    record = compact_to(
+        args.out,
         conv,
         args.model,
         args.budget,
+        summarizer=args.summarizer,
         keep_turns=args.keep_turns,
         factsheet_chars=args.factsheet,
-        summarizer=summarizer_for(args.summarizer, conv),
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,
     )
-    record = outcome.write(args.out)
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
     else:

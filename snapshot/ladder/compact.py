@@ -162,3 +162,50 @@ def compact(
         exported.synthetic_results,
         validation,
     )
+
+
+def compact_to(
+    out: Path,
+    conv: Conversation,
+    model: str,
+    budget: int,
+    *,
+    summarizer: str = "auto",
+    **options: Any,
+) -> dict[str, Any]:
+    """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
+
+    Parameters
+    ----------
+    out : Path
+        The folder for ``page-NNN.png``, ``request.json`` and ``record.json``.
+    conv : Conversation
+    model, budget
+        The reader and its token budget.
+    summarizer : str
+        ``auto``, ``none`` or ``live:MODEL`` (:func:`snapshot.ladder.summary.summarizer_for`).
+    **options
+        The other options of :func:`compact`.
+
+    Returns
+    -------
+    dict
+        The record written to ``record.json``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from importlib import resources
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     record = compact_to(Path(d), conv, "gpt-5.1", 4000, summarizer="none")
+    ...     written = sorted(p.name for p in Path(d).iterdir())
+    >>> record["fits"], record["request_file"], "record.json" in written
+    (True, 'request.json', True)
+    """
+    from snapshot.ladder.summary import summarizer_for
+
+    outcome = compact(conv, model, budget, summarizer=summarizer_for(summarizer, conv), **options)
+    return outcome.write(out)

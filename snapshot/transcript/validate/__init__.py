@@ -31,9 +31,12 @@ SHAPES = ("anthropic", "openai", "openai-responses", "gemini")
 __all__ = [
     "GEMINI_SIGNATURE_SENTINEL",
     "SHAPES",
+    "ExportReport",
     "Problem",
     "Validation",
     "export_checked",
+    "export_report",
+    "limit_notes",
     "validate",
 ]
 
@@ -130,3 +133,76 @@ def export_checked(conv: Any, shape: str, *, model: str | None = None) -> tuple[
 
     exported = export(conv, shape, model=model)
     return exported, validate(exported.body, shape, model=model)
+
+
+def limit_notes(body: object, target: str) -> list[str]:
+    """Where a body exceeds its provider's documented request limits (it would be refused).
+
+    >>> limit_notes({"messages": []}, "anthropic"), limit_notes("# md", "markdown")
+    ([], [])
+    """
+    from snapshot.transcript.validate.rules import LIMIT_RULES, ROUTES
+
+    if target not in ROUTES:
+        return []
+    return [p.message for p in check_rules(body, target) if p.rule in LIMIT_RULES]
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What ``snapshot export`` prints: the body, notes, and with ``--check`` its problems.
+
+    ``problems`` are lines for the user (what could not be checked, each problem, and
+    a count naming the checkers); ``ok`` is False when a check found a problem.
+    """
+
+    body: Any
+    notes: tuple[str, ...]
+    problems: tuple[str, ...] = ()
+    ok: bool = True
+
+
+def export_report(
+    conv: Any, to: str, *, model: str | None = None, check: bool = False
+) -> ExportReport:
+    """Export ``conv`` as ``to`` and say what a provider would make of it.
+
+    Parameters
+    ----------
+    conv : Conversation
+    to : str
+        ``anthropic``, ``openai``, ``openai-responses``, ``gemini`` or ``markdown``.
+    model : str, optional
+        The model id written into the body (and checked against, with ``check``).
+    check : bool
+        Validate the body (:func:`export_checked`); Markdown is never checked. Without
+        it the notes name any documented request limit the body exceeds.
+
+    Returns
+    -------
+    ExportReport
+
+    Examples
+    --------
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c", [("u", "user", [TextBlock("hi")])])
+    >>> done = export_report(conv, "gemini", check=True)
+    >>> done.ok, done.problems[-1]
+    (True, '0 problem(s); checked by google-genai types, documented rules')
+    >>> export_report(conv, "markdown").body.startswith("#")
+    True
+    """
+    from snapshot.transcript.export import export
+
+    if check and to != "markdown":
+        result, checked = export_checked(conv, to, model=model)
+        problems = [*checked.skipped, *map(str, checked.problems)]
+        problems.append(
+            f"{len(checked.problems)} problem(s); checked by {', '.join(checked.checked_by)}"
+        )
+        return ExportReport(result.body, tuple(result.notes), tuple(problems), checked.ok)
+    result = export(conv, to, model=model)
+    notes = [*result.notes]
+    if not isinstance(result.body, str) and not check:
+        notes += limit_notes(result.body, to)  # --check reports them among its problems
+    return ExportReport(result.body, tuple(notes))
