@@ -1,4 +1,4 @@
-"""The render, cost and import command modules parse and print; the library does the work.
+"""The render, cost, import, export, compact and report commands parse and print; the library works.
 
 Each ``run_*`` body makes exactly one call into the library (read from the
 source, so a command that grows domain logic again fails here), and the
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import snapshot.cli as cli
-from snapshot.cli import cost, render, transcripts
+from snapshot.cli import cost, export, render, report, transcripts
 from snapshot.errors import InputError, TranscriptError
 from snapshot.profiles.options import page_geometry, profile_records
 from snapshot.render_files import RenderedFiles, render_files
@@ -33,6 +33,9 @@ ONE_CALL = {
     (cost, "run_cost"): "snapshot.profiles.quote.quote_request",
     (cost, "run_profiles"): "snapshot.profiles.options.profile_records",
     (transcripts, "run_import"): "snapshot.transcript.importing.import_conversations",
+    (export, "cmd_export"): "snapshot.transcript.validate.export_report",
+    (report, "cmd_compact"): "snapshot.ladder.compact.compact_to",
+    (report, "cmd_report"): "snapshot.report.main.report_command",
 }
 
 
@@ -62,7 +65,9 @@ def test_command_body_is_one_library_call(key: tuple[object, str]) -> None:
     assert len(calls) == 1
 
 
-@pytest.mark.parametrize("module", [render, cost, transcripts], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [render, cost, transcripts, export, report], ids=lambda m: m.__name__
+)
 def test_module_level_imports_hold_no_library(module: object) -> None:
     tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
     top = [

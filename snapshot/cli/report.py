@@ -6,7 +6,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from snapshot.cli.argtypes import at_least, finite_float
 from snapshot.cli.conversation import conversation_arguments
@@ -188,44 +187,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from snapshot.errors import InputError
-    from snapshot.report.main import make_report
-    from snapshot.report.matrix import Settings
-    from snapshot.report.run import DEFAULT_MODELS
+    from snapshot.report.main import report_command
 
-    if args.corpus is not None and not args.corpus.is_file():
-        raise InputError(
-            f"--corpus {args.corpus}: no such manifest file (give .../benchmark.manifest.json)"
-        )
-    from snapshot.legibility.page_readers import parse_reader_names
-
-    if args.probes is not None and not args.probes.is_dir():
-        raise InputError(f"--probes {args.probes}: no such folder of probe records")
-    found = _own_sessions(args)
-    settings = Settings(
-        ocr_rows=args.ocr_rows,
-        budget_ratio=args.budget_ratio,
-        page_readers=parse_reader_names(args.page_readers),
-        reader_pages=args.reader_pages,
-        reader_conversations=args.reader_conversations,
-        page_needles_per_class=args.page_needles_per_class,
-    )
-    files = make_report(
-        args.corpus,
+    files = report_command(
         args.out,
+        corpus=args.corpus,
+        paths=args.paths,
+        discover=args.discover,
+        probes=args.probes,
+        page_readers=args.page_readers,
+        settings={
+            "ocr_rows": args.ocr_rows,
+            "budget_ratio": args.budget_ratio,
+            "reader_pages": args.reader_pages,
+            "reader_conversations": args.reader_conversations,
+            "page_needles_per_class": args.page_needles_per_class,
+        },
+        say=lambda line: print(line, file=sys.stderr),
         command=command_line(args),
         readme=args.readme,
-        models=tuple(args.models or DEFAULT_MODELS),
-        settings=settings,
+        models=args.models,
         workers=args.workers,
         limit=args.limit,
         use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
-        found=found,
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
-        probes=args.probes,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")
@@ -246,40 +234,6 @@ def command_line(args: argparse.Namespace) -> str:
 
     argv = getattr(args, "argv", None) or sys.argv[1:]
     return "snapshot " + " ".join(shlex.quote(a) for a in argv)
-
-
-def _own_sessions(args: argparse.Namespace) -> Any:
-    """The paths to read (printed before reading), or None for the demo or --corpus."""
-    from snapshot.errors import InputError
-    from snapshot.transcript.discover import find, usual_places
-
-    if not args.paths and not args.discover:
-        return None
-    if args.corpus is not None:
-        raise InputError("give either PATH arguments/--discover or --corpus, not both")
-    targets = list(args.paths)
-    if args.discover:
-        places = usual_places()
-        if not places and not targets:
-            raise InputError(
-                "--discover found no agent sessions in the usual places on this machine; "
-                "give the folder that holds them as PATH"
-            )
-        for place, path in places:
-            print(f"found {place.agent} sessions in {path}", file=sys.stderr)
-        targets += [str(path) for _, path in places]
-    found = find(targets)
-    readable = [f for f in found if f.importable]
-    print(
-        f"will read {len(readable)} transcript(s); {len(found) - len(readable)} path(s) skipped:",
-        file=sys.stderr,
-    )
-    for f in found:
-        print(
-            f"  {f.format or 'skip'}: {f.path}{'' if f.importable else f' ({f.reason})'}",
-            file=sys.stderr,
-        )
-    return found
 
 
 def cmd_compact(args: argparse.Namespace) -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -219,3 +219,113 @@ def _probe_columns(folder: Path, models: Sequence[str]) -> list[Any]:
     from snapshot.report.needle_recall import probe_recall
 
     return probe_recall(load_records(folder), models)
+
+
+def sessions_to_read(
+    paths: Sequence[str], discover: bool, *, corpus: Path | None, say: Callable[[str], None]
+) -> list[Found] | None:
+    """The user's own transcripts ``snapshot report PATH… / --discover`` reads, listed first.
+
+    ``None`` when neither is given (the demo or ``corpus``). Each place found and
+    each path (read or skipped, with why) goes to ``say`` before anything is read.
+
+    >>> sessions_to_read([], False, corpus=None, say=print) is None
+    True
+    >>> sessions_to_read(["x"], False, corpus=Path("m.json"), say=print)
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: give either PATH arguments/--discover or --corpus, not both
+    """
+    from snapshot.transcript.discover import find, usual_places
+
+    if not paths and not discover:
+        return None
+    if corpus is not None:
+        raise InputError("give either PATH arguments/--discover or --corpus, not both")
+    targets = list(paths)
+    if discover:
+        places = usual_places()
+        if not places and not targets:
+            raise InputError(
+                "--discover found no agent sessions in the usual places on this machine; "
+                "give the folder that holds them as PATH"
+            )
+        for place, path in places:
+            say(f"found {place.agent} sessions in {path}")
+        targets += [str(path) for _, path in places]
+    found = find(targets)
+    readable = [f for f in found if f.importable]
+    say(f"will read {len(readable)} transcript(s); {len(found) - len(readable)} path(s) skipped:")
+    for f in found:
+        say(f"  {f.format or 'skip'}: {f.path}{'' if f.importable else f' ({f.reason})'}")
+    return found
+
+
+def report_command(
+    out: Path,
+    *,
+    corpus: Path | None = None,
+    paths: Sequence[str] = (),
+    discover: bool = False,
+    probes: Path | None = None,
+    page_readers: str = "",
+    models: Sequence[str] | None = None,
+    settings: dict[str, Any] | None = None,
+    say: Callable[[str], None] = lambda line: None,
+    **options: Any,
+) -> ReportFiles:
+    """What ``snapshot report`` runs: its checks, the paths it reads, then :func:`make_report`.
+
+    Parameters
+    ----------
+    out : Path
+        The report folder.
+    corpus : Path, optional
+        A benchmark manifest (``--corpus``); must exist.
+    paths, discover
+        A user's own transcripts (:func:`sessions_to_read`, listed through ``say``).
+    probes : Path, optional
+        A folder of ``snapshot probe`` records; must exist.
+    page_readers : str
+        ``--page-readers`` as given (:func:`snapshot.legibility.page_readers.parse_reader_names`).
+    models : sequence of str, optional
+        The profiles (default :data:`~snapshot.report.run.DEFAULT_MODELS`).
+    settings : dict, optional
+        The other :class:`~snapshot.report.matrix.Settings` fields.
+    say : callable
+        Where the list of paths to read goes (the CLI: standard error).
+    **options
+        The other arguments of :func:`make_report`.
+
+    Raises
+    ------
+    InputError
+        A missing manifest or probe folder, PATHs together with ``corpus``, or
+        ``discover`` finding nothing.
+
+    Examples
+    --------
+    >>> report_command(Path("r"), corpus=Path("/no/such.manifest.json"))
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: --corpus /no/such.manifest.json: no such manifest file (give .../benchmark.manifest.json)
+    """
+    from snapshot.legibility.page_readers import parse_reader_names
+
+    if corpus is not None and not corpus.is_file():
+        raise InputError(
+            f"--corpus {corpus}: no such manifest file (give .../benchmark.manifest.json)"
+        )
+    if probes is not None and not probes.is_dir():
+        raise InputError(f"--probes {probes}: no such folder of probe records")
+    found = sessions_to_read(paths, discover, corpus=corpus, say=say)
+    chosen = Settings(page_readers=parse_reader_names(page_readers), **(settings or {}))
+    return make_report(
+        corpus,
+        out,
+        models=tuple(models or DEFAULT_MODELS),
+        settings=chosen,
+        found=found,
+        probes=probes,
+        **options,
+    )
