@@ -388,7 +388,7 @@ def run_frontier(args: argparse.Namespace) -> int:
     if args.pages < 1:
         raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
     report = frontier_report(
-        args.reader or ["ppocrv6-small", "ppocrv5", "rapidocr-v4"],
+        args.reader,
         cache_path=args.cache,
         out_dir=args.out_dir,
         pages=args.pages,
