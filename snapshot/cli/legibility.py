@@ -159,13 +159,6 @@ def register(sub: Any) -> None:
     f.set_defaults(func=run_frontier)
 
 
-def _filters(args: argparse.Namespace) -> tuple[Any, ...]:
-    from snapshot.legibility.resample import FILTERS
-
-    chosen = args.filter or ["all"]
-    return FILTERS if "all" in chosen else tuple(dict.fromkeys(chosen))
-
-
 def _check_counts(lines: int) -> None:
     if lines < 1:
         raise SnapshotError(f"--lines must be at least 1, got {lines}")
@@ -173,25 +166,35 @@ def _check_counts(lines: int) -> None:
 
 def run_legibility(args: argparse.Namespace) -> int:
     _check_counts(args.lines)
-    readers = args.reader or ["oracle", "ocr"]
     if args.page:
-        return _run_page(args, readers)
-    from snapshot.legibility.lab import COMPARISON_FONTS, legibility_table, table_dict
+        return _run_page(args)
+    from snapshot.legibility.lab import legibility_table
 
     table = legibility_table(
         args.model,
-        fonts=args.font or COMPARISON_FONTS,
-        readers=readers,
+        fonts=args.font,
+        readers=args.reader,
         scales=args.scale,
-        filters=_filters(args),
+        filters=args.filter,
         lines=args.lines,
         seed=args.seed,
         pairs=args.pairs,
     )
     if args.json:
-        json.dump(table_dict(table), sys.stdout, indent=2)
-        print()
+        _print_table_json(table)
         return 0
+    _print_table(table)
+    return 0
+
+
+def _print_table_json(table: Any) -> None:
+    from snapshot.legibility.lab import table_dict
+
+    json.dump(table_dict(table), sys.stdout, indent=2)
+    print()
+
+
+def _print_table(table: Any) -> None:
     from snapshot.legibility.readers import display_name
 
     out = sys.stdout
@@ -219,10 +222,9 @@ def run_legibility(args: argparse.Namespace) -> int:
         pairs = "  ".join(f"{p.a}~{p.b} {p.distance:.3g}" for p in c.nearest)
         where = "native" if c.scale == 1.0 else f"x{c.scale:g} {c.filter}"
         print(f"{c.font:<12} {where:<14} floor {c.floor:.3g}  {pairs}", file=out)
-    return 0
 
 
-def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
+def _run_page(args: argparse.Namespace) -> int:
     from snapshot.legibility.lab import measure_page
 
     fonts = args.font or []
@@ -231,9 +233,9 @@ def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
     result = measure_page(
         args.page,
         fonts[0],
-        readers=readers,
-        scales=args.scale or (1.0,),
-        filters=_filters(args),
+        readers=args.reader,
+        scales=args.scale,
+        filters=args.filter,
         sample=args.lines,
         seed=args.seed,
     )
@@ -241,16 +243,20 @@ def _run_page(args: argparse.Namespace, readers: list[str]) -> int:
         json.dump(result, sys.stdout, indent=2)
         print()
         return 0
+    _print_page(args.page, result)
+    return 0
+
+
+def _print_page(page: str, result: dict[str, Any]) -> None:
     from snapshot.legibility.readers import display_name
 
     print(
-        f"page {args.page}: {result['rows']} text rows in {result['font']}; {result['sampled']} read per run"
+        f"page {page}: {result['rows']} text rows in {result['font']}; {result['sampled']} read per run"
     )
     for r in result["accuracy"]:
         print(
             f"{display_name(r['reader']):<16} {r['preprocess']:<22} chars {r['char_accuracy']:.3f}  tokens {r['token_accuracy']:.3f}"
         )
-    return 0
 
 
 def _style(text: str) -> tuple[str, int | None, str]:
@@ -267,105 +273,76 @@ def _style(text: str) -> tuple[str, int | None, str]:
 def run_tune(args: argparse.Namespace) -> int:
     if args.reader in PAGE_READERS:
         return _run_tune_pages(args)
-    if args.target is None:
-        args.target = 0.99
-    if args.seed is None:
-        args.seed = 0
     _check_counts(args.lines)
-    from snapshot.legibility import tune as tuning
+    from snapshot.legibility.tune import tune_and_write
 
-    reader = _tune_reader(args)
-    kw: dict[str, Any] = {}
-    if args.font:
-        kw["fonts"] = args.font
-    if args.col_gap:
-        kw["col_gaps"] = args.col_gap
-    if args.row_gap:
-        kw["row_gaps"] = args.row_gap
-    if args.ink:
-        kw["inks"] = args.ink
-    result = tuning.tune(
-        args.model, reader, target=args.target, lines=args.lines, seed=args.seed, **kw
+    outcome = tune_and_write(
+        args.model,
+        args.reader,
+        target=args.target,
+        fonts=args.font,
+        col_gaps=args.col_gap,
+        row_gaps=args.row_gap,
+        inks=args.ink,
+        lines=args.lines,
+        seed=args.seed,
+        base_url=args.base_url,
+        out=args.out,
     )
-    path = None
-    if result.winner is not None:
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.model)
-        path = tuning.write_profile(result, args.out or f"profile-{safe}.json")
     if args.json:
-        doc: dict[str, Any] = (
-            tuning.profile_document(result) if result.winner else {"why": result.why}
-        )
-        doc["path"] = str(path) if path else None
-        json.dump(doc, sys.stdout, indent=2)
+        json.dump(outcome.document, sys.stdout, indent=2)
         print()
     else:
-        for t in result.trials:
-            c = t.candidate
-            mark = "WIN " if t is result.winner else "    "
-            print(
-                f"{mark}{c.font:<12} gap {c.col_gap}/{c.row_gap} {c.ink:<15} {c.page[0]}x{c.page[1]:<5} "
-                f"{c.density:6.2f} chars/token  accuracy {t.char_accuracy:.3f}"
-            )
-        for s in result.skipped:
-            print(f"skipped {s}")
-        print(result.why)
-        if path:
-            print(f"wrote {path} (use it with --profile {path})")
-    return 0 if result.winner is not None else 1
+        _print_tune(outcome)
+    return 0 if outcome.result.winner is not None else 1
 
 
-def _tune_reader(args: argparse.Namespace) -> Any:
-    if args.reader == "live":
-        from snapshot.legibility.live import reader_for
-
-        return reader_for(args.model, base_url=args.base_url)
-    from snapshot.legibility.readers import get_reader
-
-    return get_reader(args.reader)
+def _print_tune(outcome: Any) -> None:
+    result = outcome.result
+    for t in result.trials:
+        c = t.candidate
+        mark = "WIN " if t is result.winner else "    "
+        print(
+            f"{mark}{c.font:<12} gap {c.col_gap}/{c.row_gap} {c.ink:<15} {c.page[0]}x{c.page[1]:<5} "
+            f"{c.density:6.2f} chars/token  accuracy {t.char_accuracy:.3f}"
+        )
+    for s in result.skipped:
+        print(f"skipped {s}")
+    print(result.why)
+    if outcome.path:
+        print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
 
 
 def _run_tune_pages(args: argparse.Namespace) -> int:
-    from snapshot.legibility import tune as tuning
-    from snapshot.legibility.frontier import Goal, PointCache
-    from snapshot.legibility.page_readers import load_page_reader
+    from snapshot.legibility.tune import tune_pages_and_write
 
     if args.pages < 1:
         raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
-    goal = Goal(
-        char_accuracy=0.97 if args.target is None else args.target,
-        hard_tokens=args.hard_target,
-        resampled_char_accuracy=args.resampled_target,
-    )
-    kw: dict[str, Any] = {}
-    if args.font:
-        kw["styles"] = [_style(f) for f in args.font]
-    if args.row_gap:
-        kw["row_gaps"] = args.row_gap
-    if args.col_gap:
-        kw["col_gaps"] = args.col_gap
-    if args.measure_page != "own":
-        kw["measure_page"] = args.measure_page
-    result = tuning.tune_pages(
+    outcome = tune_pages_and_write(
         args.model,
-        load_page_reader(args.reader),
-        target=goal,
+        args.reader,
+        target=args.target,
+        hard_target=args.hard_target,
+        resampled_target=args.resampled_target,
+        styles=[_style(f) for f in args.font] if args.font else None,
+        row_gaps=args.row_gap,
+        col_gaps=args.col_gap,
+        measure_page=args.measure_page,
         seed=args.seed,
         pages=args.pages,
-        cache=PointCache(args.cache),
-        **kw,
+        cache=args.cache,
+        out=args.out,
     )
-    path = None
-    if result.winner is not None:
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in args.model)
-        path = tuning.write_page_profile(result, args.out or f"profile-{safe}.json")
     if args.json:
-        doc: dict[str, Any] = (
-            tuning.page_profile_document(result) if result.winner else {"why": result.why}
-        )
-        doc["path"] = str(path) if path else None
-        json.dump(doc, sys.stdout, indent=2, ensure_ascii=False)
+        json.dump(outcome.document, sys.stdout, indent=2, ensure_ascii=False)
         print()
-        return 0 if result.winner is not None else 1
+    else:
+        _print_tune_pages(outcome)
+    return 0 if outcome.result.winner is not None else 1
+
+
+def _print_tune_pages(outcome: Any) -> None:
+    result = outcome.result
     for t in result.trials:
         mark = "WIN " if t is result.winner else "    "
         res = f"{t.resampled.char_accuracy:.3f}" if t.resampled is not None else "  –  "
@@ -377,9 +354,8 @@ def _run_tune_pages(args: argparse.Namespace) -> int:
     for s in result.skipped:
         print(f"skipped {s}")
     print(result.why)
-    if path:
-        print(f"wrote {path} (use it with --profile {path})")
-    return 0 if result.winner is not None else 1
+    if outcome.path:
+        print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
 
 
 def run_frontier(args: argparse.Namespace) -> int:
@@ -388,7 +364,7 @@ def run_frontier(args: argparse.Namespace) -> int:
     if args.pages < 1:
         raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
     report = frontier_report(
-        args.reader or ["ppocrv6-small", "ppocrv5", "rapidocr-v4"],
+        args.reader,
         cache_path=args.cache,
         out_dir=args.out_dir,
         pages=args.pages,

@@ -91,69 +91,61 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.battery == "needles":
         return _run_needles(args)
-    from snapshot.legibility import live, probes, records
+    from snapshot.legibility.probes import probe_and_save
 
-    record = probes.run_probe(
+    saved = probe_and_save(
         args.model,
+        args.out,
         font=args.font,
         seed=args.seed,
         api=args.api,
         base_url=args.base_url,
         timeout=args.timeout,
     )
-    # Answers were redacted with the key used; every key in the environment is
-    # redacted again from what is written and printed, in case one came back.
-    secrets = live.env_secrets()
-    path = records.save(record, args.out, secrets)
     if args.json:
-        data = json.loads(record.to_json(secrets))
-        data["record_path"] = str(path)
-        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _print_json(saved.document)
         return 0
-    _print_table(record, str(path))
+    _print_table(saved.record, str(saved.path))
     return 0
 
 
 def _run_needles(args: argparse.Namespace) -> int:
-    import dataclasses
-
     from snapshot.errors import InputError
-    from snapshot.legibility import live
-    from snapshot.report import needle_probe
+    from snapshot.report.needle_probe import probe_needles_and_save
 
     if args.font is not None:
         raise InputError(
             "--font applies to --battery questions; the needle battery reads the report's own "
             "pages, drawn with the profile's font"
         )
-    if args.corpus is not None and not args.corpus.is_file():
-        raise InputError(f"--corpus {args.corpus}: no such manifest file")
-    protocol = needle_probe.PREREGISTERED
-    if args.conversations is not None:
-        protocol = dataclasses.replace(protocol, conversations=args.conversations)
-    if args.seed:
-        protocol = dataclasses.replace(protocol, seed=args.seed)
-    record = needle_probe.run_needle_probe(
+    saved = probe_needles_and_save(
         args.model,
+        args.out,
         corpus=args.corpus,
-        protocol=protocol,
+        conversations=args.conversations,
+        seed=args.seed,
         api=args.api,
         base_url=args.base_url,
         timeout=args.timeout,
     )
-    secrets = live.env_secrets()
-    path = needle_probe.save(record, args.out, secrets)
     if args.json:
-        data = json.loads(record.to_json(secrets))
-        data["record_path"] = str(path)
-        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _print_json(saved.document)
         return 0
-    for line in needle_probe.summary_lines(record):
+    _print_needles(saved.record, str(saved.path))
+    return 0
+
+
+def _print_json(document: dict[str, Any]) -> None:
+    json.dump(document, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+def _print_needles(record: Any, path: str) -> None:
+    from snapshot.report.needle_probe import summary_lines
+
+    for line in summary_lines(record):
         print(line)
     print(f"record: {path}")
-    return 0
 
 
 def _print_table(record: Any, path: str) -> None:

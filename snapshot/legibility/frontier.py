@@ -594,6 +594,8 @@ def plot_frontier(
 
 #: Profiles whose billing the frontier table prices (the report's three).
 FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+#: The whole-page readers ``snapshot frontier`` measures when none is named.
+FRONTIER_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
 
 
 @dataclass(frozen=True)
@@ -617,7 +619,7 @@ def _describe_readers(points: Sequence[Point]) -> list[str]:
 
 
 def frontier_report(
-    readers: Sequence[str],
+    readers: Sequence[str] | None = None,
     *,
     layouts: Sequence[Layout] = GRID,
     cache_path: str | os.PathLike[str] | None = None,
@@ -634,11 +636,13 @@ def frontier_report(
     ``measure_missing=False`` every cached point of the readers is shown, grid or not.
 
     A reader that is not installed, or a layout whose font is missing, is named
-    in the table's notes and left out: a missing cell, never a zero.
+    in the table's notes and left out: a missing cell, never a zero. ``readers``
+    None (or empty) means :data:`FRONTIER_READERS`.
     """
     from snapshot.errors import SnapshotError
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 
+    readers = readers or FRONTIER_READERS
     target = target or Goal()
     cache = PointCache(cache_path)
     unavailable: list[str] = []

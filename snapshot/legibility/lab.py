@@ -18,7 +18,7 @@ from snapshot.legibility.confusability import Confusability, distance_matrix, gl
 from snapshot.legibility.hardlines import hard_lines
 from snapshot.legibility.metrics import score_lines
 from snapshot.legibility.readers import PageLayout, Reader, get_reader, line_geometry, measure
-from snapshot.legibility.resample import FILTERS, NATIVE, Filter, Preprocess
+from snapshot.legibility.resample import FILTERS, NATIVE, Filter, Preprocess, filter_set
 from snapshot.legibility.tune import load_fonts, seen_size
 from snapshot.progress import progress
 
@@ -88,15 +88,24 @@ def preprocesses(scales: Sequence[float], filters: Sequence[Filter]) -> list[Pre
 def legibility_table(
     model: str,
     *,
-    fonts: Sequence[str] = COMPARISON_FONTS,
-    readers: Sequence[str | Reader] = ("oracle", "ocr"),
+    fonts: Sequence[str] | None = COMPARISON_FONTS,
+    readers: Sequence[str | Reader] | None = ("oracle", "ocr"),
     scales: Sequence[float] | None = None,
-    filters: Sequence[Filter] = FILTERS,
+    filters: Sequence[str] | None = FILTERS,
     lines: int = 24,
     seed: int = 0,
     pairs: int = 8,
 ) -> LegibilityTable:
-    """Measure every reader on every font under every preprocessing."""
+    """Measure every reader on every font under every preprocessing.
+
+    ``fonts`` None means :data:`COMPARISON_FONTS`, ``readers`` None the oracle
+    and the OCR reader, ``scales`` None what the model's provider does, and
+    ``filters`` goes through :func:`~snapshot.legibility.resample.filter_set`
+    (None or ``"all"``: every filter).
+    """
+    fonts = COMPARISON_FONTS if fonts is None else fonts
+    readers = ("oracle", "ocr") if readers is None else readers
+    chosen = filter_set(filters)
     view = provider_view(model)
     if scales is None:
         scales = (1.0,) if view.scale == 1.0 else (1.0, round(view.scale, 4))
@@ -108,7 +117,7 @@ def legibility_table(
         raise SnapshotError("no font to measure: " + "; ".join(skipped))
     reader_objs = [get_reader(r) if isinstance(r, str) else r for r in readers]
     text = hard_lines(lines, seed=seed)
-    pps = preprocesses(scales, filters)
+    pps = preprocesses(scales, chosen)
     rows: list[Row] = []
     confusable: list[Confusability] = []
     jobs = [(r, f, p) for r in reader_objs for f in loaded for p in pps]
@@ -194,13 +203,17 @@ def measure_page(
     path: str,
     font_name: str,
     *,
-    readers: Sequence[str | Reader] = ("oracle", "ocr"),
-    scales: Sequence[float] = (1.0,),
-    filters: Sequence[Filter] = FILTERS,
+    readers: Sequence[str | Reader] | None = ("oracle", "ocr"),
+    scales: Sequence[float] | None = (1.0,),
+    filters: Sequence[str] | None = FILTERS,
     sample: int = 24,
     seed: int = 0,
 ) -> dict[str, Any]:
     """Legibility of an existing page PNG drawn in ``font_name``.
+
+    ``readers`` None means the oracle and the OCR reader, ``scales`` None (or
+    empty) native only, and ``filters`` goes through
+    :func:`~snapshot.legibility.resample.filter_set`.
 
     The page is decoded at native size by the font-aware decoder, which is exact
     on a pristine page: that reading is the reference. Bad files (corrupt,
@@ -213,6 +226,9 @@ def measure_page(
     from snapshot.glyphs import load_font
     from snapshot.page import render
 
+    readers = ("oracle", "ocr") if readers is None else readers
+    scales = scales or (1.0,)
+    chosen = filter_set(filters)
     pixels = load_png(path)
     font = load_font(font_name)
     text = decode(pixels, font)  # ImageError when the page is not in this font
@@ -232,7 +248,7 @@ def measure_page(
         rows = sorted(random.Random(seed).sample(rows, sample))
     results = []
     for r in [get_reader(x) if isinstance(x, str) else x for x in readers]:
-        for pp in preprocesses(scales, filters):
+        for pp in preprocesses(scales, chosen):
             got = r.read(pp.apply(pixels), layout, rows)
             if r.name != "oracle":
                 got = [g.replace("\n", "") for g in got]

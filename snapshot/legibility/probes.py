@@ -27,6 +27,7 @@ the same questions, so a page's sha256 identifies the battery it carries.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import string
@@ -36,7 +37,14 @@ from typing import TYPE_CHECKING, Literal
 
 from snapshot.errors import InputError
 from snapshot.legibility.metrics import levenshtein
-from snapshot.legibility.records import ProbeRecord, QuestionResult, Score
+from snapshot.legibility.records import (
+    ProbeRecord,
+    QuestionResult,
+    SavedRecord,
+    Score,
+    save,
+    saved_record,
+)
 
 if TYPE_CHECKING:
     from snapshot.geometry import Geometry
@@ -698,3 +706,35 @@ def run_probe(
         usage=reply.usage,
         snapshot_version=snapshot.__version__,
     )
+
+
+def probe_and_save(
+    model: str,
+    out_dir: str | os.PathLike[str],
+    *,
+    font: str | None = None,
+    seed: int = 0,
+    api: str | None = None,
+    base_url: str | None = None,
+    timeout: float = 180.0,
+) -> SavedRecord:
+    """Run the question battery on ``model`` (:func:`run_probe`) and save the record.
+
+    Answers were redacted with the key used; every key in the environment is
+    redacted again from what is written and from the returned document, in
+    case one came back.
+
+    Examples
+    --------
+    A model no provider serves fails before anything is drawn or sent:
+
+    >>> probe_and_save("no-such-model", "reports/probes")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.UnknownModelError: no live provider for model 'no-such-model'; ...
+    """
+    from snapshot.legibility import live
+
+    record = run_probe(model, font=font, seed=seed, api=api, base_url=base_url, timeout=timeout)
+    secrets = live.env_secrets()
+    return saved_record(record, save(record, out_dir, secrets), secrets)

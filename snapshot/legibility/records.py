@@ -176,6 +176,43 @@ def save(record: ProbeRecord, out_dir: str | os.PathLike[str], secrets: Iterable
         os.unlink(tmp)
 
 
+@dataclass(frozen=True)
+class SavedRecord:
+    """A probe record, the file it was saved to, and its redacted JSON document.
+
+    ``document`` is what ``snapshot probe --json`` prints: the record as
+    written (every key in the environment redacted) plus ``record_path``.
+
+    Examples
+    --------
+    >>> saved = SavedRecord(record=None, path=Path("r.json"), document={"record_path": "r.json"})
+    >>> saved.document["record_path"] == str(saved.path)
+    True
+    """
+
+    record: Any
+    path: Path
+    document: dict[str, Any]
+
+
+def saved_record(record: Any, path: Path, secrets: Iterable[str]) -> SavedRecord:
+    """Bundle a saved ``record`` (anything with ``to_json(secrets)``) with its document.
+
+    The document is ``record.to_json(secrets)`` parsed, plus ``record_path``.
+
+    Examples
+    --------
+    >>> class R:
+    ...     def to_json(self, secrets):
+    ...         return '{"reply": "%s"}' % ("[REDACTED]" if "s3cret-key" in secrets else "s3cret-key")
+    >>> saved_record(R(), Path("out/r.json"), ["s3cret-key"]).document
+    {'reply': '[REDACTED]', 'record_path': 'out/r.json'}
+    """
+    data = json.loads(record.to_json(tuple(secrets)))
+    data["record_path"] = str(path)
+    return SavedRecord(record=record, path=path, document=data)
+
+
 def load(path: str | os.PathLike[str]) -> ProbeRecord:
     """Read a record written by :func:`save`."""
     try:

@@ -14,15 +14,45 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from PIL import Image
 
+from snapshot.errors import SnapshotError
+
 Filter = Literal["nearest", "bilinear", "bicubic", "lanczos", "box"]
 FILTERS: tuple[Filter, ...] = ("nearest", "bilinear", "bicubic", "lanczos", "box")
 Codec = Literal["png", "jpeg", "webp"]
+
+
+def filter_set(names: Sequence[str] | None = None) -> tuple[Filter, ...]:
+    """The resampling filters ``names`` ask for, in order, once each.
+
+    None, or a name ``"all"`` among them, means every filter (:data:`FILTERS`):
+    providers do not publish theirs.
+
+    Examples
+    --------
+    >>> filter_set(["bicubic", "box", "bicubic"])
+    ('bicubic', 'box')
+    >>> filter_set(["box", "all"]) == filter_set() == FILTERS
+    True
+    >>> filter_set(["sinc"])
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.SnapshotError: unknown filter 'sinc'; use one of: nearest, bilinear, bicubic, lanczos, box, all
+    """
+    if names is None or "all" in names:
+        return FILTERS
+    for name in names:
+        if name not in FILTERS:
+            raise SnapshotError(f"unknown filter {name!r}; use one of: {', '.join(FILTERS)}, all")
+    return tuple(cast(Filter, n) for n in dict.fromkeys(names))
+
+
 # 0.555 is Claude's downscale of an oversize 1928² page; 0.75/0.5 bracket it.
 SWEEP_SCALES: tuple[float, ...] = (1.0, 0.9, 0.75, 0.555, 0.5)
 

@@ -624,3 +624,159 @@ def write_page_profile(result: PageTuneResult, path: str | os.PathLike[str]) -> 
     text = json.dumps(page_profile_document(result), indent=2, ensure_ascii=False) + "\n"
     out.write_text(text, encoding="utf-8")
     return out
+
+
+# ---------------------------------------------------------------------------- tune and write
+
+
+@dataclass(frozen=True)
+class TuneOutcome:
+    """A tuning run, the profile file written for its winner, and its JSON document.
+
+    ``document`` is what ``snapshot tune --json`` prints: the profile document
+    (or only ``why`` when nothing won) plus ``path``, the profile file or None.
+    """
+
+    result: TuneResult | PageTuneResult
+    path: Path | None
+    document: dict[str, Any]
+
+
+def default_profile_path(model: str) -> str:
+    """``profile-<model>.json``, the model id made safe as a file name.
+
+    Examples
+    --------
+    >>> default_profile_path("models/gemini-3 pro")
+    'profile-models_gemini-3_pro.json'
+    """
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in model)
+    return f"profile-{safe}.json"
+
+
+def tune_and_write(
+    model: str,
+    reader: str,
+    *,
+    target: float | None = None,
+    fonts: Sequence[str] | None = None,
+    col_gaps: Sequence[int] | None = None,
+    row_gaps: Sequence[int] | None = None,
+    inks: Sequence[str] | None = None,
+    lines: int = 40,
+    seed: int | None = None,
+    base_url: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+) -> TuneOutcome:
+    """Tune with the crop reader named ``reader`` (:func:`tune`) and write the winner.
+
+    ``target`` None means 0.99 and ``seed`` None means 0; a None (or empty)
+    search axis keeps :func:`tune`'s default. ``reader`` ``"live"`` reads with
+    ``model`` itself (:func:`snapshot.legibility.live.reader_for`). The winner
+    is written to ``out`` (default :func:`default_profile_path`).
+
+    Examples
+    --------
+    >>> tune_and_write("claude-sonnet-4-5", "no-such-reader")
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.SnapshotError: unknown reader 'no-such-reader'; use one of: oracle, ocr, tesseract
+    """
+    if reader == "live":
+        from snapshot.legibility.live import reader_for
+
+        crop: Reader = reader_for(model, base_url=base_url)
+    else:
+        from snapshot.legibility.readers import get_reader
+
+        crop = get_reader(reader)
+    kw: dict[str, Any] = {}
+    if fonts:
+        kw["fonts"] = fonts
+    if col_gaps:
+        kw["col_gaps"] = col_gaps
+    if row_gaps:
+        kw["row_gaps"] = row_gaps
+    if inks:
+        kw["inks"] = inks
+    result = tune(
+        model,
+        crop,
+        target=0.99 if target is None else target,
+        lines=lines,
+        seed=0 if seed is None else seed,
+        **kw,
+    )
+    path = None
+    if result.winner is not None:
+        path = write_profile(result, out or default_profile_path(model))
+    doc: dict[str, Any] = profile_document(result) if result.winner else {"why": result.why}
+    doc["path"] = str(path) if path else None
+    return TuneOutcome(result=result, path=path, document=doc)
+
+
+def tune_pages_and_write(
+    model: str,
+    reader: str,
+    *,
+    target: float | None = None,
+    hard_target: float = 0.90,
+    resampled_target: float = 0.90,
+    styles: Sequence[tuple[str, int | None, str]] | None = None,
+    row_gaps: Sequence[int] | None = None,
+    col_gaps: Sequence[int] | None = None,
+    measure_page: tuple[int, int] | str | None = None,
+    seed: int | None = None,
+    pages: int = 1,
+    cache: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+) -> TuneOutcome:
+    """Tune with the whole-page reader named ``reader`` (:func:`tune_pages`) and write
+    the winner.
+
+    The goal is ``target`` character accuracy (None: 0.97), ``hard_target``
+    exact hard tokens and ``resampled_target`` after the 0.9x resample. A None
+    (or empty) axis keeps :func:`tune_pages`'s default; ``measure_page``
+    ``"own"`` reads each candidate on its own page size. Measurements are
+    cached in the JSONL file ``cache``; the winner is written to ``out``
+    (default :func:`default_profile_path`).
+
+    Examples
+    --------
+    >>> tune_pages_and_write("claude-sonnet-4-5", "no-such-reader")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.SnapshotError: unknown page reader 'no-such-reader'; use one of: ...
+    """
+    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.page_readers import load_page_reader
+
+    goal = Goal(
+        char_accuracy=0.97 if target is None else target,
+        hard_tokens=hard_target,
+        resampled_char_accuracy=resampled_target,
+    )
+    kw: dict[str, Any] = {}
+    if styles:
+        kw["styles"] = styles
+    if row_gaps:
+        kw["row_gaps"] = row_gaps
+    if col_gaps:
+        kw["col_gaps"] = col_gaps
+    if isinstance(measure_page, tuple):  # "own": each candidate's own page size
+        kw["measure_page"] = measure_page
+    result = tune_pages(
+        model,
+        load_page_reader(reader),
+        target=goal,
+        seed=seed,
+        pages=pages,
+        cache=PointCache(cache),
+        **kw,
+    )
+    path = None
+    if result.winner is not None:
+        path = write_page_profile(result, out or default_profile_path(model))
+    doc: dict[str, Any] = page_profile_document(result) if result.winner else {"why": result.why}
+    doc["path"] = str(path) if path else None
+    return TuneOutcome(result=result, path=path, document=doc)

@@ -24,12 +24,15 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
 from snapshot.legibility.metrics import wilson_interval
 from snapshot.page import Page
+
+if TYPE_CHECKING:
+    from snapshot.legibility.records import SavedRecord
 
 SCHEMA = "snapshot.needle-probe/1"
 BATTERY = "needles/1"
@@ -299,6 +302,53 @@ def run_needle_probe(
         duration_s=round(time.monotonic() - start, 3),
         snapshot_version=snapshot.__version__,
     )
+
+
+def probe_needles_and_save(
+    model: str,
+    out_dir: str | os.PathLike[str],
+    *,
+    corpus: Path | None = None,
+    conversations: int | None = None,
+    seed: int = 0,
+    api: str | None = None,
+    base_url: str | None = None,
+    timeout: float = 180.0,
+) -> SavedRecord:
+    """Run the needle battery on ``model`` (:func:`run_needle_probe`) and save the record.
+
+    The protocol is :data:`PREREGISTERED` but for ``conversations`` when given
+    and ``seed`` when not 0 (0 keeps the pre-registered seed); the record says
+    when it departs. Every key in the environment is redacted from what is
+    written and from the returned document.
+
+    Raises
+    ------
+    InputError
+        ``corpus`` is not a file (before any key is looked for).
+
+    Examples
+    --------
+    >>> probe_needles_and_save("claude-opus-4-8", "out", corpus=Path("no/such.json"))
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: --corpus no/such.json: no such manifest file
+    """
+    from snapshot.legibility import live
+    from snapshot.legibility.records import saved_record
+
+    if corpus is not None and not corpus.is_file():
+        raise InputError(f"--corpus {corpus}: no such manifest file")
+    protocol = PREREGISTERED
+    if conversations is not None:
+        protocol = dataclasses.replace(protocol, conversations=conversations)
+    if seed:
+        protocol = dataclasses.replace(protocol, seed=seed)
+    record = run_needle_probe(
+        model, corpus=corpus, protocol=protocol, api=api, base_url=base_url, timeout=timeout
+    )
+    secrets = live.env_secrets()
+    return saved_record(record, save(record, out_dir, secrets), secrets)
 
 
 # ---------------------------------------------------------------------------- records on disk

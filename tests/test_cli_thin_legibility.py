@@ -1,0 +1,310 @@
+"""The legibility, tune, frontier and probe command modules parse and print; the library
+does the work.
+
+Each command body makes exactly one call into the library (read from the source,
+so a body that grows domain logic again fails here), and the library functions
+those bodies call behave as the commands did.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import doctest
+import inspect
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from snapshot.cli import legibility as cli_legibility
+from snapshot.cli import probe as cli_probe
+from snapshot.errors import InputError, SnapshotError
+from snapshot.legibility import frontier, lab, probes, records, resample, tune
+from snapshot.legibility.records import redact_value
+from snapshot.report import needle_probe
+
+# (module, command function) -> the one library function its body calls
+ONE_CALL = {
+    (cli_probe, "run"): "snapshot.legibility.probes.probe_and_save",
+    (cli_probe, "_run_needles"): "snapshot.report.needle_probe.probe_needles_and_save",
+    (cli_legibility, "run_legibility"): "snapshot.legibility.lab.legibility_table",
+    (cli_legibility, "_run_page"): "snapshot.legibility.lab.measure_page",
+    (cli_legibility, "run_tune"): "snapshot.legibility.tune.tune_and_write",
+    (cli_legibility, "_run_tune_pages"): "snapshot.legibility.tune.tune_pages_and_write",
+    (cli_legibility, "run_frontier"): "snapshot.legibility.frontier.frontier_report",
+}
+
+
+def _library_imports(func: object) -> list[str]:
+    """``module.name`` of each snapshot name imported, but the CLI's own and the error types."""
+    names = []
+    for node in ast.walk(ast.parse(inspect.getsource(func))):  # type: ignore[arg-type]
+        module = node.module if isinstance(node, ast.ImportFrom) else None
+        own = ("snapshot.cli", "snapshot.errors")
+        if module and module.startswith("snapshot") and not module.startswith(own):
+            assert isinstance(node, ast.ImportFrom)
+            names += [f"{module}.{a.name}" for a in node.names]
+    return names
+
+
+@pytest.mark.parametrize("key", list(ONE_CALL), ids=lambda k: k[1])
+def test_command_body_is_one_library_call(key: tuple[object, str]) -> None:
+    module, name = key
+    func = getattr(module, name)
+    assert _library_imports(func) == [ONE_CALL[key]]
+    short = ONE_CALL[key].rsplit(".", 1)[1]
+    calls = [
+        n
+        for n in ast.walk(ast.parse(inspect.getsource(func)))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == short
+    ]
+    assert len(calls) == 1
+
+
+def test_the_reader_choice_left_the_cli() -> None:
+    # _tune_reader chose between the live and the crop readers: tune_and_write does now.
+    assert not hasattr(cli_legibility, "_tune_reader")
+    assert not hasattr(cli_legibility, "_filters")
+
+
+@pytest.mark.parametrize("module", [cli_probe, cli_legibility], ids=lambda m: m.__name__)
+def test_module_level_imports_hold_no_library(module: object) -> None:
+    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
+    top = [
+        n.module
+        for n in tree.body
+        if isinstance(n, ast.ImportFrom)
+        and n.module
+        and n.module.startswith("snapshot")
+        and not n.module.startswith(("snapshot.cli", "snapshot.errors"))
+    ]
+    assert top == []
+
+
+@pytest.mark.parametrize("module", [records, probes, needle_probe, tune, resample])
+def test_the_docstring_examples_run(module: Any) -> None:
+    assert doctest.testmod(module).failed == 0, module.__name__
+
+
+# --- probe ---------------------------------------------------------------------------------
+
+SECRET = "sk-ant-thin2-secret-value-0123456789"
+
+
+class _StubRecord:
+    """Enough of a record for the savers: its name parts and a redacting ``to_json``."""
+
+    model = "claude-opus-4-8"
+    timestamp = "2026-12-01T10:00:00Z"
+    page_sha256 = "cd" * 32
+
+    def to_json(self, secrets: Any = ()) -> str:
+        return json.dumps(redact_value({"reply": f"echo {SECRET}"}, tuple(secrets)))
+
+
+def test_saved_record_adds_the_path_to_the_redacted_document() -> None:
+    saved = records.saved_record(_StubRecord(), Path("out/r.json"), [SECRET])
+    assert saved.document == {"reply": "echo [REDACTED]", "record_path": "out/r.json"}
+    assert saved.path == Path("out/r.json")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        saved.path = Path("x")  # type: ignore[misc]
+
+
+def test_probe_and_save_passes_the_options_and_redacts_the_environment_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    seen: dict[str, Any] = {}
+    stub = _StubRecord()
+
+    def fake_run_probe(model: str, **kw: Any) -> _StubRecord:
+        seen.update(model=model, **kw)
+        return stub
+
+    monkeypatch.setattr(probes, "run_probe", fake_run_probe)
+    saved = probes.probe_and_save(
+        "claude-opus-4-8", tmp_path, font="misc-5x8", seed=3, api="messages", timeout=9.0
+    )
+    assert seen == {
+        "model": "claude-opus-4-8",
+        "font": "misc-5x8",
+        "seed": 3,
+        "api": "messages",
+        "base_url": None,
+        "timeout": 9.0,
+    }
+    assert saved.record is stub
+    assert saved.path == tmp_path / f"2026-12-01-claude-opus-4-8-{'cd' * 4}.json"
+    assert saved.document == {"reply": "echo [REDACTED]", "record_path": str(saved.path)}
+    assert SECRET not in saved.path.read_text()
+
+
+def test_probe_needles_and_save_builds_the_protocol(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+    protocols: list[needle_probe.Protocol] = []
+
+    def fake_run(model: str, *, protocol: needle_probe.Protocol, **kw: Any) -> _StubRecord:
+        protocols.append(protocol)
+        return _StubRecord()
+
+    monkeypatch.setattr(needle_probe, "run_needle_probe", fake_run)
+    saved = needle_probe.probe_needles_and_save("claude-opus-4-8", tmp_path)
+    again = needle_probe.probe_needles_and_save(
+        "claude-opus-4-8", tmp_path, conversations=2, seed=7
+    )
+    assert protocols == [
+        needle_probe.PREREGISTERED,
+        needle_probe.Protocol(seed=7, conversations=2),
+    ]
+    assert saved.path == tmp_path / "2026-12-01-claude-opus-4-8-needles.json"
+    assert again.path == tmp_path / "2026-12-01-claude-opus-4-8-needles-2.json"
+    assert saved.document == {"reply": "echo [REDACTED]", "record_path": str(saved.path)}
+
+
+def test_probe_needles_and_save_refuses_a_missing_corpus_before_any_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def never(*a: Any, **kw: Any) -> None:
+        raise AssertionError("the probe ran")
+
+    monkeypatch.setattr(needle_probe, "run_needle_probe", never)
+    missing = tmp_path / "none.json"
+    with pytest.raises(InputError) as exc:
+        needle_probe.probe_needles_and_save("claude-opus-4-8", tmp_path, corpus=missing)
+    assert str(exc.value) == f"--corpus {missing}: no such manifest file"
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- frontier ------------------------------------------------------------------------------
+
+
+def test_frontier_report_defaults_to_the_frontier_readers(tmp_path: Path) -> None:
+    assert frontier.FRONTIER_READERS == ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
+    report = frontier.frontier_report(
+        None, cache_path=tmp_path / "none.jsonl", out_dir=tmp_path, measure_missing=False
+    )
+    assert report.points == ()
+    assert report.unavailable == tuple(
+        f"reader {n}: no measured points (not run here)" for n in frontier.FRONTIER_READERS
+    )
+
+
+# --- tune ----------------------------------------------------------------------------------
+
+
+def test_default_profile_path_makes_the_model_id_a_file_name() -> None:
+    assert tune.default_profile_path("claude-sonnet-4-5") == "profile-claude-sonnet-4-5.json"
+    assert tune.default_profile_path("a/b c:d") == "profile-a_b_c_d.json"
+
+
+def test_tune_and_write_writes_the_winner_where_asked(tmp_path: Path) -> None:
+    out = tmp_path / "tuned.json"
+    outcome = tune.tune_and_write(
+        "claude-sonnet-4-5", "oracle", fonts=["misc-5x8"], col_gaps=[0], row_gaps=[0],
+        inks=["black-on-white"], lines=3, out=out,
+    )  # fmt: skip
+    assert outcome.result.winner is not None
+    assert outcome.result.winner.candidate.font == "misc-5x8"
+    assert outcome.path == out and out.is_file()
+    assert outcome.document == {**tune.profile_document(outcome.result), "path": str(out)}  # type: ignore[arg-type]
+    from snapshot.profiles import load_profiles
+
+    assert load_profiles(out)["claude-sonnet-4-5"].font == "misc-5x8"
+
+
+def test_tune_and_write_defaults_target_seed_and_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    seen: dict[str, Any] = {}
+    real = tune.tune
+
+    def spy(model: str, reader: Any, **kw: Any) -> Any:
+        seen.update(reader=reader.name, **kw)
+        return real(model, reader, **kw)
+
+    monkeypatch.setattr(tune, "tune", spy)
+    outcome = tune.tune_and_write(
+        "claude-sonnet-4-5", "oracle", fonts=["misc-5x8"], col_gaps=[0], row_gaps=[0],
+        inks=["black-on-white"], lines=2,
+    )  # fmt: skip
+    assert seen == {
+        "reader": "oracle",
+        "target": 0.99,
+        "seed": 0,
+        "lines": 2,
+        "fonts": ["misc-5x8"],
+        "col_gaps": [0],
+        "row_gaps": [0],
+        "inks": ["black-on-white"],
+    }
+    assert outcome.path == Path("profile-claude-sonnet-4-5.json")
+    assert (tmp_path / "profile-claude-sonnet-4-5.json").is_file()
+
+
+def test_tune_pages_and_write_builds_the_goal_and_writes_nothing_without_a_winner(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import snapshot.legibility.page_readers as page_readers
+
+    monkeypatch.chdir(tmp_path)
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(page_readers, "load_page_reader", lambda name: f"reader:{name}")
+
+    def fake(model: str, reader: Any, **kw: Any) -> Any:
+        seen.update(model=model, reader=reader, **kw)
+        return SimpleNamespace(winner=None, why="nothing read at the target")
+
+    monkeypatch.setattr(tune, "tune_pages", fake)
+    outcome = tune.tune_pages_and_write(
+        "claude-sonnet-4-5", "ppocrv5", styles=[("misc-5x8", None, "1-bit")], row_gaps=[1],
+        measure_page="own", pages=2, cache=tmp_path / "c.jsonl",
+    )  # fmt: skip
+    cache = seen.pop("cache")
+    assert isinstance(cache, frontier.PointCache) and cache.path == tmp_path / "c.jsonl"
+    assert seen == {
+        "model": "claude-sonnet-4-5",
+        "reader": "reader:ppocrv5",
+        "target": frontier.Goal(char_accuracy=0.97, hard_tokens=0.9, resampled_char_accuracy=0.9),
+        "seed": None,
+        "pages": 2,
+        "styles": [("misc-5x8", None, "1-bit")],
+        "row_gaps": [1],
+    }
+    assert outcome.path is None
+    assert outcome.document == {"why": "nothing read at the target", "path": None}
+    assert list(tmp_path.iterdir()) == []
+    seen.clear()
+    tune.tune_pages_and_write("m", "ppocrv5", target=0.5, measure_page=(784, 728))
+    assert seen["measure_page"] == (784, 728)
+    assert seen["target"] == frontier.Goal(0.5, 0.9, 0.9)
+
+
+# --- legibility ----------------------------------------------------------------------------
+
+
+def test_filter_set() -> None:
+    assert resample.filter_set(None) == resample.FILTERS
+    assert resample.filter_set(["lanczos", "all"]) == resample.FILTERS
+    assert resample.filter_set(["box", "nearest", "box"]) == ("box", "nearest")
+    with pytest.raises(SnapshotError, match="unknown filter 'sinc'"):
+        resample.filter_set(["sinc"])
+
+
+def test_legibility_table_takes_filter_names_and_default_fonts() -> None:
+    def filters_of(names: Any) -> list[str]:
+        table = lab.legibility_table(
+            "claude-sonnet-4-5", fonts=["misc-5x8"], readers=["oracle"], scales=[0.9],
+            filters=names, lines=2, pairs=1,
+        )  # fmt: skip
+        return [r.filter for r in table.rows]
+
+    assert filters_of(["box", "box", "bicubic"]) == ["box", "bicubic"]
+    assert filters_of(None) == filters_of(["all"]) == list(resample.FILTERS)
+    with pytest.raises(SnapshotError, match="no font to measure"):
+        lab.legibility_table("claude-sonnet-4-5", fonts=[], readers=["oracle"], lines=2)
