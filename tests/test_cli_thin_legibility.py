@@ -8,16 +8,15 @@ those bodies call behave as the commands did.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import doctest
-import inspect
 import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from one_library_call import assert_one_library_call, module_level_library_imports
 
 from snapshot.cli import legibility as cli_legibility
 from snapshot.cli import probe as cli_probe
@@ -38,30 +37,11 @@ ONE_CALL = {
 }
 
 
-def _library_imports(func: object) -> list[str]:
-    """``module.name`` of each snapshot name imported, but the CLI's own and the error types."""
-    names = []
-    for node in ast.walk(ast.parse(inspect.getsource(func))):  # type: ignore[arg-type]
-        module = node.module if isinstance(node, ast.ImportFrom) else None
-        own = ("snapshot.cli", "snapshot.errors")
-        if module and module.startswith("snapshot") and not module.startswith(own):
-            assert isinstance(node, ast.ImportFrom)
-            names += [f"{module}.{a.name}" for a in node.names]
-    return names
-
-
 @pytest.mark.parametrize("key", list(ONE_CALL), ids=lambda k: k[1])
 def test_command_body_is_one_library_call(key: tuple[object, str]) -> None:
     module, name = key
     func = getattr(module, name)
-    assert _library_imports(func) == [ONE_CALL[key]]
-    short = ONE_CALL[key].rsplit(".", 1)[1]
-    calls = [
-        n
-        for n in ast.walk(ast.parse(inspect.getsource(func)))
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == short
-    ]
-    assert len(calls) == 1
+    assert_one_library_call(func, ONE_CALL[key])
 
 
 def test_the_reader_choice_left_the_cli() -> None:
@@ -72,16 +52,7 @@ def test_the_reader_choice_left_the_cli() -> None:
 
 @pytest.mark.parametrize("module", [cli_probe, cli_legibility], ids=lambda m: m.__name__)
 def test_module_level_imports_hold_no_library(module: object) -> None:
-    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
-    top = [
-        n.module
-        for n in tree.body
-        if isinstance(n, ast.ImportFrom)
-        and n.module
-        and n.module.startswith("snapshot")
-        and not n.module.startswith(("snapshot.cli", "snapshot.errors"))
-    ]
-    assert top == []
+    assert module_level_library_imports(module) == []
 
 
 @pytest.mark.parametrize("module", [records, probes, needle_probe, tune, resample])

@@ -7,12 +7,11 @@ library functions those bodies call behave as the commands did.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import json
 from pathlib import Path
 
 import pytest
+from one_library_call import assert_one_library_call, module_level_library_imports
 
 import snapshot.cli as cli
 from snapshot.cli import cost, export, render, report, transcripts
@@ -39,46 +38,18 @@ ONE_CALL = {
 }
 
 
-def _library_imports(func: object) -> list[str]:
-    """``module.name`` of every non-CLI snapshot name the function imports."""
-    tree = ast.parse(inspect.getsource(func))  # type: ignore[arg-type]
-    names = []
-    for node in ast.walk(tree):
-        module = node.module if isinstance(node, ast.ImportFrom) else None
-        if module and module.startswith("snapshot") and not module.startswith("snapshot.cli"):
-            assert isinstance(node, ast.ImportFrom)
-            names += [f"{node.module}.{a.name}" for a in node.names]
-    return names
-
-
 @pytest.mark.parametrize("key", list(ONE_CALL), ids=lambda k: k[1])
 def test_command_body_is_one_library_call(key: tuple[object, str]) -> None:
     module, name = key
     func = getattr(module, name)
-    assert _library_imports(func) == [ONE_CALL[key]]
-    short = ONE_CALL[key].rsplit(".", 1)[1]
-    calls = [
-        n
-        for n in ast.walk(ast.parse(inspect.getsource(func)))
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == short
-    ]
-    assert len(calls) == 1
+    assert_one_library_call(func, ONE_CALL[key])
 
 
 @pytest.mark.parametrize(
     "module", [render, cost, transcripts, export, report], ids=lambda m: m.__name__
 )
 def test_module_level_imports_hold_no_library(module: object) -> None:
-    tree = ast.parse(inspect.getsource(module))  # type: ignore[arg-type]
-    top = [
-        n.module
-        for n in tree.body
-        if isinstance(n, ast.ImportFrom)
-        and n.module
-        and n.module.startswith("snapshot")
-        and not n.module.startswith("snapshot.cli")
-    ]
-    assert top == []
+    assert module_level_library_imports(module) == []
 
 
 def test_cost_empty_size_is_one_line_not_a_traceback(

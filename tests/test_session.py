@@ -7,11 +7,10 @@ from the source to be one call into it (the CLI parses, resolves and prints).
 
 from __future__ import annotations
 
-import ast
-import inspect
 from pathlib import Path
 
 import pytest
+from one_library_call import assert_one_library_call, module_level_library_imports
 
 from snapshot.cli import session as cli_session
 from snapshot.errors import TranscriptError
@@ -99,42 +98,14 @@ ONE_CALL = {
 }
 
 
-def _library_imports(func: object) -> list[str]:
-    """``module.name`` of each snapshot name imported, but the CLI's own and the error types."""
-    names = []
-    for node in ast.walk(ast.parse(inspect.getsource(func))):  # type: ignore[arg-type]
-        module = node.module if isinstance(node, ast.ImportFrom) else None
-        own = ("snapshot.cli", "snapshot.errors")
-        if module and module.startswith("snapshot") and not module.startswith(own):
-            assert isinstance(node, ast.ImportFrom)
-            names += [f"{module}.{a.name}" for a in node.names]
-    return names
-
-
 @pytest.mark.parametrize("name", list(ONE_CALL))
 def test_session_command_body_is_one_library_call(name: str) -> None:
     func = getattr(cli_session, name)
-    assert _library_imports(func) == [ONE_CALL[name]]
-    short = ONE_CALL[name].rsplit(".", 1)[1]
-    calls = [
-        n
-        for n in ast.walk(ast.parse(inspect.getsource(func)))
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == short
-    ]
-    assert len(calls) == 1
+    assert_one_library_call(func, ONE_CALL[name])
 
 
 def test_session_cli_module_imports_no_library_at_run_time() -> None:
-    tree = ast.parse(inspect.getsource(cli_session))
-    top = [
-        n.module
-        for n in tree.body
-        if isinstance(n, ast.ImportFrom)
-        and n.module
-        and n.module.startswith("snapshot")
-        and not n.module.startswith("snapshot.cli")
-    ]
-    assert top == []
+    assert module_level_library_imports(cli_session) == []
 
 
 # --- open_target -------------------------------------------------------------------------
