@@ -235,14 +235,9 @@ class Conversation:
             if node in seen:
                 raise TranscriptError(f"conversation {self.id!r}: parent cycle at {node!r}")
             seen.add(node)
-            if spill is None:
-                parent = self.get(node).parent
-            else:
-                pos = spill.position(node)
-                if pos is None:
-                    self.get(node)  # raises the error get gives for a missing message
-                    raise AssertionError(node)  # pragma: no cover - get raised
-                parent = spill.parent_id(pos)
+            pos = None if spill is None else spill.position(node)
+            # get() parses a message (and raises for a missing one); a spill's index does not
+            parent = self.get(node).parent if spill is None or pos is None else spill.parent_id(pos)
             out.append(node)
             node = parent
         out.reverse()
