@@ -283,7 +283,7 @@ def test_compact_writes_its_record_as_utf8_whatever_the_locale(tmp_path: Path) -
     import sys
 
     script = (
-        "import sys; sys.path.insert(0, 'tests'); from pathlib import Path\n"
+        f"import sys; sys.path.insert(0, {str(Path(__file__).parent)!r}); from pathlib import Path\n"
         "from ladder_helpers import agent_run\n"
         "from snapshot.ladder.compact import compact\n"
         "from snapshot.ladder.target import target_for\n"

@@ -653,7 +653,6 @@ def reader_for(model: str, *, base_url: str | None = None, timeout: float = 180.
         No key for the model's provider in the environment.
     LiveError
         The model cannot take pages (see :func:`probe_target_for`).
-
     """
     target = probe_target_for(model)
     return LineReader(target, key_from_env(target.provider, model=model), base_url, timeout)
