@@ -110,11 +110,11 @@ def _sample(per_module: int, seed: int) -> list[str]:
     return chosen
 
 
-NICE = 19  # --nice: a shared machine's other work goes first
+NICE = 19  # default of --nice: a shared machine's other work goes first
 
 
-def _run(names: list[str], workers: int) -> None:
-    cmd = ["nice", "-n", str(NICE), str(_mutmut()), "run", "--max-children", str(workers), *names]
+def _run(names: list[str], workers: int, nice: int = NICE) -> None:
+    cmd = ["nice", "-n", str(nice), str(_mutmut()), "run", "--max-children", str(workers), *names]
     subprocess.run(cmd, cwd=REPO, env=_env(), check=False)
 
 
@@ -124,10 +124,10 @@ def _selection() -> list[str]:
     return [*config["pytest_add_cli_args"], *config["pytest_add_cli_args_test_selection"]]
 
 
-def _confirm_one(name: str, timeout: float) -> str:
+def _confirm_one(name: str, timeout: float, nice: int = NICE) -> str:
     """``killed`` / ``survived`` / ``timeout`` for one mutant, every selected test, fresh process."""
     env = dict(_env(), MUTANT_UNDER_TEST=name, PYTHONPATH=str(MUTANTS))
-    cmd = ["nice", "-n", str(NICE), sys.executable, "-m", "pytest", "-x", "-q", *_selection()]
+    cmd = ["nice", "-n", str(nice), sys.executable, "-m", "pytest", "-x", "-q", *_selection()]
     try:
         done = subprocess.run(
             cmd,
@@ -143,11 +143,11 @@ def _confirm_one(name: str, timeout: float) -> str:
     return "survived" if done.returncode == 0 else "killed"
 
 
-def confirm(names: list[str], workers: int, timeout: float) -> dict[str, str]:
+def confirm(names: list[str], workers: int, timeout: float, nice: int = NICE) -> dict[str, str]:
     """Re-check each of ``names`` in a fresh interpreter; saved to ``mutants/confirmed.json``."""
     with ThreadPoolExecutor(max(1, workers)) as pool:
         outcomes = dict(
-            zip(names, pool.map(lambda n: _confirm_one(n, timeout), names), strict=True)
+            zip(names, pool.map(lambda n: _confirm_one(n, timeout, nice), names), strict=True)
         )
     for name, outcome in outcomes.items():
         print(f"{outcome:9s} {name}", flush=True)
@@ -216,10 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=1200.0, help="seconds per --confirm run")
     p.add_argument("--nice", type=int, default=NICE, help="niceness of the runs (default 19)")
     args = p.parse_args(argv)
-    globals()["NICE"] = args.nice
 
     if args.rerun:
-        _run(args.rerun, args.workers)
+        _run(args.rerun, args.workers, args.nice)
         print(report(args.rerun))
         return 0
     if not (args.report or args.confirm):  # both read the last run
@@ -227,14 +226,13 @@ def main(argv: list[str] | None = None) -> int:
         names = _sample(args.per_module, args.seed)
         SAMPLE.write_text("\n".join(names) + "\n")
         print(f"{len(names)} mutants sampled (seed {args.seed}) → {SAMPLE.relative_to(REPO)}")
-        _run(names, args.workers)
+        _run(names, args.workers, args.nice)
         CONFIRMED.unlink(missing_ok=True)  # a new run: earlier confirmations do not apply
     names = SAMPLE.read_text().split()
     if args.confirm:
         codes = _results()
-        confirm(
-            [n for n in names if OUTCOME.get(codes.get(n)) != "killed"], args.workers, args.timeout
-        )
+        left = [n for n in names if OUTCOME.get(codes.get(n)) != "killed"]
+        confirm(left, args.workers, args.timeout, args.nice)
     print(report(names))
     left = survivors(names)
     print(f"\n{len(left)} not killed: `mutmut show NAME` for the diff")
