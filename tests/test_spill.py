@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -236,6 +237,34 @@ def _cli(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
+def _held_then_spilled(
+    path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    **spilling: Any,
+) -> tuple[list[Conversation], list[Conversation]]:
+    """Import ``path`` in memory, then with spilling forced: the same summary, bytes and warnings.
+
+    ``spilling``: ``label=(object, attribute, value)`` patches applied for the spilled
+    import only.
+    """
+    held_summary = _cli(path, tmp_path / "held.json", capsys)
+    held = import_conversations(path).conversations
+    assert all(isinstance(c.messages, tuple) for c in held)
+    for target, attribute, value in spilling.values():
+        monkeypatch.setattr(target, attribute, value)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
+    spilled = import_conversations(path).conversations
+    assert all(isinstance(c.messages, SpilledMessages) for c in spilled)
+    assert spilled_summary == held_summary
+    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
+    assert [c.warnings for c in spilled] == [c.warnings for c in held]
+    assert len(held) == len(json.loads(held_summary)["conversations"])
+    return held, spilled
+
+
 @pytest.mark.parametrize("name", SESSIONS)
 def test_a_real_session_imports_the_same_spilled_or_held(
     name: str,
@@ -244,11 +273,6 @@ def test_a_real_session_imports_the_same_spilled_or_held(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """``snapshot import --out --json`` writes the same bytes with its messages on disk."""
-    path = _corpus_case(name)
-    held_summary = _cli(path, tmp_path / "held.json", capsys)
-    held = import_conversations(path).conversations
-    assert all(isinstance(c.messages, tuple) for c in held)
-
     rewrites: list[int] = []
     setitem = SpilledMessages.__setitem__
 
@@ -256,17 +280,14 @@ def test_a_real_session_imports_the_same_spilled_or_held(
         rewrites.append(i)
         setitem(self, i, message)
 
-    monkeypatch.setattr(SpilledMessages, "__setitem__", counting)
-    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
-    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)
-    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
-    spilled = import_conversations(path).conversations
-    assert all(isinstance(c.messages, SpilledMessages) for c in spilled)
-
-    assert spilled_summary == held_summary
-    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
-    assert [c.warnings for c in spilled] == [c.warnings for c in held]
-    assert len(held) == len(json.loads(held_summary)["conversations"])
+    held, _ = _held_then_spilled(
+        _corpus_case(name),
+        tmp_path,
+        monkeypatch,
+        capsys,
+        count=(SpilledMessages, "__setitem__", counting),
+        one_open_draft=(cc, "OPEN_DRAFTS", 1),  # so API messages really are rewritten
+    )
     if name.startswith("claude_code_spotter"):
         # Parallel tool calls with results between their records: merged late.
         assert rewrites
@@ -310,14 +331,5 @@ def test_a_codex_or_pi_session_imports_the_same_spilled_or_held(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    path = _corpus_case(name)
-    held_summary = _cli(path, tmp_path / "held.json", capsys)
-    [held] = import_conversations(path).conversations
-    assert isinstance(held.messages, tuple)
-    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
-    spilled_summary = _cli(path, tmp_path / "spilled.json", capsys)
-    [spilled] = import_conversations(path).conversations
-    assert isinstance(spilled.messages, SpilledMessages) and len(spilled.messages) > 10
-    assert spilled_summary == held_summary
-    assert (tmp_path / "spilled.json").read_bytes() == (tmp_path / "held.json").read_bytes()
-    assert spilled.warnings == held.warnings and spilled.tip == held.tip
+    [held], [spilled] = _held_then_spilled(_corpus_case(name), tmp_path, monkeypatch, capsys)
+    assert len(spilled.messages) > 10 and spilled.tip == held.tip
