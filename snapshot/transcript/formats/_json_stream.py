@@ -329,6 +329,10 @@ class JSONDocument:
         finally:
             self._fh.close()
 
+    def close(self) -> None:
+        """Close the file without reading the list (it is closed anyway once :meth:`items` ends)."""
+        self._fh.close()
+
     def _fields_until_list_again(self) -> None:
         # A second list under the same key replaces the first in json.loads; here
         # both were read, so it is parsed as a field like any other and the caller

@@ -33,11 +33,12 @@ import base64
 import binascii
 import json
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -47,8 +48,8 @@ from snapshot.transcript.formats._common import (
     image_from_bytes,
     iter_json_objects,
     matches_select,
-    read_json_document,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -118,13 +119,21 @@ def _thinking(thoughts: Any) -> list[Block]:
     return out
 
 
-def _messages(records: list[Mapping[str, Any]], path: Path, warnings: Warnings) -> list[Message]:
-    out: list[Message] = []
+def _messages(
+    records: Iterable[Mapping[str, Any]], path: Path, warnings: Warnings, spilled: bool
+) -> tuple[Sequence[Message], int]:
+    """The records as messages, converted one at a time (kept on disk when ``spilled``),
+    and how many records there were."""
+    out = spill.message_sink(spilled)
+    last: str | None = None
     skipped: Counter[str] = Counter()
 
     def add(mid: str, role: Any, blocks: list[Block], meta: dict[str, Any]) -> None:
-        out.append(Message(mid, out[-1].id if out else None, role, tuple(blocks), meta))
+        nonlocal last
+        out.append(Message(mid, last, role, tuple(blocks), meta))
+        last = mid
 
+    i = -1
     for i, rec in enumerate(records):
         where = f"{path}: message {i}"
         mid = str(rec.get("id") or f"m{i}")
@@ -182,7 +191,7 @@ def _messages(records: list[Mapping[str, Any]], path: Path, warnings: Warnings) 
         if results:
             add(f"{mid}-results", "tool", results, {"gemini_type": "tool results"})
     warnings.extend_counts(f"{path}: skipped messages", skipped)
-    return out
+    return spill.frozen(out), i + 1
 
 
 def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], list[Mapping[str, Any]]]:
@@ -254,22 +263,26 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Gemini CLI chats/session-*.json file")
     warnings = Warnings()
+    spilled = path.stat().st_size >= spill.SPILL_BYTES
     if path.suffix == ".jsonl" or _is_jsonl(path):
         session, records = _read_jsonl(path, warnings)
+        messages, n_records = _messages(records, path, warnings, spilled)
     else:
-        doc = read_json_document(path, warnings)
-        if not isinstance(doc, Mapping) or not isinstance(doc.get("messages"), list):
+        # One document, mostly the messages list: read one message at a time.
+        doc = JSONDocument(path, "messages", warnings)
+        if not doc.found or doc.shape != "object":
+            doc.close()
             raise TranscriptError(
                 f"{path}: not a Gemini CLI chat recording (no messages list); "
                 "force another format with --format"
             )
-        session = {k: v for k, v in doc.items() if k != "messages"}
-        records = [m for m in doc["messages"] if isinstance(m, Mapping)]
-    if "sessionId" not in session and not records:
+        records = (m for m in doc.items() if isinstance(m, Mapping))
+        messages, n_records = _messages(records, path, warnings, spilled)
+        session = doc.fields
+    if "sessionId" not in session and not n_records:
         raise TranscriptError(
             f"{path}: no Gemini CLI chat records found; force another format with --format"
         )
-    messages = _messages(records, path, warnings)
     add_pairing_warnings(str(path), messages, warnings)
     conv_id = str(session.get("sessionId") or path.stem)
     agent = "subagent" if session.get("kind") == "subagent" else "main"
@@ -280,7 +293,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     }
     conv = Conversation(
         id=conv_id,
-        messages=tuple(messages),
+        messages=messages,
         tip=messages[-1].id if messages else None,
         agent=agent,
         format=NAME,
