@@ -276,8 +276,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 f"{path}: not a Gemini CLI chat recording (no messages list); "
                 "force another format with --format"
             )
-        records = (m for m in doc.items() if isinstance(m, Mapping))
-        messages, n_records = _messages(records, path, warnings, spilled)
+        streamed = (m for m in doc.items() if isinstance(m, Mapping))
+        messages, n_records = _messages(streamed, path, warnings, spilled)
         session = doc.fields
     if "sessionId" not in session and not n_records:
         raise TranscriptError(
