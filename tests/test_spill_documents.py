@@ -17,6 +17,18 @@ from snapshot.transcript.formats import _json_stream
 # Relative to the corpus; every sample of each whole-document session format.
 DOCUMENTS = [
     "formats/gemini-cli/kvsankar-gemini-session-01.json",
+    *(
+        f"formats/cline-roo/{task}/api_conversation_history.json"
+        for task in (
+            "cline-1759396187528",
+            "cline-temp-api-log7",
+            "roo-2025-03-187700e7",
+            "roo-natural-already-condensed",
+            "roo-natural-mini-uncondensed",
+        )
+    ),
+    "formats/continue/developer-525473ea.json",
+    "formats/continue/developer-67733f7c.json",
 ]
 
 

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -56,8 +57,8 @@ from snapshot.transcript.formats._common import (
     head_text,
     image_from_bytes,
     matches_select,
-    read_json_document,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -191,13 +192,15 @@ class _Reader:
     def __init__(self, path: Path, warnings: Warnings) -> None:
         self.path = path
         self.warnings = warnings
-        self.messages: list[Message] = []
+        # A long task keeps its messages on disk (spill.py).
+        self.messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+        self.last: str | None = None
         self.open_call: ToolCall | None = None  # the XML call waiting for its result
         self.skipped: Counter[str] = Counter()
 
     def add(self, mid: str, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), meta))
+        self.last = mid
 
     def assistant(self, mid: str, rec: Mapping[str, Any], meta: dict[str, Any]) -> None:
         blocks: list[Block] = []
@@ -315,30 +318,31 @@ class _Reader:
 
 def _ui_totals(path: Path, warnings: Warnings) -> dict[str, Any]:
     """Totals from ``ui_messages.json``: requests, cost, condensations."""
+    kinds: Counter[str] = Counter()
+    cost = 0.0
+    n = 0
     try:
-        ui = read_json_document(path, warnings)
+        ui = JSONDocument(path, None, warnings)
+        if ui.shape != "array":
+            warnings.add(f"{path}: not a list of UI messages; not read")
+            return {}
+        for n, m in enumerate(ui.items(), 1):  # noqa: B007 (n is the count after the loop)
+            if not isinstance(m, Mapping):
+                continue
+            kind = str(m.get("say") or m.get("ask") or m.get("type"))
+            kinds[kind] += 1
+            if kind == "api_req_started":
+                try:
+                    info = json.loads(str(m.get("text") or "{}"))
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(info, Mapping) and isinstance(info.get("cost"), int | float):
+                    cost += float(info["cost"])
     except TranscriptError as exc:
         warnings.add(f"{path}: not read ({exc}); its totals are missing")
         return {}
-    if not isinstance(ui, list):
-        warnings.add(f"{path}: not a list of UI messages; not read")
-        return {}
-    kinds: Counter[str] = Counter()
-    cost = 0.0
-    for m in ui:
-        if not isinstance(m, Mapping):
-            continue
-        kind = str(m.get("say") or m.get("ask") or m.get("type"))
-        kinds[kind] += 1
-        if kind == "api_req_started":
-            try:
-                info = json.loads(str(m.get("text") or "{}"))
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(info, Mapping) and isinstance(info.get("cost"), int | float):
-                cost += float(info["cost"])
     return {
-        "ui_messages": len(ui),
+        "ui_messages": n,
         "api_requests": kinds.get("api_req_started", 0),
         "condensations": kinds.get("condense_context", 0),
         "cost_usd": round(cost, 6),
@@ -348,14 +352,13 @@ def _ui_totals(path: Path, warnings: Warnings) -> dict[str, Any]:
 _MARKERS = ("<task>", "<environment_details>", "] Result:", "<user_message>")
 
 
-def _has_markers(doc: list[Any]) -> bool:
-    """Does any user text carry what only Cline and Roo Code write?"""
-    for rec in doc:
-        if isinstance(rec, Mapping) and rec.get("role") == "user":
-            for b in _content(rec.get("content")):
-                text = str(b.get("text") or "")
-                if any(marker in text for marker in _MARKERS):
-                    return True
+def _has_markers(rec: Mapping[str, Any]) -> bool:
+    """Does the message's user text carry what only Cline and Roo Code write?"""
+    if rec.get("role") == "user":
+        for b in _content(rec.get("content")):
+            text = str(b.get("text") or "")
+            if any(marker in text for marker in _MARKERS):
+                return True
     return False
 
 
@@ -394,17 +397,20 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"(tasks/<id>/) or its {API_FILE}"
         )
     warnings = Warnings()
-    doc = read_json_document(api, warnings)
-    if not isinstance(doc, list):
+    # One document, the message list: read one message at a time.
+    doc = JSONDocument(api, None, warnings)
+    if doc.shape != "array":
         raise TranscriptError(
             f"{api}: not a list of messages; is this a Cline / Roo Code {API_FILE}? "
             "(force another format with --format)"
         )
     r = _Reader(api, warnings)
-    for n, rec in enumerate(doc):
+    marked = False
+    for n, rec in enumerate(doc.items()):
         if not isinstance(rec, Mapping):
             r.skipped["message that is not an object"] += 1
             continue
+        marked = marked or _has_markers(rec)
         mid = f"m{n}"
         meta: dict[str, Any] = {"ts": rec["ts"]} if "ts" in rec else {}
         role = rec.get("role")
@@ -414,7 +420,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             r.user(mid, rec, meta)
         else:
             r.skipped[f"role {role!r}"] += 1
-    if not _has_markers(doc):
+    if not marked:
         raise TranscriptError(
             f"{api}: a message list without Cline / Roo Code markers (<task>, "
             "<environment_details>, '[tool] Result:'); force another format with --format"
@@ -428,8 +434,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     conv_id = api.parent.name if api.name == API_FILE else api.stem
     conv = Conversation(
         id=conv_id,
-        messages=tuple(r.messages),
-        tip=r.messages[-1].id if r.messages else None,
+        messages=spill.frozen(r.messages),
+        tip=r.last,
         format=NAME,
         source=str(api),
         meta=meta_out,

@@ -32,15 +32,16 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
-    load_json,
     pairing_warnings,
     parse_arguments,
     skipped_warning,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -69,9 +70,12 @@ def _list(value: Any) -> list[Any]:
 
 
 class _Builder:
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, spilled: bool) -> None:
         self.where = where
-        self.messages: list[Message] = []
+        # A long session keeps its messages on disk (spill.py).
+        self.messages = spill.message_sink(spilled)
+        self.ids: set[str] = set()
+        self.last: str | None = None
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
         self.answered: set[str] = set()
@@ -84,10 +88,11 @@ class _Builder:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1
 
     def add(self, mid: str, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
-        if any(m.id == mid for m in self.messages):
+        if mid in self.ids:
             mid = f"{mid}-{len(self.messages)}"
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), meta))
+        self.ids.add(mid)
+        self.last = mid
 
     def parts(self, content: Any, at: str) -> list[TextBlock | ImageBlock]:
         if isinstance(content, str):
@@ -203,22 +208,25 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: a folder; continue imports one session .json file")
     if options.select:
         raise TranscriptError(f"{path}: a Continue session holds one conversation; drop --select")
-    data = load_json(path)
-    if isinstance(data, list) and path.name == "sessions.json":
-        raise TranscriptError(
-            f"{path}: Continue's index of sessions, not a session; import the <sessionId>.json "
-            "files beside it"
-        )
-    if not isinstance(data, Mapping) or not isinstance(data.get("history"), list):
+    # One document, mostly the history list: read one item at a time.
+    doc = JSONDocument(path, "history")
+    if doc.shape != "object" or not doc.found:
+        doc.close()
+        if doc.shape == "array" and path.name == "sessions.json":
+            raise TranscriptError(
+                f"{path}: Continue's index of sessions, not a session; import the "
+                "<sessionId>.json files beside it"
+            )
         raise TranscriptError(f"{path}: expected a Continue session with a 'history' list")
-    builder = _Builder(str(path))
-    for index, item in enumerate(data["history"]):
+    builder = _Builder(str(path), path.stat().st_size >= spill.SPILL_BYTES)
+    for index, item in enumerate(doc.items()):
         # A tool message in the next item answers the calls; only then use the stored output.
         message = item.get("message") if isinstance(item, Mapping) else None
         if isinstance(message, Mapping) and message.get("role") != "tool":
             builder.flush_outputs()
         builder.item(index, item)
     builder.flush_outputs()
+    data = doc.fields
     meta: dict[str, Any] = {
         k: data[k] for k in ("sessionId", "title", "workspaceDirectory", "dateCreated") if k in data
     }
@@ -230,8 +238,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return [
         Conversation(
             id=str(data.get("sessionId") or path.stem),
-            messages=tuple(msgs),
-            tip=msgs[-1].id if msgs else None,
+            messages=spill.frozen(msgs),
+            tip=builder.last,
             format=NAME,
             source=str(path),
             meta=meta,
