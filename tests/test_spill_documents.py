@@ -29,6 +29,8 @@ DOCUMENTS = [
     ),
     "formats/continue/developer-525473ea.json",
     "formats/continue/developer-67733f7c.json",
+    "formats/browser-use/browser-use-2024-11-AgentHistoryList.json",
+    "formats/browser-use/pentest-agent-agent_history.json",
 ]
 
 

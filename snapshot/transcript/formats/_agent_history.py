@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats._common import (
     image_from_bytes,
     image_from_file,
@@ -65,15 +66,19 @@ def _as_list(value: Any) -> list[Any]:
 
 
 class _Steps:
-    def __init__(self, path: Path, name: str) -> None:
+    def __init__(self, path: Path, name: str, spilled: bool) -> None:
         self.path = path
         self.name = name
-        self.messages: list[Message] = []
+        # A long history (a screenshot per step) keeps its messages on disk (spill.py).
+        self.messages = spill.message_sink(spilled)
+        self.last: str | None = None
+        self.images = 0
         self.warns: list[str] = []
 
     def add(self, mid: str, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), meta))
+        self.last = mid
+        self.images += sum(isinstance(b, ImageBlock) for b in blocks)
 
     def screenshot(self, state: Mapping[str, Any], at: str) -> Block | None:
         shot = state.get("screenshot")
@@ -186,22 +191,22 @@ def _result_text(res: Mapping[str, Any]) -> tuple[str, bool]:
     return "\n".join(parts), bool(res.get("error"))
 
 
-def conversation_from_history(data: Mapping[str, Any], path: Path, name: str) -> Conversation:
-    """One conversation from an ``AgentHistoryList`` document."""
-    history = data.get("history")
-    if not isinstance(history, list):
-        raise TranscriptError(f"{path}: no 'history' list; not a browser-use AgentHistoryList")
-    steps = _Steps(path, name)
-    for n, step in enumerate(history):
-        steps.step(n, step)
+def conversation_from_history(history: Iterable[Any], path: Path, name: str) -> Conversation:
+    """One conversation from the steps of an ``AgentHistoryList`` document, read one at a time.
+
+    The messages are kept on disk when the file is at least ``SPILL_BYTES``.
+    """
+    steps = _Steps(path, name, path.stat().st_size >= spill.SPILL_BYTES)
+    n = 0
+    for n, step in enumerate(history, 1):
+        steps.step(n - 1, step)
     steps.warns.extend(pairing_warnings(steps.messages, str(path)))
-    images = sum(isinstance(b, ImageBlock) for m in steps.messages for b in m.blocks)
     return Conversation(
         id=path.stem,
-        messages=tuple(steps.messages),
-        tip=steps.messages[-1].id if steps.messages else None,
+        messages=spill.frozen(steps.messages),
+        tip=steps.last,
         format=name,
         source=str(path),
-        meta={"shape": "AgentHistoryList", "steps": len(history), "screenshots": images},
+        meta={"shape": "AgentHistoryList", "steps": n, "screenshots": steps.images},
         warnings=tuple(steps.warns),
     )

@@ -44,6 +44,7 @@ from snapshot.transcript.formats._common import (
     parse_arguments,
     skipped_warning,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -261,13 +262,19 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: a folder; browser-use imports a trajectory JSON file")
     if options.select:
         raise TranscriptError(f"{path}: holds one conversation; drop --select")
-    data = load_json(path)
-    if not isinstance(data, Mapping):
+    # browser-use's own history (a screenshot per step) is read one step at a time.
+    doc = JSONDocument(path, "history")
+    if doc.shape != "object":
+        doc.close()
         raise TranscriptError(f"{path}: expected a JSON object with 'steps'")
-    if "steps" not in data and isinstance(data.get("history"), list):
+    if doc.found and "steps" not in doc.fields:
         from snapshot.transcript.formats._agent_history import conversation_from_history
 
-        return [conversation_from_history(data, path, NAME)]
+        return [conversation_from_history(doc.items(), path, NAME)]
+    # A step log: an object keyed by step, put in order, so read whole. (Without a
+    # history list the document has been read whole already.)
+    doc.close()
+    data = load_json(path) if doc.found else doc.fields
     return [conversation_from_steps(data, path)]
 
 

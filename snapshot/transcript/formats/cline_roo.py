@@ -326,7 +326,8 @@ def _ui_totals(path: Path, warnings: Warnings) -> dict[str, Any]:
         if ui.shape != "array":
             warnings.add(f"{path}: not a list of UI messages; not read")
             return {}
-        for n, m in enumerate(ui.items(), 1):  # noqa: B007 (n is the count after the loop)
+        for m in ui.items():
+            n += 1
             if not isinstance(m, Mapping):
                 continue
             kind = str(m.get("say") or m.get("ask") or m.get("type"))
