@@ -31,6 +31,8 @@ DOCUMENTS = [
     "formats/continue/developer-67733f7c.json",
     "formats/browser-use/browser-use-2024-11-AgentHistoryList.json",
     "formats/browser-use/pentest-agent-agent_history.json",
+    "formats/gemini-content/gemini-cli-NotFollowingUserIntent.json",
+    "formats/gemini-content/gemini-cli-trajectory.json",
 ]
 
 
@@ -52,3 +54,31 @@ def test_a_document_session_imports_the_same_spilled_or_held(
     )
     assert sum(len(c.messages) for c in spilled) >= 2
     assert [c.tip for c in spilled] == [c.tip for c in held]
+
+
+def test_a_system_instruction_after_the_contents_still_comes_first(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The package's own ``--to gemini`` bodies put ``systemInstruction`` after ``contents``."""
+    import json
+
+    body = {
+        "contents": [
+            {"role": "user", "parts": [{"text": "list the files"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "ls", "args": {}}}]},
+            {
+                "role": "user",
+                "parts": [{"functionResponse": {"name": "ls", "response": {"output": "a"}}}],
+            },
+            {"role": "model", "parts": [{"text": "one file, a"}]},
+        ],
+        "systemInstruction": {"parts": [{"text": "be brief"}, {"text": "be right"}]},
+    }
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body))
+    _, [spilled] = _held_then_spilled(
+        path, tmp_path, monkeypatch, capsys, small_chunks=(_json_stream, "CHUNK_BYTES", 7)
+    )
+    assert [m.id for m in spilled.messages] == ["system-0", "system-1", "c0", "c1", "c2", "c3"]
+    assert spilled.path_ids() == [m.id for m in spilled.messages]
+    assert spilled.tip == "c3"

@@ -35,19 +35,20 @@ import binascii
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_from_bytes,
-    load_json,
     pairing_warnings,
     skipped_warning,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -85,9 +86,16 @@ def _response_text(response: Any) -> tuple[str, bool]:
 
 
 class _Reader:
-    def __init__(self, where: str) -> None:
+    """Contents to messages, one at a time: a model turn and the turns after it stay
+    drafts only until the next model turn (the responses they hold answer its calls)."""
+
+    def __init__(self, where: str, spilled: bool) -> None:
         self.where = where
-        self.drafts: list[_Draft] = []
+        self.pending: list[_Draft] = []
+        # A long history keeps its messages on disk (spill.py).
+        self.spilled = spilled
+        self.messages = spill.message_sink(spilled)
+        self.last: str | None = None
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
         # Unanswered calls of the last model turn: (its draft, block index, the call).
@@ -107,6 +115,7 @@ class _Reader:
             return
         draft = _Draft("assistant" if role == "model" else "user", index=i)
         if draft.role == "assistant":
+            self.flush()  # no later response can answer the calls before this turn
             self.open = []
         for j, part in enumerate(parts):
             if isinstance(part, Mapping):
@@ -114,7 +123,37 @@ class _Reader:
             else:
                 self.skip("non-object part")
         if draft.blocks:
-            self.drafts.append(draft)
+            self.pending.append(draft)
+
+    def flush(self) -> None:
+        for d in self.pending:
+            mid = f"c{d.index}"
+            meta: dict[str, Any] = {THOUGHT_SIGNATURES: d.signatures} if d.signatures else {}
+            self.messages.append(Message(mid, self.last, d.role, tuple(d.blocks), meta))
+            self.last = mid
+        self.pending = []
+
+    def after(self, system: Sequence[str]) -> Sequence[Message]:
+        """The messages, after one system message per text of ``system``.
+
+        The system instruction may come after the contents in the file (the
+        package's own ``--to gemini`` bodies put it there), so the messages are
+        copied one at a time behind it.
+        """
+        self.flush()
+        if not system:
+            return spill.frozen(self.messages)
+        out = spill.message_sink(self.spilled)
+        parent: str | None = None
+        for n, text in enumerate(system):
+            out.append(Message(f"system-{n}", parent, "system", (TextBlock(text),)))
+            parent = f"system-{n}"
+        for k, m in enumerate(self.messages):
+            out.append(replace(m, parent=parent) if k == 0 else m)
+        if isinstance(self.messages, spill.SpilledMessages):
+            self.messages.close()
+        self.last = self.last or parent
+        return spill.frozen(out)
 
     def part(self, draft: _Draft, where: str, i: int, j: int, part: Mapping[str, Any]) -> None:
         if "functionCall" in part and isinstance(part["functionCall"], Mapping):
@@ -168,29 +207,24 @@ class _Reader:
         return call.id
 
 
-def conversation_from_contents(
-    contents: Sequence[Any],
-    *,
-    conv_id: str,
-    source: str,
-    system: Sequence[str] = (),
-    meta: Mapping[str, Any] | None = None,
-) -> Conversation:
-    """The neutral conversation of a ``Content[]`` list (system texts before it, one message each)."""
-    reader = _Reader(source)
-    for i, content in enumerate(contents):
+def _conversation(doc: JSONDocument, path: Path) -> Conversation:
+    """The neutral conversation of a ``Content[]`` list, or of a body's ``contents``
+    (its system texts before it, one message each), read one content at a time."""
+    source = str(path)
+    reader = _Reader(source, path.stat().st_size >= spill.SPILL_BYTES)
+    for i, content in enumerate(doc.items()):
         reader.content(i, content)
-    messages: list[Message] = []
-    parent: str | None = None
-    for n, text in enumerate(system):
-        mid = f"system-{n}"
-        messages.append(Message(mid, parent, "system", (TextBlock(text),)))
-        parent = mid
-    for d in reader.drafts:
-        mid = f"c{d.index}"
-        m_meta: dict[str, Any] = {THOUGHT_SIGNATURES: d.signatures} if d.signatures else {}
-        messages.append(Message(mid, parent, d.role, tuple(d.blocks), m_meta))
-        parent = mid
+    meta: dict[str, Any] = {}
+    system: list[str] = []
+    if doc.shape == "object":
+        data = doc.fields
+        system = _system_texts(data.get("systemInstruction") or data.get("system_instruction"))
+        tools = _tools(data.get("tools"))
+        if tools:
+            meta["tools"] = tools
+        if isinstance(data.get("model"), str):
+            meta["model"] = data["model"]
+    messages = reader.after(system)
     warns = list(reader.warns)
     if reader.skipped:
         warns.append(skipped_warning(source, "a Gemini content part", reader.skipped))
@@ -198,12 +232,12 @@ def conversation_from_contents(
     if not messages:
         raise TranscriptError(f"{source}: no Gemini contents with parts found")
     return Conversation(
-        id=conv_id,
-        messages=tuple(messages),
-        tip=parent,
+        id=path.stem,
+        messages=messages,
+        tip=reader.last,
         format=NAME,
         source=source,
-        meta=dict(meta or {}),
+        meta=meta,
         warnings=tuple(warns),
     )
 
@@ -236,26 +270,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: a folder; gemini-content imports one JSON file")
     if options.select:
         raise TranscriptError(f"{path}: holds one conversation; --select is for files holding many")
-    data = load_json(path)
-    meta: dict[str, Any] = {}
-    system: list[str] = []
-    if isinstance(data, Mapping):
-        contents = data.get("contents")
-        system = _system_texts(data.get("systemInstruction") or data.get("system_instruction"))
-        tools = _tools(data.get("tools"))
-        if tools:
-            meta["tools"] = tools
-        if isinstance(data.get("model"), str):
-            meta["model"] = data["model"]
-    else:
-        contents = data
-    if not isinstance(contents, list):
+    doc = JSONDocument(path, "contents")
+    if not doc.found:
         raise TranscriptError(f"{path}: expected a list of Gemini contents or a 'contents' list")
-    return [
-        conversation_from_contents(
-            contents, conv_id=path.stem, source=str(path), system=system, meta=meta
-        )
-    ]
+    return [_conversation(doc, path)]
 
 
 _PARTS = re.compile(r'"parts"\s*:\s*\[')
