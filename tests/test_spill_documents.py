@@ -33,6 +33,7 @@ DOCUMENTS = [
     "formats/browser-use/pentest-agent-agent_history.json",
     "formats/gemini-content/gemini-cli-NotFollowingUserIntent.json",
     "formats/gemini-content/gemini-cli-trajectory.json",
+    "formats/openai-responses/oh-sdk-skill-probe-request_payload.json",
 ]
 
 
@@ -82,3 +83,33 @@ def test_a_system_instruction_after_the_contents_still_comes_first(
     assert [m.id for m in spilled.messages] == ["system-0", "system-1", "c0", "c1", "c2", "c3"]
     assert spilled.path_ids() == [m.id for m in spilled.messages]
     assert spilled.tip == "c3"
+
+
+def test_instructions_after_the_input_list_still_come_first(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Responses request whose ``instructions`` follow ``input``, with a logged reply."""
+    import json
+
+    body = {
+        "input": [
+            {"role": "user", "content": "list the files"},
+            {"type": "function_call", "call_id": "c1", "name": "ls", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "a"},
+        ],
+        "instructions": "be brief",
+        "response": {"output": [{"role": "assistant", "content": "one file, a"}]},
+    }
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(body))
+    _, [spilled] = _held_then_spilled(
+        path, tmp_path, monkeypatch, capsys, small_chunks=(_json_stream, "CHUNK_BYTES", 7)
+    )
+    assert [m.role for m in spilled.messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+    assert spilled.path_ids() == [f"r{n}" for n in range(5)]

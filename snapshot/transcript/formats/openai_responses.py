@@ -30,20 +30,22 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
     image_url_of,
-    load_json,
     pairing_warnings,
     parse_arguments,
     skipped_warning,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -67,9 +69,14 @@ _ROLES: dict[str, Role] = {
 
 
 class _Reader:
-    def __init__(self, where: str) -> None:
+    """Items to messages, one at a time: only the last turn is open (an item may join it)."""
+
+    def __init__(self, where: str, spilled: bool) -> None:
         self.where = where
-        self.turns: list[tuple[Role, list[Block]]] = []
+        self.turn: tuple[Role, list[Block]] | None = None
+        # A long input list keeps its messages on disk (spill.py).
+        self.spilled = spilled
+        self.messages = spill.message_sink(spilled)
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
 
@@ -79,10 +86,35 @@ class _Reader:
     def add(self, role: Role, blocks: list[Block], *, join: bool = False) -> None:
         if not blocks:
             return
-        if join and self.turns and self.turns[-1][0] == role:
-            self.turns[-1][1].extend(blocks)
+        if join and self.turn is not None and self.turn[0] == role:
+            self.turn[1].extend(blocks)
         else:
-            self.turns.append((role, blocks))
+            self.flush()
+            self.turn = (role, blocks)
+
+    def flush(self) -> None:
+        if self.turn is not None:
+            n = len(self.messages)
+            role, blocks = self.turn
+            self.messages.append(Message(f"r{n}", f"r{n - 1}" if n else None, role, tuple(blocks)))
+            self.turn = None
+
+    def after(self, instructions: str | None) -> Sequence[Message]:
+        """The messages, after a system message of ``instructions`` when given.
+
+        A request's ``instructions`` may come after its ``input`` in the file,
+        so then the messages are copied one at a time behind it, renumbered.
+        """
+        self.flush()
+        if not instructions:
+            return spill.frozen(self.messages)
+        out = spill.message_sink(self.spilled)
+        out.append(Message("r0", None, "system", (TextBlock(instructions),)))
+        for n, m in enumerate(self.messages, 1):
+            out.append(replace(m, id=f"r{n}", parent=f"r{n - 1}"))
+        if isinstance(self.messages, spill.SpilledMessages):
+            self.messages.close()
+        return spill.frozen(out)
 
     def content(self, content: Any, where: str) -> list[Block]:
         if isinstance(content, str):
@@ -154,26 +186,42 @@ class _Reader:
             self.skip(f"item {kind!r}")
 
 
-def conversation_from_items(
-    items: Sequence[Any],
-    *,
-    conv_id: str,
-    source: str,
-    instructions: str | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> Conversation:
-    """The neutral conversation of a Responses item list (instructions as a system message)."""
-    reader = _Reader(source)
-    if instructions:
-        reader.add("system", [TextBlock(instructions)])
-    for i, item in enumerate(items):
-        reader.item(i, item)
-    messages: list[Message] = []
-    parent: str | None = None
-    for n, (role, blocks) in enumerate(reader.turns):
-        mid = f"r{n}"
-        messages.append(Message(mid, parent, role, tuple(blocks)))
-        parent = mid
+def _conversation(doc: JSONDocument, path: Path) -> Conversation:
+    """The neutral conversation of a Responses item list, request or payload (its
+    instructions as a system message), the input list read one item at a time."""
+    source = str(path)
+    reader = _Reader(source, path.stat().st_size >= spill.SPILL_BYTES)
+    early = doc.fields.get("instructions")  # the fields before the input list
+    if isinstance(early, str) and early:
+        reader.add("system", [TextBlock(early)])
+    n_input = 0
+    for item in doc.items():
+        reader.item(n_input, item)
+        n_input += 1
+    meta: dict[str, Any] = {}
+    instructions = None
+    if doc.shape == "object":
+        data = doc.fields
+        raw = data.get("input")
+        tail: list[Any] = []
+        if not doc.found:
+            tail = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or [])
+        if "input" not in data and not doc.found and isinstance(data.get("output"), list):
+            tail = list(data["output"])  # a bare response object
+        response = data.get("response")
+        if isinstance(response, Mapping) and isinstance(response.get("output"), list):
+            tail += response["output"]  # a logged request with its reply
+            meta["reply_from"] = "response.output"
+        for i, item in enumerate(tail, n_input):
+            reader.item(i, item)
+        if isinstance(data.get("instructions"), str) and data["instructions"] is not early:
+            instructions = data["instructions"]
+        tools = [t for t in data.get("tools") or [] if isinstance(t, Mapping)]
+        if tools:
+            meta["tools"] = tools
+        if isinstance(data.get("model"), str):
+            meta["model"] = data["model"]
+    messages = reader.after(instructions)
     if not messages:
         raise TranscriptError(f"{source}: no Responses items with content found")
     warns = list(reader.warns)
@@ -181,12 +229,12 @@ def conversation_from_items(
         warns.append(skipped_warning(source, "a Responses message or tool item", reader.skipped))
     warns += pairing_warnings(messages, source)
     return Conversation(
-        id=conv_id,
-        messages=tuple(messages),
-        tip=parent,
+        id=path.stem,
+        messages=messages,
+        tip=messages[-1].id,
         format=NAME,
         source=source,
-        meta=dict(meta or {}),
+        meta=meta,
         warnings=tuple(warns),
     )
 
@@ -196,34 +244,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: a folder; openai-responses imports one JSON file")
     if options.select:
         raise TranscriptError(f"{path}: holds one conversation; --select is for files holding many")
-    data = load_json(path)
-    meta: dict[str, Any] = {}
-    instructions = None
-    if isinstance(data, list):
-        items: list[Any] = data
-    elif isinstance(data, Mapping):
-        raw = data.get("input")
-        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else list(raw or [])
-        if "input" not in data and isinstance(data.get("output"), list):
-            items = list(data["output"])  # a bare response object
-        response = data.get("response")
-        if isinstance(response, Mapping) and isinstance(response.get("output"), list):
-            items += response["output"]  # a logged request with its reply
-            meta["reply_from"] = "response.output"
-        if isinstance(data.get("instructions"), str):
-            instructions = data["instructions"]
-        tools = [t for t in data.get("tools") or [] if isinstance(t, Mapping)]
-        if tools:
-            meta["tools"] = tools
-        if isinstance(data.get("model"), str):
-            meta["model"] = data["model"]
-    else:
+    doc = JSONDocument(path, "input")
+    if doc.shape == "other":
         raise TranscriptError(f"{path}: expected a Responses input list or a request object")
-    return [
-        conversation_from_items(
-            items, conv_id=path.stem, source=str(path), instructions=instructions, meta=meta
-        )
-    ]
+    return [_conversation(doc, path)]
 
 
 _ITEM_TYPE = re.compile(
