@@ -113,3 +113,33 @@ def test_instructions_after_the_input_list_still_come_first(
         "assistant",
     ]
     assert spilled.path_ids() == [f"r{n}" for n in range(5)]
+
+
+def test_an_anthropic_system_prompt_after_the_messages_still_comes_first(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    body = {
+        "model": "claude-sonnet-4-5",
+        "messages": [
+            {"role": "user", "content": "list the files"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}],
+            },
+        ],
+        "system": [{"type": "text", "text": "be brief"}],
+    }
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body))
+    _, [spilled] = _held_then_spilled(
+        path, tmp_path, monkeypatch, capsys, small_chunks=(_json_stream, "CHUNK_BYTES", 7)
+    )
+    assert spilled.format == "anthropic-messages"
+    assert spilled.path_ids() == ["system", "m0", "m1", "m2"]
+    assert spilled.meta["model"] == "claude-sonnet-4-5"

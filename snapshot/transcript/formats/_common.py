@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 
 # The one image-header reader and the path-checked file reader live in images.py.
 from snapshot.transcript.images import (  # noqa: F401  (re-exported for the importers)
@@ -367,6 +368,32 @@ def read_prompt(path: Path, warnings: Warnings) -> str | None:
     except UnicodeDecodeError as exc:
         warnings.add(f"{prompt}: invalid UTF-8 at byte {exc.start}; replaced with U+FFFD")
         return raw.decode("utf-8", errors="replace")
+
+
+def put_first(head: Sequence[Message], messages: Sequence[Message]) -> Sequence[Message]:
+    """``head`` (system messages, chained) then ``messages``, the first re-parented onto it.
+
+    A request body may hold its system prompt after the messages, which are
+    read one at a time before it is known; they are copied behind it one at a
+    time, on disk again when they were on disk.
+
+    >>> from snapshot.transcript.model import TextBlock
+    >>> head = [Message("system", None, "system", (TextBlock("be brief"),))]
+    >>> body = (Message("m0", None, "user", (TextBlock("hi"),)),)
+    >>> [(m.id, m.parent) for m in put_first(head, body)]
+    [('system', None), ('m0', 'system')]
+    """
+    if not head:
+        return messages
+    spilled = isinstance(messages, spill.SpilledMessages)
+    out = spill.message_sink(spilled)
+    for m in head:
+        out.append(m)
+    for k, m in enumerate(messages):
+        out.append(replace(m, parent=head[-1].id) if k == 0 else m)
+    if isinstance(messages, spill.SpilledMessages):
+        messages.close()
+    return spill.frozen(out)
 
 
 def add_pairing_warnings(conv_label: str, messages: Iterable[Message], warnings: Warnings) -> None:

@@ -19,21 +19,23 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_from_bytes,
     iter_jsonl,
-    load_json,
     pairing_warnings,
+    put_first,
     skipped_warning,
     with_file_warnings,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -149,23 +151,43 @@ def conversation_from_body(
     body: Mapping[str, Any] | Sequence[Any], *, conv_id: str, source: str = "", where: str = ""
 ) -> Conversation:
     """A conversation from one request body (or a bare list of messages)."""
-    where = where or source or conv_id
-    parser = _Parser(where)
-    meta: dict[str, Any] = {}
-    messages: list[Message] = []
     if isinstance(body, Mapping):
         records = body.get("messages")
         if not isinstance(records, list):
-            raise TranscriptError(f"{where}: request body without a 'messages' list")
-        for key in ("model", "tools", "max_tokens"):
-            if key in body:
-                meta[key] = body[key]
-        system = body.get("system")
-        if system:
+            raise TranscriptError(
+                f"{where or source or conv_id}: request body without a 'messages' list"
+            )
+        return _conversation(records, body, conv_id=conv_id, source=source, where=where)
+    return _conversation(body, None, conv_id=conv_id, source=source, where=where)
+
+
+def _conversation(
+    records: Iterable[Any],
+    header: Mapping[str, Any] | None,
+    *,
+    conv_id: str,
+    source: str = "",
+    where: str = "",
+    spilled: bool = False,
+) -> Conversation:
+    """The messages converted one at a time, then the body's other fields (``header``,
+    complete only once ``records`` is exhausted when both come from one streamed file)."""
+    where = where or source or conv_id
+    parser = _Parser(where)
+    meta: dict[str, Any] = {}
+    messages = spill.message_sink(spilled)
+    last: str | None = None
+    head: list[Message] = []
+
+    def system_first() -> None:
+        # Its warnings come first when it is known first (always, but for a file
+        # whose system prompt follows the messages).
+        system = header.get("system") if header is not None else None
+        if system and not head:
             blocks = parser.blocks(system, f"{where}: system")
-            messages.append(Message("system", None, "system", tuple(blocks)))
-    else:
-        records = list(body)
+            head.append(Message("system", None, "system", tuple(blocks)))
+
+    system_first()
     for i, rec in enumerate(records):
         at = f"{where}: message {i}"
         if not isinstance(rec, Mapping):
@@ -176,18 +198,24 @@ def conversation_from_body(
             parser.skip(f"role {role!r}")
             continue
         nrole: Role = "user" if role == "user" else "assistant"
-        parent = messages[-1].id if messages else None
         blocks = parser.blocks(rec.get("content"), at)
-        messages.append(Message(f"m{i}", parent, nrole, tuple(blocks)))
+        messages.append(Message(f"m{i}", last, nrole, tuple(blocks)))
+        last = f"m{i}"
+    system_first()
+    if header is not None:
+        for key in ("model", "tools", "max_tokens"):
+            if key in header:
+                meta[key] = header[key]
+    conv_messages = put_first(head, spill.frozen(messages))
     warns = parser.warns
     if parser.skipped:
         warns.append(skipped_warning(where, "Anthropic Messages", parser.skipped))
         meta["skipped"] = dict(parser.skipped)
-    warns.extend(pairing_warnings(messages, where))
+    warns.extend(pairing_warnings(conv_messages, where))
     return Conversation(
         id=conv_id,
-        messages=tuple(messages),
-        tip=messages[-1].id if messages else None,
+        messages=conv_messages,
+        tip=last or (head[-1].id if head else None),
         format=NAME,
         source=source,
         meta=meta,
@@ -220,10 +248,17 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         if not out and not options.select:
             raise TranscriptError(f"{path}: no request bodies found")
         return [with_file_warnings(c, file_warns) for c in out]
-    data = load_json(path)
-    if not isinstance(data, Mapping | list):
+    # One body, mostly its messages list: read one message at a time.
+    doc = JSONDocument(path, "messages")
+    if doc.shape == "other":
         raise TranscriptError(f"{path}: expected a request body object or a list of messages")
-    return [conversation_from_body(data, conv_id=path.stem, source=str(path))]
+    if not doc.found:
+        raise TranscriptError(f"{path}: request body without a 'messages' list")
+    spilled = path.stat().st_size >= spill.SPILL_BYTES
+    header = doc.fields if doc.shape == "object" else None
+    return [
+        _conversation(doc.items(), header, conv_id=path.stem, source=str(path), spilled=spilled)
+    ]
 
 
 # Markers only Anthropic bodies have; a plain text-only body is left to openai-chat,

@@ -35,7 +35,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,7 @@ from snapshot.transcript.formats._common import (
     head_text,
     image_from_bytes,
     pairing_warnings,
+    put_first,
     skipped_warning,
 )
 from snapshot.transcript.formats._json_stream import JSONDocument
@@ -93,7 +94,6 @@ class _Reader:
         self.where = where
         self.pending: list[_Draft] = []
         # A long history keeps its messages on disk (spill.py).
-        self.spilled = spilled
         self.messages = spill.message_sink(spilled)
         self.last: str | None = None
         self.warns: list[str] = []
@@ -141,19 +141,12 @@ class _Reader:
         copied one at a time behind it.
         """
         self.flush()
-        if not system:
-            return spill.frozen(self.messages)
-        out = spill.message_sink(self.spilled)
-        parent: str | None = None
-        for n, text in enumerate(system):
-            out.append(Message(f"system-{n}", parent, "system", (TextBlock(text),)))
-            parent = f"system-{n}"
-        for k, m in enumerate(self.messages):
-            out.append(replace(m, parent=parent) if k == 0 else m)
-        if isinstance(self.messages, spill.SpilledMessages):
-            self.messages.close()
-        self.last = self.last or parent
-        return spill.frozen(out)
+        head = [
+            Message(f"system-{n}", f"system-{n - 1}" if n else None, "system", (TextBlock(t),))
+            for n, t in enumerate(system)
+        ]
+        self.last = self.last or (head[-1].id if head else None)
+        return put_first(head, spill.frozen(self.messages))
 
     def part(self, draft: _Draft, where: str, i: int, j: int, part: Mapping[str, Any]) -> None:
         if "functionCall" in part and isinstance(part["functionCall"], Mapping):
