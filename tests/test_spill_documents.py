@@ -34,6 +34,8 @@ DOCUMENTS = [
     "formats/gemini-content/gemini-cli-NotFollowingUserIntent.json",
     "formats/gemini-content/gemini-cli-trajectory.json",
     "formats/openai-responses/oh-sdk-skill-probe-request_payload.json",
+    "formats/mini-swe-agent/msa-github_issue.traj.json",
+    "formats/mini-swe-agent/msa-local.traj.json",
 ]
 
 

@@ -24,15 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     content_text,
     matches_select,
-    read_json_document,
     tail_bytes,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -64,25 +65,21 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one mini-swe-agent .traj.json file")
     warnings = Warnings()
-    doc = read_json_document(path, warnings)
-    if isinstance(doc, list):  # early releases and the test data: the bare message list
-        doc = {"messages": doc}
-    if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
+    # One document, mostly the messages list (a bare list in early releases and
+    # the test data): read one message at a time.
+    doc = JSONDocument(path, "messages", warnings)
+    if not doc.found:
         raise TranscriptError(
             f"{path}: not a mini-swe-agent trajectory (expected an object with a 'messages' list)"
         )
-    fmt = doc.get("trajectory_format")
-    if fmt not in (None, NAME):
-        warnings.add(f"{path}: trajectory_format {fmt!r}, read as {NAME}")
-    raw_info = doc.get("info")
-    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
-    conv_id = str(doc.get("instance_id") or path.name.removesuffix(".traj.json"))
-
-    messages: list[Message] = []
+    warnings_before = len(warnings.items)
+    # A long run keeps its messages on disk (spill.py).
+    messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+    last: str | None = None
     open_call: str | None = None
     n_calls = 0
     format_errors = 0
-    for i, raw in enumerate(doc["messages"]):
+    for i, raw in enumerate(doc.items()):
         where = f"{path}: messages[{i}]"
         if not isinstance(raw, dict):
             warnings.add(f"{where} is not an object; skipped", "record")
@@ -126,11 +123,18 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         else:
             warnings.add(f"{where}: unknown role {role!r}; skipped", "role")
             continue
-        parent = messages[-1].id if messages else None
-        messages.append(Message(f"m{i}", parent, out_role, tuple(blocks), meta))
+        messages.append(Message(f"m{i}", last, out_role, tuple(blocks), meta))
+        last = f"m{i}"
 
-    if not messages:
+    if last is None:
         raise TranscriptError(f"{path}: the trajectory holds no messages")
+    fmt = doc.fields.get("trajectory_format")  # written after the messages
+    if fmt not in (None, NAME):
+        # Said before the messages' warnings, as when the document was read whole.
+        warnings.items.insert(warnings_before, f"{path}: trajectory_format {fmt!r}, read as {NAME}")
+    raw_info = doc.fields.get("info")
+    info: dict[str, Any] = raw_info if isinstance(raw_info, dict) else {}
+    conv_id = str(doc.fields.get("instance_id") or path.name.removesuffix(".traj.json"))
     add_pairing_warnings(str(path), messages, warnings)
     conv_meta: dict[str, Any] = {"format_errors": format_errors, "instance_id": conv_id}
     for key in ("exit_status", "mini_version", "model_stats"):
@@ -140,8 +144,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         conv_meta["submission_chars"] = len(info["submission"])
     conv = Conversation(
         id=conv_id,
-        messages=tuple(messages),
-        tip=messages[-1].id,
+        messages=spill.frozen(messages),
+        tip=last,
         format=NAME,
         source=str(path),
         meta=conv_meta,
