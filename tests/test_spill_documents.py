@@ -1,10 +1,11 @@
-"""Sessions written as one JSON document import in bounded memory (issue 9).
+"""Sessions written as one JSON document, or as Markdown, import in bounded memory (issue 9).
 
-Each importer reads its document's long list one element at a time
-(:class:`~snapshot.transcript.formats._json_stream.JSONDocument`) and, above
-``SPILL_BYTES``, keeps the messages on disk. On real samples, with spilling
-forced and the file read in 7-byte chunks, ``snapshot import --json`` writes the
-same summary and the same bytes as the import held in memory.
+Each JSON importer reads its document's long list one element at a time
+(:class:`~snapshot.transcript.formats._json_stream.JSONDocument`); the Markdown
+importers make each message as its lines end. Above ``SPILL_BYTES`` the
+messages are kept on disk. On real samples, with spilling forced and JSON read
+in 7-byte chunks, ``snapshot import --json`` writes the same summary and the
+same bytes as the import held in memory.
 """
 
 from __future__ import annotations
@@ -38,13 +39,24 @@ DOCUMENTS = [
     "formats/mini-swe-agent/msa-local.traj.json",
 ]
 
+MARKDOWN = [
+    f"formats/aider-md/{name}.aider.chat.history.md"
+    for name in (
+        "afi-core",
+        "ai-text-detector",
+        "monochromatic",
+        "mozgoslav",
+        "zen-mcp-server",
+    )
+]
+
 
 @pytest.fixture(autouse=True)
 def _quiet(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SNAPSHOT_NO_PROGRESS", "1")
 
 
-@pytest.mark.parametrize("name", DOCUMENTS)
+@pytest.mark.parametrize("name", DOCUMENTS + MARKDOWN)
 def test_a_document_session_imports_the_same_spilled_or_held(
     name: str, tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

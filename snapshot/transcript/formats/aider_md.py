@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import Warnings, head_text, matches_select
 from snapshot.transcript.model import Block, Conversation, Message, Role, TextBlock, ThinkingBlock
@@ -50,17 +51,79 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 Kind = Literal["user", "output", "reply"]
 
 
-@dataclass
 class _Session:
-    number: int
-    started: str | None
-    runs: list[tuple[Kind, list[str]]] = field(default_factory=list)
+    """One session, its messages made run by run as the file is read (on disk when large)."""
+
+    def __init__(self, path: Path, number: int, started: str | None, spilled: bool) -> None:
+        self.number = number
+        self.started = started
+        self.messages = spill.message_sink(spilled)
+        self.last: str | None = None
+        self.runs = 0
+        self.kind: Kind | None = None  # the run being read
+        self.lines: list[str] = []
+        self.has_text = False  # any non-blank line (a preamble without one is no session)
+        self.spoke = False
+        self.meta: dict[str, Any] = {"session": number, "sessions_in_file": 0}
+        if started:
+            self.meta["started_at"] = started
+        self.models: dict[str, str] = {}
 
     def add(self, kind: Kind, line: str) -> None:
-        if self.runs and self.runs[-1][0] == kind:
-            self.runs[-1][1].append(line)
+        self.has_text = self.has_text or bool(line.strip())
+        if self.kind != kind:
+            self.finish_run()
+            self.kind = kind
+        self.lines.append(line)
+
+    def finish_run(self) -> None:
+        """The run read so far as a message (none when it is blank)."""
+        if self.kind is None:
+            return
+        kind, lines = self.kind, self.lines
+        n, self.runs = self.runs, self.runs + 1
+        self.kind, self.lines = None, []
+        text = "\n".join(lines).strip("\n")
+        if not text.strip():
+            return
+        role: Role
+        blocks: list[Block]
+        msg_meta: dict[str, Any] = {}
+        if kind == "user":
+            role, blocks = "user", [TextBlock(text)]
+            self.spoke = True
+        elif kind == "reply":
+            role, blocks = "assistant", _reply_blocks(text)
+            self.spoke = True
         else:
-            self.runs.append((kind, [line]))
+            role, blocks = "user", [TextBlock(text)]
+            msg_meta["aider_output"] = True
+            for line in lines:
+                if v := _VERSION.match(line):
+                    self.meta.setdefault("aider_version", v.group(1))
+                elif mm := _MODEL.match(line):
+                    self.models[mm.group(1).lower()] = mm.group(2)
+                    if mm.group(3) and mm.group(1) == "Main":
+                        self.meta["edit_format"] = mm.group(3)
+        mid = f"s{self.number}-r{n}"
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), msg_meta))
+        self.last = mid
+
+    def conversation(self, path: Path) -> Conversation | None:
+        """The session, once read, as a conversation; None when nobody spoke."""
+        self.finish_run()
+        if not self.spoke:
+            return None
+        if self.models:
+            self.meta["models"] = self.models
+        return Conversation(
+            id=f"{path.name}#{self.number}",
+            messages=spill.frozen(self.messages),
+            tip=self.last,
+            format=NAME,
+            source=str(path),
+            meta=self.meta,
+        )
 
 
 def _lines(path: Path, warnings: Warnings) -> Iterator[str]:
@@ -82,14 +145,29 @@ def _lines(path: Path, warnings: Warnings) -> Iterator[str]:
             yield line.rstrip("\r\n")
 
 
-def _sessions(path: Path, warnings: Warnings) -> list[_Session]:
-    sessions: list[_Session] = [_Session(0, None)]
+def _sessions(path: Path, warnings: Warnings) -> tuple[list[Conversation], int, bool]:
+    """The sessions that hold a conversation, how many sessions there are, and
+    whether any had its start line. Each is converted as soon as the next starts."""
+    spilled = path.stat().st_size >= spill.SPILL_BYTES
+    s = _Session(path, 0, None, spilled)
+    convs: list[Conversation] = []
+    count, started = 0, False
     in_fence = False
+
+    def close(session: _Session) -> None:
+        nonlocal count
+        if session.number == 0 and not session.has_text:
+            return  # no preamble: not a session
+        count += 1
+        if (conv := session.conversation(path)) is not None:
+            convs.append(conv)
+
     for line in _lines(path, warnings):
-        s = sessions[-1]
         m = _SESSION.match(line)
         if m and not in_fence:
-            sessions.append(_Session(len(sessions), m.group(1)))
+            close(s)
+            s = _Session(path, s.number + 1, m.group(1), spilled)
+            started = True
             continue
         if (line.startswith("#### ") or line == "####") and not in_fence:
             s.add("user", line[5:].removesuffix("  "))
@@ -99,10 +177,10 @@ def _sessions(path: Path, warnings: Warnings) -> list[_Session]:
             if _FENCE.match(line):
                 in_fence = not in_fence
             s.add("reply", line)
-        if s.runs and s.runs[-1][0] != "reply":
+        if s.kind != "reply":
             in_fence = False  # a fence never spans a user or output line
-    preamble = any(line.strip() for _, lines in sessions[0].runs for line in lines)
-    return sessions if preamble else sessions[1:]
+    close(s)
+    return convs, count, started
 
 
 def _reply_blocks(text: str) -> list[Block]:
@@ -117,58 +195,6 @@ def _reply_blocks(text: str) -> list[Block]:
     if text[pos:].strip():
         out.append(TextBlock(text[pos:].strip("\n")))
     return out
-
-
-def _conversation(
-    path: Path, s: _Session, sessions: int, file_warnings: Warnings
-) -> Conversation | None:
-    messages: list[Message] = []
-    meta: dict[str, Any] = {"session": s.number, "sessions_in_file": sessions}
-    if s.started:
-        meta["started_at"] = s.started
-    models: dict[str, str] = {}
-    spoke = False
-    for n, (kind, lines) in enumerate(s.runs):
-        text = "\n".join(lines).strip("\n")
-        if not text.strip():
-            continue
-        role: Role
-        blocks: list[Block]
-        msg_meta: dict[str, Any] = {}
-        if kind == "user":
-            role, blocks = "user", [TextBlock(text)]
-            spoke = True
-        elif kind == "reply":
-            role, blocks = "assistant", _reply_blocks(text)
-            spoke = True
-        else:
-            role, blocks = "user", [TextBlock(text)]
-            msg_meta["aider_output"] = True
-            for line in lines:
-                if v := _VERSION.match(line):
-                    meta.setdefault("aider_version", v.group(1))
-                elif mm := _MODEL.match(line):
-                    models[mm.group(1).lower()] = mm.group(2)
-                    if mm.group(3) and mm.group(1) == "Main":
-                        meta["edit_format"] = mm.group(3)
-        mid = f"s{s.number}-r{n}"
-        messages.append(
-            Message(mid, messages[-1].id if messages else None, role, tuple(blocks), msg_meta)
-        )
-    if not spoke:
-        return None
-    if models:
-        meta["models"] = models
-    conv_id = f"{path.name}#{s.number}"
-    return Conversation(
-        id=conv_id,
-        messages=tuple(messages),
-        tip=messages[-1].id if messages else None,
-        format=NAME,
-        source=str(path),
-        meta=meta,
-        warnings=file_warnings.tuple(),
-    )
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
@@ -197,26 +223,25 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             raise TranscriptError(f"{path}: is a folder; give its .aider.chat.history.md")
         path = candidate
     warnings = Warnings()
-    sessions = _sessions(path, warnings)
-    if not any(s.started is not None for s in sessions):
+    convs, sessions, started = _sessions(path, warnings)
+    if not started:
         raise TranscriptError(
             f"{path}: no Aider chat found (no '# aider chat started at' line); "
             "force another format with --format"
         )
-    convs = [
-        c for s in sessions if (c := _conversation(path, s, len(sessions), warnings)) is not None
-    ]
-    silent = len(sessions) - len(convs)
+    notes = warnings.tuple()
+    silent = sessions - len(convs)
     if silent:
-        note = (
-            f"{path}: {silent} of {len(sessions)} sessions skipped: they hold only Aider's "
-            "own output (start-up messages or errors), no user input and no reply"
+        notes += (
+            f"{path}: {silent} of {sessions} sessions skipped: they hold only Aider's "
+            "own output (start-up messages or errors), no user input and no reply",
         )
-        convs = [replace(c, warnings=(*c.warnings, note)) for c in convs]
+    # Known only once the whole file is read.
+    convs = [
+        replace(c, meta={**c.meta, "sessions_in_file": sessions}, warnings=notes) for c in convs
+    ]
     if not convs:
-        raise TranscriptError(
-            f"{path}: {len(sessions)} Aider sessions, none with user input or a reply"
-        )
+        raise TranscriptError(f"{path}: {sessions} Aider sessions, none with user input or a reply")
     return [
         c
         for c in convs
