@@ -591,7 +591,10 @@ def _split_agents(messages: Sequence[Message], spilled: bool) -> dict[str, Seque
     """
     agent_of: dict[str, str] = {}
     ids: dict[str, set[str]] = {}
-    sinks: dict[str, list[Message] | spill.SpilledMessages] = {"main": spill.message_sink(spilled)}
+    file = spill.SpillFile() if spilled else None  # one for all: 1.0.x files hold many agents
+    sinks: dict[str, list[Message] | spill.SpilledMessages] = {
+        "main": spill.message_sink(spilled, file)
+    }
     unnamed = 0
     for x in messages:
         agent = "main"
@@ -610,7 +613,7 @@ def _split_agents(messages: Sequence[Message], spilled: bool) -> dict[str, Seque
             x = replace(x, parent=None)
         own.add(x.id)
         if agent not in sinks:
-            sinks[agent] = spill.message_sink(spilled)
+            sinks[agent] = spill.message_sink(spilled, file)
         sinks[agent].append(x)
     return {agent: spill.frozen(sink) for agent, sink in sinks.items()}
 
@@ -675,8 +678,8 @@ class _SdkStream:
     other message is finished, in a list or on disk (:mod:`~snapshot.transcript.spill`).
     """
 
-    def __init__(self, spilled: bool) -> None:
-        self.spilled = spilled
+    def __init__(self, file: spill.SpillFile | None) -> None:
+        self.file = file  # the one file every agent's spill shares; None: held in a list
         self.messages: list[Message] | spill.SpilledMessages | None = None  # made by the first
         self.open: _Draft | None = None
         self.tip: str | None = None  # the id of the last message finished
@@ -700,7 +703,7 @@ class _SdkStream:
         mid = d.id if d.id not in self.seen else f"{d.id}-{d.line}"
         self.seen.add(mid)
         if self.messages is None:
-            self.messages = spill.message_sink(self.spilled)
+            self.messages = spill.message_sink(self.file is not None, self.file)
         self.messages.append(Message(mid, self.tip, d.role, tuple(d.blocks), d.meta))
         self.tip = mid
 
@@ -711,9 +714,10 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
     session_id: str | None = None
     meta: dict[str, Any] = {}
     # One stream per agent: "main" and each subagent's parent tool-use id, in
-    # the order first seen; a large file keeps its messages on disk.
-    spilled = path.stat().st_size >= spill.SPILL_BYTES
-    streams: dict[str, _SdkStream] = {"main": _SdkStream(spilled)}
+    # the order first seen; a large file keeps its messages on disk, one file
+    # for all (a log can hold thousands of subagents).
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
+    streams: dict[str, _SdkStream] = {"main": _SdkStream(file)}
     summary_pending: dict[str, bool] = {}
 
     prompt = read_prompt(path, warnings)
@@ -732,7 +736,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             agent = "main"
         stream = streams.get(agent)
         if stream is None:
-            stream = streams[agent] = _SdkStream(spilled)
+            stream = streams[agent] = _SdkStream(file)
         raw_uuid = rec.get("uuid")
         mid = raw_uuid if isinstance(raw_uuid, str) else f"line-{lineno}"
 
