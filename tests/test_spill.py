@@ -452,3 +452,30 @@ def test_a_synthetic_agent_sdk_log_merges_only_adjacent_records_when_spilled(
     assert main.messages[5].meta["compact_summary"] is True
     assert (main.tip, sub.agent, sub.tip) == (main_held.tip, "t1", "s2") == ("line-9", "t1", "s2")
     assert [m.text() for m in sub.messages] == ["sub task", "sub done"]
+
+
+def test_every_agent_of_a_spilled_agent_sdk_log_shares_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log with thousands of subagents must not hold a file descriptor per agent."""
+    from snapshot.transcript.formats import ImportOptions
+
+    records = [_sdk(None, "system", subtype="init")]
+    for n in range(5):
+        records.append(_sdk(f"t{n}", "user", uuid=f"s{n}", message={"content": f"task {n}"}))
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    made: list[spill.SpillFile] = []
+    init = spill.SpillFile.__init__
+
+    def counting(self: spill.SpillFile) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    convs = cc.load(path, ImportOptions())
+    assert [c.agent for c in convs] == [f"t{n}" for n in range(5)]
+    assert all(isinstance(c.messages, SpilledMessages) for c in convs)
+    assert len(made) == 1
+    assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]
