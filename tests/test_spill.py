@@ -333,3 +333,149 @@ def test_a_codex_or_pi_session_imports_the_same_spilled_or_held(
 ) -> None:
     [held], [spilled] = _held_then_spilled(_corpus_case(name), tmp_path, monkeypatch, capsys)
     assert len(spilled.messages) > 10 and spilled.tip == held.tip
+
+
+# --- Kimi CLI contexts and Agent SDK stream-json spill too ------------------------------
+
+# Kimi CLI contexts (OpenAI chat records converted one at a time): two main
+# agents and a subagent file.
+KIMI = [
+    "formats/kimi-cli/kimi-sklearn-26323-531d195b.jsonl",
+    "formats/kimi-cli/kimi-sklearn-26323-d8447fa8.jsonl",
+    "formats/kimi-cli/kimi-sklearn-26323-d8447fa8_read_1.jsonl",
+]
+# Agent SDK stream-json: a subagent (its own conversation) and a repeated uuid;
+# a compaction; a run log with its sibling prompt file and a repeated uuid.
+AGENT_SDK = [
+    "formats/claude-agent-sdk/tielec-aiwa-issue558-planning.jsonl",
+    "formats/claude-agent-sdk/tielec-aiwa-issue271-impl.jsonl",
+    "tielec_ja_agent_sdk/logs/issue-461__05_test_implementation__execute__agent_log_raw.txt",
+]
+
+
+@pytest.mark.parametrize("name", KIMI)
+def test_a_kimi_context_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    [held], [spilled] = _held_then_spilled(_corpus_case(name), tmp_path, monkeypatch, capsys)
+    assert len(spilled.messages) > 10 and spilled.tip == held.tip
+
+
+def test_a_synthetic_kimi_context_keeps_thinking_and_warnings_when_spilled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bookkeeping, unknown roles and parts, a tool call without its result: same either way."""
+    records: list[dict[str, Any]] = [
+        {"role": "_checkpoint", "id": 0},
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}, {"type": "audio"}]},
+        {"role": "_usage", "token_count": 12},
+        {
+            "role": "assistant",
+            "content": [{"type": "think", "think": "hm"}, {"type": "text", "text": "ok"}],
+            "tool_calls": [{"id": "c1", "function": {"name": "ls", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "a b"},
+        {"role": "_checkpoint", "id": 1},
+        {"role": "assistant", "tool_calls": [{"id": "c2", "function": {"name": "rm"}}]},
+        {"role": "ghost"},  # past the head the format is detected by
+    ]
+    path = tmp_path / "s1.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    [held], [spilled] = _held_then_spilled(path, tmp_path, monkeypatch, capsys)
+    assert [m.id for m in spilled.messages] == ["m0", "m1", "m2", "m3", "m4"]
+    assert spilled.tip == held.tip == "m4"
+    assert isinstance(spilled.messages[2].blocks[0], ThinkingBlock)
+    assert any("'c2'" in w for w in spilled.warnings)  # pairing, read back from the spill
+    assert spilled.meta["context_tokens"] == 12
+
+
+@pytest.mark.parametrize("name", AGENT_SDK)
+def test_an_agent_sdk_log_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    held, spilled = _held_then_spilled(_corpus_case(name), tmp_path, monkeypatch, capsys)
+    assert [c.agent for c in spilled] == [c.agent for c in held]
+    assert [c.tip for c in spilled] == [c.tip for c in held]
+    assert len(spilled[0].messages) > 10
+    if "issue558" in name:
+        assert len(held) == 2  # main and its subagent
+
+
+def _sdk(agent: str | None, kind: str, **rest: Any) -> dict[str, Any]:
+    return {"type": kind, "session_id": "s1", "parent_tool_use_id": agent, **rest}
+
+
+def test_a_synthetic_agent_sdk_log_merges_only_adjacent_records_when_spilled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A subagent's records between two of one main API response; a later reuse of its id."""
+    records = [
+        _sdk(None, "system", subtype="init", model="claude"),
+        _sdk(None, "assistant", uuid="a1", message={"id": "r1", "content": "looking"}),
+        _sdk("t1", "user", uuid="s1", message={"content": "sub task"}),
+        _sdk("t1", "assistant", uuid="s2", message={"id": "r9", "content": "sub done"}),
+        _sdk(
+            None,
+            "assistant",
+            uuid="a2",
+            message={
+                "id": "r1",
+                "content": [{"type": "tool_use", "id": "t1", "name": "Task", "input": {}}],
+                "usage": {"output_tokens": 3},
+            },
+        ),
+        _sdk(
+            None,
+            "user",
+            uuid="u1",
+            message={"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]},
+        ),
+        _sdk(None, "assistant", uuid="a1", message={"id": "r1", "content": "again"}),
+        _sdk(None, "system", subtype="compact_boundary", compact_metadata={"trigger": "auto"}),
+        _sdk(None, "user", isSynthetic=True, message={"content": "the summary"}),
+        _sdk(None, "result", subtype="success", num_turns=2),
+    ]
+    path = tmp_path / "run_agent_log_raw.txt"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (tmp_path / "run_prompt.txt").write_text("do it", encoding="utf-8")
+    [main_held, _], [main, sub] = _held_then_spilled(path, tmp_path, monkeypatch, capsys)
+    assert [m.id for m in main.messages] == ["prompt", "a1", "u1", "a1-7", "line-8", "line-9"]
+    assert [m.parent for m in main.messages][:3] == [None, "prompt", "a1"]
+    assert len(main.messages[1].blocks) == 2 and main.messages[1].meta["usage"]
+    assert main.messages[5].meta["compact_summary"] is True
+    assert (main.tip, sub.agent, sub.tip) == (main_held.tip, "t1", "s2") == ("line-9", "t1", "s2")
+    assert [m.text() for m in sub.messages] == ["sub task", "sub done"]
+
+
+def test_every_agent_of_a_spilled_agent_sdk_log_shares_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A log with thousands of subagents must not hold a file descriptor per agent."""
+    from snapshot.transcript.formats import ImportOptions
+
+    records = [_sdk(None, "system", subtype="init")]
+    for n in range(5):
+        records.append(_sdk(f"t{n}", "user", uuid=f"s{n}", message={"content": f"task {n}"}))
+    path = tmp_path / "many.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    made: list[spill.SpillFile] = []
+    init = spill.SpillFile.__init__
+
+    def counting(self: spill.SpillFile) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    convs = cc.load(path, ImportOptions())
+    assert [c.agent for c in convs] == [f"t{n}" for n in range(5)]
+    assert all(isinstance(c.messages, SpilledMessages) for c in convs)
+    assert len(made) == 1
+    assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]

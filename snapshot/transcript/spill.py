@@ -42,7 +42,14 @@ from typing import overload
 
 from snapshot.transcript.model import Message, message_from_dict, message_to_dict
 
-__all__ = ["SPILL_BYTES", "SpilledMessages", "frozen", "message_sink", "message_texts"]
+__all__ = [
+    "SPILL_BYTES",
+    "SpillFile",
+    "SpilledMessages",
+    "frozen",
+    "message_sink",
+    "message_texts",
+]
 
 #: Inputs at least this large import into a :class:`SpilledMessages`; smaller ones stay tuples.
 SPILL_BYTES = 32 * 1024 * 1024
@@ -61,12 +68,53 @@ def _dumps(message: Message) -> str:
     return json.dumps(message_to_dict(message), ensure_ascii=False)
 
 
+class SpillFile:
+    """The anonymous temporary file spills write to; several spills can share one.
+
+    An importer that makes a conversation per agent shares one file among
+    them, so a log with thousands of subagents does not hold a file (a
+    descriptor) per agent.
+
+    >>> from snapshot.transcript.model import Message
+    >>> f = SpillFile()
+    >>> a, b = SpilledMessages(file=f), SpilledMessages(file=f)
+    >>> a.append(Message("x", None, "user", ())); b.append(Message("y", None, "user", ()))
+    >>> a[0].id, b[0].id, len(a), len(b)
+    ('x', 'y', 1, 1)
+    """
+
+    def __init__(self) -> None:
+        # Open for the object's life (closed by close() or when collected).
+        self.file = tempfile.TemporaryFile(prefix="snapshot-spill-")  # noqa: SIM115
+        # A seek and the read or write after it are one step: the page pipeline's
+        # threads may read one conversation at once.
+        self.lock = threading.Lock()
+        self.end = 0
+
+    def write(self, data: bytes) -> int:
+        """Store ``data`` after the rest; where it starts."""
+        with self.lock:
+            self.file.seek(self.end)
+            self.file.write(data)
+            start, self.end = self.end, self.end + len(data)
+        return start
+
+    def read(self, start: int, length: int) -> bytes:
+        with self.lock:
+            self.file.seek(start)
+            return self.file.read(length)
+
+    def close(self) -> None:
+        self.file.close()
+
+
 class SpilledMessages(Sequence[Message]):
     """A sequence of messages stored as JSON text in an anonymous temporary file.
 
     Append messages in order (:meth:`append`), change one already stored
     (``spill[i] = message``, same id); read them like a tuple. Per message only its id, its
-    parent's position and its offset and length stay in memory.
+    parent's position and its offset and length stay in memory. ``file``: a
+    :class:`SpillFile` shared with other spills (by default one of its own).
 
     Examples
     --------
@@ -76,13 +124,8 @@ class SpilledMessages(Sequence[Message]):
     ('x', 'a', 0, None, None)
     """
 
-    def __init__(self, messages: Iterable[Message] = ()) -> None:
-        # Open for the object's life (closed by close() or when collected).
-        self._file = tempfile.TemporaryFile(prefix="snapshot-spill-")  # noqa: SIM115
-        # A seek and the read or write after it are one step: the page pipeline's
-        # threads may read one conversation at once.
-        self._lock = threading.Lock()
-        self._end = 0
+    def __init__(self, messages: Iterable[Message] = (), *, file: SpillFile | None = None) -> None:
+        self._file = SpillFile() if file is None else file
         self._offsets = array("q")
         self._lengths = array("q")
         self._parents = array("q")  # position of the parent, or _NO_PARENT / _PARENT_BY_ID
@@ -96,11 +139,7 @@ class SpilledMessages(Sequence[Message]):
 
     def _write(self, message: Message) -> tuple[int, int]:
         data = _dumps(message).encode("utf-8", _CODEC)
-        with self._lock:
-            self._file.seek(self._end)
-            self._file.write(data)
-            start, self._end = self._end, self._end + len(data)
-        return start, len(data)
+        return self._file.write(data), len(data)
 
     def _link(self, i: int, parent: str | None) -> int:
         self._parent_ids.pop(i, None)
@@ -135,17 +174,14 @@ class SpilledMessages(Sequence[Message]):
         self._parents[i] = self._link(i, message.parent)
 
     def close(self) -> None:
-        """Remove the file now (it also goes when the object is collected)."""
+        """Remove the file now (it also goes when the object is collected); a shared one for all."""
         self._file.close()
 
     # --- reading -------------------------------------------------------------------
 
     def text(self, i: int) -> str:
         """The stored JSON text of message ``i``."""
-        with self._lock:
-            self._file.seek(self._offsets[i])
-            data = self._file.read(self._lengths[i])
-        return data.decode("utf-8", _CODEC)
+        return self._file.read(self._offsets[i], self._lengths[i]).decode("utf-8", _CODEC)
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -240,17 +276,18 @@ def message_texts(messages: Sequence[Message]) -> Iterator[str]:
             yield _dumps(m)
 
 
-def message_sink(spill: bool) -> list[Message] | SpilledMessages:
+def message_sink(spill: bool, file: SpillFile | None = None) -> list[Message] | SpilledMessages:
     """An empty place to append messages to: a list, or a :class:`SpilledMessages`.
 
-    :func:`frozen` turns it into what a ``Conversation`` holds.
+    :func:`frozen` turns it into what a ``Conversation`` holds. ``file``: the
+    :class:`SpillFile` a spill writes to, when several share one.
 
     Examples
     --------
     >>> type(message_sink(False)).__name__, type(message_sink(True)).__name__
     ('list', 'SpilledMessages')
     """
-    return SpilledMessages() if spill else []
+    return SpilledMessages(file=file) if spill else []
 
 
 def frozen(sink: list[Message] | SpilledMessages) -> Sequence[Message]:

@@ -14,7 +14,7 @@ do not import one another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from snapshot.transcript.formats._common import (
@@ -78,29 +78,48 @@ def _content_blocks(
     return out
 
 
-def messages_from_openai(
-    records: Sequence[Any],
-    *,
-    where: str,
-    id_prefix: str = "m",
-    warns: list[str] | None = None,
-) -> tuple[list[Message], list[str], dict[str, int]]:
-    """Neutral messages (each continuing from the previous) from OpenAI chat messages.
+class OpenAIMessages:
+    """Neutral messages from OpenAI chat messages given one at a time, each continuing from the previous.
 
-    Returns ``(messages, warnings, skipped)`` where ``skipped`` counts what was
-    not understood (unknown roles, unknown content parts) by kind.
+    :meth:`add` converts one record (``None`` for one that is not a message:
+    not an object, or of an unknown role); the ``i``-th record given (every
+    one counts) makes the message ``f"{id_prefix}{i}"``. :meth:`finish` adds
+    the summary of what was skipped to the warnings and gives
+    ``(warnings, skipped)``. Records are not kept: an importer can convert a
+    file as it reads it. :func:`messages_from_openai` is the same for a list.
+
+    Examples
+    --------
+    >>> conv = OpenAIMessages(where="f")
+    >>> [conv.add(r) is None for r in ({"role": "user", "content": "hi"}, 3, {"role": "x"})]
+    [False, True, True]
+    >>> m = conv.add({"role": "assistant", "content": "hello"})
+    >>> m.id, m.parent, m.text()
+    ('m3', 'm0', 'hello')
+    >>> warns, skipped = conv.finish()
+    >>> skipped
+    {'non-object message': 1, "role 'x'": 1}
     """
-    warns = [] if warns is None else warns
-    skipped: dict[str, int] = {}
-    out: list[Message] = []
-    parent: str | None = None
-    pending_function: list[str] = []  # legacy function_call ids waiting for role=function
-    for i, rec in enumerate(records):
+
+    def __init__(self, *, where: str, id_prefix: str = "m", warns: list[str] | None = None) -> None:
+        self.where = where
+        self.id_prefix = id_prefix
+        self.warns: list[str] = [] if warns is None else warns
+        self.skipped: dict[str, int] = {}
+        self._i = 0  # records given so far
+        self._parent: str | None = None
+        self._pending_function: list[str] = []  # legacy function_call ids waiting for role=function
+
+    def add(self, rec: Any) -> Message | None:
+        """The message of the next record, or ``None`` when it is not one (counted in ``skipped``)."""
+        i = self._i
+        self._i += 1
+        where, id_prefix, warns, skipped = self.where, self.id_prefix, self.warns, self.skipped
         at = f"{where}: message {i}"
         if not isinstance(rec, Mapping):
             skipped["non-object message"] = skipped.get("non-object message", 0) + 1
             warns.append(f"{at}: not a JSON object; skipped")
-            continue
+            return None
         role = rec.get("role")
         blocks: list[Block] = []
         meta: dict[str, Any] = {}
@@ -138,7 +157,7 @@ def messages_from_openai(
             legacy = rec.get("function_call")
             if isinstance(legacy, Mapping):
                 call_id = f"{id_prefix}{i}-function"
-                pending_function.append(call_id)
+                self._pending_function.append(call_id)
                 blocks.append(
                     ToolCall(
                         id=call_id,
@@ -154,7 +173,8 @@ def messages_from_openai(
                     warns.append(f"{at}: tool message without tool_call_id")
                     call_id = f"{id_prefix}{i}-missing-call"
             else:  # legacy: answers the oldest open function_call by position
-                call_id = pending_function.pop(0) if pending_function else f"{id_prefix}{i}-orphan"
+                pending = self._pending_function
+                call_id = pending.pop(0) if pending else f"{id_prefix}{i}-orphan"
             content = _content_blocks(rec.get("content"), at, warns, skipped)
             result_content = tuple(b for b in content if isinstance(b, TextBlock | ImageBlock))
             blocks = [ToolResult(call_id=call_id, content=result_content)]
@@ -163,12 +183,39 @@ def messages_from_openai(
         else:
             key = f"role {role!r}"
             skipped[key] = skipped.get(key, 0) + 1
-            continue
+            return None
         mid = f"{id_prefix}{i}"
-        out.append(Message(id=mid, parent=parent, role=nrole, blocks=tuple(blocks), meta=meta))
-        parent = mid
-    if skipped:
-        warns.append(skipped_warning(where, "OpenAI chat", skipped))
+        message = Message(id=mid, parent=self._parent, role=nrole, blocks=tuple(blocks), meta=meta)
+        self._parent = mid
+        return message
+
+    def finish(self) -> tuple[list[str], dict[str, int]]:
+        """``(warnings, skipped)`` once every record was given; the warnings end with the skipped summary."""
+        if self.skipped:
+            self.warns.append(skipped_warning(self.where, "OpenAI chat", self.skipped))
+        return self.warns, self.skipped
+
+
+def messages_from_openai(
+    records: Iterable[Any],
+    *,
+    where: str,
+    id_prefix: str = "m",
+    warns: list[str] | None = None,
+) -> tuple[list[Message], list[str], dict[str, int]]:
+    """Neutral messages (each continuing from the previous) from OpenAI chat messages.
+
+    Returns ``(messages, warnings, skipped)`` where ``skipped`` counts what was
+    not understood (unknown roles, unknown content parts) by kind.
+    :class:`OpenAIMessages` converts records one at a time.
+
+    >>> messages, warns, skipped = messages_from_openai([{"role": "user", "content": "hi"}], where="f")
+    >>> [m.id for m in messages], warns, skipped
+    (['m0'], [], {})
+    """
+    conv = OpenAIMessages(where=where, id_prefix=id_prefix, warns=warns)
+    out = [m for rec in records if (m := conv.add(rec)) is not None]
+    warns, skipped = conv.finish()
     return out, warns, skipped
 
 

@@ -49,7 +49,9 @@ Both read the file line by line; a line is never longer than
 Claude Code file of :data:`~snapshot.transcript.spill.SPILL_BYTES` or more
 keeps its messages on disk (:mod:`snapshot.transcript.spill`) as it reads:
 only the newest :data:`OPEN_DRAFTS` stay open to absorb further records of
-their API message, and a record of one already written rewrites it there.
+their API message, and a record of one already written rewrites it there. An
+Agent SDK log of that size does the same per agent, with one draft open per
+agent (only the adjacent record of an API response merges into it).
 """
 
 from __future__ import annotations
@@ -589,7 +591,10 @@ def _split_agents(messages: Sequence[Message], spilled: bool) -> dict[str, Seque
     """
     agent_of: dict[str, str] = {}
     ids: dict[str, set[str]] = {}
-    sinks: dict[str, list[Message] | spill.SpilledMessages] = {"main": spill.message_sink(spilled)}
+    file = spill.SpillFile() if spilled else None  # one for all: 1.0.x files hold many agents
+    sinks: dict[str, list[Message] | spill.SpilledMessages] = {
+        "main": spill.message_sink(spilled, file)
+    }
     unnamed = 0
     for x in messages:
         agent = "main"
@@ -608,7 +613,7 @@ def _split_agents(messages: Sequence[Message], spilled: bool) -> dict[str, Seque
             x = replace(x, parent=None)
         own.add(x.id)
         if agent not in sinks:
-            sinks[agent] = spill.message_sink(spilled)
+            sinks[agent] = spill.message_sink(spilled, file)
         sinks[agent].append(x)
     return {agent: spill.frozen(sink) for agent, sink in sinks.items()}
 
@@ -665,19 +670,59 @@ def _is_sdk(records: Sequence[Mapping[str, Any]]) -> bool:
     )
 
 
+class _SdkStream:
+    """One agent's messages of an Agent SDK log, written as they are read.
+
+    Only the newest draft stays open: the next record of its API response
+    (one content block each, adjacent in the stream) merges into it. Every
+    other message is finished, in a list or on disk (:mod:`~snapshot.transcript.spill`).
+    """
+
+    def __init__(self, file: spill.SpillFile | None) -> None:
+        self.file = file  # the one file every agent's spill shares; None: held in a list
+        self.messages: list[Message] | spill.SpilledMessages | None = None  # made by the first
+        self.open: _Draft | None = None
+        self.tip: str | None = None  # the id of the last message finished
+        self.seen: set[str] = set()
+
+    def add(self, d: _Draft) -> None:
+        """Open ``d`` (``d.api_id``: what may merge into it), finishing the one open before."""
+        self.finish()
+        self.open = d
+
+    def merging(self, api_id: Any) -> _Draft | None:
+        """The open draft when a record of API message ``api_id`` continues it."""
+        d = self.open
+        return d if d is not None and isinstance(api_id, str) and d.api_id == api_id else None
+
+    def finish(self) -> None:
+        """Write the open draft, chained after the previous message; a repeated id gets its line."""
+        d, self.open = self.open, None
+        if d is None:
+            return
+        mid = d.id if d.id not in self.seen else f"{d.id}-{d.line}"
+        self.seen.add(mid)
+        if self.messages is None:
+            self.messages = spill.message_sink(self.file is not None, self.file)
+        self.messages.append(Message(mid, self.tip, d.role, tuple(d.blocks), d.meta))
+        self.tip = mid
+
+
 def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
     warnings = Warnings()
     skipped: Counter[str] = Counter()
     session_id: str | None = None
     meta: dict[str, Any] = {}
-    # One stream per agent: "main" and each subagent's parent tool-use id.
-    streams: dict[str, list[_Draft]] = {"main": []}
-    by_api_id: dict[tuple[str, str], _Draft] = {}
+    # One stream per agent: "main" and each subagent's parent tool-use id, in
+    # the order first seen; a large file keeps its messages on disk, one file
+    # for all (a log can hold thousands of subagents).
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
+    streams: dict[str, _SdkStream] = {"main": _SdkStream(file)}
     summary_pending: dict[str, bool] = {}
 
     prompt = read_prompt(path, warnings)
     if prompt is not None:
-        streams["main"].append(
+        streams["main"].add(
             _Draft("prompt", "user", None, [TextBlock(prompt)], {"source": "prompt file"}, 0)
         )
 
@@ -689,7 +734,9 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
         agent = rec.get("parent_tool_use_id") or "main"
         if not isinstance(agent, str):
             agent = "main"
-        stream = streams.setdefault(agent, [])
+        stream = streams.get(agent)
+        if stream is None:
+            stream = streams[agent] = _SdkStream(file)
         raw_uuid = rec.get("uuid")
         mid = raw_uuid if isinstance(raw_uuid, str) else f"line-{lineno}"
 
@@ -700,7 +747,7 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             continue
         if kind == "system" and rec.get("subtype") == "compact_boundary":
             cm = rec.get("compact_metadata") or rec.get("compactMetadata") or {}
-            stream.append(
+            stream.add(
                 _Draft(
                     mid,
                     "system",
@@ -737,10 +784,11 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             continue
         blocks = content_blocks(msg.get("content"), where, warnings)
         api_id = msg.get("id") if kind == "assistant" else None
-        if isinstance(api_id, str) and stream and by_api_id.get((agent, api_id)) is stream[-1]:
+        target = stream.merging(api_id)
+        if target is not None:
             # The next record of the same API response (one content block each).
             # Only an adjacent one: redacted logs give every response the same id.
-            stream[-1].absorb(blocks, msg)
+            target.absorb(blocks, msg)
             continue
         m = _api_meta(msg, api_id)
         if kind == "user" and summary_pending.pop(agent, False):
@@ -748,31 +796,24 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
             m["compact_summary"] = True
         if rec.get("isSynthetic"):
             m["synthetic"] = True
-        d = _Draft(mid, kind, None, blocks, m, lineno)
-        stream.append(d)
-        if isinstance(api_id, str):
-            by_api_id[(agent, api_id)] = d
+        stream.add(
+            _Draft(mid, kind, None, blocks, m, lineno, api_id if isinstance(api_id, str) else None)
+        )
 
     warnings.extend_counts("skipped non-message records", skipped)
     conv_id = session_id or path.stem
     out: list[Conversation] = []
-    for agent, drafts in streams.items():
-        if not drafts:
+    for agent, stream in streams.items():
+        stream.finish()
+        if stream.messages is None:
             continue
-        messages: list[Message] = []
-        parent: str | None = None
-        seen: set[str] = set()
-        for d in drafts:
-            mid = d.id if d.id not in seen else f"{d.id}-{d.line}"
-            seen.add(mid)
-            messages.append(Message(mid, parent, d.role, tuple(d.blocks), d.meta))
-            parent = mid
+        messages = spill.frozen(stream.messages)
         w = warnings.copy()
         add_pairing_warnings(f"{path} ({agent})", messages, w)
         conv = Conversation(
             id=conv_id,
-            messages=tuple(messages),
-            tip=parent,
+            messages=messages,
+            tip=stream.tip,
             agent=agent,
             format=NAME,
             source=str(path),

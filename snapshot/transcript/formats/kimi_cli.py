@@ -9,6 +9,10 @@ underscore: ``{"role": "_checkpoint", "id": n}`` (the points ``/undo`` and
 D-Mail can return to) and ``{"role": "_usage", "token_count": n}``. They are
 not messages; they are counted into ``meta``.
 
+Records are converted as they are read; a file of
+:data:`~snapshot.transcript.spill.SPILL_BYTES` or more keeps its messages on
+disk (:mod:`snapshot.transcript.spill`).
+
 A subagent's context is its own file beside its parent's, named
 ``<parent id>_<subagent name>_<n>.jsonl`` with no link inside the files: it
 imports as a conversation with the parent's id and ``agent`` =
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -37,7 +42,7 @@ from snapshot.transcript.formats._common import (
     iter_json_objects,
     matches_select,
 )
-from snapshot.transcript.formats._openai_messages import messages_from_openai
+from snapshot.transcript.formats._openai_messages import OpenAIMessages
 from snapshot.transcript.model import Conversation
 
 NAME = "kimi-cli-jsonl"
@@ -111,21 +116,31 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             raise TranscriptError(f"{path}: is a folder; give one Kimi CLI context .jsonl file")
         path = context
     warnings = Warnings()
-    records: list[dict[str, Any]] = []
+    # Each message record is converted as it is read; a large file keeps its
+    # messages on disk (spill.py).
+    where = str(path)
+    converter = OpenAIMessages(where=where)
+    messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+    last_id: str | None = None  # the tip, without reading a spilled message back
+    n_records = 0
     bookkeeping: Counter[str] = Counter()
     skipped: Counter[str] = Counter()
     last_tokens: int | None = None
     for _lineno, rec in iter_json_objects(path, warnings, "context record"):
         role = rec.get("role")
         if role in _MESSAGE_ROLES:
-            records.append(_with_thinking(rec))
+            n_records += 1
+            message = converter.add(_with_thinking(rec))
+            if message is not None:
+                messages.append(message)
+                last_id = message.id
         elif isinstance(role, str) and role.startswith("_"):
             bookkeeping[role] += 1
             if role == "_usage" and isinstance(rec.get("token_count"), int):
                 last_tokens = rec["token_count"]
         else:
             skipped[f"role {role!r}"] += 1
-    if not records and not bookkeeping:
+    if not n_records and not bookkeeping:
         raise TranscriptError(
             f"{path}: no Kimi CLI context records found; is this a ~/.kimi/sessions "
             "context file? (force another format with --format)"
@@ -135,18 +150,18 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         bookkeeping,
     )
     warnings.extend_counts(f"{path}: skipped records that are not messages", skipped)
-    messages, notes, _ = messages_from_openai(records, where=str(path))
+    notes, _ = converter.finish()
     for note in notes:
         warnings.add(note)
-    add_pairing_warnings(str(path), messages, warnings)
+    add_pairing_warnings(where, messages, warnings)
     conv_id, agent = session_and_agent(path)
     meta: dict[str, Any] = {"bookkeeping_records": dict(bookkeeping)}
     if last_tokens is not None:
         meta["context_tokens"] = last_tokens
     conv = Conversation(
         id=conv_id,
-        messages=tuple(messages),
-        tip=messages[-1].id if messages else None,
+        messages=spill.frozen(messages),
+        tip=last_id,
         agent=agent,
         format=NAME,
         source=str(path),
