@@ -157,3 +157,32 @@ def test_an_anthropic_system_prompt_after_the_messages_still_comes_first(
     assert spilled.format == "anthropic-messages"
     assert spilled.path_ids() == ["system", "m0", "m1", "m2"]
     assert spilled.meta["model"] == "claude-sonnet-4-5"
+
+
+def test_every_session_of_a_spilled_aider_history_shares_one_file(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history of thousands of sessions must not hold a file descriptor per session."""
+    from snapshot.transcript import spill
+    from snapshot.transcript.formats import import_path
+
+    path = tmp_path / ".aider.chat.history.md"
+    path.write_text(
+        "".join(
+            f"\n# aider chat started at 2025-07-15 11:{n:02d}:00\n\n#### task {n}\n\nreply {n}\n"
+            for n in range(5)
+        )
+    )
+    made: list[spill.SpillFile] = []
+    init = spill.SpillFile.__init__
+
+    def counting(self: spill.SpillFile) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    convs = import_path(path)
+    assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]
+    assert all(isinstance(c.messages, spill.SpilledMessages) for c in convs)
+    assert len(made) == 1

@@ -391,8 +391,6 @@ def put_first(head: Sequence[Message], messages: Sequence[Message]) -> Sequence[
         out.append(m)
     for k, m in enumerate(messages):
         out.append(replace(m, parent=head[-1].id) if k == 0 else m)
-    if isinstance(messages, spill.SpilledMessages):
-        messages.close()
     return spill.frozen(out)
 
 

@@ -54,10 +54,10 @@ Kind = Literal["user", "output", "reply"]
 class _Session:
     """One session, its messages made run by run as the file is read (on disk when large)."""
 
-    def __init__(self, path: Path, number: int, started: str | None, spilled: bool) -> None:
+    def __init__(self, number: int, started: str | None, file: spill.SpillFile | None) -> None:
         self.number = number
         self.started = started
-        self.messages = spill.message_sink(spilled)
+        self.messages = spill.message_sink(file is not None, file)
         self.last: str | None = None
         self.runs = 0
         self.kind: Kind | None = None  # the run being read
@@ -148,8 +148,9 @@ def _lines(path: Path, warnings: Warnings) -> Iterator[str]:
 def _sessions(path: Path, warnings: Warnings) -> tuple[list[Conversation], int, bool]:
     """The sessions that hold a conversation, how many sessions there are, and
     whether any had its start line. Each is converted as soon as the next starts."""
-    spilled = path.stat().st_size >= spill.SPILL_BYTES
-    s = _Session(path, 0, None, spilled)
+    # A large history keeps its messages on disk, every session's in one file.
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
+    s = _Session(0, None, file)
     convs: list[Conversation] = []
     count, started = 0, False
     in_fence = False
@@ -166,7 +167,7 @@ def _sessions(path: Path, warnings: Warnings) -> tuple[list[Conversation], int, 
         m = _SESSION.match(line)
         if m and not in_fence:
             close(s)
-            s = _Session(path, s.number + 1, m.group(1), spilled)
+            s = _Session(s.number + 1, m.group(1), file)
             started = True
             continue
         if (line.startswith("#### ") or line == "####") and not in_fence:

@@ -112,8 +112,6 @@ class _Reader:
         out.append(Message("r0", None, "system", (TextBlock(instructions),)))
         for n, m in enumerate(self.messages, 1):
             out.append(replace(m, id=f"r{n}", parent=f"r{n - 1}"))
-        if isinstance(self.messages, spill.SpilledMessages):
-            self.messages.close()
         return spill.frozen(out)
 
     def content(self, content: Any, where: str) -> list[Block]:
