@@ -48,6 +48,18 @@ MARKDOWN = [
         "mozgoslav",
         "zen-mcp-server",
     )
+] + [
+    "formats/cursor-md/gemini-cli-cursor_understanding_the_codebase_archi.md",
+    *(
+        f"formats/specstory-md/{name}.md"
+        for name in (
+            "chef-chopsky-2025-10-02_19-43Z-ai-development-playbook",
+            "mcp-gateway-2025-12-18_18-43Z-intercepting-mcp-tool-calls",
+            "minsky-2025-04-30_17-43-continuing-work-on-task-011",
+            "munsellspace-2025-12-06_19-04-39Z-hello-claude",
+            "skillz-2025-11-06_05-03Z-combine-design-documents",
+        )
+    ),
 ]
 
 
@@ -186,3 +198,15 @@ def test_every_session_of_a_spilled_aider_history_shares_one_file(
     assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]
     assert all(isinstance(c.messages, spill.SpilledMessages) for c in convs)
     assert len(made) == 1
+
+
+def test_text_lines_split_as_the_whole_text_splits(tmp_path) -> None:
+    """Read a line at a time, a file splits where ``str.splitlines`` splits all of it."""
+    from snapshot.transcript.formats._common import Warnings, text_lines
+
+    raw = "a\r\nb\rc\x0cd\u2028e\x85f\n\n".encode() + b"caf\xe9 \xe2\x82\n" + b"end"
+    path = tmp_path / "t.md"
+    path.write_bytes(raw)
+    warnings = Warnings()
+    assert list(text_lines(path, warnings)) == raw.decode("utf-8", "replace").splitlines()
+    assert warnings.items == [f"{path}: invalid UTF-8 at byte 20; replaced with U+FFFD"]

@@ -287,6 +287,31 @@ def read_json_document(path: Path, warnings: Warnings) -> Any:
         raise json_limit_error(path, text, exc) from exc
 
 
+def text_lines(path: Path, warnings: Warnings) -> Iterator[str]:
+    """The file's lines (as ``str.splitlines`` splits the whole text), read one at a time;
+    bad UTF-8 is replaced, and reported once."""
+    try:
+        fh = path.open("rb")
+    except OSError as exc:
+        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+    offset = 0
+    bad = False
+    with fh:
+        for raw in fh:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if not bad:
+                    warnings.add(
+                        f"{path}: invalid UTF-8 at byte {offset + exc.start}; replaced with U+FFFD"
+                    )
+                    bad = True
+                text = raw.decode("utf-8", errors="replace")
+            offset += len(raw)
+            # A newline always ends a line, so splitting each is splitting the whole.
+            yield from text.splitlines()
+
+
 def tail_bytes(path: Path, n: int = 4096) -> bytes:
     """The last ``n`` bytes of a file (formats that put their marker at the end)."""
     try:

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats._common import Warnings, head_text, matches_select
+from snapshot.transcript.formats._common import Warnings, head_text, matches_select, text_lines
 from snapshot.transcript.model import Conversation, Message, Role, TextBlock
 
 NAME = "cursor-export-md"
@@ -30,16 +31,14 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _ROLES: dict[str, Role] = {"User": "user", "Cursor": "assistant"}
 
 
-def _text(path: Path, warnings: Warnings) -> str:
+def _head(path: Path, chars: int) -> str:
+    """The first ``chars`` characters of the file (bad UTF-8 replaced)."""
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(4 * chars + 4)  # a character is at most 4 bytes
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        warnings.add(f"{path}: invalid UTF-8 at byte {exc.start}; replaced with U+FFFD")
-        return raw.decode("utf-8", errors="replace")
+    return raw.decode("utf-8", errors="replace")[:chars]
 
 
 def _strip_separator(lines: list[str]) -> str:
@@ -73,35 +72,46 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one Cursor chat export (.md)")
     warnings = Warnings()
-    text = _text(path, warnings)
     meta: dict[str, Any] = {}
-    if m := _EXPORTED.search(text[:4096]):
+    if m := _EXPORTED.search(_head(path, 4096)):
         meta.update(exported=m.group(1), cursor_version=m.group(2))
-    title = next((ln[2:].strip() for ln in text.splitlines()[:5] if ln.startswith("# ")), None)
-    if title:
-        meta["title"] = title
-    turns: list[tuple[Role, list[str]]] = []
+    # A long chat keeps its messages on disk (spill.py); each turn is made once read.
+    messages = spill.message_sink(path.stat().st_size >= spill.SPILL_BYTES)
+    first: list[str] = []
+    turn: tuple[Role, list[str]] | None = None
+    empty = 0
+
+    def finish() -> None:
+        nonlocal empty
+        if turn is not None:
+            n = len(messages)
+            body = _strip_separator(turn[1])
+            parent = f"m{n - 1}" if n else None
+            messages.append(Message(f"m{n}", parent, turn[0], (TextBlock(body),) if body else ()))
+            empty += not body
+
     in_fence = False
-    for line in text.splitlines():
+    for line in text_lines(path, warnings):
+        if len(first) < 5:
+            first.append(line)
         m = None if in_fence else _ROLE.match(line)
         if m:
-            turns.append((_ROLES[m.group(1)], []))
+            finish()
+            turn = (_ROLES[m.group(1)], [])
             continue
         if _FENCE.match(line):
             in_fence = not in_fence
-        if turns:
-            turns[-1][1].append(line)
-    if not turns:
+        if turn is not None:
+            turn[1].append(line)
+    finish()
+    if not messages:
         raise TranscriptError(
             f"{path}: no **User** / **Cursor** turns; is this a Cursor chat export? "
             "(force another format with --format)"
         )
-    messages: list[Message] = []
-    for n, (role, lines) in enumerate(turns):
-        body = _strip_separator(lines)
-        parent = messages[-1].id if messages else None
-        messages.append(Message(f"m{n}", parent, role, (TextBlock(body),) if body else ()))
-    empty = sum(1 for msg in messages if not msg.blocks)
+    title = next((ln[2:].strip() for ln in first if ln.startswith("# ")), None)
+    if title:
+        meta["title"] = title
     if empty:
         warnings.add(f"{path}: {empty} turns have no text")
     warnings.add(
@@ -109,8 +119,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     )
     conv = Conversation(
         id=path.stem,
-        messages=tuple(messages),
-        tip=messages[-1].id,
+        messages=spill.frozen(messages),
+        tip=f"m{len(messages) - 1}",
         format=NAME,
         source=str(path),
         meta=meta,

@@ -31,17 +31,20 @@ from __future__ import annotations
 import html
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     head_text,
     matches_select,
+    text_lines,
 )
 from snapshot.transcript.model import (
     Block,
@@ -80,35 +83,29 @@ class _Turn:
     lines: list[str] = field(default_factory=list)
 
 
-def _read(path: Path, warnings: Warnings) -> tuple[list[str], list[_Turn]]:
-    """The lines before the first role line, and the turns."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        warnings.add(f"{path}: invalid UTF-8 at byte {exc.start}; replaced with U+FFFD")
-        text = raw.decode("utf-8", errors="replace")
-    header: list[str] = []
-    turns: list[_Turn] = []
+def _read(path: Path, warnings: Warnings, header: list[str]) -> Iterator[_Turn]:
+    """Each turn, once its last line is read; the lines before the first role line
+    go to ``header``."""
+    turn: _Turn | None = None
     in_fence = False
     after_separator = True  # the previous non-blank line was "---" (or none yet)
-    for line in text.splitlines():
+    for line in text_lines(path, warnings):
         m = _ROLE.match(line)
         # SpecStory puts "---" before every role line; trusting that as well as
         # fence tracking survives the unbalanced fences of truncated tool output.
         if m and (after_separator or not in_fence):
-            turns.append(_Turn(m.group(1), m.group(2)))
+            if turn is not None:
+                yield turn
+            turn = _Turn(m.group(1), m.group(2))
             in_fence = False
             continue
         if _FENCE.match(line):
             in_fence = not in_fence
         if line.strip():
             after_separator = line.strip() == "---"
-        (turns[-1].lines if turns else header).append(line)
-    return header, turns
+        (turn.lines if turn is not None else header).append(line)
+    if turn is not None:
+        yield turn
 
 
 def _clean(text: str) -> str:
@@ -117,24 +114,34 @@ def _clean(text: str) -> str:
 
 
 class _Builder:
-    def __init__(self) -> None:
-        self.messages: list[Message] = []
+    """Messages made step by step; steps with neither text nor tools are left out
+    (``made`` counts them too: ids are numbered by it)."""
+
+    def __init__(self, spilled: bool) -> None:
+        # A long session keeps its messages on disk (spill.py).
+        self.messages = spill.message_sink(spilled)
+        self.last: str | None = None
+        self.made = 0
         self.pending: list[Block] = []
         self.pending_meta: dict[str, Any] = {}
         self.calls = 0
 
-    def _emit(self, mid: str, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+    def _emit(self, role: Role, blocks: list[Block], meta: dict[str, Any]) -> None:
+        mid = f"m{self.made}"
+        self.made += 1
+        m = Message(mid, self.last, role, tuple(blocks), meta)
+        if m.blocks and not _only_empty(m):
+            self.messages.append(m)
+            self.last = mid
 
     def flush(self) -> None:
         if self.pending:
-            self._emit(f"m{len(self.messages)}", "assistant", self.pending, self.pending_meta)
+            self._emit("assistant", self.pending, self.pending_meta)
         self.pending, self.pending_meta = [], {}
 
     def user(self, text: str, meta: dict[str, Any]) -> None:
         self.flush()
-        self._emit(f"m{len(self.messages)}", "user", [TextBlock(text)], meta)
+        self._emit("user", [TextBlock(text)], meta)
 
     def text(self, text: str, meta: dict[str, Any]) -> None:
         if not self.pending:
@@ -148,11 +155,11 @@ class _Builder:
         if not self.pending:
             self.pending_meta = meta
         self.calls += 1
-        call = ToolCall(f"m{len(self.messages)}-t{self.calls}", name, call_input)
+        call = ToolCall(f"m{self.made}-t{self.calls}", name, call_input)
         self.pending.append(call)
         self.flush()
         content = (TextBlock(output),) if output else ()
-        self._emit(f"m{len(self.messages)}", "tool", [ToolResult(call.id, content)], meta)
+        self._emit("tool", [ToolResult(call.id, content)], meta)
 
 
 def _split_thinking(text: str) -> list[Block]:
@@ -236,27 +243,15 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one .specstory/history/*.md file")
     warnings = Warnings()
-    header, turns = _read(path, warnings)
-    head = "\n".join(header)
-    if not turns:
-        raise TranscriptError(
-            f"{path}: no SpecStory turns (no _**User**_ / _**Agent**_ lines); "
-            "force another format with --format"
-        )
-    conv_meta: dict[str, Any] = {}
-    if g := _GENERATED.search(head):
-        conv_meta["specstory_markdown"] = g.group(1) or "unversioned"
-    session = _SESSION.search(head) or _SESSION.search("\n".join(turns[0].lines[:5]))
-    if session:
-        conv_meta["client"] = session.group(1).strip()
-        if session.group(3):
-            conv_meta["started"] = session.group(3)
-    titles = [line[2:].strip() for line in header if line.startswith("# ")]
-    if titles:
-        conv_meta["title"] = titles[0]
-    b = _Builder()
+    header: list[str] = []
+    first_lines: list[
+        str
+    ] = []  # the first turn's first lines: where an old export names the session
+    b = _Builder(path.stat().st_size >= spill.SPILL_BYTES)
     kinds: Counter[str] = Counter()
-    for n, turn in enumerate(turns):
+    for n, turn in enumerate(_read(path, warnings, header)):
+        if n == 0:
+            first_lines = turn.lines[:5]
         text = "\n".join(turn.lines)
         meta: dict[str, Any] = {"specstory_block": n}
         if turn.label:
@@ -268,20 +263,31 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         else:
             kinds["assistant"] += 1
             b.flush()  # each model block is its own step
-            before = len(b.messages)
+            before = b.made
             _assistant(b, text, meta)
             b.flush()
-            if len(b.messages) == before:
+            if b.made == before:
                 kinds["empty assistant"] += 1
     b.flush()
-    # Steps with neither text nor tools leave empty assistant messages out.
-    messages = [m for m in b.messages if m.blocks and not _only_empty(m)]
-    relinked: list[Message] = []
-    for m in messages:
-        relinked.append(
-            Message(m.id, relinked[-1].id if relinked else None, m.role, m.blocks, m.meta)
+    if not kinds:
+        raise TranscriptError(
+            f"{path}: no SpecStory turns (no _**User**_ / _**Agent**_ lines); "
+            "force another format with --format"
         )
-    empty = len(b.messages) - len(relinked) + kinds["empty assistant"]
+    head = "\n".join(header)
+    conv_meta: dict[str, Any] = {}
+    if g := _GENERATED.search(head):
+        conv_meta["specstory_markdown"] = g.group(1) or "unversioned"
+    session = _SESSION.search(head) or _SESSION.search("\n".join(first_lines))
+    if session:
+        conv_meta["client"] = session.group(1).strip()
+        if session.group(3):
+            conv_meta["started"] = session.group(3)
+    titles = [line[2:].strip() for line in header if line.startswith("# ")]
+    if titles:
+        conv_meta["title"] = titles[0]
+    relinked = spill.frozen(b.messages)
+    empty = b.made - len(relinked) + kinds["empty assistant"]
     if empty:
         warnings.add(f"{path}: {empty} empty model steps (no text, no tool use) left out")
     add_pairing_warnings(str(path), relinked, warnings)
@@ -289,8 +295,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     conv_id = session.group(2) if session else path.stem
     conv = Conversation(
         id=conv_id,
-        messages=tuple(relinked),
-        tip=relinked[-1].id if relinked else None,
+        messages=relinked,
+        tip=b.last,
         format=NAME,
         source=str(path),
         meta=conv_meta,
