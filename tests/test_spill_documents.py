@@ -37,6 +37,9 @@ DOCUMENTS = [
     "formats/openai-responses/oh-sdk-skill-probe-request_payload.json",
     "formats/mini-swe-agent/msa-github_issue.traj.json",
     "formats/mini-swe-agent/msa-local.traj.json",
+    "formats/openai-chat/oh-sdk-litellm-telemetry-gpt4omini-f575.json",
+    "formats/openai-chat/oh-sdk-litellm-telemetry-haiku-4c3a.json",
+    "tau_bench/gpt-4o-airline.json",  # runs of OpenAI chat messages, every run spilled
 ]
 
 MARKDOWN = [

@@ -14,9 +14,10 @@ do not import one another.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from snapshot.transcript import spill
 from snapshot.transcript.formats._common import (
     image_or_note,
     image_url_of,
@@ -220,23 +221,37 @@ def messages_from_openai(
 
 
 def conversation_from_openai(
-    records: Sequence[Any],
+    records: Iterable[Any],
     *,
     conv_id: str,
     source: str,
     where: str,
     format_name: str = OPENAI_CHAT,
     meta: Mapping[str, Any] | None = None,
+    spill_file: spill.SpillFile | None = None,
 ) -> Conversation:
-    messages, warns, skipped = messages_from_openai(records, where=where)
+    """One conversation of OpenAI chat messages, converted as ``records`` gives them.
+
+    ``meta`` is read once the records are exhausted (a streamed document's
+    fields after its list are known only then). With ``spill_file`` the
+    messages are kept on disk, in that file.
+    """
+    conv = OpenAIMessages(where=where)
+    messages = spill.message_sink(spill_file is not None, spill_file)
+    last: str | None = None
+    for rec in records:
+        if (m := conv.add(rec)) is not None:
+            messages.append(m)
+            last = m.id
+    warns, skipped = conv.finish()
     warns.extend(pairing_warnings(messages, where))
     full_meta = dict(meta or {})
     if skipped:
         full_meta["skipped"] = skipped
     return Conversation(
         id=conv_id,
-        messages=tuple(messages),
-        tip=messages[-1].id if messages else None,
+        messages=spill.frozen(messages),
+        tip=last,
         format=format_name,
         source=source,
         meta=full_meta,

@@ -14,54 +14,68 @@ The messages themselves are read by
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats._common import head_text, load_json, starts_like_tau_runs
+from snapshot.transcript.formats._common import head_text, starts_like_tau_runs
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.formats._openai_messages import OPENAI_CHAT, conversation_from_openai
 from snapshot.transcript.formats.tau_bench import conversations_from_runs
 from snapshot.transcript.model import Conversation
 
 NAME = OPENAI_CHAT
-
-
-def _is_tau_bench(data: Any) -> bool:
-    return (
-        isinstance(data, list) and bool(data) and isinstance(data[0], Mapping) and "traj" in data[0]
-    )
+_EMPTY = object()  # what an empty list's first element is
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: a folder; openai-chat imports a JSON file of messages")
-    data = load_json(path)
-    if _is_tau_bench(data):
-        return conversations_from_runs(data, path, options)
+    # One document, mostly its list of messages: read one message at a time.
+    doc = JSONDocument(path, "messages")
     meta: dict[str, Any] = {}
-    if isinstance(data, Mapping):
-        records = data.get("messages")
-        if not isinstance(records, list):
+    records: Iterator[Any]
+    if doc.shape == "array":
+        items = doc.items()
+        first = next(items, _EMPTY)
+        if isinstance(first, Mapping) and "traj" in first:  # a tau-bench list of runs
+            return conversations_from_runs(chain([first], items), path, options)
+        records = chain([first], items) if first is not _EMPTY else iter(())
+    elif doc.shape == "object":
+        if not doc.found:
             raise TranscriptError(f"{path}: a JSON object without a 'messages' list")
-        for key in ("model", "tools"):
-            if key in data:
-                meta[key] = data[key]
-        reply = _logged_reply(data)
-        if reply is not None:
-            # A LiteLLM completion log keeps the answer beside the request.
-            records = [*records, reply]
-            meta["reply_from"] = "response.choices[0].message"
-    elif isinstance(data, list):
-        records = data
+
+        def request_then_reply() -> Iterator[Any]:
+            yield from doc.items()
+            data = doc.fields  # complete once the messages are read
+            for key in ("model", "tools"):
+                if key in data:
+                    meta[key] = data[key]
+            reply = _logged_reply(data)
+            if reply is not None:
+                # A LiteLLM completion log keeps the answer beside the request.
+                meta["reply_from"] = "response.choices[0].message"
+                yield reply
+
+        records = request_then_reply()
     else:
         raise TranscriptError(f"{path}: expected a list of messages or an object with 'messages'")
     if options.select:
+        doc.close()
         raise TranscriptError(f"{path}: holds one conversation; --select is for files holding many")
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
     return [
         conversation_from_openai(
-            records, conv_id=path.stem, source=str(path), where=str(path), meta=meta
+            records,
+            conv_id=path.stem,
+            source=str(path),
+            where=str(path),
+            meta=meta,
+            spill_file=file,
         )
     ]
 

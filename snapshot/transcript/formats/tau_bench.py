@@ -8,13 +8,15 @@ One file holds many runs; ``--select task_id=3 --select trial=0`` picks one
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.formats._common import head_text, load_json, starts_like_tau_runs
+from snapshot.transcript.formats._common import head_text, starts_like_tau_runs
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.formats._openai_messages import OPENAI_CHAT, conversation_from_openai
 from snapshot.transcript.model import Conversation
 
@@ -32,17 +34,16 @@ def _matches(run: Mapping[str, Any], select: Mapping[str, str]) -> bool:
 
 
 def conversations_from_runs(
-    runs: Sequence[Any], path: Path, options: ImportOptions
+    runs: Iterable[Any], path: Path, options: ImportOptions
 ) -> list[Conversation]:
-    if options.select:
-        known = {k for run in runs if isinstance(run, Mapping) for k in run if k != "traj"}
-        unknown = [k for k in options.select if k not in known]
-        if unknown:
-            raise TranscriptError(
-                f"{path}: cannot select by {', '.join(unknown)}; runs have {', '.join(sorted(known))}"
-            )
+    """The runs' conversations, converted as ``runs`` gives them (each kept on disk,
+    in one file, when the file is at least ``SPILL_BYTES``)."""
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
+    known: set[str] = set()
     out: list[Conversation] = []
     for index, run in enumerate(runs):
+        if isinstance(run, Mapping):
+            known.update(k for k in run if k != "traj")
         where = f"{path}: run {index}"
         if not isinstance(run, Mapping) or not isinstance(run.get("traj"), list):
             if not options.select:
@@ -67,7 +68,14 @@ def conversations_from_runs(
                 where=f"{where} (task_id={task}, trial={trial})",
                 format_name=OPENAI_CHAT,
                 meta=meta,
+                spill_file=file,
             )
+        )
+    # Checked once every run is read; a run that does not match is skipped until then.
+    unknown = [k for k in options.select if k not in known]
+    if unknown:
+        raise TranscriptError(
+            f"{path}: cannot select by {', '.join(unknown)}; runs have {', '.join(sorted(known))}"
         )
     return out
 
@@ -75,10 +83,11 @@ def conversations_from_runs(
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: a folder; tau-bench imports a trajectories JSON file")
-    data = load_json(path)
-    if not isinstance(data, list):
+    # A list of runs: read one run at a time.
+    doc = JSONDocument(path, None)
+    if doc.shape != "array":
         raise TranscriptError(f"{path}: a tau-bench file is a JSON list of runs")
-    return conversations_from_runs(data, path, options)
+    return conversations_from_runs(doc.items(), path, options)
 
 
 def sniff(path: Path, head: bytes) -> bool:
