@@ -165,3 +165,18 @@ def test_a_value_larger_than_the_document_limit_is_refused(
 def test_an_unreadable_file_is_one_error(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError, match="cannot be read"):
         JSONDocument(tmp_path / "missing.json", "messages")
+
+
+def test_a_skipped_list_is_read_through_and_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "run.traj"
+    path.write_text('{"trajectory": [{"a": 1}, [2]], "info": {"x": 1}, "history": [3, 4], "n": 5}')
+    for chunk in CHUNKS:
+        monkeypatch.setattr(_json_stream, "CHUNK_BYTES", chunk)
+        doc = JSONDocument(path, "history", skip={"trajectory"})
+        assert list(doc.items()) == [3, 4]
+        assert doc.fields == {"info": {"x": 1}, "n": 5}
+    path.write_text('{"trajectory": [1 2], "history": []}')
+    with pytest.raises(TranscriptError, match=r"1:19: malformed JSON: Expecting ',' delimiter"):
+        JSONDocument(path, "history", skip={"trajectory"})

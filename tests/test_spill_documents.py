@@ -40,6 +40,12 @@ DOCUMENTS = [
     "formats/openai-chat/oh-sdk-litellm-telemetry-gpt4omini-f575.json",
     "formats/openai-chat/oh-sdk-litellm-telemetry-haiku-4c3a.json",
     "tau_bench/gpt-4o-airline.json",  # runs of OpenAI chat messages, every run spilled
+    # SWE-agent: its "trajectory" list is read through and dropped; demonstrations and a run.
+    "swe_agent/demonstrations__ctf__crypto__BabyEncryption.traj",
+    "swe_agent/demonstrations__replay__marshmallow-code__marshmallow-1867__function_calling_"
+    "replace_from_source__marshmallow-code__marshmallow-1867.traj",
+    "swe_agent/tests__gpt4__swe-agent-test-repo__default_from_url__t-0.00__p-0.95__c-3.00__"
+    "install-1__6e44b9__sweagenttestrepo-1c2844.traj",
 ]
 
 MARKDOWN = [

@@ -30,7 +30,7 @@ from __future__ import annotations
 import codecs
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -75,6 +75,10 @@ class JSONDocument:
     warnings
         Lenient reading (bad UTF-8 is replaced with U+FFFD and warned about
         once here); ``None`` reads strictly (bad UTF-8 is an error).
+    skip
+        Top-level keys whose lists are read element by element and dropped
+        (a second copy of the history the importer does not use), absent from
+        :attr:`fields`.
 
     Attributes
     ----------
@@ -114,9 +118,16 @@ class JSONDocument:
     snapshot.errors.TranscriptError: ...history.json:2:11: malformed JSON: Expecting value; ...
     """
 
-    def __init__(self, path: Path, key: str | None, warnings: Warnings | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        key: str | None,
+        warnings: Warnings | None = None,
+        skip: Collection[str] = (),
+    ) -> None:
         self.path = path
         self.key = key
+        self._skip = skip
         self.fields: dict[str, Any] = {}
         self.value: Any = None
         self.found = False
@@ -293,7 +304,12 @@ class JSONDocument:
                 self._pos += 1
                 self.found = True
                 return
-            self.fields[name] = self._value()
+            if name in self._skip and self._peek() == "[":
+                self._pos += 1
+                for _ in self._elements():
+                    pass
+            else:
+                self.fields[name] = self._value()
             if self._expect(",}", "Expecting ',' delimiter") == "}":
                 self._end()
                 return
@@ -310,15 +326,7 @@ class JSONDocument:
         if not self.found:
             return
         try:
-            if self._peek() != "]":
-                while True:
-                    yield self._value()
-                    if self._expect(",]", "Expecting ',' delimiter") == "]":
-                        break
-                    if self._peek() == "]":
-                        raise self._malformed("Expecting value", self._pos)
-            else:
-                self._pos += 1
+            yield from self._elements()
             if self.shape == "object":
                 if self._expect(",}", "Expecting ',' delimiter") == ",":
                     self._fields_until_list_again()
@@ -328,6 +336,18 @@ class JSONDocument:
                 self._end()
         finally:
             self._fh.close()
+
+    def _elements(self) -> Iterator[Any]:
+        """The elements of the list just opened, through its closing bracket."""
+        if self._peek() == "]":
+            self._pos += 1
+            return
+        while True:
+            yield self._value()
+            if self._expect(",]", "Expecting ',' delimiter") == "]":
+                return
+            if self._peek() == "]":
+                raise self._malformed("Expecting value", self._pos)
 
     def close(self) -> None:
         """Close the file without reading the list (it is closed anyway once :meth:`items` ends)."""

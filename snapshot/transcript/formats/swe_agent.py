@@ -25,18 +25,20 @@ from __future__ import annotations
 
 import ast
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
     content_text,
     matches_select,
-    read_json_document,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -67,7 +69,7 @@ def _listish(value: Any) -> list[Any]:
     return []
 
 
-def _tool_calls(raw: Any, where: str, warnings: Warnings) -> list[ToolCall]:
+def _tool_calls(raw: Any, where: str, warn: Callable[[str, str], None]) -> list[ToolCall]:
     out: list[ToolCall] = []
     for tc in _listish(raw):
         if not isinstance(tc, dict):
@@ -80,7 +82,7 @@ def _tool_calls(raw: Any, where: str, warnings: Warnings) -> list[ToolCall]:
             try:
                 parsed = json.loads(args) if args.strip() else {}
             except (ValueError, RecursionError):
-                warnings.add(f"{where}: tool-call arguments are not JSON; kept as text", "args")
+                warn(f"{where}: tool-call arguments are not JSON; kept as text", "args")
                 parsed = {"arguments": args}
         if not isinstance(parsed, dict):
             parsed = {"arguments": parsed}
@@ -88,14 +90,33 @@ def _tool_calls(raw: Any, where: str, warnings: Warnings) -> list[ToolCall]:
     return out
 
 
-def _agent_messages(
-    path: Path, agent: str, history: list[tuple[int, dict[str, Any]]], warnings: Warnings
-) -> list[Message]:
-    messages: list[Message] = []
-    open_call: str | None = None
-    n_calls = 0
-    for i, raw in history:
-        where = f"{path}: history[{i}]"
+class _Agent:
+    """One agent's messages, made record by record (kept on disk in ``file`` when given).
+
+    Its warnings are recorded and added after the file's own (:meth:`warnings`),
+    where they came when the history was read whole first.
+    """
+
+    def __init__(self, path: Path, agent: str, file: spill.SpillFile | None) -> None:
+        self.path = path
+        self.agent = agent
+        self.messages = spill.message_sink(file is not None, file)
+        self.last: str | None = None
+        self.open_call: str | None = None
+        self.n_calls = 0
+        self._said: list[tuple[str, str]] = []
+
+    def _warn(self, message: str, kind: str) -> None:
+        self._said.append((message, kind))
+
+    def warnings(self, file_warnings: Warnings) -> Warnings:
+        w = file_warnings.copy()
+        for message, kind in self._said:
+            w.add(message, kind)
+        return w
+
+    def add(self, i: int, raw: dict[str, Any]) -> None:
+        where = f"{self.path}: history[{i}]"
         role_in = raw.get("role")
         text = content_text(raw.get("content"))
         blocks: list[Block] = []
@@ -107,64 +128,70 @@ def _agent_messages(
         role: Role
         if role_in == "assistant":
             role = "assistant"
-            if open_call is not None:
-                warnings.add(f"{where}: tool call {open_call!r} has no result", "unanswered")
-                open_call = None
+            if self.open_call is not None:
+                self._warn(f"{where}: tool call {self.open_call!r} has no result", "unanswered")
+                self.open_call = None
             if text:
                 blocks.append(TextBlock(text))
-            calls = _tool_calls(raw.get("tool_calls"), where, warnings)
+            calls = _tool_calls(raw.get("tool_calls"), where, self._warn)
             if calls:
                 blocks.extend(calls)
             elif isinstance(raw.get("action"), str) and raw["action"].strip():
-                n_calls += 1
-                open_call = f"call-{n_calls}"
-                blocks.append(ToolCall(open_call, "bash", {"command": raw["action"]}))
+                self.n_calls += 1
+                self.open_call = f"call-{self.n_calls}"
+                blocks.append(ToolCall(self.open_call, "bash", {"command": raw["action"]}))
         elif role_in == "tool":
             role = "tool"
             ids = [str(x) for x in _listish(raw.get("tool_call_ids"))]
             if not ids:
-                warnings.add(f"{where}: tool message without tool_call_ids; kept as text", "ids")
+                self._warn(f"{where}: tool message without tool_call_ids; kept as text", "ids")
                 blocks.append(TextBlock(text))
             else:
                 # One observation answers every call of the step; the text
                 # goes with the first id so it is counted once.
                 blocks.append(ToolResult(ids[0], (TextBlock(text),)))
                 blocks.extend(ToolResult(x, ()) for x in ids[1:])
-        elif role_in == "user" and open_call is not None and not raw.get("is_demo"):
+        elif role_in == "user" and self.open_call is not None and not raw.get("is_demo"):
             role = "user"
-            blocks.append(ToolResult(open_call, (TextBlock(text),)))
-            open_call = None
+            blocks.append(ToolResult(self.open_call, (TextBlock(text),)))
+            self.open_call = None
         elif role_in in ("system", "user"):
             role = "system" if role_in == "system" else "user"
             blocks.append(TextBlock(text))
         else:
-            warnings.add(f"{where}: unknown role {role_in!r}; skipped", "role")
-            continue
-        parent = messages[-1].id if messages else None
-        mid = f"h{i}" if agent in ("main", "primary") else f"{agent}-h{i}"
-        messages.append(Message(mid, parent, role, tuple(blocks), meta))
-    return messages
+            self._warn(f"{where}: unknown role {role_in!r}; skipped", "role")
+            return
+        mid = f"h{i}" if self.agent in ("main", "primary") else f"{self.agent}-h{i}"
+        self.messages.append(Message(mid, self.last, role, tuple(blocks), meta))
+        self.last = mid
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.is_dir():
         raise TranscriptError(f"{path}: is a folder; give one SWE-agent .traj file")
     warnings = Warnings()
-    doc = read_json_document(path, warnings)
-    if not isinstance(doc, dict) or not isinstance(doc.get("history"), list):
+    # One document: the history, read one record at a time, and "trajectory", the
+    # same steps again as the agent saw them, read through and not kept.
+    doc = JSONDocument(path, "history", warnings, skip={"trajectory"})
+    if doc.shape != "object" or not doc.found:
+        doc.close()
         raise TranscriptError(
             f"{path}: not a SWE-agent trajectory (expected an object with a 'history' list)"
         )
-    by_agent: dict[str, list[tuple[int, dict[str, Any]]]] = {}
-    for i, raw in enumerate(doc["history"]):
+    file = spill.SpillFile() if path.stat().st_size >= spill.SPILL_BYTES else None
+    by_agent: dict[str, _Agent] = {}
+    for i, raw in enumerate(doc.items()):
         if not isinstance(raw, dict):
             warnings.add(f"{path}: history[{i}] is not an object; skipped", "record")
             continue
-        by_agent.setdefault(str(raw.get("agent") or "main"), []).append((i, raw))
+        name = str(raw.get("agent") or "main")
+        if name not in by_agent:
+            by_agent[name] = _Agent(path, name, file)
+        by_agent[name].add(i, raw)
     if not by_agent:
         raise TranscriptError(f"{path}: the trajectory's history is empty")
 
-    raw_info = doc.get("info")
+    raw_info = doc.fields.get("info")
     info: dict[str, Any] | None = raw_info if isinstance(raw_info, dict) else None
     meta: dict[str, Any] = {}
     if info is not None:
@@ -175,16 +202,16 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             meta["submission_chars"] = len(info["submission"])
     conv_id = path.name.removesuffix(".traj")
     out: list[Conversation] = []
-    for index, (agent, history) in enumerate(by_agent.items()):
-        w = warnings.copy()
-        messages = _agent_messages(path, agent, history, w)
+    for index, (agent, reader) in enumerate(by_agent.items()):
+        w = reader.warnings(warnings)
+        messages = spill.frozen(reader.messages)
         if not messages:
             continue
         add_pairing_warnings(f"{path} ({agent})", messages, w)
         conv = Conversation(
             id=conv_id,
-            messages=tuple(messages),
-            tip=messages[-1].id,
+            messages=messages,
+            tip=reader.last,
             # The first agent is the session's main one, whatever SWE-agent calls it.
             agent="main" if index == 0 else agent,
             format=NAME,
