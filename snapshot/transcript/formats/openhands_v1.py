@@ -62,7 +62,7 @@ import contextlib
 import os
 import re
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -176,7 +176,10 @@ class _Builder:
     The newest message stays here (``_pending``) until the next one comes, so
     parallel tool calls join it without rewriting a stored message; the ones
     before it go to ``messages``, a list or (a large folder) a spill on disk.
-    Call :meth:`finish` before reading ``messages``.
+    Call :meth:`finish` before reading ``messages``. What the end of the import
+    needs of every message is kept as each is stored, so a spill is not parsed
+    back: its tool calls and results without their content (for the pairing
+    check) and its sub-agent calls.
     """
 
     def __init__(self, where: str, spill_messages: bool = False) -> None:
@@ -191,6 +194,8 @@ class _Builder:
         self.meta: dict[str, Any] = {}
         self.call_of_action: dict[str, str] = {}
         self._last_response: str | None = None
+        self.tool_ids: list[ToolCall | ToolResult] = []  # in order, arguments and content dropped
+        self.subagent_calls: list[ToolCall] = []  # task and delegate calls, whole
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1
@@ -207,9 +212,25 @@ class _Builder:
 
     def finish(self) -> None:
         """Store the pending message: ``messages`` then holds every message so far."""
-        if self._pending is not None:
-            self.messages.append(self._pending)
-            self._pending = None
+        m = self._pending
+        if m is None:
+            return
+        self.messages.append(m)
+        self._pending = None
+        for block in m.blocks:
+            if isinstance(block, ToolCall):
+                self.tool_ids.append(ToolCall(block.id, block.name, {}))
+                if block.name in TASK_TOOLS or block.name in DELEGATE_TOOLS:
+                    self.subagent_calls.append(block)
+            elif isinstance(block, ToolResult):
+                self.tool_ids.append(ToolResult(block.call_id, (), block.is_error))
+
+    def pairing_warnings(self) -> list[str]:
+        """:func:`pairing_warnings` of the messages, from the kept ids alone."""
+        # One stand-in message holding every call and result in order: the pairing
+        # check reads only their ids, in order, whatever message holds them.
+        ids = Message("", None, "tool", tuple(self.tool_ids))
+        return pairing_warnings([ids], self.where)
 
     def content(self, parts: Any, at: str) -> list[TextBlock | ImageBlock]:
         out: list[TextBlock | ImageBlock] = []
@@ -427,7 +448,7 @@ def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
     if builder.skipped:
         meta["skipped"] = dict(builder.skipped)
         builder.warns.append(skipped_warning(str(path), "an event the model sees", builder.skipped))
-    builder.warns.extend(pairing_warnings(builder.messages, str(path)))
+    builder.warns.extend(builder.pairing_warnings())
     meta.update(builder.meta)
     return builder, meta
 
@@ -468,9 +489,11 @@ def _first_user_text(messages: Sequence[Message]) -> str:
 
 
 def _delegations(
-    path: Path, main: Sequence[Message], subs: Mapping[str, Sequence[Message]]
+    path: Path, calls: Iterable[ToolCall], subs: Mapping[str, Sequence[Message]]
 ) -> tuple[dict[str, str], list[str]]:
     """Which sub-conversation each task call started, and a warning per call not linked.
+
+    ``calls``: the parent's tool calls in order (those of other tools are ignored).
 
     A ``task`` call (TaskToolSet) is linked to the sub-conversation whose first
     user message is the call's ``prompt`` (the SDK sends the prompt as that
@@ -483,27 +506,26 @@ def _delegations(
         by_prompt.setdefault(_first_user_text(messages), agent)
     linked: dict[str, str] = {}
     warns: list[str] = []
-    for m in main:
-        for call in m.tool_calls():
-            if call.name in TASK_TOOLS and isinstance(call.input.get("prompt"), str):
-                started = by_prompt.pop(call.input["prompt"].strip(), "")
-                if started:
-                    linked[started] = call.id
-                else:
-                    warns.append(
-                        f"{path}: {call.name} call {call.id}: no sub-conversation under "
-                        f"{SUBAGENTS_DIR}/ starts with its prompt (a parent without "
-                        "persistence keeps its sub-agents in a temporary folder, removed at "
-                        "close); only the call's result is imported"
-                    )
-            elif call.name in DELEGATE_TOOLS and call.input.get("command") == "delegate":
-                tasks = call.input.get("tasks")
-                names = ", ".join(map(str, tasks)) if isinstance(tasks, Mapping) else "?"
+    for call in calls:
+        if call.name in TASK_TOOLS and isinstance(call.input.get("prompt"), str):
+            started = by_prompt.pop(call.input["prompt"].strip(), "")
+            if started:
+                linked[started] = call.id
+            else:
                 warns.append(
-                    f"{path}: {call.name} call {call.id} (sub-agents {names}): DelegateTool runs "
-                    "its sub-agents without a persistence folder, so their transcripts are not "
-                    "on disk; only the combined result in its observation is imported"
+                    f"{path}: {call.name} call {call.id}: no sub-conversation under "
+                    f"{SUBAGENTS_DIR}/ starts with its prompt (a parent without "
+                    "persistence keeps its sub-agents in a temporary folder, removed at "
+                    "close); only the call's result is imported"
                 )
+        elif call.name in DELEGATE_TOOLS and call.input.get("command") == "delegate":
+            tasks = call.input.get("tasks")
+            names = ", ".join(map(str, tasks)) if isinstance(tasks, Mapping) else "?"
+            warns.append(
+                f"{path}: {call.name} call {call.id} (sub-agents {names}): DelegateTool runs "
+                "its sub-agents without a persistence folder, so their transcripts are not "
+                "on disk; only the combined result in its observation is imported"
+            )
     return linked, warns
 
 
@@ -521,7 +543,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     conv_id = str(meta.get("conversation_id") or path.name)
     subs = {d.name: _read_folder(d) for d in _subagent_folders(path)}
     linked, unlinked = _delegations(
-        path, builder.messages, {k: b.messages for k, (b, _) in subs.items()}
+        path, builder.subagent_calls, {k: b.messages for k, (b, _) in subs.items()}
     )
     builder.warns.extend(unlinked)
     if unlinked:
