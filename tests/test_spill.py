@@ -479,3 +479,144 @@ def test_every_agent_of_a_spilled_agent_sdk_log_shares_one_file(
     assert all(isinstance(c.messages, SpilledMessages) for c in convs)
     assert len(made) == 1
     assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]
+
+
+# --- the OpenHands V1 importer, spilling ---------------------------------------------
+# A V1 conversation is a folder (base_state.json + events/, or the CLI's flat event
+# files) and imports by the folder's path; it spills when its event files' bytes,
+# summed, reach SPILL_BYTES.
+
+OPENHANDS_V1 = [
+    "formats/openhands-v1/oh-sdk-cd945624",
+    "formats/openhands-v1/oh-cli-confirmation_mode",
+    "formats/openhands-v1/oh-cli-cli447_hi_followup_case_a",
+    "formats/openhands-v1/oh-cli-creating_agent_plan",
+]
+
+
+def _corpus_folder(name: str) -> Path:
+    path = CORPUS / name
+    if not path.is_dir():
+        pytest.skip(
+            f"corpus conversation folder {name} not found under {CORPUS} (set SNAPSHOT_CORPUS)"
+        )
+    return path
+
+
+@pytest.mark.parametrize("name", OPENHANDS_V1)
+def test_an_openhands_v1_folder_imports_the_same_spilled_or_held(
+    name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    [held], [spilled] = _held_then_spilled(_corpus_folder(name), tmp_path, monkeypatch, capsys)
+    assert len(spilled.messages) > 3 and spilled.tip == held.tip
+
+
+def _v1_event(folder: Path, i: int, ev: dict[str, Any] | str) -> None:
+    text = ev if isinstance(ev, str) else json.dumps(ev)
+    name = f"event-{i:05d}-{'0' * 8}-0000-0000-0000-{i:012d}.json"
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def _v1_user(eid: str, text: str) -> dict[str, Any]:
+    return {
+        "kind": "MessageEvent",
+        "id": eid,
+        "source": "user",
+        "llm_message": {"role": "user", "content": [{"type": "text", "text": text}]},
+    }
+
+
+def _v1_call(eid: str, call: str, response: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "kind": "ActionEvent",
+        "id": eid,
+        "source": "agent",
+        "tool_name": "task" if "prompt" in args else "terminal",
+        "tool_call_id": call,
+        "llm_response_id": response,
+        "thought": [{"type": "text", "text": f"thinking about {call}"}],
+        "tool_call": {"id": call, "name": "terminal", "arguments": json.dumps(args)},
+    }
+
+
+def _v1_result(eid: str, action: str, call: str, text: str) -> dict[str, Any]:
+    return {
+        "kind": "ObservationEvent",
+        "id": eid,
+        "source": "environment",
+        "tool_call_id": call,
+        "action_id": action,
+        "observation": {"content": [{"type": "text", "text": text}], "is_error": False},
+    }
+
+
+def _v1_folder(tmp_path: Path) -> Path:
+    """Parallel calls of one response, a repeated event id, a task sub-agent, a partial last file."""
+    parent = tmp_path / "c0ffee"
+    events = parent / "events"
+    events.mkdir(parents=True)
+    (parent / "base_state.json").write_text(json.dumps({"id": "c0ffee"}), encoding="utf-8")
+    prompt = "look for the parser"
+    for i, ev in enumerate(
+        [
+            _v1_user("u1", "go \ud83d"),  # a lone surrogate, as a JavaScript writer leaves
+            _v1_call("a1", "c1", "r1", {"command": "ls"}),
+            _v1_call("a2", "c2", "r1", {"command": "pwd"}),  # joins a1's message
+            _v1_call("a3", "c3", "r1", {"prompt": prompt}),
+            _v1_result("o1", "a1", "c1", "a.txt"),
+            _v1_result("o2", "a2", "c2", "/w"),
+            _v1_result("o3", "a3", "c3", "found it"),
+            _v1_user("o2", "an event id seen two events before"),
+            _v1_call("a4", "c4", "r2", {"command": "exit"}),  # never answered
+            '{"kind": "MessageEvent", "id": "cut',  # still being written
+        ]
+    ):
+        _v1_event(events, i, ev)
+    sub = parent / "subagents" / "5ab"
+    (sub / "events").mkdir(parents=True)
+    _v1_event(sub / "events", 0, _v1_user("su", prompt))
+    _v1_event(sub / "events", 1, _v1_call("sa", "s1", "rs", {"command": "grep parse"}))
+    _v1_event(sub / "events", 2, _v1_result("so", "sa", "s1", "def parse"))
+    return parent
+
+
+def test_a_synthetic_openhands_v1_folder_imports_the_same_spilled_or_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = _v1_folder(tmp_path)
+    rewrites: list[int] = []
+    setitem = SpilledMessages.__setitem__
+
+    def counting(self: SpilledMessages, i: int, message: Message) -> None:
+        rewrites.append(i)
+        setitem(self, i, message)
+
+    held, spilled = _held_then_spilled(
+        folder, tmp_path, monkeypatch, capsys, count=(SpilledMessages, "__setitem__", counting)
+    )
+    main, child = spilled
+    assert [c.agent for c in spilled] == ["main", "5ab"] and child.meta["task_call"] == "c3"
+    a1 = main.get("a1")
+    assert [c.id for c in a1.tool_calls()] == ["c1", "c2", "c3"]
+    assert "o2-5" in main.index and main.tip == "a4" == held[0].tip
+    assert any("last event file is partial" in w for w in main.warnings)
+    # A message is stored once its parallel calls have joined it: never rewritten.
+    assert not rewrites
+
+
+def test_an_openhands_v1_folder_spills_when_its_event_files_reach_the_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _v1_folder(tmp_path)
+    size = sum(f.stat().st_size for f in (folder / "events").iterdir())
+    monkeypatch.setattr(spill, "SPILL_BYTES", size + 1)
+    small = import_path(folder)
+    monkeypatch.setattr(spill, "SPILL_BYTES", size)
+    large = import_path(folder)
+    assert isinstance(small[0].messages, tuple) and isinstance(large[0].messages, SpilledMessages)
+    # The sub-agent's folder is far smaller: it is measured on its own and stays held.
+    assert isinstance(large[1].messages, tuple)
+    assert large == small

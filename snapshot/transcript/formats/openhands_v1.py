@@ -58,12 +58,16 @@ Sub-agents, as the SDK writes them (OpenHands/software-agent-sdk, read at
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     image_or_note,
@@ -105,14 +109,34 @@ _BOOKKEEPING = {
 }
 
 
+def _event_listing(folder: Path) -> tuple[Path, list[str], int]:
+    """Where a folder's event files are, their names in index order, and their total bytes.
+
+    Only the names are sorted (the events are read one at a time after); the
+    bytes decide whether the conversation's messages spill to disk.
+    """
+    where = folder / "events" if (folder / "events").is_dir() else folder
+    keyed: list[tuple[int, str]] = []
+    total = 0
+    try:
+        with os.scandir(where) as entries:
+            for entry in entries:
+                match = EVENT_FILE.match(entry.name)
+                if match is None:
+                    continue
+                keyed.append((int(match.group(1)), entry.name))
+                with contextlib.suppress(OSError):  # an unreadable file is reported when read
+                    total += entry.stat().st_size
+    except OSError:
+        return where, [], 0
+    keyed.sort(key=lambda k: k[0])  # stable: equal indexes stay in directory order, as before
+    return where, [name for _, name in keyed], total
+
+
 def event_files(folder: Path) -> list[Path]:
     """The event files of a conversation folder, in index order."""
-    where = folder / "events" if (folder / "events").is_dir() else folder
-    try:
-        names = [p for p in where.iterdir() if EVENT_FILE.match(p.name)]
-    except OSError:
-        return []
-    return sorted(names, key=lambda p: int(EVENT_FILE.match(p.name).group(1)))  # type: ignore[union-attr]
+    where, names, _ = _event_listing(folder)
+    return [where / name for name in names]
 
 
 def _texts(parts: Any) -> list[str]:
@@ -147,24 +171,66 @@ def _thinking(ev: Mapping[str, Any]) -> list[Block]:
 
 
 class _Builder:
-    def __init__(self, where: str) -> None:
+    """Messages of one folder, as its events are read.
+
+    The newest message stays here (``_pending``) until the next one comes, so
+    parallel tool calls join it without rewriting a stored message; the ones
+    before it go to ``messages``, a list or (a large folder) a spill on disk.
+    Call :meth:`finish` before reading ``messages``. What the end of the import
+    needs of every message is kept as each is stored, so a spill is not parsed
+    back: its tool calls and results without their content (for the pairing
+    check) and its sub-agent calls.
+    """
+
+    def __init__(self, where: str, spill_messages: bool = False) -> None:
         self.where = where
-        self.messages: list[Message] = []
+        self.messages = spill.message_sink(spill_messages)
+        self._pending: Message | None = None
+        self._count = 0  # messages so far, the pending one included
+        self._recent: deque[str] = deque(maxlen=3)  # ids of the newest three messages
+        self.last: str | None = None  # the newest message's id: the tip
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
         self.meta: dict[str, Any] = {}
         self.call_of_action: dict[str, str] = {}
         self._last_response: str | None = None
+        self.tool_ids: list[ToolCall | ToolResult] = []  # in order, arguments and content dropped
+        self.subagent_calls: list[ToolCall] = []  # task and delegate calls, whole
 
     def skip(self, kind: str) -> None:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1
 
     def add(self, mid: str, role: Role, blocks: Sequence[Block], meta: dict[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
-        if any(m.id == mid for m in self.messages[-3:]):
-            mid = f"{mid}-{len(self.messages)}"
-        self.messages.append(Message(mid, parent, role, tuple(blocks), meta))
+        if mid in self._recent:
+            mid = f"{mid}-{self._count}"
+        self.finish()
+        self._pending = Message(mid, self.last, role, tuple(blocks), meta)
+        self._count += 1
+        self._recent.append(mid)
+        self.last = mid
         self._last_response = None
+
+    def finish(self) -> None:
+        """Store the pending message: ``messages`` then holds every message so far."""
+        m = self._pending
+        if m is None:
+            return
+        self.messages.append(m)
+        self._pending = None
+        for block in m.blocks:
+            if isinstance(block, ToolCall):
+                self.tool_ids.append(ToolCall(block.id, block.name, {}))
+                if block.name in TASK_TOOLS or block.name in DELEGATE_TOOLS:
+                    self.subagent_calls.append(block)
+            elif isinstance(block, ToolResult):
+                self.tool_ids.append(ToolResult(block.call_id, (), block.is_error))
+
+    def pairing_warnings(self) -> list[str]:
+        """:func:`pairing_warnings` of the messages, from the kept ids alone."""
+        # One stand-in message holding every call and result in order: the pairing
+        # check reads only their ids, in order, whatever message holds them.
+        ids = Message("", None, "tool", tuple(self.tool_ids))
+        return pairing_warnings([ids], self.where)
 
     def content(self, parts: Any, at: str) -> list[TextBlock | ImageBlock]:
         out: list[TextBlock | ImageBlock] = []
@@ -242,7 +308,7 @@ class _Builder:
         call = ToolCall(call_id, name or "unknown", args)
         self.call_of_action[eid] = call_id
         response = ev.get("llm_response_id")
-        last = self.messages[-1] if self.messages else None
+        last = self._pending
         if (
             isinstance(response, str)
             and last is not None
@@ -250,7 +316,7 @@ class _Builder:
             and self._last_response == response
         ):
             # One model response with several tool calls: one assistant message.
-            self.messages[-1] = Message(
+            self._pending = Message(
                 last.id, last.parent, "assistant", (*last.blocks, call), last.meta
             )
             return
@@ -356,16 +422,18 @@ def _base_meta(folder: Path, warns: list[str]) -> dict[str, Any]:
 
 def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
     """The messages, warnings and metadata of one conversation folder."""
-    files = event_files(path)
-    if not files:
+    where, names, size = _event_listing(path)
+    if not names:
         raise TranscriptError(f"{path}: no event-NNNNN-<id>.json files; not an OpenHands V1 folder")
-    builder = _Builder(str(path))
+    # A large conversation keeps its messages on disk as they are read (spill.py).
+    builder = _Builder(str(path), size >= spill.SPILL_BYTES)
     meta = _base_meta(path, builder.warns)
-    for f in files:
+    for i, name in enumerate(names):
+        f = where / name
         try:
             ev = load_json(f)
         except TranscriptError as exc:
-            if f == files[-1]:  # the SDK writes one file per event, the last one maybe now
+            if i == len(names) - 1:  # the SDK writes one file per event, the last one maybe now
                 builder.warns.append(
                     f"{f}: the last event file is partial (the conversation was still running?); "
                     "the events before it were imported"
@@ -375,10 +443,12 @@ def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
             builder.skip("unreadable event file")
             continue
         builder.event(ev, str(f))
+        del ev  # not held while the next file is parsed
+    builder.finish()
     if builder.skipped:
         meta["skipped"] = dict(builder.skipped)
         builder.warns.append(skipped_warning(str(path), "an event the model sees", builder.skipped))
-    builder.warns.extend(pairing_warnings(builder.messages, str(path)))
+    builder.warns.extend(builder.pairing_warnings())
     meta.update(builder.meta)
     return builder, meta
 
@@ -386,11 +456,10 @@ def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
 def _conversation(
     path: Path, builder: _Builder, meta: dict[str, Any], conv_id: str, agent: str
 ) -> Conversation:
-    msgs = builder.messages
     return Conversation(
         id=conv_id,
-        messages=tuple(msgs),
-        tip=msgs[-1].id if msgs else None,
+        messages=spill.frozen(builder.messages),
+        tip=builder.last,
         agent=agent,
         format=NAME,
         source=str(path),
@@ -420,9 +489,11 @@ def _first_user_text(messages: Sequence[Message]) -> str:
 
 
 def _delegations(
-    path: Path, main: Sequence[Message], subs: Mapping[str, Sequence[Message]]
+    path: Path, calls: Iterable[ToolCall], subs: Mapping[str, Sequence[Message]]
 ) -> tuple[dict[str, str], list[str]]:
     """Which sub-conversation each task call started, and a warning per call not linked.
+
+    ``calls``: the parent's tool calls in order (those of other tools are ignored).
 
     A ``task`` call (TaskToolSet) is linked to the sub-conversation whose first
     user message is the call's ``prompt`` (the SDK sends the prompt as that
@@ -435,27 +506,26 @@ def _delegations(
         by_prompt.setdefault(_first_user_text(messages), agent)
     linked: dict[str, str] = {}
     warns: list[str] = []
-    for m in main:
-        for call in m.tool_calls():
-            if call.name in TASK_TOOLS and isinstance(call.input.get("prompt"), str):
-                started = by_prompt.pop(call.input["prompt"].strip(), "")
-                if started:
-                    linked[started] = call.id
-                else:
-                    warns.append(
-                        f"{path}: {call.name} call {call.id}: no sub-conversation under "
-                        f"{SUBAGENTS_DIR}/ starts with its prompt (a parent without "
-                        "persistence keeps its sub-agents in a temporary folder, removed at "
-                        "close); only the call's result is imported"
-                    )
-            elif call.name in DELEGATE_TOOLS and call.input.get("command") == "delegate":
-                tasks = call.input.get("tasks")
-                names = ", ".join(map(str, tasks)) if isinstance(tasks, Mapping) else "?"
+    for call in calls:
+        if call.name in TASK_TOOLS and isinstance(call.input.get("prompt"), str):
+            started = by_prompt.pop(call.input["prompt"].strip(), "")
+            if started:
+                linked[started] = call.id
+            else:
                 warns.append(
-                    f"{path}: {call.name} call {call.id} (sub-agents {names}): DelegateTool runs "
-                    "its sub-agents without a persistence folder, so their transcripts are not "
-                    "on disk; only the combined result in its observation is imported"
+                    f"{path}: {call.name} call {call.id}: no sub-conversation under "
+                    f"{SUBAGENTS_DIR}/ starts with its prompt (a parent without "
+                    "persistence keeps its sub-agents in a temporary folder, removed at "
+                    "close); only the call's result is imported"
                 )
+        elif call.name in DELEGATE_TOOLS and call.input.get("command") == "delegate":
+            tasks = call.input.get("tasks")
+            names = ", ".join(map(str, tasks)) if isinstance(tasks, Mapping) else "?"
+            warns.append(
+                f"{path}: {call.name} call {call.id} (sub-agents {names}): DelegateTool runs "
+                "its sub-agents without a persistence folder, so their transcripts are not "
+                "on disk; only the combined result in its observation is imported"
+            )
     return linked, warns
 
 
@@ -473,7 +543,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     conv_id = str(meta.get("conversation_id") or path.name)
     subs = {d.name: _read_folder(d) for d in _subagent_folders(path)}
     linked, unlinked = _delegations(
-        path, builder.messages, {k: b.messages for k, (b, _) in subs.items()}
+        path, builder.subagent_calls, {k: b.messages for k, (b, _) in subs.items()}
     )
     builder.warns.extend(unlinked)
     if unlinked:
