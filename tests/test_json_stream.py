@@ -180,3 +180,17 @@ def test_a_skipped_list_is_read_through_and_not_kept(
     path.write_text('{"trajectory": [1 2], "history": []}')
     with pytest.raises(TranscriptError, match=r"1:19: malformed JSON: Expecting ',' delimiter"):
         JSONDocument(path, "history", skip={"trajectory"})
+
+
+@pytest.mark.parametrize("unread", [frozenset(), frozenset({"messages", "history", "tools"})])
+def test_the_text_kept_check_reads_every_string_of_a_document_streamed(
+    unread: frozenset[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``coverage`` reads a JSON document's strings list by list: the strings parsing it whole gives."""
+    from snapshot.transcript import coverage
+
+    monkeypatch.setattr(_json_stream, "CHUNK_BYTES", 7)
+    docs = _corpus_documents()
+    for path in docs:
+        whole = sorted(coverage._strings(json.loads(path.read_text("utf-8")), unread))
+        assert sorted(coverage._document_strings(path, unread)) == whole, path

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from snapshot.errors import TranscriptError
 from snapshot.transcript.model import (
     Conversation,
     TextBlock,
@@ -235,7 +236,7 @@ def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[
     """The string values of one file: JSON lines, one JSON document, or text by line.
 
     A first line that is a whole JSON value means JSON lines, read one at a
-    time; otherwise a JSON document is parsed whole.
+    time; otherwise a JSON document, its top-level lists one element at a time.
     """
     with path.open("rb") as fh:
         first = fh.readline(1 << 20)
@@ -254,14 +255,27 @@ def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[
                     except (ValueError, RecursionError):
                         continue
                 return
-            try:
-                doc = json.loads(path.read_bytes().decode("utf-8", errors="replace"))
-            except (ValueError, RecursionError):
-                return
-            yield from _strings(doc, unread)
+            yield from _document_strings(path, unread)
             return
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         yield from fh
+
+
+def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
+    """The string values of one JSON document; a malformed one ends them where it breaks
+    (its importer has refused it already)."""
+    # Imported when used: the importers' package imports this module to measure an
+    # import, and loading the importers with it at module level would be backwards.
+    from snapshot.transcript.formats._common import Warnings
+    from snapshot.transcript.formats._json_stream import EVERY_LIST, JSONDocument
+
+    try:
+        doc = JSONDocument(path, EVERY_LIST, Warnings(), skip=unread)
+        for item in doc.items():
+            yield from _strings(item, unread)
+    except TranscriptError:
+        return
+    yield from _strings(doc.value if doc.shape == "other" else doc.fields, unread)
 
 
 def _text_files(path: Path) -> list[Path]:

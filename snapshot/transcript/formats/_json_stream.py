@@ -57,6 +57,10 @@ _NEAR_END = 32
 
 Shape = Literal["object", "array", "other"]
 
+#: ``key`` that streams every top-level list, one after the other (for reading a
+#: document's text without knowing its format).
+EVERY_LIST = "\x00every list"
+
 
 class JSONDocument:
     """A JSON file whose long list (top-level key ``key``, or the top-level array) is read lazily.
@@ -71,7 +75,8 @@ class JSONDocument:
         The file.
     key
         The top-level key of the list to read element by element; ``None``
-        streams only a top-level array.
+        streams only a top-level array; :data:`EVERY_LIST` streams each
+        top-level list in turn.
     warnings
         Lenient reading (bad UTF-8 is replaced with U+FFFD and warned about
         once here); ``None`` reads strictly (bad UTF-8 is an error).
@@ -128,6 +133,7 @@ class JSONDocument:
         self.path = path
         self.key = key
         self._skip = skip
+        self._streamed = False  # a list under ``key`` was streamed (a repeat is a field)
         self.fields: dict[str, Any] = {}
         self.value: Any = None
         self.found = False
@@ -300,9 +306,12 @@ class JSONDocument:
                 )
             name = self._value()
             self._expect(":", "Expecting ':' delimiter")
-            if name == self.key and self._peek() == "[":
+            streams = name not in self._skip and (
+                self.key == EVERY_LIST or (name == self.key and not self._streamed)
+            )
+            if streams and self._peek() == "[":
                 self._pos += 1
-                self.found = True
+                self.found = self._streamed = True
                 return
             if name in self._skip and self._peek() == "[":
                 self._pos += 1
@@ -327,13 +336,18 @@ class JSONDocument:
             return
         try:
             yield from self._elements()
-            if self.shape == "object":
-                if self._expect(",}", "Expecting ',' delimiter") == ",":
-                    self._fields_until_list_again()
-                else:
+            while self.shape == "object":
+                if self._expect(",}", "Expecting ',' delimiter") == "}":
                     self._end()
+                    break
+                self.found = False
+                self._fields_until_list()  # to the next list streamed, or the end
+                if not self.found:
+                    break
+                yield from self._elements()
             else:
                 self._end()
+            self.found = True
         finally:
             self._fh.close()
 
@@ -352,16 +366,6 @@ class JSONDocument:
     def close(self) -> None:
         """Close the file without reading the list (it is closed anyway once :meth:`items` ends)."""
         self._fh.close()
-
-    def _fields_until_list_again(self) -> None:
-        # A second list under the same key replaces the first in json.loads; here
-        # both were read, so it is parsed as a field like any other and the caller
-        # sees the repeat in ``fields``.
-        key, self.key = self.key, None
-        try:
-            self._fields_until_list()
-        finally:
-            self.key = key
 
 
 def _shift_line(message: str, path: Path, lines: int) -> str:
