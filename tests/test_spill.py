@@ -333,3 +333,26 @@ def test_a_codex_or_pi_session_imports_the_same_spilled_or_held(
 ) -> None:
     [held], [spilled] = _held_then_spilled(_corpus_case(name), tmp_path, monkeypatch, capsys)
     assert len(spilled.messages) > 10 and spilled.tip == held.tip
+
+
+# --- pickling, map_images and the store over a spill (no whole list in memory) ---------
+
+
+def test_a_spilled_conversation_pickles_into_a_spill_of_its_own() -> None:
+    import copy
+    import pickle
+
+    msgs = [*_messages(), Message("late", "m9", "user", ()), Message("m9", None, "user", ())]
+    s = SpilledMessages(msgs)
+    s[1] = Message("m2", "m1", "assistant", (TextBlock("replaced " * 100),))
+    conv = Conversation(id="c", messages=s, tip="m3", warnings=("w",), meta={"k": [1]})
+    for back in (pickle.loads(pickle.dumps(conv)), copy.deepcopy(conv)):
+        assert isinstance(back.messages, SpilledMessages)
+        assert back.messages._file is not s._file
+        assert back == conv and back.messages == list(s)
+        assert list(message_texts(back.messages)) == list(message_texts(s))
+        assert back.path_ids("late") == conv.path_ids("late") == ["m9", "late"]
+        assert back.get("m2").text().startswith("replaced ")
+    copied = pickle.loads(pickle.dumps(s))
+    s.close()  # the original's file gone: the copy reads its own
+    assert copied[2] == msgs[2] and copied[0].blocks[0].text == "hi \ud83d half an emoji"
