@@ -356,3 +356,43 @@ def test_a_spilled_conversation_pickles_into_a_spill_of_its_own() -> None:
     copied = pickle.loads(pickle.dumps(s))
     s.close()  # the original's file gone: the copy reads its own
     assert copied[2] == msgs[2] and copied[0].blocks[0].text == "hi \ud83d half an emoji"
+
+
+def _imaged() -> list[Message]:
+    """Messages with an image, one inside a tool result, and one whose meta only looks like one."""
+    return [
+        *_messages(),
+        Message("m4", "m3", "user", (ImageBlock("image/png", path="shot.png", origin="f"),)),
+        Message("m5", "m4", "assistant", (TextBlock('"type": "image"'),), {"type": "image"}),
+    ]
+
+
+def test_map_images_over_a_spill_writes_a_new_spill_message_by_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from snapshot.transcript import model
+    from snapshot.transcript.model import map_images
+
+    msgs = _imaged()
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    parsed: list[str] = []
+    parse = model.message_from_dict
+    monkeypatch.setattr(model, "message_from_dict", lambda d: parsed.append(d["id"]) or parse(d))
+
+    def moved(img: ImageBlock) -> ImageBlock:
+        return replace(img, path=f"moved/{img.path or 'inline'}")
+
+    out = map_images(spilled, moved)
+    assert isinstance(out.messages, SpilledMessages) and out.messages is not spilled.messages
+    assert out == map_images(held, moved) and out.tip == "m5"
+    assert out.get("m4").blocks[0].path == "moved/shot.png"  # type: ignore[union-attr]
+    assert out.messages[2].images()[0].path == "moved/inline"
+    # Only messages whose text may hold an image are parsed; the rest are copied as stored.
+    assert parsed[:3] == ["m3", "m4", "m5"]
+    assert list(message_texts(out.messages))[:2] == list(message_texts(spilled.messages))[:2]
+    # No image at all: the very same spill, nothing written or parsed.
+    plain = Conversation(id="p", messages=SpilledMessages(msgs[:2]), tip="m2")
+    assert map_images(plain, moved).messages is plain.messages

@@ -520,8 +520,33 @@ def conversation_from_dict(
     return map_images(conv, rooted)
 
 
+# Every image block's stored JSON text holds this (block_to_dict puts "type" first,
+# json.dumps writes ": " between key and value); text inside a string cannot hold
+# its unescaped quotes, so a message whose text lacks it has no image.
+_IMAGE_JSON = '"type": "image"'
+
+
 def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -> Conversation:
-    """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``."""
+    """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``.
+
+    Messages kept on disk (:mod:`snapshot.transcript.spill`) stay on disk: a
+    new spill is written message by message, a message without images copied
+    as its stored text without being parsed, and a spill holding no image at
+    all is kept as it is.
+
+    Examples
+    --------
+    >>> from snapshot.transcript.spill import SpilledMessages
+    >>> img = ImageBlock("image/png", path="a.png")
+    >>> conv = linear("c", [("m", "user", [img]), ("n", "user", [TextBlock("x")])])
+    >>> on_disk = conv.with_messages(SpilledMessages(conv.messages), conv.tip)
+    >>> out = map_images(on_disk, lambda b: replace(b, path="b.png"))
+    >>> type(out.messages).__name__, out.messages[0].blocks[0].path
+    ('SpilledMessages', 'b.png')
+    >>> out == map_images(conv, lambda b: replace(b, path="b.png"))
+    True
+    """
+    from snapshot.transcript.spill import SpilledMessages
 
     def one(b: Block) -> Block:
         if isinstance(b, ImageBlock):
@@ -531,11 +556,21 @@ def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -
             return replace(b, content=content)
         return b
 
-    messages = [
-        replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
-        for m in conv.messages
-    ]
-    return conv.with_messages(messages, conv.tip)
+    def changed(m: Message) -> Message:
+        return replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
+
+    if not isinstance(conv.messages, SpilledMessages):
+        return conv.with_messages([changed(m) for m in conv.messages], conv.tip)
+    spill = conv.messages
+    if not any(_IMAGE_JSON in text for text in spill.texts()):
+        return conv.with_messages(spill, conv.tip)
+    out = SpilledMessages()
+    for i, text in enumerate(spill.texts()):
+        if _IMAGE_JSON in text:
+            out.append(changed(message_from_dict(json.loads(text))))
+        else:
+            out.append_text(spill.id_at(i), spill.parent_id(i), text)
+    return conv.with_messages(out, conv.tip)
 
 
 def iter_blocks(messages: Iterable[Message]) -> Iterator[tuple[Message, Block]]:

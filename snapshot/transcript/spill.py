@@ -186,6 +186,15 @@ class SpilledMessages(Sequence[Message]):
             data = self._file.read(self._lengths[i])
         return data.decode("utf-8", _CODEC)
 
+    def texts(self) -> Iterator[str]:
+        """The stored JSON text of each message, in order (none parsed)."""
+        for i in range(len(self)):
+            yield self.text(i)
+
+    def id_at(self, i: int) -> str:
+        """The id of message ``i``, without parsing it."""
+        return self._ids[i]
+
     def __len__(self) -> int:
         return len(self._ids)
 
@@ -285,8 +294,7 @@ def message_texts(messages: Sequence[Message]) -> Iterator[str]:
     True
     """
     if isinstance(messages, SpilledMessages):
-        for i in range(len(messages)):
-            yield messages.text(i)
+        yield from messages.texts()
     else:
         for m in messages:
             yield _dumps(m)
