@@ -396,3 +396,59 @@ def test_map_images_over_a_spill_writes_a_new_spill_message_by_message(
     # No image at all: the very same spill, nothing written or parsed.
     plain = Conversation(id="p", messages=SpilledMessages(msgs[:2]), tip="m2")
     assert map_images(plain, moved).messages is plain.messages
+
+
+def _stored_bytes(conv: Conversation, root: Path) -> bytes:
+    from snapshot.transcript.store import Store
+
+    return Store(root).save(conv).read_bytes()
+
+
+def test_the_store_writes_a_spill_message_by_message_and_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from snapshot.raster import to_png
+    from snapshot.transcript import model
+    from snapshot.transcript.encodable import encodable_value
+    from snapshot.transcript.store import SCHEMA_VERSION, Store
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "shot.png").write_bytes(to_png(np.zeros((3, 4), np.uint8), (4, 3)))
+    msgs = _imaged()
+    msgs[3] = Message("m4", "m3", "user", (ImageBlock("image/png", path=str(src / "shot.png")),))
+    common = {"id": "c", "tip": "m5", "source": str(src / "log.jsonl"), "meta": {"é": 1.5}}
+    held = Conversation(messages=tuple(msgs), **common)  # type: ignore[arg-type]
+    spilled = Conversation(messages=SpilledMessages(msgs), **common)  # type: ignore[arg-type]
+    held_bytes = _stored_bytes(held, tmp_path / "held")
+    # What one json.dumps of the whole record (the store before it streamed) writes.
+    kept = Store(tmp_path / "held")._keep_images(held)
+    record, replaced = encodable_value(model.conversation_to_dict(kept))
+    assert replaced == 1 and kept.messages[3].blocks[0].path.startswith("images/")  # type: ignore[union-attr]
+    record["warnings"].append(
+        "1 unencodable character(s) (lone surrogates) replaced with U+FFFD when stored"
+    )
+    whole = {"schema_version": SCHEMA_VERSION, "conversation": record}
+    assert held_bytes == json.dumps(whole, ensure_ascii=False, separators=(",", ":")).encode()
+    with monkeypatch.context() as m:
+        # Never every message parsed in one go (a list, a record): one at a time, by position.
+        m.setattr(SpilledMessages, "__iter__", lambda self: pytest.fail("iterated whole"))
+        spilled_bytes = _stored_bytes(spilled, tmp_path / "spilled")
+    assert spilled_bytes == held_bytes
+    assert Store(tmp_path / "spilled").load("c").get("m4").images()[0].path == str(
+        tmp_path / "spilled" / "c" / kept.messages[3].blocks[0].path  # type: ignore[union-attr, operator]
+    )
+
+
+def test_an_imported_spilled_session_is_stored_as_the_held_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real session through the store: spilled on import, the same file as held."""
+    path = _corpus_case(SESSIONS[0])
+    [held, *_] = import_path(path)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    [spilled, *_] = import_path(path)
+    assert isinstance(spilled.messages, SpilledMessages)
+    assert _stored_bytes(spilled, tmp_path / "s") == _stored_bytes(held, tmp_path / "h")

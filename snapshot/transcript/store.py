@@ -63,7 +63,7 @@ import re
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -77,9 +77,11 @@ from snapshot.transcript.model import (
     Conversation,
     ImageBlock,
     conversation_from_dict,
-    conversation_to_dict,
+    conversation_head_to_dict,
     map_images,
+    message_to_dict,
 )
+from snapshot.transcript.spill import SpilledMessages
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
 SCHEMA_VERSION = 1
@@ -201,7 +203,7 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
     return doc
 
 
-# A store file beyond this is not one the store wrote (its writers hold the
+# A store file beyond this is not one the store wrote (loading one holds the
 # whole conversation in memory anyway); refusing it beats exhausting memory.
 MAX_STORE_FILE_BYTES = 1 << 30
 
@@ -255,6 +257,55 @@ def _dumps(doc: Mapping[str, Any]) -> bytes:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def _unencodable(text: str) -> int:
+    """How many code points of a message's stored JSON text :func:`encodable_value` replaces."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return encodable_value(json.loads(text))[1]
+    return 0
+
+
+def _compact(text: str) -> bytes:
+    """A message's stored JSON text (``json.dumps`` defaults) as the store writes it, cleaned."""
+    record = json.loads(text)
+    if _unencodable(text):
+        record, _ = encodable_value(record)
+    return _dumps(record)
+
+
+def _document(conv: Conversation) -> Iterator[bytes]:
+    """The store file of ``conv``: the bytes :func:`_dumps` gives for the whole record, in pieces.
+
+    Messages kept on disk (:mod:`snapshot.transcript.spill`) are written one at
+    a time from their stored text, in two passes (the first counts what must be
+    replaced, for the warning that comes before the messages), never all parsed
+    at once; messages held in memory are serialized as before.
+    """
+    head, replaced = encodable_value(conversation_head_to_dict(conv))
+    messages: Iterable[bytes]
+    if isinstance(conv.messages, SpilledMessages):
+        spill = conv.messages
+        replaced += sum(_unencodable(text) for text in spill.texts())
+        messages = (_compact(text) for text in spill.texts())
+    else:
+        cleaned = [encodable_value(message_to_dict(m)) for m in conv.messages]
+        replaced += sum(n for _, n in cleaned)
+        messages = (_dumps(record) for record, _ in cleaned)
+    if replaced:
+        head["warnings"] = [
+            *head["warnings"],
+            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+            "when stored",
+        ]
+    # The document up to the "[" of its messages, the last key of the last object.
+    opened = _dumps({"schema_version": SCHEMA_VERSION, "conversation": {**head, "messages": []}})
+    yield opened[: -len(b"]}}")]
+    for i, data in enumerate(messages):
+        yield b"," + data if i else data
+    yield b"]}}"
+
+
 def _fsync_dir(directory: Path) -> None:
     try:
         fd = os.open(directory, os.O_RDONLY)
@@ -304,13 +355,17 @@ def make_dirs_durably(directory: Path) -> None:
         raise TranscriptError(f"{directory} exists but is not a directory; pick another workspace")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix.
+
+    ``data`` is the bytes, or pieces of them written one after another.
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), _FILE_MODE)
-            fh.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -458,16 +513,9 @@ class Store:
             # Images first: a crash in between leaves unused copies, never a
             # file naming a copy that is not there.
             kept = self._keep_images(conv)
-            record, replaced = encodable_value(conversation_to_dict(kept))
-            if replaced:
-                record["warnings"] = [
-                    *record["warnings"],
-                    f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-                    "when stored",
-                ]
-            data = _dumps({"schema_version": SCHEMA_VERSION, "conversation": record})
             self._remove_stale_temps(path)
-            self._write(path, data)
+            # Message by message: a conversation kept on disk stays there.
+            self._write(path, _document(kept))
         return path
 
     def _keep_images(self, conv: Conversation) -> Conversation:
@@ -533,7 +581,7 @@ class Store:
         self._write(target, data)
 
     @staticmethod
-    def _write(path: Path, data: bytes) -> None:
+    def _write(path: Path, data: bytes | Iterable[bytes]) -> None:
         try:
             atomic_write(path, data)
         except OSError as exc:
@@ -543,7 +591,13 @@ class Store:
             ) from exc
 
     def load(self, conv_id: str, agent: str = "main") -> Conversation:
-        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`."""
+        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`.
+
+        Its messages are read into memory (a tuple), all at once: the file is
+        parsed as one JSON document, which needs the whole of it, and only a
+        streaming JSON parser could spill it instead. Saving, by contrast, keeps
+        a spilled conversation on disk.
+        """
         path = self.path_for(conv_id, agent)
         try:
             doc = _read_json(path)

@@ -54,10 +54,20 @@ from snapshot.transcript.model import (
 
 
 def open_calls(conv: Conversation, tip: str | None = None) -> tuple[ToolCall, ...]:
-    """Tool calls on the path to ``tip`` (default: the conversation's tip) still waiting for a result."""
-    path = conv.path(tip)
-    waiting = set(tool_pairing(path).unanswered_calls)
-    return tuple(b for m in path for b in m.blocks if isinstance(b, ToolCall) and b.id in waiting)
+    """Tool calls on the path to ``tip`` (default: the conversation's tip) still waiting for a result.
+
+    The path is read one message at a time (for messages kept on disk, never
+    all parsed at once), a second time only when some call is waiting.
+    """
+    waiting = set(tool_pairing(conv.iter_path(tip)).unanswered_calls)
+    if not waiting:
+        return ()
+    return tuple(
+        b
+        for m in conv.iter_path(tip)
+        for b in m.blocks
+        if isinstance(b, ToolCall) and b.id in waiting
+    )
 
 
 def is_turn_boundary(conv: Conversation, message_id: str | None = None) -> bool:
