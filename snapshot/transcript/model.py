@@ -256,7 +256,14 @@ class Conversation:
             yield self.get(mid)
 
     def path(self, tip: str | None = None) -> tuple[Message, ...]:
-        """Messages from the root to ``tip`` (default: the current tip)."""
+        """Messages from the root to ``tip`` (default: the current tip).
+
+        Every message of the path, parsed and held at once, even for messages
+        kept on disk: for those who need them all together (the ladder cuts,
+        counts and renders the path; the exporters and the report read it
+        whole). A caller that looks at one message at a time uses
+        :meth:`iter_path` (or :meth:`path_ids`) and keeps a spill's memory.
+        """
         return tuple(self.iter_path(tip))
 
     def children(self, message_id: str | None) -> tuple[Message, ...]:
@@ -454,6 +461,13 @@ def conversation_head_to_dict(c: Conversation) -> dict[str, Any]:
 
 
 def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+    """The whole record of ``c``, every message as a dict, all in memory at once.
+
+    For a conversation kept on disk (:mod:`snapshot.transcript.spill`) that
+    is every message parsed; whoever writes one out (``--out``, the store)
+    writes :func:`conversation_head_to_dict` and then each message's text
+    (:func:`~snapshot.transcript.spill.message_texts`) instead, to the same bytes.
+    """
     return {
         **conversation_head_to_dict(c),
         "messages": [message_to_dict(m) for m in c.messages],
