@@ -452,3 +452,80 @@ def test_an_imported_spilled_session_is_stored_as_the_held_one(
     [spilled, *_] = import_path(path)
     assert isinstance(spilled.messages, SpilledMessages)
     assert _stored_bytes(spilled, tmp_path / "s") == _stored_bytes(held, tmp_path / "h")
+
+
+def _load_both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Conversation, Conversation]:
+    """The stored conversation ``c`` read whole, then as a large file is (into a spill)."""
+    from snapshot.transcript.store import Store
+
+    whole = Store(root).load("c")
+    assert isinstance(whole.messages, tuple)
+    with monkeypatch.context() as m:
+        m.setattr(spill, "SPILL_BYTES", 0)
+        m.setattr(SpilledMessages, "__iter__", lambda self: pytest.fail("iterated whole"))
+        spilled = Store(root).load("c")
+    assert isinstance(spilled.messages, SpilledMessages)
+    return whole, spilled
+
+
+def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.transcript.store import Store
+
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "shot.png").write_bytes(b"\x89PNG")
+    msgs = _imaged()
+    Store(tmp_path).save(Conversation(id="c", messages=tuple(msgs), tip="m5", warnings=("w",)))
+    whole, spilled = _load_both(tmp_path, monkeypatch)
+    assert spilled == whole and spilled.warnings == whole.warnings
+    assert spilled.image_folders == whole.image_folders == (str(tmp_path / "c"),)
+    assert spilled.get("m4").images()[0].path == str(tmp_path / "c" / "shot.png")
+    # A file written by hand: spaces, an escaped lone surrogate, keys in another order.
+    record = json.loads((tmp_path / "c" / "main.json").read_text())["conversation"]
+    record["messages"][0]["blocks"][0]["text"] = "x \ud83d y"
+    record["source"] = "\udc00"
+    doc = {"schema_version": 1, "conversation": {"messages": record.pop("messages"), **record}}
+    (tmp_path / "c" / "main.json").write_text(json.dumps(doc, ensure_ascii=True))
+    whole, spilled = _load_both(tmp_path, monkeypatch)
+    assert spilled == whole and spilled.warnings == whole.warnings
+    assert whole.warnings[-1].startswith("2 unencodable character(s)")
+    assert spilled.messages[0].text() == "x \ufffd y"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[{"id":"m"}]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[3]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":"zz","messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]}} x',
+        '{"schema_version":9,"conversation":{"id":"c","tip":null,"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"d","tip":null,"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":{}}}',
+        '{"schema_version":1,"conversation":[]}',
+        # Repeated keys: json.loads keeps the last, and so must a spilled read.
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,'
+        '"messages":[{"id":"a","parent":null,"role":"user"}],"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]},'
+        '"conversation":{"id":"c","tip":"a","messages":[{"id":"a","parent":null,"role":"user"}]}}',
+    ],
+)
+def test_a_large_store_file_not_as_written_reads_as_when_read_whole(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the store did not write this way is read whole: the same conversation or error."""
+    from snapshot.transcript.store import Store
+
+    def outcome() -> object:
+        try:
+            conv = Store(tmp_path).load("c")
+        except TranscriptError as exc:
+            return str(exc)
+        return conv, conv.warnings, list(conv.messages)
+
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "main.json").write_text(text)
+    whole = outcome()
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    assert outcome() == whole

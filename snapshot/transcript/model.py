@@ -475,7 +475,10 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
 
 
 def conversation_from_dict(
-    d: Mapping[str, Any], folder: str | os.PathLike[str] | None = None
+    d: Mapping[str, Any],
+    folder: str | os.PathLike[str] | None = None,
+    *,
+    messages: Sequence[Message] | None = None,
 ) -> Conversation:
     """The conversation a record (:func:`conversation_to_dict`) describes.
 
@@ -488,6 +491,9 @@ def conversation_from_dict(
         one folder its path-referenced images may come from, and the folder a
         relative image path is relative to. Without it no folder is trusted;
         the record's ``source`` never is.
+    messages : sequence of Message, optional
+        The messages, already read (a spill the store filled one record at a
+        time), instead of the record's ``messages``.
 
     Returns
     -------
@@ -517,7 +523,9 @@ def conversation_from_dict(
             tip=d.get("tip"),
             meta=dict(d.get("meta") or {}),
             warnings=tuple(d.get("warnings", ())),
-            messages=tuple(message_from_dict(m) for m in d["messages"]),
+            messages=(
+                tuple(message_from_dict(m) for m in d["messages"]) if messages is None else messages
+            ),
             image_folders=() if folder is None else (str(folder),),
         )
     except KeyError as exc:

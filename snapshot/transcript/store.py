@@ -71,6 +71,7 @@ from typing import Any
 import filelock
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.encodable import encodable_value
 from snapshot.transcript.files import read_regular_file
 from snapshot.transcript.model import (
@@ -79,6 +80,7 @@ from snapshot.transcript.model import (
     conversation_from_dict,
     conversation_head_to_dict,
     map_images,
+    message_from_dict,
     message_to_dict,
 )
 from snapshot.transcript.spill import SpilledMessages
@@ -208,13 +210,20 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
 MAX_STORE_FILE_BYTES = 1 << 30
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_bytes(path: Path) -> bytes:
     try:
-        raw = read_regular_file(path, MAX_STORE_FILE_BYTES)
+        return read_regular_file(path, MAX_STORE_FILE_BYTES)
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return _parse_json(_read_bytes(path), path)
+
+
+def _parse_json(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(raw)
     except (
@@ -230,6 +239,106 @@ def _read_json(path: Path) -> dict[str, Any]:
             f"{path}: corrupted store file (expected a JSON object, got {type(doc).__name__})"
         )
     return doc
+
+
+class _NotAsWritten(Exception):
+    """A store file not laid out as the store writes it: read the usual way, whole."""
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _after(text: str, pos: int, char: str) -> int:
+    """The position after ``char``, which must come next (past whitespace)."""
+    pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+    if not text.startswith(char, pos):
+        raise _NotAsWritten(f"expected {char!r} at {pos}")
+    return _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+
+
+def _value(text: str, pos: int) -> tuple[Any, int]:
+    return _DECODER.raw_decode(text, pos)
+
+
+def _object(
+    text: str, pos: int, value: Callable[[str, int], tuple[Any, int]]
+) -> tuple[dict[str, Any], int]:
+    """The JSON object at ``pos``, each member's value read by ``value(key, position)``."""
+    out: dict[str, Any] = {}
+    pos = _after(text, pos, "{")
+    if text.startswith("}", pos):
+        return out, pos + 1
+    while True:
+        key, pos = _value(text, pos)
+        if not isinstance(key, str) or key in out:  # json.loads would keep the last one
+            raise _NotAsWritten(f"key {key!r}")
+        out[key], pos = value(key, _after(text, pos, ":"))
+        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith("}", pos):
+            return out, pos + 1
+        pos = _after(text, pos, ",")
+
+
+def _each(text: str, pos: int, item: Callable[[Any], None]) -> int:
+    """Hand each item of the JSON array at ``pos`` to ``item``, as it is read; the end."""
+    pos = _after(text, pos, "[")
+    if text.startswith("]", pos):
+        return pos + 1
+    while True:
+        found, pos = _value(text, pos)
+        item(found)
+        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if text.startswith("]", pos):
+            return pos + 1
+        pos = _after(text, pos, ",")
+
+
+def _spilled_record(text: str) -> tuple[dict[str, Any], SpilledMessages]:
+    """A current store file's conversation record, its messages read one by one into a spill.
+
+    What :func:`_parse_json`, :func:`_migrate` and :func:`encodable_value` make
+    of the file, but never every message parsed at once: each record is
+    cleaned, parsed and stored as it is read. The record's ``warnings`` get the
+    note of what was replaced. Anything not as the store writes it (another
+    version, a repeated key, a record that does not parse) raises
+    :class:`_NotAsWritten` or the parser's error: then the file is read whole,
+    which reports it as before.
+    """
+    sink = SpilledMessages()
+    replaced = 0
+
+    def message(found: Any) -> None:
+        nonlocal replaced
+        if not isinstance(found, Mapping):
+            raise _NotAsWritten("a message record is not an object")
+        clean, n = encodable_value(found)
+        replaced += n
+        sink.append(message_from_dict(clean))
+
+    def conversation_member(key: str, pos: int) -> tuple[Any, int]:
+        return (None, _each(text, pos, message)) if key == "messages" else _value(text, pos)
+
+    def document_member(key: str, pos: int) -> tuple[Any, int]:
+        if key == "conversation":
+            return _object(text, pos, conversation_member)
+        return _value(text, pos)
+
+    doc, end = _object(text, 0, document_member)
+    version = doc.get("schema_version")
+    record = doc.get("conversation")
+    if text[end:].strip(" \t\n\r") or type(version) is not int or version != SCHEMA_VERSION:
+        raise _NotAsWritten("not a current store document")
+    if not isinstance(record, dict) or "messages" not in record:
+        raise _NotAsWritten("no conversation record with messages")
+    head, n = encodable_value({k: v for k, v in record.items() if k != "messages"})
+    replaced += n
+    if replaced and isinstance(head.get("warnings"), list):
+        head["warnings"].append(
+            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+            "when loaded"
+        )
+    return head, sink
 
 
 def is_store_file(path: Path) -> bool:
@@ -593,14 +702,15 @@ class Store:
     def load(self, conv_id: str, agent: str = "main") -> Conversation:
         """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`.
 
-        Its messages are read into memory (a tuple), all at once: the file is
-        parsed as one JSON document, which needs the whole of it, and only a
-        streaming JSON parser could spill it instead. Saving, by contrast, keeps
-        a spilled conversation on disk.
+        A file of at least :data:`~snapshot.transcript.spill.SPILL_BYTES` that
+        the store wrote is read a message at a time into a
+        :class:`~snapshot.transcript.spill.SpilledMessages` (its text is held,
+        never every message parsed); a smaller one, or one laid out otherwise,
+        is parsed whole and held as a tuple, as an import of its size would be.
         """
         path = self.path_for(conv_id, agent)
         try:
-            doc = _read_json(path)
+            raw = _read_bytes(path)
         except FileNotFoundError:
             stored = self.agents(conv_id)
             hint = (
@@ -611,7 +721,41 @@ class Store:
             raise TranscriptError(
                 f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
             ) from None
-        doc = _migrate(doc, agent, path)
+        conv = None
+        if len(raw) >= spill.SPILL_BYTES and raw.startswith(b'{"schema_version":'):
+            # A large file the store wrote: its messages go to disk as they are read.
+            try:
+                text = raw.decode("utf-8")
+                raw = b""
+                head, messages = _spilled_record(text)
+                text = ""
+                conv = conversation_from_dict(head, folder=path.parent, messages=messages)
+            except (
+                _NotAsWritten,
+                TranscriptError,
+                ValueError,
+                TypeError,
+                AttributeError,
+                KeyError,
+                RecursionError,
+                OSError,
+            ):
+                # Not as the store writes it: read whole, below, which says what is wrong.
+                raw = _read_bytes(path)
+        if conv is None:
+            doc = _migrate(_parse_json(raw, path), agent, path)
+            raw = b""  # the parsed document from here on, not the file's bytes too
+            conv = self._from_document(doc, path)
+        if conv.id != conv_id or conv.agent != agent:
+            raise TranscriptError(
+                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
+                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
+            )
+        return conv
+
+    @staticmethod
+    def _from_document(doc: dict[str, Any], path: Path) -> Conversation:
+        """The conversation of a store file parsed whole (and migrated)."""
         record = doc.get("conversation")
         if not isinstance(record, Mapping):
             raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
@@ -625,17 +769,11 @@ class Store:
         try:
             # Its images may come from its own folder only, never from the
             # folder its ``source`` names (the file could say anything).
-            conv = conversation_from_dict(record, folder=path.parent)
+            return conversation_from_dict(record, folder=path.parent)
         except TranscriptError as exc:
             raise TranscriptError(f"{path}: corrupted store file ({exc})") from exc
         except (TypeError, ValueError, AttributeError) as exc:
             raise TranscriptError(f"{path}: corrupted store file ({exc!r})") from exc
-        if conv.id != conv_id or conv.agent != agent:
-            raise TranscriptError(
-                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
-                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
-            )
-        return conv
 
     def update(
         self,
