@@ -468,11 +468,16 @@ def _load_both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Conversatio
     return whole, spilled
 
 
+@pytest.mark.parametrize("window", [None, 1, 7])
 def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    window: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Equal to the file read whole; ``window``: bytes decoded at a time (values cut anywhere)."""
+    from snapshot.transcript import store
     from snapshot.transcript.store import Store
 
+    if window is not None:
+        monkeypatch.setattr(store._Text, "WINDOW", window)
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "shot.png").write_bytes(b"\x89PNG")
     msgs = _imaged()
@@ -485,6 +490,7 @@ def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
     record = json.loads((tmp_path / "c" / "main.json").read_text())["conversation"]
     record["messages"][0]["blocks"][0]["text"] = "x \ud83d y"
     record["source"] = "\udc00"
+    record["meta"] = {"n": 12345678901234567890, "f": -1.5e-300, "é": ["ü😀", True, None]}
     doc = {"schema_version": 1, "conversation": {"messages": record.pop("messages"), **record}}
     (tmp_path / "c" / "main.json").write_text(json.dumps(doc, ensure_ascii=True))
     whole, spilled = _load_both(tmp_path, monkeypatch)

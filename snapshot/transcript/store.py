@@ -54,6 +54,7 @@ Guarantees, and why each exists:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import hashlib
@@ -249,62 +250,105 @@ _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
-def _after(text: str, pos: int, char: str) -> int:
-    """The position after ``char``, which must come next (past whitespace)."""
-    pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-    if not text.startswith(char, pos):
-        raise _NotAsWritten(f"expected {char!r} at {pos}")
-    return _WHITESPACE.match(text, pos + 1).end()  # type: ignore[union-attr]
+class _Text:
+    """A store file's JSON text, decoded a window at a time as it is read.
+
+    One ``str`` of a whole file takes up to 4 bytes a character (one emoji is
+    enough), four times the file; a window holds the value being read.
+    """
+
+    WINDOW = 1 << 22
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = memoryview(raw)
+        self._read = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf = ""
+        self.pos = 0
+
+    def more(self) -> bool:
+        """Decode the next window (at least as much again as is held); False at the end."""
+        if self._read >= len(self._raw):
+            return False
+        chunk = self._raw[self._read : self._read + max(self.WINDOW, len(self.buf) - self.pos)]
+        self._read += len(chunk)
+        decoded = self._decoder.decode(chunk, final=self._read >= len(self._raw))
+        self.buf, self.pos = self.buf[self.pos :] + decoded, 0
+        return True
+
+    def next_char(self) -> str:
+        """The next character past whitespace ("" at the end), not consumed."""
+        while True:
+            self.pos = _WHITESPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf) or not self.more():
+                return self.buf[self.pos : self.pos + 1]
+
+    def take(self, char: str) -> None:
+        if self.next_char() != char:
+            raise _NotAsWritten(f"expected {char!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The next JSON value; a value cut by the window's end is read again with more."""
+        self.next_char()
+        while True:
+            try:
+                found, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if self.more():
+                    continue
+                raise
+            if end == len(self.buf) and self.more():
+                continue  # a number ("12" of "123") may go on in the next window
+            self.pos = end
+            return found
 
 
-def _value(text: str, pos: int) -> tuple[Any, int]:
-    return _DECODER.raw_decode(text, pos)
-
-
-def _object(
-    text: str, pos: int, value: Callable[[str, int], tuple[Any, int]]
-) -> tuple[dict[str, Any], int]:
-    """The JSON object at ``pos``, each member's value read by ``value(key, position)``."""
+def _object(text: _Text, value: Callable[[str], Any]) -> dict[str, Any]:
+    """The JSON object next in ``text``, each member's value read by ``value(key)``."""
     out: dict[str, Any] = {}
-    pos = _after(text, pos, "{")
-    if text.startswith("}", pos):
-        return out, pos + 1
+    text.take("{")
+    if text.next_char() == "}":
+        text.pos += 1
+        return out
     while True:
-        key, pos = _value(text, pos)
+        key = text.value()
         if not isinstance(key, str) or key in out:  # json.loads would keep the last one
             raise _NotAsWritten(f"key {key!r}")
-        out[key], pos = value(key, _after(text, pos, ":"))
-        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-        if text.startswith("}", pos):
-            return out, pos + 1
-        pos = _after(text, pos, ",")
+        text.take(":")
+        out[key] = value(key)
+        if text.next_char() == "}":
+            text.pos += 1
+            return out
+        text.take(",")
 
 
-def _each(text: str, pos: int, item: Callable[[Any], None]) -> int:
-    """Hand each item of the JSON array at ``pos`` to ``item``, as it is read; the end."""
-    pos = _after(text, pos, "[")
-    if text.startswith("]", pos):
-        return pos + 1
+def _each(text: _Text, item: Callable[[Any], None]) -> None:
+    """Hand each item of the JSON array next in ``text`` to ``item``, as it is read."""
+    text.take("[")
+    if text.next_char() == "]":
+        text.pos += 1
+        return
     while True:
-        found, pos = _value(text, pos)
-        item(found)
-        pos = _WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
-        if text.startswith("]", pos):
-            return pos + 1
-        pos = _after(text, pos, ",")
+        item(text.value())
+        if text.next_char() == "]":
+            text.pos += 1
+            return
+        text.take(",")
 
 
-def _spilled_record(text: str) -> tuple[dict[str, Any], SpilledMessages]:
+def _spilled_record(raw: bytes) -> tuple[dict[str, Any], SpilledMessages]:
     """A current store file's conversation record, its messages read one by one into a spill.
 
     What :func:`_parse_json`, :func:`_migrate` and :func:`encodable_value` make
-    of the file, but never every message parsed at once: each record is
-    cleaned, parsed and stored as it is read. The record's ``warnings`` get the
-    note of what was replaced. Anything not as the store writes it (another
-    version, a repeated key, a record that does not parse) raises
-    :class:`_NotAsWritten` or the parser's error: then the file is read whole,
-    which reports it as before.
+    of the file, but never every message parsed at once (nor the whole text
+    decoded): each record is cleaned, parsed and stored as it is read. The
+    record's ``warnings`` get the note of what was replaced. Anything not as
+    the store writes it (another version, a repeated key, a record that does
+    not parse) raises :class:`_NotAsWritten` or the parser's error: then the
+    file is read whole, which reports it as before.
     """
+    text = _Text(raw)
     sink = SpilledMessages()
     replaced = 0
 
@@ -316,18 +360,19 @@ def _spilled_record(text: str) -> tuple[dict[str, Any], SpilledMessages]:
         replaced += n
         sink.append(message_from_dict(clean))
 
-    def conversation_member(key: str, pos: int) -> tuple[Any, int]:
-        return (None, _each(text, pos, message)) if key == "messages" else _value(text, pos)
+    def conversation_member(key: str) -> Any:
+        if key == "messages":
+            _each(text, message)
+            return None
+        return text.value()
 
-    def document_member(key: str, pos: int) -> tuple[Any, int]:
-        if key == "conversation":
-            return _object(text, pos, conversation_member)
-        return _value(text, pos)
+    def document_member(key: str) -> Any:
+        return _object(text, conversation_member) if key == "conversation" else text.value()
 
-    doc, end = _object(text, 0, document_member)
+    doc = _object(text, document_member)
     version = doc.get("schema_version")
     record = doc.get("conversation")
-    if text[end:].strip(" \t\n\r") or type(version) is not int or version != SCHEMA_VERSION:
+    if text.next_char() or type(version) is not int or version != SCHEMA_VERSION:
         raise _NotAsWritten("not a current store document")
     if not isinstance(record, dict) or "messages" not in record:
         raise _NotAsWritten("no conversation record with messages")
@@ -725,10 +770,8 @@ class Store:
         if len(raw) >= spill.SPILL_BYTES and raw.startswith(b'{"schema_version":'):
             # A large file the store wrote: its messages go to disk as they are read.
             try:
-                text = raw.decode("utf-8")
+                head, messages = _spilled_record(raw)
                 raw = b""
-                head, messages = _spilled_record(text)
-                text = ""
                 conv = conversation_from_dict(head, folder=path.parent, messages=messages)
             except (
                 _NotAsWritten,
