@@ -67,7 +67,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import filelock
 
@@ -246,33 +246,41 @@ class _NotAsWritten(Exception):
     """A store file not laid out as the store writes it: read the usual way, whole."""
 
 
+#: How every file the store writes begins.
+_STORE_HEAD = b'{"schema_version":'
+
+
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
 _DECODER = json.JSONDecoder()
 
 
 class _Text:
-    """A store file's JSON text, decoded a window at a time as it is read.
+    """A store file's JSON text, read and decoded a window at a time.
 
-    One ``str`` of a whole file takes up to 4 bytes a character (one emoji is
-    enough), four times the file; a window holds the value being read.
+    Neither the file's bytes nor one ``str`` of it all (up to 4 bytes a
+    character: one emoji is enough) is held; a window holds the value being read.
     """
 
     WINDOW = 1 << 22
 
-    def __init__(self, raw: bytes) -> None:
-        self._raw = memoryview(raw)
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
         self._read = 0
+        self._end = False
         self._decoder = codecs.getincrementaldecoder("utf-8")()
         self.buf = ""
         self.pos = 0
 
     def more(self) -> bool:
         """Decode the next window (at least as much again as is held); False at the end."""
-        if self._read >= len(self._raw):
+        if self._end:
             return False
-        chunk = self._raw[self._read : self._read + max(self.WINDOW, len(self.buf) - self.pos)]
+        chunk = self._file.read(max(self.WINDOW, len(self.buf) - self.pos))
         self._read += len(chunk)
-        decoded = self._decoder.decode(chunk, final=self._read >= len(self._raw))
+        if self._read > MAX_STORE_FILE_BYTES:
+            raise _NotAsWritten("grew past the size limit while read")
+        self._end = not chunk
+        decoded = self._decoder.decode(chunk, final=self._end)
         self.buf, self.pos = self.buf[self.pos :] + decoded, 0
         return True
 
@@ -337,7 +345,30 @@ def _each(text: _Text, item: Callable[[Any], None]) -> None:
         text.take(",")
 
 
-def _spilled_record(raw: bytes) -> tuple[dict[str, Any], SpilledMessages]:
+def _large_store_file(path: Path) -> BinaryIO | None:
+    """``path`` open for reading if it is a regular file the store wrote of at least
+    :data:`~snapshot.transcript.spill.SPILL_BYTES` (and at most the limit), else None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None  # reading it whole says what is wrong
+    fh = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(fd)
+        if (
+            stat.S_ISREG(st.st_mode)
+            and spill.SPILL_BYTES <= st.st_size <= MAX_STORE_FILE_BYTES
+            and fh.read(len(_STORE_HEAD)) == _STORE_HEAD
+        ):
+            fh.seek(0)
+            return fh
+    except OSError:
+        pass
+    fh.close()
+    return None
+
+
+def _spilled_record(file: BinaryIO) -> tuple[dict[str, Any], SpilledMessages]:
     """A current store file's conversation record, its messages read one by one into a spill.
 
     What :func:`_parse_json`, :func:`_migrate` and :func:`encodable_value` make
@@ -348,7 +379,7 @@ def _spilled_record(raw: bytes) -> tuple[dict[str, Any], SpilledMessages]:
     not parse) raises :class:`_NotAsWritten` or the parser's error: then the
     file is read whole, which reports it as before.
     """
-    text = _Text(raw)
+    text = _Text(file)
     sink = SpilledMessages()
     replaced = 0
 
@@ -402,7 +433,7 @@ def is_store_file(path: Path) -> bool:
     except OSError:
         return False
     # The store writes compact JSON starting with its version key.
-    return head.startswith(b'{"schema_version":')
+    return head.startswith(_STORE_HEAD)
 
 
 def _dumps(doc: Mapping[str, Any]) -> bytes:
@@ -754,24 +785,13 @@ class Store:
         is parsed whole and held as a tuple, as an import of its size would be.
         """
         path = self.path_for(conv_id, agent)
-        try:
-            raw = _read_bytes(path)
-        except FileNotFoundError:
-            stored = self.agents(conv_id)
-            hint = (
-                f"; stored agents of {conv_id!r}: {', '.join(stored)}"
-                if stored
-                else f"; import it first (workspace {self.root})"
-            )
-            raise TranscriptError(
-                f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
-            ) from None
         conv = None
-        if len(raw) >= spill.SPILL_BYTES and raw.startswith(b'{"schema_version":'):
+        large = _large_store_file(path)
+        if large is not None:
             # A large file the store wrote: its messages go to disk as they are read.
             try:
-                head, messages = _spilled_record(raw)
-                raw = b""
+                with large:
+                    head, messages = _spilled_record(large)
                 conv = conversation_from_dict(head, folder=path.parent, messages=messages)
             except (
                 _NotAsWritten,
@@ -783,11 +803,22 @@ class Store:
                 RecursionError,
                 OSError,
             ):
-                # Not as the store writes it: read whole, below, which says what is wrong.
-                raw = _read_bytes(path)
+                pass  # not as the store writes it: read whole, below, which says what is wrong
         if conv is None:
+            try:
+                raw = _read_bytes(path)
+            except FileNotFoundError:
+                stored = self.agents(conv_id)
+                hint = (
+                    f"; stored agents of {conv_id!r}: {', '.join(stored)}"
+                    if stored
+                    else f"; import it first (workspace {self.root})"
+                )
+                raise TranscriptError(
+                    f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
+                ) from None
             doc = _migrate(_parse_json(raw, path), agent, path)
-            raw = b""  # the parsed document from here on, not the file's bytes too
+            del raw  # the parsed document from here on, not the file's bytes too
             conv = self._from_document(doc, path)
         if conv.id != conv_id or conv.agent != agent:
             raise TranscriptError(
