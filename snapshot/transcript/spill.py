@@ -14,7 +14,9 @@ when it is asked for, and iterating parses one at a time.
 Importers spill only above a size (:data:`SPILL_BYTES` of input): a small
 import stays a tuple, as fast as before. :func:`message_texts` gives the JSON
 text of each message of any sequence (the stored text of a spill, unparsed),
-which is how a conversation is written out message by message.
+which is how a conversation is written out message by message. A spill
+pickles (and deep-copies) as its stored texts, which the copy writes into a
+temporary file of its own.
 
 >>> from snapshot.transcript.model import Conversation, Message, TextBlock
 >>> spill = SpilledMessages()
@@ -159,8 +161,9 @@ class SpilledMessages(Sequence[Message]):
         id and parent id; texts replaced by ``spill[i] = ...`` are not carried.
         A spill stays a spill on the other side, at the same memory cost, and
         reads back equal (``copy.deepcopy`` goes the same way). The pickle itself
-        is as large as the messages' JSON text: a process that unpickles a
-        500 MB session receives 500 MB, whichever form it takes.
+        is as large as the messages' JSON text, and is built in memory: sending
+        a conversation to another process costs that whatever its form (the
+        report's workers are sent paths and import for themselves).
 
         >>> import pickle
         >>> from snapshot.transcript.model import Message

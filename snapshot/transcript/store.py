@@ -206,8 +206,8 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
     return doc
 
 
-# A store file beyond this is not one the store wrote (loading one holds the
-# whole conversation in memory anyway); refusing it beats exhausting memory.
+# A store file beyond this is not one the store wrote (a file read whole is
+# held in memory); refusing it beats exhausting memory.
 MAX_STORE_FILE_BYTES = 1 << 30
 
 
@@ -346,8 +346,11 @@ def _each(text: _Text, item: Callable[[Any], None]) -> None:
 
 
 def _large_store_file(path: Path) -> BinaryIO | None:
-    """``path`` open for reading if it is a regular file the store wrote of at least
-    :data:`~snapshot.transcript.spill.SPILL_BYTES` (and at most the limit), else None."""
+    """``path`` open for reading if the store wrote it and it is large enough to spill, else None.
+
+    Large enough: at least :data:`~snapshot.transcript.spill.SPILL_BYTES`, and
+    no more than the store's limit; a regular file, opened without blocking.
+    """
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except OSError:
@@ -470,9 +473,9 @@ def _document(conv: Conversation) -> Iterator[bytes]:
     head, replaced = encodable_value(conversation_head_to_dict(conv))
     messages: Iterable[bytes]
     if isinstance(conv.messages, SpilledMessages):
-        spill = conv.messages
-        replaced += sum(_unencodable(text) for text in spill.texts())
-        messages = (_compact(text) for text in spill.texts())
+        stored = conv.messages
+        replaced += sum(_unencodable(text) for text in stored.texts())
+        messages = (_compact(text) for text in stored.texts())
     else:
         cleaned = [encodable_value(message_to_dict(m)) for m in conv.messages]
         replaced += sum(n for _, n in cleaned)
@@ -780,9 +783,10 @@ class Store:
 
         A file of at least :data:`~snapshot.transcript.spill.SPILL_BYTES` that
         the store wrote is read a message at a time into a
-        :class:`~snapshot.transcript.spill.SpilledMessages` (its text is held,
-        never every message parsed); a smaller one, or one laid out otherwise,
-        is parsed whole and held as a tuple, as an import of its size would be.
+        :class:`~snapshot.transcript.spill.SpilledMessages` (neither the file
+        nor every message is held at once); a smaller one, or one laid out
+        otherwise, is parsed whole and held as a tuple, as an import of its size
+        would be.
         """
         path = self.path_for(conv_id, agent)
         conv = None
