@@ -535,3 +535,15 @@ def test_a_large_store_file_not_as_written_reads_as_when_read_whole(
     whole = outcome()
     monkeypatch.setattr(spill, "SPILL_BYTES", 0)
     assert outcome() == whole
+
+
+def test_a_fork_of_a_spilled_conversation_is_a_spill_equal_to_the_held_fork() -> None:
+    from snapshot.transcript.tree import fork
+
+    msgs = [*_imaged(), Message("b1", "m1", "assistant", (TextBlock("a branch"),))]
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    for at in (None, "m3", "b1"):
+        one, two = fork(held, "f", at=at), fork(spilled, "f", at=at)
+        assert isinstance(two.messages, SpilledMessages) and isinstance(one.messages, tuple)
+        assert two == one and two.meta == one.meta and two.path_ids() == one.path_ids()
