@@ -547,3 +547,23 @@ def test_a_fork_of_a_spilled_conversation_is_a_spill_equal_to_the_held_fork() ->
         one, two = fork(held, "f", at=at), fork(spilled, "f", at=at)
         assert isinstance(two.messages, SpilledMessages) and isinstance(one.messages, tuple)
         assert two == one and two.meta == one.meta and two.path_ids() == one.path_ids()
+
+
+def test_a_rewind_of_a_spilled_conversation_parses_only_what_it_abandons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from snapshot.transcript.tree import Checkpoint, rewind
+
+    msgs = _imaged()
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    parsed: list[int] = []
+    getitem = SpilledMessages.__getitem__
+    monkeypatch.setattr(
+        SpilledMessages, "__getitem__", lambda self, i: parsed.append(i) or getitem(self, i)
+    )
+    one, two = (rewind(c, [Checkpoint("start", "m3")], "start") for c in (held, spilled))
+    assert sorted(parsed) == [3, 4]  # the two messages left behind, for their extract
+    assert two.conversation == one.conversation and two.abandoned == one.abandoned
+    assert two.extract == one.extract and two.conversation.meta == one.conversation.meta
+    assert one.abandoned == ("m4", "m5")

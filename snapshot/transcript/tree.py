@@ -353,10 +353,11 @@ def rewind(conv: Conversation, checkpoints: Iterable[Checkpoint], label: str) ->
             f"checkpoint {label!r} points at {cp.message!r}, which is no longer in conversation "
             f"{conv.id!r} (trimmed away?); delete the checkpoint or pick another"
         )
-    old_path = conv.path() if conv.tip is not None else ()
-    target_ids = {m.id for m in conv.path(cp.message)}
-    # Messages after the common ancestor of the old tip and the checkpoint.
-    abandoned = tuple(m for m in old_path if m.id not in target_ids)
+    old_path = conv.path_ids() if conv.tip is not None else []
+    target_ids = set(conv.path_ids(cp.message))
+    # Messages after the common ancestor of the old tip and the checkpoint (only
+    # those parsed, for messages kept on disk).
+    abandoned = tuple(conv.get(mid) for mid in old_path if mid not in target_ids)
     extract = explored_extract(abandoned)
     meta = dict(conv.meta)
     history = [
