@@ -620,3 +620,237 @@ def test_an_openhands_v1_folder_spills_when_its_event_files_reach_the_limit(
     # The sub-agent's folder is far smaller: it is measured on its own and stays held.
     assert isinstance(large[1].messages, tuple)
     assert large == small
+
+
+# --- pickling, map_images and the store over a spill (no whole list in memory) ---------
+
+
+def test_a_spilled_conversation_pickles_into_a_spill_of_its_own() -> None:
+    import copy
+    import pickle
+
+    msgs = [*_messages(), Message("late", "m9", "user", ()), Message("m9", None, "user", ())]
+    s = SpilledMessages(msgs)
+    s[1] = Message("m2", "m1", "assistant", (TextBlock("replaced " * 100),))
+    conv = Conversation(id="c", messages=s, tip="m3", warnings=("w",), meta={"k": [1]})
+    for back in (pickle.loads(pickle.dumps(conv)), copy.deepcopy(conv)):
+        assert isinstance(back.messages, SpilledMessages)
+        assert back.messages._file is not s._file
+        assert back == conv and back.messages == list(s)
+        assert list(message_texts(back.messages)) == list(message_texts(s))
+        assert back.path_ids("late") == conv.path_ids("late") == ["m9", "late"]
+        assert back.get("m2").text().startswith("replaced ")
+    copied = pickle.loads(pickle.dumps(s))
+    s.close()  # the original's file gone: the copy reads its own
+    assert copied[2] == msgs[2] and copied[0].blocks[0].text == "hi \ud83d half an emoji"
+
+
+def _imaged() -> list[Message]:
+    """Messages with an image, one inside a tool result, and one whose meta only looks like one."""
+    return [
+        *_messages(),
+        Message("m4", "m3", "user", (ImageBlock("image/png", path="shot.png", origin="f"),)),
+        Message("m5", "m4", "assistant", (TextBlock('"type": "image"'),), {"type": "image"}),
+    ]
+
+
+def test_map_images_over_a_spill_writes_a_new_spill_message_by_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dataclasses import replace
+
+    from snapshot.transcript import model
+    from snapshot.transcript.model import map_images
+
+    msgs = _imaged()
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    parsed: list[str] = []
+    parse = model.message_from_dict
+    monkeypatch.setattr(model, "message_from_dict", lambda d: parsed.append(d["id"]) or parse(d))
+
+    def moved(img: ImageBlock) -> ImageBlock:
+        return replace(img, path=f"moved/{img.path or 'inline'}")
+
+    out = map_images(spilled, moved)
+    assert isinstance(out.messages, SpilledMessages) and out.messages is not spilled.messages
+    assert out == map_images(held, moved) and out.tip == "m5"
+    assert out.get("m4").blocks[0].path == "moved/shot.png"  # type: ignore[union-attr]
+    assert out.messages[2].images()[0].path == "moved/inline"
+    # Only messages whose text may hold an image are parsed; the rest are copied as stored.
+    assert parsed[:3] == ["m3", "m4", "m5"]
+    assert list(message_texts(out.messages))[:2] == list(message_texts(spilled.messages))[:2]
+    # No image at all: the very same spill, nothing written or parsed.
+    plain = Conversation(id="p", messages=SpilledMessages(msgs[:2]), tip="m2")
+    assert map_images(plain, moved).messages is plain.messages
+
+
+def _stored_bytes(conv: Conversation, root: Path) -> bytes:
+    from snapshot.transcript.store import Store
+
+    return Store(root).save(conv).read_bytes()
+
+
+def test_the_store_writes_a_spill_message_by_message_and_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from snapshot.raster import to_png
+    from snapshot.transcript import model
+    from snapshot.transcript.encodable import encodable_value
+    from snapshot.transcript.store import SCHEMA_VERSION, Store
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "shot.png").write_bytes(to_png(np.zeros((3, 4), np.uint8), (4, 3)))
+    msgs = _imaged()
+    msgs[3] = Message("m4", "m3", "user", (ImageBlock("image/png", path=str(src / "shot.png")),))
+    common = {"id": "c", "tip": "m5", "source": str(src / "log.jsonl"), "meta": {"é": 1.5}}
+    held = Conversation(messages=tuple(msgs), **common)  # type: ignore[arg-type]
+    spilled = Conversation(messages=SpilledMessages(msgs), **common)  # type: ignore[arg-type]
+    held_bytes = _stored_bytes(held, tmp_path / "held")
+    # What one json.dumps of the whole record (the store before it streamed) writes.
+    kept = Store(tmp_path / "held")._keep_images(held)
+    record, replaced = encodable_value(model.conversation_to_dict(kept))
+    assert replaced == 1 and kept.messages[3].blocks[0].path.startswith("images/")  # type: ignore[union-attr]
+    record["warnings"].append(
+        "1 unencodable character(s) (lone surrogates) replaced with U+FFFD when stored"
+    )
+    whole = {"schema_version": SCHEMA_VERSION, "conversation": record}
+    assert held_bytes == json.dumps(whole, ensure_ascii=False, separators=(",", ":")).encode()
+    with monkeypatch.context() as m:
+        # Never every message parsed in one go (a list, a record): one at a time, by position.
+        m.setattr(SpilledMessages, "__iter__", lambda self: pytest.fail("iterated whole"))
+        spilled_bytes = _stored_bytes(spilled, tmp_path / "spilled")
+    assert spilled_bytes == held_bytes
+    assert Store(tmp_path / "spilled").load("c").get("m4").images()[0].path == str(
+        tmp_path / "spilled" / "c" / kept.messages[3].blocks[0].path  # type: ignore[union-attr, operator]
+    )
+
+
+def test_an_imported_spilled_session_is_stored_as_the_held_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real session through the store: spilled on import, the same file as held."""
+    path = _corpus_case(SESSIONS[0])
+    [held, *_] = import_path(path)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    [spilled, *_] = import_path(path)
+    assert isinstance(spilled.messages, SpilledMessages)
+    assert _stored_bytes(spilled, tmp_path / "s") == _stored_bytes(held, tmp_path / "h")
+
+
+def _load_both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Conversation, Conversation]:
+    """The stored conversation ``c`` read whole, then as a large file is (into a spill)."""
+    from snapshot.transcript.store import Store
+
+    whole = Store(root).load("c")
+    assert isinstance(whole.messages, tuple)
+    with monkeypatch.context() as m:
+        m.setattr(spill, "SPILL_BYTES", 0)
+        m.setattr(SpilledMessages, "__iter__", lambda self: pytest.fail("iterated whole"))
+        spilled = Store(root).load("c")
+    assert isinstance(spilled.messages, SpilledMessages)
+    return whole, spilled
+
+
+@pytest.mark.parametrize("window", [None, 1, 7])
+def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
+    window: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Equal to the file read whole; ``window``: bytes decoded at a time (values cut anywhere)."""
+    from snapshot.transcript import store
+    from snapshot.transcript.store import Store
+
+    if window is not None:
+        monkeypatch.setattr(store._Text, "WINDOW", window)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "shot.png").write_bytes(b"\x89PNG")
+    msgs = _imaged()
+    Store(tmp_path).save(Conversation(id="c", messages=tuple(msgs), tip="m5", warnings=("w",)))
+    whole, spilled = _load_both(tmp_path, monkeypatch)
+    assert spilled == whole and spilled.warnings == whole.warnings
+    assert spilled.image_folders == whole.image_folders == (str(tmp_path / "c"),)
+    assert spilled.get("m4").images()[0].path == str(tmp_path / "c" / "shot.png")
+    # A file written by hand: spaces, an escaped lone surrogate, keys in another order.
+    record = json.loads((tmp_path / "c" / "main.json").read_text())["conversation"]
+    record["messages"][0]["blocks"][0]["text"] = "x \ud83d y"
+    record["source"] = "\udc00"
+    record["meta"] = {"n": 12345678901234567890, "f": -1.5e-300, "é": ["ü😀", True, None]}
+    doc = {"schema_version": 1, "conversation": {"messages": record.pop("messages"), **record}}
+    (tmp_path / "c" / "main.json").write_text(json.dumps(doc, ensure_ascii=True))
+    whole, spilled = _load_both(tmp_path, monkeypatch)
+    assert spilled == whole and spilled.warnings == whole.warnings
+    assert whole.warnings[-1].startswith("2 unencodable character(s)")
+    assert spilled.messages[0].text() == "x \ufffd y"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[{"id":"m"}]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[3]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":"zz","messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]}} x',
+        '{"schema_version":9,"conversation":{"id":"c","tip":null,"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"d","tip":null,"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":{}}}',
+        '{"schema_version":1,"conversation":[]}',
+        # Repeated keys: json.loads keeps the last, and so must a spilled read.
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,'
+        '"messages":[{"id":"a","parent":null,"role":"user"}],"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]},'
+        '"conversation":{"id":"c","tip":"a","messages":[{"id":"a","parent":null,"role":"user"}]}}',
+    ],
+)
+def test_a_large_store_file_not_as_written_reads_as_when_read_whole(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the store did not write this way is read whole: the same conversation or error."""
+    from snapshot.transcript.store import Store
+
+    def outcome() -> object:
+        try:
+            conv = Store(tmp_path).load("c")
+        except TranscriptError as exc:
+            return str(exc)
+        return conv, conv.warnings, list(conv.messages)
+
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "main.json").write_text(text)
+    whole = outcome()
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    assert outcome() == whole
+
+
+def test_a_fork_of_a_spilled_conversation_is_a_spill_equal_to_the_held_fork() -> None:
+    from snapshot.transcript.tree import fork
+
+    msgs = [*_imaged(), Message("b1", "m1", "assistant", (TextBlock("a branch"),))]
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    for at in (None, "m3", "b1"):
+        one, two = fork(held, "f", at=at), fork(spilled, "f", at=at)
+        assert isinstance(two.messages, SpilledMessages) and isinstance(one.messages, tuple)
+        assert two == one and two.meta == one.meta and two.path_ids() == one.path_ids()
+
+
+def test_a_rewind_of_a_spilled_conversation_parses_only_what_it_abandons(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from snapshot.transcript.tree import Checkpoint, rewind
+
+    msgs = _imaged()
+    held = Conversation(id="c", messages=tuple(msgs), tip="m5")
+    spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
+    parsed: list[int] = []
+    getitem = SpilledMessages.__getitem__
+    monkeypatch.setattr(
+        SpilledMessages, "__getitem__", lambda self, i: parsed.append(i) or getitem(self, i)
+    )
+    one, two = (rewind(c, [Checkpoint("start", "m3")], "start") for c in (held, spilled))
+    assert sorted(parsed) == [3, 4]  # the two messages left behind, for their extract
+    assert two.conversation == one.conversation and two.abandoned == one.abandoned
+    assert two.extract == one.extract and two.conversation.meta == one.conversation.meta
+    assert one.abandoned == ("m4", "m5")

@@ -158,6 +158,8 @@ def run_ladder(
     before = target.tokens(conv.path())
     steps: list[RungRecord] = []
     pages: tuple[Any, ...] = ()
+    # The rungs cut, count and render the path by index: it is held whole (a
+    # spilled conversation's path parsed here), the rest of its messages are not.
     current = linear_copy(conv, conv.path())
     if not target.vision and any(m.images() for m in current.path()):
         # A reader without vision never receives an image: every one becomes a placeholder.

@@ -48,7 +48,9 @@ def benchmark_view(conv: Conversation) -> Conversation:
     """The path as it stood when the conversation was first compacted (or all of it).
 
     The messages after the boundary stay in ``conv.messages`` so the real summary
-    can still be found; only the path (what gets compacted) is cut.
+    can still be found; only the path (what gets compacted) is cut. The path is
+    held whole, as the ladder that compacts it holds it; the other messages are
+    only scanned, one at a time.
     """
     path = conv.path()
     for i, m in enumerate(path):

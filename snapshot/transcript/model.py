@@ -256,7 +256,14 @@ class Conversation:
             yield self.get(mid)
 
     def path(self, tip: str | None = None) -> tuple[Message, ...]:
-        """Messages from the root to ``tip`` (default: the current tip)."""
+        """Messages from the root to ``tip`` (default: the current tip).
+
+        Every message of the path, parsed and held at once, even for messages
+        kept on disk: for those who need them all together (the ladder cuts,
+        counts and renders the path; the exporters and the report read it
+        whole). A caller that looks at one message at a time uses
+        :meth:`iter_path` (or :meth:`path_ids`) and keeps a spill's memory.
+        """
         return tuple(self.iter_path(tip))
 
     def children(self, message_id: str | None) -> tuple[Message, ...]:
@@ -454,6 +461,13 @@ def conversation_head_to_dict(c: Conversation) -> dict[str, Any]:
 
 
 def conversation_to_dict(c: Conversation) -> dict[str, Any]:
+    """The whole record of ``c``, every message as a dict, all in memory at once.
+
+    For a conversation kept on disk (:mod:`snapshot.transcript.spill`) that
+    is every message parsed; whoever writes one out (``--out``, the store)
+    writes :func:`conversation_head_to_dict` and then each message's text
+    (:func:`~snapshot.transcript.spill.message_texts`) instead, to the same bytes.
+    """
     return {
         **conversation_head_to_dict(c),
         "messages": [message_to_dict(m) for m in c.messages],
@@ -461,7 +475,10 @@ def conversation_to_dict(c: Conversation) -> dict[str, Any]:
 
 
 def conversation_from_dict(
-    d: Mapping[str, Any], folder: str | os.PathLike[str] | None = None
+    d: Mapping[str, Any],
+    folder: str | os.PathLike[str] | None = None,
+    *,
+    messages: Sequence[Message] | None = None,
 ) -> Conversation:
     """The conversation a record (:func:`conversation_to_dict`) describes.
 
@@ -474,6 +491,9 @@ def conversation_from_dict(
         one folder its path-referenced images may come from, and the folder a
         relative image path is relative to. Without it no folder is trusted;
         the record's ``source`` never is.
+    messages : sequence of Message, optional
+        The messages, already read (a spill the store filled one record at a
+        time), instead of the record's ``messages``.
 
     Returns
     -------
@@ -503,7 +523,9 @@ def conversation_from_dict(
             tip=d.get("tip"),
             meta=dict(d.get("meta") or {}),
             warnings=tuple(d.get("warnings", ())),
-            messages=tuple(message_from_dict(m) for m in d["messages"]),
+            messages=(
+                tuple(message_from_dict(m) for m in d["messages"]) if messages is None else messages
+            ),
             image_folders=() if folder is None else (str(folder),),
         )
     except KeyError as exc:
@@ -520,8 +542,33 @@ def conversation_from_dict(
     return map_images(conv, rooted)
 
 
+# Every image block's stored JSON text holds this (block_to_dict puts "type" first,
+# json.dumps writes ": " between key and value); text inside a string cannot hold
+# its unescaped quotes, so a message whose text lacks it has no image.
+_IMAGE_JSON = '"type": "image"'
+
+
 def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -> Conversation:
-    """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``."""
+    """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``.
+
+    Messages kept on disk (:mod:`snapshot.transcript.spill`) stay on disk: a
+    new spill is written message by message, a message without images copied
+    as its stored text without being parsed, and a spill holding no image at
+    all is kept as it is.
+
+    Examples
+    --------
+    >>> from snapshot.transcript.spill import SpilledMessages
+    >>> img = ImageBlock("image/png", path="a.png")
+    >>> conv = linear("c", [("m", "user", [img]), ("n", "user", [TextBlock("x")])])
+    >>> on_disk = conv.with_messages(SpilledMessages(conv.messages), conv.tip)
+    >>> out = map_images(on_disk, lambda b: replace(b, path="b.png"))
+    >>> type(out.messages).__name__, out.messages[0].blocks[0].path
+    ('SpilledMessages', 'b.png')
+    >>> out == map_images(conv, lambda b: replace(b, path="b.png"))
+    True
+    """
+    from snapshot.transcript.spill import SpilledMessages
 
     def one(b: Block) -> Block:
         if isinstance(b, ImageBlock):
@@ -531,11 +578,21 @@ def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -
             return replace(b, content=content)
         return b
 
-    messages = [
-        replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
-        for m in conv.messages
-    ]
-    return conv.with_messages(messages, conv.tip)
+    def changed(m: Message) -> Message:
+        return replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
+
+    if not isinstance(conv.messages, SpilledMessages):
+        return conv.with_messages([changed(m) for m in conv.messages], conv.tip)
+    spill = conv.messages
+    if not any(_IMAGE_JSON in text for text in spill.texts()):
+        return conv.with_messages(spill, conv.tip)
+    out = SpilledMessages()
+    for i, text in enumerate(spill.texts()):
+        if _IMAGE_JSON in text:
+            out.append(changed(message_from_dict(json.loads(text))))
+        else:
+            out.append_text(spill.id_at(i), spill.parent_id(i), text)
+    return conv.with_messages(out, conv.tip)
 
 
 def iter_blocks(messages: Iterable[Message]) -> Iterator[tuple[Message, Block]]:

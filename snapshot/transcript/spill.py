@@ -14,7 +14,9 @@ when it is asked for, and iterating parses one at a time.
 Importers spill only above a size (:data:`SPILL_BYTES` of input): a small
 import stays a tuple, as fast as before. :func:`message_texts` gives the JSON
 text of each message of any sequence (the stored text of a spill, unparsed),
-which is how a conversation is written out message by message.
+which is how a conversation is written out message by message. A spill
+pickles (and deep-copies) as its stored texts, which the copy writes into a
+temporary file of its own.
 
 >>> from snapshot.transcript.model import Conversation, Message, TextBlock
 >>> spill = SpilledMessages()
@@ -38,7 +40,7 @@ import tempfile
 import threading
 from array import array
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import overload
+from typing import Any, overload
 
 from snapshot.transcript.model import Message, message_from_dict, message_to_dict
 
@@ -91,7 +93,7 @@ class SpillFile:
         self.lock = threading.Lock()
         self.end = 0
 
-    def write(self, data: bytes) -> int:
+    def write(self, data: bytes | memoryview) -> int:
         """Store ``data`` after the rest; where it starts."""
         with self.lock:
             self.file.seek(self.end)
@@ -137,8 +139,7 @@ class SpilledMessages(Sequence[Message]):
 
     # --- writing -----------------------------------------------------------------
 
-    def _write(self, message: Message) -> tuple[int, int]:
-        data = _dumps(message).encode("utf-8", _CODEC)
+    def _write(self, data: bytes | memoryview) -> tuple[int, int]:
         return self._file.write(data), len(data)
 
     def _link(self, i: int, parent: str | None) -> int:
@@ -153,13 +154,25 @@ class SpilledMessages(Sequence[Message]):
 
     def append(self, message: Message) -> None:
         """Store ``message`` after the others."""
-        start, length = self._write(message)
+        self._append_stored(message.id, message.parent, _dumps(message).encode("utf-8", _CODEC))
+
+    def append_text(self, message_id: str, parent: str | None, text: str) -> None:
+        """Store, after the others, a message given as its stored JSON text (not parsed).
+
+        ``text`` must be what this module stores for a message with that id and
+        parent: :meth:`text` of another spill, or an item of :func:`message_texts`.
+        It is how a spill is copied without parsing what does not change.
+        """
+        self._append_stored(message_id, parent, text.encode("utf-8", _CODEC))
+
+    def _append_stored(self, message_id: str, parent: str | None, data: bytes | memoryview) -> None:
+        start, length = self._write(data)
         i = len(self._ids)
         self._offsets.append(start)
         self._lengths.append(length)
-        self._parents.append(self._link(i, message.parent))
-        self._ids.append(message.id)
-        self._positions[message.id] = i
+        self._parents.append(self._link(i, parent))
+        self._ids.append(message_id)
+        self._positions[message_id] = i
 
     def __setitem__(self, i: int, message: Message) -> None:
         """Store ``message`` at position ``i`` instead (same id): a late change to a message.
@@ -169,7 +182,7 @@ class SpilledMessages(Sequence[Message]):
         """
         if message.id != self._ids[i]:
             raise ValueError(f"replace at {i}: id {message.id!r} is not {self._ids[i]!r}")
-        start, length = self._write(message)
+        start, length = self._write(_dumps(message).encode("utf-8", _CODEC))
         self._offsets[i], self._lengths[i] = start, length
         self._parents[i] = self._link(i, message.parent)
 
@@ -177,11 +190,47 @@ class SpilledMessages(Sequence[Message]):
         """Remove the file now (it also goes when the object is collected); a shared one for all."""
         self._file.close()
 
+    # --- pickling ------------------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the stored texts: the copy writes them into a temporary file of its own.
+
+        An open file cannot cross a process (nor outlive its own), so the pickle
+        carries the bytes of each message's current text, in order, with each
+        id and parent id; texts replaced by ``spill[i] = ...`` are not carried.
+        A spill stays a spill on the other side, at the same memory cost, and
+        reads back equal (``copy.deepcopy`` goes the same way). The pickle itself
+        is as large as the messages' JSON text, and is built in memory: sending
+        a conversation to another process costs that whatever its form (the
+        report's workers are sent paths and import for themselves).
+
+        >>> import pickle
+        >>> from snapshot.transcript.model import Message
+        >>> s = SpilledMessages([Message("a", None, "user", ()), Message("b", "a", "user", ())])
+        >>> copy = pickle.loads(pickle.dumps(s))
+        >>> type(copy).__name__, copy == s, copy.parent_id(1)
+        ('SpilledMessages', True, 'a')
+        """
+        data = bytearray()  # one buffer, not a list of chunks joined (twice the memory)
+        for start, length in zip(self._offsets, self._lengths, strict=True):
+            data += self._file.read(start, length)
+        parents = [self.parent_id(i) for i in range(len(self))]
+        return (_restored, (list(self._ids), parents, array("q", self._lengths), data))
+
     # --- reading -------------------------------------------------------------------
 
     def text(self, i: int) -> str:
         """The stored JSON text of message ``i``."""
         return self._file.read(self._offsets[i], self._lengths[i]).decode("utf-8", _CODEC)
+
+    def texts(self) -> Iterator[str]:
+        """The stored JSON text of each message, in order (none parsed)."""
+        for i in range(len(self)):
+            yield self.text(i)
+
+    def id_at(self, i: int) -> str:
+        """The id of message ``i``, without parsing it."""
+        return self._ids[i]
 
     def __len__(self) -> int:
         return len(self._ids)
@@ -235,6 +284,19 @@ class SpilledMessages(Sequence[Message]):
         return _ById(self)
 
 
+def _restored(
+    ids: list[str], parents: list[str | None], lengths: array[int], data: bytearray
+) -> SpilledMessages:
+    """The spill :meth:`SpilledMessages.__reduce__` describes, in a new temporary file."""
+    out = SpilledMessages()
+    view = memoryview(data)
+    start = 0
+    for message_id, parent, length in zip(ids, parents, lengths, strict=True):
+        out._append_stored(message_id, parent, view[start : start + length])
+        start += length
+    return out
+
+
 class _ById(Mapping[str, Message]):
     def __init__(self, spill: SpilledMessages) -> None:
         self._spill = spill
@@ -269,8 +331,7 @@ def message_texts(messages: Sequence[Message]) -> Iterator[str]:
     True
     """
     if isinstance(messages, SpilledMessages):
-        for i in range(len(messages)):
-            yield messages.text(i)
+        yield from messages.texts()
     else:
         for m in messages:
             yield _dumps(m)

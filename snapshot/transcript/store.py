@@ -54,6 +54,7 @@ Guarantees, and why each exists:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import errno
 import hashlib
@@ -63,23 +64,27 @@ import re
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import filelock
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.encodable import encodable_value
 from snapshot.transcript.files import read_regular_file
 from snapshot.transcript.model import (
     Conversation,
     ImageBlock,
     conversation_from_dict,
-    conversation_to_dict,
+    conversation_head_to_dict,
     map_images,
+    message_from_dict,
+    message_to_dict,
 )
+from snapshot.transcript.spill import SpilledMessages
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
 SCHEMA_VERSION = 1
@@ -201,18 +206,25 @@ def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
     return doc
 
 
-# A store file beyond this is not one the store wrote (its writers hold the
-# whole conversation in memory anyway); refusing it beats exhausting memory.
+# A store file beyond this is not one the store wrote (a file read whole is
+# held in memory); refusing it beats exhausting memory.
 MAX_STORE_FILE_BYTES = 1 << 30
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_bytes(path: Path) -> bytes:
     try:
-        raw = read_regular_file(path, MAX_STORE_FILE_BYTES)
+        return read_regular_file(path, MAX_STORE_FILE_BYTES)
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    return _parse_json(_read_bytes(path), path)
+
+
+def _parse_json(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(raw)
     except (
@@ -228,6 +240,184 @@ def _read_json(path: Path) -> dict[str, Any]:
             f"{path}: corrupted store file (expected a JSON object, got {type(doc).__name__})"
         )
     return doc
+
+
+class _NotAsWritten(Exception):
+    """A store file not laid out as the store writes it: read the usual way, whole."""
+
+
+#: How every file the store writes begins.
+_STORE_HEAD = b'{"schema_version":'
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+class _Text:
+    """A store file's JSON text, read and decoded a window at a time.
+
+    Neither the file's bytes nor one ``str`` of it all (up to 4 bytes a
+    character: one emoji is enough) is held; a window holds the value being read.
+    """
+
+    WINDOW = 1 << 22
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+        self._read = 0
+        self._end = False
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf = ""
+        self.pos = 0
+
+    def more(self) -> bool:
+        """Decode the next window (at least as much again as is held); False at the end."""
+        if self._end:
+            return False
+        chunk = self._file.read(max(self.WINDOW, len(self.buf) - self.pos))
+        self._read += len(chunk)
+        if self._read > MAX_STORE_FILE_BYTES:
+            raise _NotAsWritten("grew past the size limit while read")
+        self._end = not chunk
+        decoded = self._decoder.decode(chunk, final=self._end)
+        self.buf, self.pos = self.buf[self.pos :] + decoded, 0
+        return True
+
+    def next_char(self) -> str:
+        """The next character past whitespace ("" at the end), not consumed."""
+        while True:
+            self.pos = _WHITESPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            if self.pos < len(self.buf) or not self.more():
+                return self.buf[self.pos : self.pos + 1]
+
+    def take(self, char: str) -> None:
+        if self.next_char() != char:
+            raise _NotAsWritten(f"expected {char!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The next JSON value; a value cut by the window's end is read again with more."""
+        self.next_char()
+        while True:
+            try:
+                found, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError:
+                if self.more():
+                    continue
+                raise
+            if end == len(self.buf) and self.more():
+                continue  # a number ("12" of "123") may go on in the next window
+            self.pos = end
+            return found
+
+
+def _object(text: _Text, value: Callable[[str], Any]) -> dict[str, Any]:
+    """The JSON object next in ``text``, each member's value read by ``value(key)``."""
+    out: dict[str, Any] = {}
+    text.take("{")
+    if text.next_char() == "}":
+        text.pos += 1
+        return out
+    while True:
+        key = text.value()
+        if not isinstance(key, str) or key in out:  # json.loads would keep the last one
+            raise _NotAsWritten(f"key {key!r}")
+        text.take(":")
+        out[key] = value(key)
+        if text.next_char() == "}":
+            text.pos += 1
+            return out
+        text.take(",")
+
+
+def _each(text: _Text, item: Callable[[Any], None]) -> None:
+    """Hand each item of the JSON array next in ``text`` to ``item``, as it is read."""
+    text.take("[")
+    if text.next_char() == "]":
+        text.pos += 1
+        return
+    while True:
+        item(text.value())
+        if text.next_char() == "]":
+            text.pos += 1
+            return
+        text.take(",")
+
+
+def _large_store_file(path: Path) -> BinaryIO | None:
+    """``path`` open for reading if the store wrote it and it is large enough to spill, else None.
+
+    Large enough: at least :data:`~snapshot.transcript.spill.SPILL_BYTES`, and
+    no more than the store's limit; a regular file, opened without blocking.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    except OSError:
+        return None  # reading it whole says what is wrong
+    fh = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(fd)
+        if (
+            stat.S_ISREG(st.st_mode)
+            and spill.SPILL_BYTES <= st.st_size <= MAX_STORE_FILE_BYTES
+            and fh.read(len(_STORE_HEAD)) == _STORE_HEAD
+        ):
+            fh.seek(0)
+            return fh
+    except OSError:
+        pass
+    fh.close()
+    return None
+
+
+def _spilled_record(file: BinaryIO) -> tuple[dict[str, Any], SpilledMessages]:
+    """A current store file's conversation record, its messages read one by one into a spill.
+
+    What :func:`_parse_json`, :func:`_migrate` and :func:`encodable_value` make
+    of the file, but never every message parsed at once (nor the whole text
+    decoded): each record is cleaned, parsed and stored as it is read. The
+    record's ``warnings`` get the note of what was replaced. Anything not as
+    the store writes it (another version, a repeated key, a record that does
+    not parse) raises :class:`_NotAsWritten` or the parser's error: then the
+    file is read whole, which reports it as before.
+    """
+    text = _Text(file)
+    sink = SpilledMessages()
+    replaced = 0
+
+    def message(found: Any) -> None:
+        nonlocal replaced
+        if not isinstance(found, Mapping):
+            raise _NotAsWritten("a message record is not an object")
+        clean, n = encodable_value(found)
+        replaced += n
+        sink.append(message_from_dict(clean))
+
+    def conversation_member(key: str) -> Any:
+        if key == "messages":
+            _each(text, message)
+            return None
+        return text.value()
+
+    def document_member(key: str) -> Any:
+        return _object(text, conversation_member) if key == "conversation" else text.value()
+
+    doc = _object(text, document_member)
+    version = doc.get("schema_version")
+    record = doc.get("conversation")
+    if text.next_char() or type(version) is not int or version != SCHEMA_VERSION:
+        raise _NotAsWritten("not a current store document")
+    if not isinstance(record, dict) or "messages" not in record:
+        raise _NotAsWritten("no conversation record with messages")
+    head, n = encodable_value({k: v for k, v in record.items() if k != "messages"})
+    replaced += n
+    if replaced and isinstance(head.get("warnings"), list):
+        head["warnings"].append(
+            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+            "when loaded"
+        )
+    return head, sink
 
 
 def is_store_file(path: Path) -> bool:
@@ -246,13 +436,62 @@ def is_store_file(path: Path) -> bool:
     except OSError:
         return False
     # The store writes compact JSON starting with its version key.
-    return head.startswith(b'{"schema_version":')
+    return head.startswith(_STORE_HEAD)
 
 
 def _dumps(doc: Mapping[str, Any]) -> bytes:
     # One line per message would be friendlier to diff, but images are large
     # base64 strings anyway; compact UTF-8 keeps files small and writes fast.
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _unencodable(text: str) -> int:
+    """How many code points of a message's stored JSON text :func:`encodable_value` replaces."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return encodable_value(json.loads(text))[1]
+    return 0
+
+
+def _compact(text: str) -> bytes:
+    """A message's stored JSON text (``json.dumps`` defaults) as the store writes it, cleaned."""
+    record = json.loads(text)
+    if _unencodable(text):
+        record, _ = encodable_value(record)
+    return _dumps(record)
+
+
+def _document(conv: Conversation) -> Iterator[bytes]:
+    """The store file of ``conv``: the bytes :func:`_dumps` gives for the whole record, in pieces.
+
+    Messages kept on disk (:mod:`snapshot.transcript.spill`) are written one at
+    a time from their stored text, in two passes (the first counts what must be
+    replaced, for the warning that comes before the messages), never all parsed
+    at once; messages held in memory are serialized as before.
+    """
+    head, replaced = encodable_value(conversation_head_to_dict(conv))
+    messages: Iterable[bytes]
+    if isinstance(conv.messages, SpilledMessages):
+        stored = conv.messages
+        replaced += sum(_unencodable(text) for text in stored.texts())
+        messages = (_compact(text) for text in stored.texts())
+    else:
+        cleaned = [encodable_value(message_to_dict(m)) for m in conv.messages]
+        replaced += sum(n for _, n in cleaned)
+        messages = (_dumps(record) for record, _ in cleaned)
+    if replaced:
+        head["warnings"] = [
+            *head["warnings"],
+            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+            "when stored",
+        ]
+    # The document up to the "[" of its messages, the last key of the last object.
+    opened = _dumps({"schema_version": SCHEMA_VERSION, "conversation": {**head, "messages": []}})
+    yield opened[: -len(b"]}}")]
+    for i, data in enumerate(messages):
+        yield b"," + data if i else data
+    yield b"]}}"
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -304,13 +543,17 @@ def make_dirs_durably(directory: Path) -> None:
         raise TranscriptError(f"{directory} exists but is not a directory; pick another workspace")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix."""
+def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix.
+
+    ``data`` is the bytes, or pieces of them written one after another.
+    """
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
             os.fchmod(fh.fileno(), _FILE_MODE)
-            fh.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -458,16 +701,9 @@ class Store:
             # Images first: a crash in between leaves unused copies, never a
             # file naming a copy that is not there.
             kept = self._keep_images(conv)
-            record, replaced = encodable_value(conversation_to_dict(kept))
-            if replaced:
-                record["warnings"] = [
-                    *record["warnings"],
-                    f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-                    "when stored",
-                ]
-            data = _dumps({"schema_version": SCHEMA_VERSION, "conversation": record})
             self._remove_stale_temps(path)
-            self._write(path, data)
+            # Message by message: a conversation kept on disk stays there.
+            self._write(path, _document(kept))
         return path
 
     def _keep_images(self, conv: Conversation) -> Conversation:
@@ -533,7 +769,7 @@ class Store:
         self._write(target, data)
 
     @staticmethod
-    def _write(path: Path, data: bytes) -> None:
+    def _write(path: Path, data: bytes | Iterable[bytes]) -> None:
         try:
             atomic_write(path, data)
         except OSError as exc:
@@ -543,21 +779,61 @@ class Store:
             ) from exc
 
     def load(self, conv_id: str, agent: str = "main") -> Conversation:
-        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`."""
+        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`.
+
+        A file of at least :data:`~snapshot.transcript.spill.SPILL_BYTES` that
+        the store wrote is read a message at a time into a
+        :class:`~snapshot.transcript.spill.SpilledMessages` (neither the file
+        nor every message is held at once); a smaller one, or one laid out
+        otherwise, is parsed whole and held as a tuple, as an import of its size
+        would be.
+        """
         path = self.path_for(conv_id, agent)
-        try:
-            doc = _read_json(path)
-        except FileNotFoundError:
-            stored = self.agents(conv_id)
-            hint = (
-                f"; stored agents of {conv_id!r}: {', '.join(stored)}"
-                if stored
-                else f"; import it first (workspace {self.root})"
-            )
+        conv = None
+        large = _large_store_file(path)
+        if large is not None:
+            # A large file the store wrote: its messages go to disk as they are read.
+            try:
+                with large:
+                    head, messages = _spilled_record(large)
+                conv = conversation_from_dict(head, folder=path.parent, messages=messages)
+            except (
+                _NotAsWritten,
+                TranscriptError,
+                ValueError,
+                TypeError,
+                AttributeError,
+                KeyError,
+                RecursionError,
+                OSError,
+            ):
+                pass  # not as the store writes it: read whole, below, which says what is wrong
+        if conv is None:
+            try:
+                raw = _read_bytes(path)
+            except FileNotFoundError:
+                stored = self.agents(conv_id)
+                hint = (
+                    f"; stored agents of {conv_id!r}: {', '.join(stored)}"
+                    if stored
+                    else f"; import it first (workspace {self.root})"
+                )
+                raise TranscriptError(
+                    f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
+                ) from None
+            doc = _migrate(_parse_json(raw, path), agent, path)
+            del raw  # the parsed document from here on, not the file's bytes too
+            conv = self._from_document(doc, path)
+        if conv.id != conv_id or conv.agent != agent:
             raise TranscriptError(
-                f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
-            ) from None
-        doc = _migrate(doc, agent, path)
+                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
+                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
+            )
+        return conv
+
+    @staticmethod
+    def _from_document(doc: dict[str, Any], path: Path) -> Conversation:
+        """The conversation of a store file parsed whole (and migrated)."""
         record = doc.get("conversation")
         if not isinstance(record, Mapping):
             raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
@@ -571,17 +847,11 @@ class Store:
         try:
             # Its images may come from its own folder only, never from the
             # folder its ``source`` names (the file could say anything).
-            conv = conversation_from_dict(record, folder=path.parent)
+            return conversation_from_dict(record, folder=path.parent)
         except TranscriptError as exc:
             raise TranscriptError(f"{path}: corrupted store file ({exc})") from exc
         except (TypeError, ValueError, AttributeError) as exc:
             raise TranscriptError(f"{path}: corrupted store file ({exc!r})") from exc
-        if conv.id != conv_id or conv.agent != agent:
-            raise TranscriptError(
-                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
-                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
-            )
-        return conv
 
     def update(
         self,

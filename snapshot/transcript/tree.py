@@ -32,7 +32,7 @@ import hashlib
 import math
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -49,15 +49,26 @@ from snapshot.transcript.model import (
     block_chars,
     tool_pairing,
 )
+from snapshot.transcript.spill import SpilledMessages, frozen, message_sink
 
 # --- turn boundaries ---------------------------------------------------------------
 
 
 def open_calls(conv: Conversation, tip: str | None = None) -> tuple[ToolCall, ...]:
-    """Tool calls on the path to ``tip`` (default: the conversation's tip) still waiting for a result."""
-    path = conv.path(tip)
-    waiting = set(tool_pairing(path).unanswered_calls)
-    return tuple(b for m in path for b in m.blocks if isinstance(b, ToolCall) and b.id in waiting)
+    """Tool calls on the path to ``tip`` (default: the conversation's tip) still waiting for a result.
+
+    The path is read one message at a time (for messages kept on disk, never
+    all parsed at once), a second time only when some call is waiting.
+    """
+    waiting = set(tool_pairing(conv.iter_path(tip)).unanswered_calls)
+    if not waiting:
+        return ()
+    return tuple(
+        b
+        for m in conv.iter_path(tip)
+        for b in m.blocks
+        if isinstance(b, ToolCall) and b.id in waiting
+    )
 
 
 def is_turn_boundary(conv: Conversation, message_id: str | None = None) -> bool:
@@ -135,39 +146,45 @@ def fork(
     target = conv.tip if at is None else at
     if target is not None:
         conv.get(target)
-    path = conv.path(target) if target is not None else ()
+
+    # The path is read twice, a message at a time: a spilled source forks into a spill.
+    def path() -> Iterator[Message]:
+        return conv.iter_path(target) if target is not None else iter(())
+
+    path_ids = conv.path_ids(target) if target is not None else []
     taken = _source_ids(conv)
     old_calls: list[str] = []
-    for m in path:
+    for m in path():
         for b in m.blocks:
             if isinstance(b, ToolCall):
                 old_calls.append(b.id)
             elif isinstance(b, ToolResult):
                 old_calls.append(b.call_id)
     for salt in range(100):
-        msg_map = {m.id: _fresh(new_id, "msg", m.id, salt) for m in path}
+        msg_map = {mid: _fresh(new_id, "msg", mid, salt) for mid in path_ids}
         call_map = {c: _fresh(new_id, "call", c, salt) for c in dict.fromkeys(old_calls)}
         fresh = [*msg_map.values(), *call_map.values()]
         if len(set(fresh)) == len(fresh) and not taken.intersection(fresh):
             break
     else:  # pragma: no cover - needs 100 sha256 collisions in a row
         raise TranscriptError(f"could not make fresh ids for fork {new_id!r}")
-    messages = tuple(
-        Message(
-            id=msg_map[m.id],
-            parent=None if m.parent is None else msg_map[m.parent],
-            role=m.role,
-            blocks=tuple(_remap_block(b, call_map) for b in m.blocks),
-            meta=dict(m.meta),
+    sink = message_sink(isinstance(conv.messages, SpilledMessages))
+    for m in path():
+        sink.append(
+            Message(
+                id=msg_map[m.id],
+                parent=None if m.parent is None else msg_map[m.parent],
+                role=m.role,
+                blocks=tuple(_remap_block(b, call_map) for b in m.blocks),
+                meta=dict(m.meta),
+            )
         )
-        for m in path
-    )
     meta = dict(conv.meta)
     meta.pop("rewinds", None)  # the source's history of rewinds names the source's ids
     meta["forked_from"] = {"conversation": conv.id, "agent": conv.agent, "at": target}
     return Conversation(
         id=new_id,
-        messages=messages,
+        messages=frozen(sink),
         tip=msg_map[target] if target is not None else None,
         agent=conv.agent if agent is None else agent,
         format=conv.format,
@@ -336,10 +353,11 @@ def rewind(conv: Conversation, checkpoints: Iterable[Checkpoint], label: str) ->
             f"checkpoint {label!r} points at {cp.message!r}, which is no longer in conversation "
             f"{conv.id!r} (trimmed away?); delete the checkpoint or pick another"
         )
-    old_path = conv.path() if conv.tip is not None else ()
-    target_ids = {m.id for m in conv.path(cp.message)}
-    # Messages after the common ancestor of the old tip and the checkpoint.
-    abandoned = tuple(m for m in old_path if m.id not in target_ids)
+    old_path = conv.path_ids() if conv.tip is not None else []
+    target_ids = set(conv.path_ids(cp.message))
+    # Messages after the common ancestor of the old tip and the checkpoint (only
+    # those parsed, for messages kept on disk).
+    abandoned = tuple(conv.get(mid) for mid in old_path if mid not in target_ids)
     extract = explored_extract(abandoned)
     meta = dict(conv.meta)
     history = [

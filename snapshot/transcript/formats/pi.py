@@ -287,7 +287,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         meta=meta,
     )
     if conv.tip is not None:
-        add_pairing_warnings(str(path), conv.path(), warnings)
+        add_pairing_warnings(str(path), conv.iter_path(), warnings)
     return [replace(conv, warnings=warnings.tuple())]
 
 
