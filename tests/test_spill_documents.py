@@ -219,3 +219,30 @@ def test_text_lines_split_as_the_whole_text_splits(tmp_path) -> None:
     warnings = Warnings()
     assert list(text_lines(path, warnings)) == raw.decode("utf-8", "replace").splitlines()
     assert warnings.items == [f"{path}: invalid UTF-8 at byte 20; replaced with U+FFFD"]
+
+
+def test_a_gemini_cli_jsonl_recording_replaces_and_rewrites_records_on_disk(
+    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The JSONL form (v0.40+): a record repeating an id replaces it, "$set" rewrites the list."""
+    import json
+
+    def gemini(mid: str, text: str, **extra: object) -> dict[str, object]:
+        return {"id": mid, "type": "gemini", "content": text, **extra}
+
+    call = {"id": "c1", "name": "ls", "args": {}, "result": [{"text": "a"}], "status": "success"}
+    lines = [
+        {"sessionId": "s1", "projectHash": "h", "startTime": "2026-11-30T10:00:00Z"},
+        {"id": "u0", "type": "user", "content": "old prompt"},
+        {"$set": {"messages": [{"id": "u1", "type": "user", "content": "list the files"}]}},
+        gemini("g1", "looking"),
+        gemini("g1", "looking \ud83d", toolCalls=[call]),  # the same id, finished: replaces it
+        {"id": "u2", "type": "user", "content": "thanks"},
+        {"$set": {"lastUpdated": "2026-11-30T10:05:00Z"}},
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    _, [spilled] = _held_then_spilled(path, tmp_path, monkeypatch, capsys)
+    assert [m.id for m in spilled.messages] == ["u1", "g1", "g1-results", "u2"]
+    assert spilled.meta["lastUpdated"] == "2026-11-30T10:05:00Z"
+    assert any("rewritten 1 time" in w for w in spilled.warnings)

@@ -33,7 +33,7 @@ import base64
 import binascii
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -194,9 +194,50 @@ def _messages(
     return spill.frozen(out), i + 1
 
 
-def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], list[Mapping[str, Any]]]:
+class _Records:
+    """The message records of a JSONL recording, in order; a record may be replaced
+    (same id) or the whole list rewritten. Above ``SPILL_BYTES`` of input they are
+    kept as JSON text on disk and parsed again one at a time when read."""
+
+    def __init__(self, spilled: bool) -> None:
+        self._file = spill.SpillFile() if spilled else None
+        self._held: list[Mapping[str, Any]] = []
+        self._where: list[tuple[int, int]] = []  # (offset, length) of each record on disk
+
+    def _store(self, rec: Mapping[str, Any]) -> tuple[int, int]:
+        assert self._file is not None
+        data = json.dumps(rec, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        return self._file.write(data), len(data)
+
+    def __len__(self) -> int:
+        return len(self._held) if self._file is None else len(self._where)
+
+    def append(self, rec: Mapping[str, Any]) -> None:
+        if self._file is None:
+            self._held.append(rec)
+        else:
+            self._where.append(self._store(rec))
+
+    def __setitem__(self, i: int, rec: Mapping[str, Any]) -> None:
+        if self._file is None:
+            self._held[i] = rec
+        else:
+            self._where[i] = self._store(rec)
+
+    def clear(self) -> None:
+        self._held, self._where = [], []
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        if self._file is None:
+            yield from self._held
+            return
+        for start, length in self._where:
+            yield json.loads(self._file.read(start, length).decode("utf-8", "surrogatepass"))
+
+
+def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], _Records]:
     session: dict[str, Any] = {}
-    messages: list[Mapping[str, Any]] = []
+    messages = _Records(path.stat().st_size >= spill.SPILL_BYTES)
     at: dict[str, int] = {}
     rewrites = 0
     for _lineno, rec in iter_json_objects(path, warnings, "recording line"):
@@ -206,8 +247,12 @@ def _read_jsonl(path: Path, warnings: Warnings) -> tuple[dict[str, Any], list[Ma
             for key, value in update.items():
                 if key == "messages" and isinstance(value, list):
                     rewrites += 1
-                    messages = [m for m in value if isinstance(m, Mapping)]
-                    at = {str(m.get("id")): n for n, m in enumerate(messages)}
+                    messages.clear()
+                    at = {}
+                    for m in value:
+                        if isinstance(m, Mapping):
+                            at[str(m.get("id"))] = len(messages)
+                            messages.append(m)
                 else:
                     session[key] = value
         elif "type" in rec and "id" in rec:
