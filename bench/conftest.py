@@ -113,12 +113,14 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
 
 
 def _import_memory_lines() -> list[str]:
-    """Issue 9's import memory figures (bench/test_import_memory.py)."""
-    try:
-        from test_import_memory import summary_lines
-    except ImportError:
-        return []
-    return summary_lines()
+    """Issue 9's import memory figures (bench/test_import_memory*.py)."""
+    out: list[str] = []
+    for module in ("test_import_memory", "test_import_memory_formats"):
+        try:
+            out += __import__(module).summary_lines()
+        except ImportError:
+            continue
+    return out
 
 
 def _scale_lines(m: dict[str, float]) -> list[str]:
