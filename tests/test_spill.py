@@ -854,3 +854,30 @@ def test_a_rewind_of_a_spilled_conversation_parses_only_what_it_abandons(
     assert two.conversation == one.conversation and two.abandoned == one.abandoned
     assert two.extract == one.extract and two.conversation.meta == one.conversation.meta
     assert one.abandoned == ("m4", "m5")
+
+
+def test_a_spilled_openhands_v1_folder_and_its_sub_agents_share_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many large sub-agent folders must not hold a file descriptor each."""
+    folder = _v1_folder(tmp_path)
+    for n in range(3):
+        sub = folder / "subagents" / f"extra{n}"
+        (sub / "events").mkdir(parents=True)
+        _v1_event(sub / "events", 0, _v1_user(f"e{n}", f"side task {n}"))
+    made: list[spill.SpillFile] = []
+    init = spill.SpillFile.__init__
+
+    def counting(self: spill.SpillFile) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    from snapshot.transcript.formats import ImportOptions, get_format
+
+    # The importer alone: cleaning the lone surrogate afterwards copies into a spill of its own.
+    convs = get_format("openhands-v1").load(folder, ImportOptions())
+    assert len(convs) == 5
+    assert all(isinstance(c.messages, SpilledMessages) for c in convs)
+    assert len(made) == 1

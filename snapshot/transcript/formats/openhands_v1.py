@@ -182,9 +182,9 @@ class _Builder:
     check) and its sub-agent calls.
     """
 
-    def __init__(self, where: str, spill_messages: bool = False) -> None:
+    def __init__(self, where: str, spill_file: spill.SpillFile | None = None) -> None:
         self.where = where
-        self.messages = spill.message_sink(spill_messages)
+        self.messages = spill.message_sink(spill_file is not None, spill_file)
         self._pending: Message | None = None
         self._count = 0  # messages so far, the pending one included
         self._recent: deque[str] = deque(maxlen=3)  # ids of the newest three messages
@@ -420,13 +420,19 @@ def _base_meta(folder: Path, warns: list[str]) -> dict[str, Any]:
     return meta
 
 
-def _read_folder(path: Path) -> tuple[_Builder, dict[str, Any]]:
-    """The messages, warnings and metadata of one conversation folder."""
+def _read_folder(path: Path, spills: list[spill.SpillFile]) -> tuple[_Builder, dict[str, Any]]:
+    """The messages, warnings and metadata of one conversation folder.
+
+    ``spills``: the one spill file of this import, once a folder needs it.
+    """
     where, names, size = _event_listing(path)
     if not names:
         raise TranscriptError(f"{path}: no event-NNNNN-<id>.json files; not an OpenHands V1 folder")
-    # A large conversation keeps its messages on disk as they are read (spill.py).
-    builder = _Builder(str(path), size >= spill.SPILL_BYTES)
+    # A large conversation keeps its messages on disk as they are read (spill.py),
+    # every large sub-agent folder in the same file.
+    if size >= spill.SPILL_BYTES and not spills:
+        spills.append(spill.SpillFile())
+    builder = _Builder(str(path), spills[0] if size >= spill.SPILL_BYTES else None)
     meta = _base_meta(path, builder.warns)
     for i, name in enumerate(names):
         f = where / name
@@ -539,9 +545,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             f"{path}: openhands-v1 imports a conversation folder (base_state.json + events/), "
             "not one file; give the folder"
         )
-    builder, meta = _read_folder(path)
+    spills: list[spill.SpillFile] = []
+    builder, meta = _read_folder(path, spills)
     conv_id = str(meta.get("conversation_id") or path.name)
-    subs = {d.name: _read_folder(d) for d in _subagent_folders(path)}
+    subs = {d.name: _read_folder(d, spills) for d in _subagent_folders(path)}
     linked, unlinked = _delegations(
         path, builder.subagent_calls, {k: b.messages for k, (b, _) in subs.items()}
     )
