@@ -42,7 +42,7 @@ from snapshot.transcript.formats._common import (
     json_limit_error,
 )
 
-__all__ = ["JSONDocument"]
+__all__ = ["EVERY_LIST", "JSONDocument"]
 
 # Bytes read at a time; a value longer than the buffer doubles the read.
 CHUNK_BYTES = 1 << 20
