@@ -41,6 +41,8 @@ DOCUMENTS = [
     "formats/openai-chat/oh-sdk-litellm-telemetry-haiku-4c3a.json",
     "tau_bench/gpt-4o-airline.json",  # runs of OpenAI chat messages, every run spilled
     # SWE-agent: its "trajectory" list is read through and dropped; demonstrations and a run.
+    "openhands/tests__runtime__trajs__basic_interactions.json",  # events with ids
+    "openhands/tests__runtime__trajs__wrong_initial_state.json",
     "swe_agent/demonstrations__ctf__crypto__BabyEncryption.traj",
     "swe_agent/demonstrations__replay__marshmallow-code__marshmallow-1867__function_calling_"
     "replace_from_source__marshmallow-code__marshmallow-1867.traj",

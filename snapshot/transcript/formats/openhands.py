@@ -35,21 +35,22 @@ action by position.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript import spill
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     head_text,
     image_or_note,
     iter_jsonl,
-    load_json,
     pairing_warnings,
     parse_arguments,
     with_file_warnings,
 )
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -60,6 +61,8 @@ from snapshot.transcript.model import (
     ToolCall,
     ToolResult,
 )
+
+_T = TypeVar("_T")
 
 NAME = "openhands-events"
 
@@ -88,9 +91,13 @@ _ARG_NOISE = {
 class _Builder:
     """Turns a list of events into messages, tracking the links between them."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, spilled: bool = False) -> None:
         self.where = where
-        self.messages: list[Message] = []
+        # A long log keeps its messages on disk (spill.py); the newest waits here, where
+        # more tool calls of its model response may still join it.
+        self.messages = spill.message_sink(spilled)
+        self._last: Message | None = None
+        self.made = 0  # messages made, the waiting one included
         self.warns: list[str] = []
         self.skipped: dict[str, int] = {}
         self.call_of_event: dict[Any, str] = {}  # action event id -> tool call id
@@ -102,12 +109,22 @@ class _Builder:
         self.skipped[kind] = self.skipped.get(kind, 0) + 1
 
     def add(self, mid: str, role: Role, blocks: Sequence[Block], meta: Mapping[str, Any]) -> None:
-        parent = self.messages[-1].id if self.messages else None
+        parent = self._last.id if self._last is not None else None
         if mid in self._ids:  # a log that repeats event ids: message ids must stay unique
-            mid = f"{mid}-{len(self.messages)}"
+            mid = f"{mid}-{self.made}"
         self._ids.add(mid)
-        self.messages.append(Message(mid, parent, role, tuple(blocks), dict(meta)))
+        if self._last is not None:
+            self.messages.append(self._last)
+        self._last = Message(mid, parent, role, tuple(blocks), dict(meta))
+        self.made += 1
         self._response_of_last = None
+
+    def finish(self) -> Sequence[Message]:
+        """Every message, the waiting one stored too."""
+        if self._last is not None:
+            self.messages.append(self._last)
+            self._last = None
+        return spill.frozen(self.messages)
 
     # -- events with ids (current format) ------------------------------------
 
@@ -200,7 +217,7 @@ class _Builder:
                 text = str(args.get("final_thought") or "")
         self.call_of_event[eid] = call_id
         call = ToolCall(id=call_id, name=name, input=call_input)
-        last = self.messages[-1] if self.messages else None
+        last = self._last
         if (
             response_id is not None
             and last is not None
@@ -208,9 +225,7 @@ class _Builder:
             and self._response_of_last == response_id
         ):
             # One model response with several tool calls: one assistant message.
-            self.messages[-1] = Message(
-                last.id, last.parent, "assistant", (*last.blocks, call), last.meta
-            )
+            self._last = Message(last.id, last.parent, "assistant", (*last.blocks, call), last.meta)
             self._response_of_last = response_id
             return
         blocks: list[Block] = [TextBlock(text)] if text else []
@@ -265,7 +280,7 @@ class _Builder:
 
     # -- older logs without ids -----------------------------------------------
 
-    def positional(self, events: Sequence[Any]) -> None:
+    def positional(self, events: Iterable[Any]) -> None:
         open_call: str | None = None
         seen_message = False
         for index, ev in enumerate(events):
@@ -321,14 +336,16 @@ class _Builder:
                 self.warns.append(f"{at}: neither an action nor an observation; skipped")
 
     def conversation(self, conv_id: str, source: str, meta: Mapping[str, Any]) -> Conversation:
-        self.warns.extend(pairing_warnings(self.messages, self.where))
+        tip = self._last.id if self._last is not None else None
+        messages = self.finish()
+        self.warns.extend(pairing_warnings(messages, self.where))
         full = {**self.meta, **meta}
         if self.skipped:
             full["skipped"] = dict(self.skipped)
         return Conversation(
             id=conv_id,
-            messages=tuple(self.messages),
-            tip=self.messages[-1].id if self.messages else None,
+            messages=messages,
+            tip=tip,
             format=NAME,
             source=source,
             meta=full,
@@ -358,36 +375,44 @@ def _recall_text(content: str, extras: Mapping[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
-def _flatten(history: Sequence[Any]) -> list[Any]:
+def _flatten(history: Iterable[Any]) -> Iterator[Any]:
     """Old logs store ``[action, observation]`` pairs; newer ones a flat list."""
-    out: list[Any] = []
     for item in history:
         if isinstance(item, list):
-            out.extend(item)
+            yield from item
         else:
-            out.append(item)
-    return out
+            yield item
 
 
-def _has_ids(events: Sequence[Any]) -> bool:
+def _has_ids(events: Iterable[Any]) -> bool:
     return any(
         isinstance(e, Mapping) and "id" in e and ("source" in e or "cause" in e) for e in events
     )
 
 
 def conversation_from_events(
-    events: Sequence[Any], *, conv_id: str, source: str, where: str, meta: Mapping[str, Any]
+    events: Callable[[], Iterable[Any]],
+    *,
+    conv_id: str,
+    source: str,
+    where: str,
+    meta: Callable[[], Mapping[str, Any]],
+    spilled: bool = False,
 ) -> Conversation:
-    flat = _flatten(events)
-    builder = _Builder(where)
-    if _has_ids(flat):
+    """The events' conversation. ``events`` gives them anew each call: they are read
+    twice, once to tell the two layouts apart and once to convert; ``meta`` is asked
+    for once they are read (a streamed document's fields after them are known then)."""
+    builder = _Builder(where, spilled)
+    has_ids = _has_ids(_flatten(events()))
+    flat = _flatten(events())
+    if has_ids:
         for index, ev in enumerate(flat):
             builder.event(index, ev)
     else:
         builder.positional(flat)
-    if not builder.messages:
+    if builder.made == 0:
         builder.warns.append(f"{where}: no events with content")
-    return builder.conversation(conv_id, source, meta)
+    return builder.conversation(conv_id, source, meta())
 
 
 def _scalar(value: Any) -> str | None:
@@ -404,6 +429,11 @@ def _line_meta(record: Mapping[str, Any]) -> dict[str, Any]:
         if _scalar(value) is not None and len(str(value)) <= 200:
             meta[key] = value
     return meta
+
+
+def _given(value: _T) -> Callable[[], _T]:
+    """``value``, each time it is asked for (an instance held in memory, read twice)."""
+    return lambda: value
 
 
 def _load_jsonl(path: Path, options: ImportOptions) -> list[Conversation]:
@@ -424,8 +454,13 @@ def _load_jsonl(path: Path, options: ImportOptions) -> list[Conversation]:
         instance = record.get("instance_id")
         conv_id = str(instance) if instance else f"{path.stem}#{lineno}"
         meta = {"line": lineno, **_line_meta(record)}
+        history = record["history"]
         conv = conversation_from_events(
-            record["history"], conv_id=conv_id, source=str(path), where=where, meta=meta
+            _given(history),
+            conv_id=conv_id,
+            source=str(path),
+            where=where,
+            meta=_given(meta),
         )
         out.append(conv)
     if not out and not options.select:
@@ -443,28 +478,47 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     if path.suffix == ".jsonl":
         return _load_jsonl(path, options)
     try:
-        data = load_json(path)
+        return _load_document(path, options)
     except TranscriptError as exc:
         if "Extra data" in str(exc):  # JSON lines under another name
             return _load_jsonl(path, options)
         raise
-    meta: dict[str, Any] = {}
-    if isinstance(data, Mapping):
-        if not isinstance(data.get("history"), list):
-            raise TranscriptError(f"{path}: an object without a 'history' list of events")
-        meta = _line_meta(data)
-        events = data["history"]
-    elif isinstance(data, list):
-        events = data
-    else:
+
+
+def _load_document(path: Path, options: ImportOptions) -> list[Conversation]:
+    """A ``.json`` log: a list of events, or an object with a ``history`` list, read
+    one event at a time (twice: the layout is told apart first)."""
+    doc = JSONDocument(path, "history")
+    if doc.shape == "object" and not doc.found:
+        raise TranscriptError(f"{path}: an object without a 'history' list of events")
+    if doc.shape == "other":
         raise TranscriptError(f"{path}: expected a list of OpenHands events")
-    if options.select and not all(_scalar(meta.get(k)) == v for k, v in options.select.items()):
+    doc.close()
+    reading = doc
+
+    def events() -> Iterator[Any]:
+        nonlocal reading
+        reading = JSONDocument(path, "history")
+        return reading.items()
+
+    def meta() -> dict[str, Any]:
+        # The fields of the read that converted (the last one), complete by now.
+        return _line_meta(reading.fields) if doc.shape == "object" else {}
+
+    conv = conversation_from_events(
+        events,
+        conv_id=path.stem,
+        source=str(path),
+        where=str(path),
+        meta=meta,
+        spilled=path.stat().st_size >= spill.SPILL_BYTES,
+    )
+    file_meta = meta()
+    if options.select and not all(
+        _scalar(file_meta.get(k)) == v for k, v in options.select.items()
+    ):
         return []
-    return [
-        conversation_from_events(
-            events, conv_id=path.stem, source=str(path), where=str(path), meta=meta
-        )
-    ]
+    return [conv]
 
 
 _EVENT_KEYS = re.compile(r'"(action|observation)"\s*:\s*"')
