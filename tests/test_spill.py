@@ -237,6 +237,20 @@ def _cli(path: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
+def spill_files_made(monkeypatch: pytest.MonkeyPatch) -> list[spill.SpillFile]:
+    """Force spilling and collect every SpillFile made from now on (one per import is the aim)."""
+    made: list[spill.SpillFile] = []
+    init = spill.SpillFile.__init__
+
+    def counting(self: spill.SpillFile) -> None:
+        init(self)
+        made.append(self)
+
+    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    return made
+
+
 def _held_then_spilled(
     path: Path,
     tmp_path: Path,
@@ -465,15 +479,7 @@ def test_every_agent_of_a_spilled_agent_sdk_log_shares_one_file(
         records.append(_sdk(f"t{n}", "user", uuid=f"s{n}", message={"content": f"task {n}"}))
     path = tmp_path / "many.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    made: list[spill.SpillFile] = []
-    init = spill.SpillFile.__init__
-
-    def counting(self: spill.SpillFile) -> None:
-        init(self)
-        made.append(self)
-
-    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
-    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    made = spill_files_made(monkeypatch)
     convs = cc.load(path, ImportOptions())
     assert [c.agent for c in convs] == [f"t{n}" for n in range(5)]
     assert all(isinstance(c.messages, SpilledMessages) for c in convs)
@@ -865,15 +871,7 @@ def test_a_spilled_openhands_v1_folder_and_its_sub_agents_share_one_file(
         sub = folder / "subagents" / f"extra{n}"
         (sub / "events").mkdir(parents=True)
         _v1_event(sub / "events", 0, _v1_user(f"e{n}", f"side task {n}"))
-    made: list[spill.SpillFile] = []
-    init = spill.SpillFile.__init__
-
-    def counting(self: spill.SpillFile) -> None:
-        init(self)
-        made.append(self)
-
-    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
-    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    made = spill_files_made(monkeypatch)
     from snapshot.transcript.formats import ImportOptions, get_format
 
     # The importer alone: cleaning the lone surrogate afterwards copies into a spill of its own.

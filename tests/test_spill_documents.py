@@ -11,7 +11,7 @@ same bytes as the import held in memory.
 from __future__ import annotations
 
 import pytest
-from test_spill import _corpus_case, _held_then_spilled
+from test_spill import _corpus_case, _held_then_spilled, spill_files_made
 
 from snapshot.transcript.formats import _json_stream
 
@@ -196,15 +196,7 @@ def test_every_session_of_a_spilled_aider_history_shares_one_file(
             for n in range(5)
         )
     )
-    made: list[spill.SpillFile] = []
-    init = spill.SpillFile.__init__
-
-    def counting(self: spill.SpillFile) -> None:
-        init(self)
-        made.append(self)
-
-    monkeypatch.setattr(spill.SpillFile, "__init__", counting)
-    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    made = spill_files_made(monkeypatch)
     convs = import_path(path)
     assert [c.messages[0].text() for c in convs] == [f"task {n}" for n in range(5)]
     assert all(isinstance(c.messages, spill.SpilledMessages) for c in convs)
