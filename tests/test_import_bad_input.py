@@ -21,6 +21,7 @@ import pytest
 from snapshot.cli import main
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import _common, detect, import_path
+from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.model import ImageBlock, TextBlock
 
 BIG_INT = "7" * 5000  # beyond Python's 4300-digit int/str conversion limit
@@ -145,7 +146,7 @@ def test_huge_integer_in_a_lenient_document_names_the_line(tmp_path: Path) -> No
     p = tmp_path / "doc.json"
     p.write_text('{\n  "n":\n' + BIG_INT + "\n}\n", encoding="utf-8")
     with pytest.raises(TranscriptError, match=r"doc\.json:3: .*4300 digits"):
-        _common.read_json_document(p, _common.Warnings())
+        JSONDocument(p, "messages", _common.Warnings())
 
 
 def test_deeply_nested_document_is_a_clear_error_also_at_detection(tmp_path: Path) -> None:

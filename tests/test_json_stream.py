@@ -12,13 +12,42 @@ import pytest
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import _json_stream
-from snapshot.transcript.formats._common import Warnings, load_json, read_json_document
+from snapshot.transcript.formats._common import (
+    JSON_LIMIT_ERRORS,
+    Warnings,
+    json_limit_error,
+    load_json,
+)
 from snapshot.transcript.formats._json_stream import JSONDocument
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("SNAPSHOT_CORPUS") or REPO.parent / "shared" / "corpus")
 # Chunks of 1 and 7 bytes cut every value and every UTF-8 sequence somewhere.
 CHUNKS = [1, 7, 1 << 20]
+
+
+def read_json_document(path: Path, warnings: Warnings) -> Any:
+    """The lenient whole-document reader the importers used before they streamed: the
+    oracle for the errors and warnings a streamed read must give."""
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        warnings.add(
+            f"{path}:{line}: invalid UTF-8 at byte {exc.start}; undecodable bytes "
+            "replaced with U+FFFD"
+        )
+        text = raw.decode("utf-8", errors="replace")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(
+            f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
+            "the file holds one JSON document, so nothing can be imported"
+        ) from exc
+    except JSON_LIMIT_ERRORS as exc:
+        raise json_limit_error(path, text, exc) from exc
 
 
 def _whole(path: Path, key: str | None, chunk: int, monkeypatch: pytest.MonkeyPatch) -> Any:

@@ -247,44 +247,9 @@ def iter_json_objects(
         yield lineno, record
 
 
-# A whole-document format (one JSON value per file) must be parsed at once;
-# refuse files far beyond any real trajectory rather than exhaust memory.
+# One JSON value larger than this (an element of a streamed list, or a field)
+# is refused rather than exhaust memory (formats/_json_stream.py).
 MAX_DOCUMENT_BYTES = 512 * 1024 * 1024
-
-
-def read_json_document(path: Path, warnings: Warnings) -> Any:
-    """Parse a file holding one JSON document, reporting bad UTF-8 and bad JSON by line.
-
-    Lenient: bad UTF-8 is a warning. :func:`load_json` is the strict kind.
-    """
-    try:
-        size = path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES:
-            raise TranscriptError(
-                f"{path}: {size} bytes is more than the {MAX_DOCUMENT_BYTES}-byte limit "
-                "for a single JSON document"
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        warnings.add(
-            f"{path}:{line}: invalid UTF-8 at byte {exc.start}; undecodable bytes "
-            "replaced with U+FFFD"
-        )
-        text = raw.decode("utf-8", errors="replace")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(
-            f"{path}:{exc.lineno}: malformed JSON ({exc.msg} at column {exc.colno}); "
-            "the file holds one JSON document, so nothing can be imported"
-        ) from exc
-    except JSON_LIMIT_ERRORS as exc:
-        raise json_limit_error(path, text, exc) from exc
 
 
 def text_lines(path: Path, warnings: Warnings) -> Iterator[str]:
@@ -443,7 +408,8 @@ def matches_select(values: Mapping[str, Any], select: Mapping[str, str]) -> bool
 def load_json(path: Path) -> Any:
     """Parse a whole JSON file; a syntax error names the file, line and column.
 
-    Strict: bad UTF-8 is an error. :func:`read_json_document` is the lenient kind.
+    Strict: bad UTF-8 is an error (for small files read whole; a session's document is
+    read a piece at a time by :class:`~snapshot.transcript.formats._json_stream.JSONDocument`).
     """
     try:
         text = path.read_text(encoding="utf-8")

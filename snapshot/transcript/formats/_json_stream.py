@@ -8,10 +8,11 @@ never the whole document or all its parsed elements. Everything else at the
 top level (the session's id, times, title) is parsed whole into
 :attr:`JSONDocument.fields`.
 
-The values are exactly what :func:`json.loads` gives, and its errors are
-reported the same way as :func:`~snapshot.transcript.formats._common.read_json_document`
-(lenient: bad UTF-8 is one warning) or :func:`~snapshot.transcript.formats._common.load_json`
-(strict: bad UTF-8 is an error), naming the file, line and column.
+The values are exactly what :func:`json.loads` gives, and its errors and
+warnings are worded as the whole-document readers it replaced worded them
+(lenient: bad UTF-8 is one warning; strict, as
+:func:`~snapshot.transcript.formats._common.load_json`: bad UTF-8 is an error),
+naming the file, line and column.
 
 >>> import tempfile
 >>> from pathlib import Path
