@@ -109,7 +109,7 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             "import with the text-kept check vs the importer's load alone: "
             f"{m['import_checked'] / m['import_load_only']:.1f}x the time"
         )
-    return out + _scale_lines(m) + _import_memory_lines()
+    return out + _scale_lines(m)
 
 
 def _import_memory_lines() -> list[str]:
@@ -211,6 +211,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     tr.write_line("by min (least disturbed by other processes):")
     for line in _ratio_lines(MINS):
         tr.write_line("  " + line)
+    memory = _import_memory_lines()  # one run each: not a median or a min
+    if memory:
+        tr.write_line("peak memory:")
+        for line in memory:
+            tr.write_line("  " + line)
 
 
 #: Peak RSS of the measuring child, read where exec does not carry it over: Linux
