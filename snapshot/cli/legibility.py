@@ -306,9 +306,14 @@ def _print_tune(outcome: Any) -> None:
             f"{mark}{c.font:<12} gap {c.col_gap}/{c.row_gap} {c.ink:<15} {c.page[0]}x{c.page[1]:<5} "
             f"{c.density:6.2f} chars/token  accuracy {t.char_accuracy:.3f}"
         )
-    for s in result.skipped:
+    _print_tune_end(outcome)
+
+
+def _print_tune_end(outcome: Any) -> None:
+    """What both tuners print after their trials: skipped candidates, why, the profile."""
+    for s in outcome.result.skipped:
         print(f"skipped {s}")
-    print(result.why)
+    print(outcome.result.why)
     if outcome.path:
         print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
 
@@ -351,11 +356,7 @@ def _print_tune_pages(outcome: Any) -> None:
             f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
             f"x0.9 {res}"
         )
-    for s in result.skipped:
-        print(f"skipped {s}")
-    print(result.why)
-    if outcome.path:
-        print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
+    _print_tune_end(outcome)
 
 
 def run_frontier(args: argparse.Namespace) -> int:
