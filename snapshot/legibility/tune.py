@@ -654,6 +654,15 @@ def default_profile_path(model: str) -> str:
     return f"profile-{safe}.json"
 
 
+def _given_axes(**axes: Any) -> dict[str, Any]:
+    """The search axes a caller gave (None or empty keeps the tuner's default).
+
+    >>> _given_axes(fonts=["misc-5x8"], inks=None, row_gaps=[])
+    {'fonts': ['misc-5x8']}
+    """
+    return {name: value for name, value in axes.items() if value}
+
+
 def tune_and_write(
     model: str,
     reader: str,
@@ -690,15 +699,7 @@ def tune_and_write(
         from snapshot.legibility.readers import get_reader
 
         crop = get_reader(reader)
-    kw: dict[str, Any] = {}
-    if fonts:
-        kw["fonts"] = fonts
-    if col_gaps:
-        kw["col_gaps"] = col_gaps
-    if row_gaps:
-        kw["row_gaps"] = row_gaps
-    if inks:
-        kw["inks"] = inks
+    kw = _given_axes(fonts=fonts, col_gaps=col_gaps, row_gaps=row_gaps, inks=inks)
     result = tune(
         model,
         crop,
@@ -756,15 +757,14 @@ def tune_pages_and_write(
         hard_tokens=hard_target,
         resampled_char_accuracy=resampled_target,
     )
-    kw: dict[str, Any] = {}
-    if styles:
-        kw["styles"] = styles
-    if row_gaps:
-        kw["row_gaps"] = row_gaps
-    if col_gaps:
-        kw["col_gaps"] = col_gaps
-    if isinstance(measure_page, tuple):  # "own": each candidate's own page size
-        kw["measure_page"] = measure_page
+    # "own" (not a tuple): each candidate's own page size, the tuner's default.
+    own = not isinstance(measure_page, tuple)
+    kw = _given_axes(
+        styles=styles,
+        row_gaps=row_gaps,
+        col_gaps=col_gaps,
+        measure_page=None if own else measure_page,
+    )
     result = tune_pages(
         model,
         load_page_reader(reader),
