@@ -343,3 +343,19 @@ def test_the_sampled_measure_is_the_same_in_every_process() -> None:
         for seed in ("1", "2", "3")
     }
     assert len(shares) == 1, shares
+
+
+@pytest.mark.parametrize("first", ["systemInstruction", "tools", "contents"])
+def test_a_generate_content_body_is_detected_whatever_key_comes_first(
+    first: str, tmp_path: Path
+) -> None:
+    """REST bodies put ``systemInstruction`` or ``tools`` (lists of parts) before ``contents``."""
+    fields = {
+        "systemInstruction": {"parts": [{"text": "be brief"}]},
+        "tools": [{"functionDeclarations": [{"name": "ls", "description": "list"}]}],
+        "contents": [{"role": "user", "parts": [{"text": "list the files"}]}],
+    }
+    body = {first: fields[first], **{k: v for k, v in fields.items() if k != first}}
+    p = tmp_path / "body.json"
+    p.write_text(json.dumps(body), encoding="utf-8")
+    assert detect(p).name == "gemini-content"

@@ -271,14 +271,15 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 
 _PARTS = re.compile(r'"parts"\s*:\s*\[')
 _GEMINI_ROLE = re.compile(r'"role"\s*:\s*"(user|model)"')
-_CONTENTS = re.compile(r'^\{[^\[]*?"contents"\s*:\s*\[')
+# A body's contents list, wherever it is (systemInstruction and tools may come first).
+_CONTENTS = re.compile(r'"contents"\s*:\s*\[')
 
 
 def sniff(path: Path, head: bytes) -> bool:
     if path.is_dir():
         return False
     text = head_text(head)
-    if not (text.startswith("[") or _CONTENTS.match(text)):
+    if not (text.startswith("[") or (text.startswith("{") and _CONTENTS.search(text))):
         return False
     return _PARTS.search(text) is not None and _GEMINI_ROLE.search(text) is not None
 
