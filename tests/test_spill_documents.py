@@ -94,12 +94,27 @@ def test_a_document_session_imports_the_same_spilled_or_held(
     assert [c.tip for c in spilled] == [c.tip for c in held]
 
 
-def test_a_system_instruction_after_the_contents_still_comes_first(
-    tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("system_first", [False, True], ids=["after", "before"])
+def test_a_system_instruction_comes_first_wherever_it_is(
+    system_first: bool,
+    tmp_path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The package's own ``--to gemini`` bodies put ``systemInstruction`` after ``contents``."""
+    """The package's own ``--to gemini`` bodies put ``systemInstruction`` after ``contents``;
+    an SDK's may put it before. Only the first needs the messages copied behind it."""
     import json
 
+    from snapshot.transcript.formats import gemini_content
+
+    copies: list[int] = []
+    put_first = gemini_content.put_first
+
+    def counting(head, messages):  # type: ignore[no-untyped-def]
+        copies.append(len(head))
+        return put_first(head, messages)
+
+    monkeypatch.setattr(gemini_content, "put_first", counting)
     body = {
         "contents": [
             {"role": "user", "parts": [{"text": "list the files"}]},
@@ -112,6 +127,8 @@ def test_a_system_instruction_after_the_contents_still_comes_first(
         ],
         "systemInstruction": {"parts": [{"text": "be brief"}, {"text": "be right"}]},
     }
+    if system_first:
+        body = {"systemInstruction": body["systemInstruction"], "contents": body["contents"]}
     path = tmp_path / "body.json"
     path.write_text(json.dumps(body))
     _, [spilled] = _held_then_spilled(
@@ -120,6 +137,7 @@ def test_a_system_instruction_after_the_contents_still_comes_first(
     assert [m.id for m in spilled.messages] == ["system-0", "system-1", "c0", "c1", "c2", "c3"]
     assert spilled.path_ids() == [m.id for m in spilled.messages]
     assert spilled.tip == "c3"
+    assert set(copies) == ({0} if system_first else {2})  # head copied in front, or not
 
 
 def test_instructions_after_the_input_list_still_come_first(

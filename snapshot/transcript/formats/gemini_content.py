@@ -141,10 +141,7 @@ class _Reader:
         copied one at a time behind it.
         """
         self.flush()
-        head = [
-            Message(f"system-{n}", f"system-{n - 1}" if n else None, "system", (TextBlock(t),))
-            for n, t in enumerate(system)
-        ]
+        head = _system_messages(system)
         self.last = self.last or (head[-1].id if head else None)
         return put_first(head, spill.frozen(self.messages))
 
@@ -200,18 +197,40 @@ class _Reader:
         return call.id
 
 
+def _system_messages(system: Sequence[str]) -> list[Message]:
+    return [
+        Message(f"system-{n}", f"system-{n - 1}" if n else None, "system", (TextBlock(t),))
+        for n, t in enumerate(system)
+    ]
+
+
+def _system_of(data: Mapping[str, Any]) -> list[str]:
+    return _system_texts(data.get("systemInstruction") or data.get("system_instruction"))
+
+
 def _conversation(doc: JSONDocument, path: Path) -> Conversation:
     """The neutral conversation of a ``Content[]`` list, or of a body's ``contents``
     (its system texts before it, one message each), read one content at a time."""
     source = str(path)
     reader = _Reader(source, path.stat().st_size >= spill.SPILL_BYTES)
+    # A system instruction before the contents goes first now, not copied in front later
+    # (decided only when no later key could change which one is read).
+    early = doc.fields
+    known = bool(early.get("systemInstruction")) or {
+        "systemInstruction",
+        "system_instruction",
+    } <= set(early)
+    if known:
+        for m in _system_messages(_system_of(early)):
+            reader.messages.append(m)
+            reader.last = m.id
     for i, content in enumerate(doc.items()):
         reader.content(i, content)
     meta: dict[str, Any] = {}
     system: list[str] = []
     if doc.shape == "object":
         data = doc.fields
-        system = _system_texts(data.get("systemInstruction") or data.get("system_instruction"))
+        system = [] if known else _system_of(data)
         tools = _tools(data.get("tools"))
         if tools:
             meta["tools"] = tools
