@@ -177,17 +177,19 @@ def _conversation(
     meta: dict[str, Any] = {}
     messages = spill.message_sink(spilled)
     last: str | None = None
-    head: list[Message] = []
 
-    def system_first() -> None:
-        # Its warnings come first when it is known first (always, but for a file
-        # whose system prompt follows the messages).
+    def system_message() -> Message | None:
         system = header.get("system") if header is not None else None
-        if system and not head:
-            blocks = parser.blocks(system, f"{where}: system")
-            head.append(Message("system", None, "system", tuple(blocks)))
+        if not system:
+            return None
+        return Message("system", None, "system", tuple(parser.blocks(system, f"{where}: system")))
 
-    system_first()
+    # Known before the messages (always, but for a file whose system prompt follows
+    # them), it goes first now, its warnings first too; else it is put in front later.
+    early = system_message()
+    if early is not None:
+        messages.append(early)
+        last = early.id
     for i, rec in enumerate(records):
         at = f"{where}: message {i}"
         if not isinstance(rec, Mapping):
@@ -201,12 +203,12 @@ def _conversation(
         blocks = parser.blocks(rec.get("content"), at)
         messages.append(Message(f"m{i}", last, nrole, tuple(blocks)))
         last = f"m{i}"
-    system_first()
+    late = system_message() if early is None else None
     if header is not None:
         for key in ("model", "tools", "max_tokens"):
             if key in header:
                 meta[key] = header[key]
-    conv_messages = put_first(head, spill.frozen(messages))
+    conv_messages = put_first([late] if late else [], spill.frozen(messages))
     warns = parser.warns
     if parser.skipped:
         warns.append(skipped_warning(where, "Anthropic Messages", parser.skipped))
@@ -215,7 +217,7 @@ def _conversation(
     return Conversation(
         id=conv_id,
         messages=conv_messages,
-        tip=last or (head[-1].id if head else None),
+        tip=last or (late.id if late else None),
         format=NAME,
         source=source,
         meta=meta,
