@@ -97,6 +97,11 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
         out.append(
             f"8-bit gray PNG vs 1-bit PNG, same grid: {m['png_gray'] / m['png_1bit_same_grid']:.1f}x the time"
         )
+    if "json_document_items" in m and "json_load_whole" in m:
+        out.append(
+            "JSONDocument element by element vs json.load of the whole file: "
+            f"{m['json_document_items'] / m['json_load_whole']:.2f}x the time"
+        )
     if "png_encode" in m:
         out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
     crops = m.get("rapidocr crops given rows")
