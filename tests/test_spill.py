@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_import_openhands_v1 import _event, _user
 
 from snapshot.cli import main
 from snapshot.errors import TranscriptError
@@ -521,18 +522,12 @@ def test_an_openhands_v1_folder_imports_the_same_spilled_or_held(
 
 
 def _v1_event(folder: Path, i: int, ev: dict[str, Any] | str) -> None:
-    text = ev if isinstance(ev, str) else json.dumps(ev)
-    name = f"event-{i:05d}-{'0' * 8}-0000-0000-0000-{i:012d}.json"
-    (folder / name).write_text(text, encoding="utf-8")
-
-
-def _v1_user(eid: str, text: str) -> dict[str, Any]:
-    return {
-        "kind": "MessageEvent",
-        "id": eid,
-        "source": "user",
-        "llm_message": {"role": "user", "content": [{"type": "text", "text": text}]},
-    }
+    """An event file (``ev`` as text: a file cut short, as one still being written)."""
+    if isinstance(ev, str):
+        name = f"event-{i:05d}-{'0' * 8}-0000-0000-0000-{i:012d}.json"
+        (folder / name).write_text(ev, encoding="utf-8")
+    else:
+        _event(folder, i, ev)
 
 
 def _v1_call(eid: str, call: str, response: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -568,14 +563,14 @@ def _v1_folder(tmp_path: Path) -> Path:
     prompt = "look for the parser"
     for i, ev in enumerate(
         [
-            _v1_user("u1", "go \ud83d"),  # a lone surrogate, as a JavaScript writer leaves
+            _user("u1", "go \ud83d"),  # a lone surrogate, as a JavaScript writer leaves
             _v1_call("a1", "c1", "r1", {"command": "ls"}),
             _v1_call("a2", "c2", "r1", {"command": "pwd"}),  # joins a1's message
             _v1_call("a3", "c3", "r1", {"prompt": prompt}),
             _v1_result("o1", "a1", "c1", "a.txt"),
             _v1_result("o2", "a2", "c2", "/w"),
             _v1_result("o3", "a3", "c3", "found it"),
-            _v1_user("o2", "an event id seen two events before"),
+            _user("o2", "an event id seen two events before"),
             _v1_call("a4", "c4", "r2", {"command": "exit"}),  # never answered
             '{"kind": "MessageEvent", "id": "cut',  # still being written
         ]
@@ -583,7 +578,7 @@ def _v1_folder(tmp_path: Path) -> Path:
         _v1_event(events, i, ev)
     sub = parent / "subagents" / "5ab"
     (sub / "events").mkdir(parents=True)
-    _v1_event(sub / "events", 0, _v1_user("su", prompt))
+    _v1_event(sub / "events", 0, _user("su", prompt))
     _v1_event(sub / "events", 1, _v1_call("sa", "s1", "rs", {"command": "grep parse"}))
     _v1_event(sub / "events", 2, _v1_result("so", "sa", "s1", "def parse"))
     return parent
@@ -870,7 +865,7 @@ def test_a_spilled_openhands_v1_folder_and_its_sub_agents_share_one_file(
     for n in range(3):
         sub = folder / "subagents" / f"extra{n}"
         (sub / "events").mkdir(parents=True)
-        _v1_event(sub / "events", 0, _v1_user(f"e{n}", f"side task {n}"))
+        _v1_event(sub / "events", 0, _user(f"e{n}", f"side task {n}"))
     made = spill_files_made(monkeypatch)
     from snapshot.transcript.formats import ImportOptions, get_format
 
