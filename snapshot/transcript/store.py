@@ -504,6 +504,7 @@ class Store:
         """
         path = self.path_for(conv_id, agent)
         key = (conv_id, agent)
+        self._remove_stale_temps(path)
         try:
             st = path.stat()
         except FileNotFoundError:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ from typing import Any, BinaryIO
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.encodable import encodable_value
+from snapshot.transcript.files import require_regular_file
 from snapshot.transcript.model import Message, message_from_dict, message_to_dict
 from snapshot.transcript.spill import SpilledMessages
 from snapshot.transcript.tree import Checkpoint
@@ -184,6 +186,21 @@ def stamp_of(st: os.stat_result) -> tuple[int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` open for reading; a FIFO, device or folder is refused, never waited on or read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        require_regular_file(path)  # raises, naming what it is
+        raise TranscriptError(f"{path}: not a regular file")  # replaced in between
+    return os.fdopen(fd, "rb")
+
+
 def _lines(fh: BinaryIO, limit: int | None) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of each line, the last one without its newline if torn."""
     at = 0
@@ -276,7 +293,7 @@ def scan(
     """
     state = LogState()
     pending = 0  # message records since the last commit
-    with path.open("rb") as fh:
+    with _open_regular(path) as fh:
         state.stamp = stamp_of(os.fstat(fh.fileno()))
         number = 0
         for at, line in _lines(fh, limit):
