@@ -7,7 +7,8 @@ conversation, mixing at random appends of a turn (``Store.append``),
 checkpoint labels (``Store.save_checkpoints``, the whole list plus one),
 forks (``tree.fork`` saved as a new conversation, which starts its own log)
 and notes (``Store.record``), and reports each on a pipe only after the call
-returned. It is killed with SIGKILL after a random 50-500 ms. Then every log of the workspace must load, and every
+returned. Once it has acknowledged its first call it is killed with SIGKILL
+after a random 0-50 ms. Then every log of the workspace must load, and every
 acknowledged turn, label, fork and note must be there. The next writer starts
 from what is stored.
 
@@ -95,10 +96,17 @@ def _run_killed(ws: Path, run: int, delay: float) -> list[str]:
         finally:
             os._exit(status)
     os.close(w)
+    # Wait for its first acknowledgement, so the kill lands while it works, not while it starts.
+    first = b""
+    while not first.endswith(b"\n"):
+        got = os.read(r, 1)
+        if not got:
+            break
+        first += got
     time.sleep(delay)
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    chunks = []
+    chunks = [first]
     while chunk := os.read(r, 65536):
         chunks.append(chunk)
     os.close(r)
@@ -117,7 +125,7 @@ def kill_run(kills: int, seed: int = 23) -> dict[str, int]:
     forks: set[str] = set()
     notes: set[str] = set()
     for run in range(kills):
-        acked = _run_killed(ws, run, rng.uniform(0.05, 0.5))
+        acked = _run_killed(ws, run, rng.uniform(0.0, 0.05))
         counts["kills"] += 1
         for line in acked:
             kind, _, what = line.partition(" ")
