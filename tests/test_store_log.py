@@ -22,7 +22,6 @@ import pytest
 from snapshot.errors import TranscriptError
 from snapshot.transcript import store_log
 from snapshot.transcript.model import (
-    Conversation,
     Message,
     TextBlock,
     ToolCall,
@@ -223,7 +222,9 @@ def test_compact_rewrites_the_log_to_what_loads_the_same(tmp_path: Path) -> None
     store.append("c", [user("u1", None), reply("a1", "u1")])
     for i in range(5):
         store.append("c", [], tip="u1" if i % 2 == 0 else "a1")
-    store.save(store.load("c").with_messages([user("u1", None, "changed"), reply("a1", "u1")], "a1"))
+    store.save(
+        store.load("c").with_messages([user("u1", None, "changed"), reply("a1", "u1")], "a1")
+    )
     store.save_checkpoints("c", "main", [Checkpoint("start", "u1")])
     store.record("c", {"type": "compaction", "pass": 1})
     before = (store.load("c"), store.load_checkpoints("c"), store.records("c"))
@@ -295,3 +296,23 @@ def test_kill_9_mid_append_loses_no_acknowledged_turn(tmp_path: Path) -> None:
         conv = Store(ws).load("c")
         assert set(acked) <= set(conv.index), round_
         assert conv.tip is not None and conv.tip.startswith("a")
+
+
+def test_the_compact_command_rewrites_every_agent_and_says_how_much(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshot.cli import main
+
+    store = Store(tmp_path)
+    store.append("c", [user("u1", None), reply("a1", "u1")])
+    store.append("c", [user("s1", None)], agent="sub")
+    for _ in range(3):
+        store.append("c", [], tip="u1")
+        store.append("c", [], tip="a1")
+    before = store.load("c")
+    assert main(["store", "compact", "c", "--workspace", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == ["c (main)", "c (sub)"]
+    assert Store(tmp_path).load("c") == before and Store(tmp_path).load("c", "sub").tip == "s1"
+    assert main(["store", "compact", "nope", "--workspace", str(tmp_path)]) == 2
+    assert "no conversation 'nope' is stored" in capsys.readouterr().err
