@@ -316,3 +316,13 @@ def test_the_compact_command_rewrites_every_agent_and_says_how_much(
     assert Store(tmp_path).load("c") == before and Store(tmp_path).load("c", "sub").tip == "s1"
     assert main(["store", "compact", "nope", "--workspace", str(tmp_path)]) == 2
     assert "no conversation 'nope' is stored" in capsys.readouterr().err
+
+
+def test_a_line_longer_than_any_record_is_refused_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    store.append("c", [user("u1", None, "x" * 5000)])
+    monkeypatch.setattr(store_log, "MAX_RECORD_BYTES", 1000)
+    with pytest.raises(TranscriptError, match=r"main.jsonl: a line of more than 1000 bytes"):
+        Store(tmp_path).load("c")

@@ -75,6 +75,9 @@ LOG_SUFFIX = ".jsonl"
 #: The record types that make the conversation; any other type is a note.
 STRUCTURE = frozenset({"conversation", "message", "tip", "checkpoints", "trim"})
 
+#: A line longer than this is not a record the store wrote (a record is read whole).
+MAX_RECORD_BYTES = 1 << 30
+
 _VERSION_KEY = "snapshot_store"
 _HEAD = b'{"snapshot_store":'
 # How a message record begins as the store writes it: its id follows as a JSON string.
@@ -201,13 +204,19 @@ def _open_regular(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb")
 
 
-def _lines(fh: BinaryIO, limit: int | None) -> Iterator[tuple[int, bytes]]:
+def _lines(path: Path, fh: BinaryIO, limit: int | None) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of each line, the last one without its newline if torn."""
     at = 0
     while limit is None or at < limit:
-        line = fh.readline() if limit is None else fh.readline(limit - at)
+        most = MAX_RECORD_BYTES + 1 if limit is None else min(MAX_RECORD_BYTES + 1, limit - at)
+        line = fh.readline(most)
         if not line:
             return
+        if len(line) > MAX_RECORD_BYTES:
+            raise TranscriptError(
+                f"{path}: a line of more than {MAX_RECORD_BYTES} bytes at byte {at}: not a "
+                "record the store wrote; restore the log from a backup"
+            )
         yield at, line
         at += len(line)
 
@@ -296,7 +305,7 @@ def scan(
     with _open_regular(path) as fh:
         state.stamp = stamp_of(os.fstat(fh.fileno()))
         number = 0
-        for at, line in _lines(fh, limit):
+        for at, line in _lines(path, fh, limit):
             number += 1
             if not line.endswith(b"\n"):
                 state.warnings.append(
