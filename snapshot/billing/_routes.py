@@ -240,6 +240,7 @@ ROUTE_ROWS: tuple[Route, ...] = (
             "LiteLLM-style Gemini on Vertex AI; priced as Google's (GP has no Vertex rows)",
         ),
         price_provider="google",
+        price_inner=True,
     ),
     # Azure OpenAI: its own route (not OpenRouter's caps); priced by genai-prices' azure rows.
     Route(
@@ -247,6 +248,7 @@ ROUTE_ROWS: tuple[Route, ...] = (
         re.compile(r"^azure/(?P<model>[^/]+)$"),
         Fact(SRC_AZURE, "documented", "2026-12-01", "LiteLLM-style azure/<deployment = model id>"),
         price_provider="azure",
+        price_inner=True,
     ),
     # LiteLLM-style vendor prefixes that name the vendor's own API (OpenRouter spells
     # these vendors google/, x-ai/, mistralai/); "direct" = the provider's own route.

@@ -175,6 +175,8 @@ class Route:
     fact: Fact
     dotted: bool = False
     price_provider: str | None = None
+    # The price database lists the id inside the shape (azure/gpt-6-sol as gpt-6-sol).
+    price_inner: bool = False
 
 
 TextMethod = Literal["exact", "reconstruction", "estimate"]

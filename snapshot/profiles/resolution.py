@@ -48,6 +48,7 @@ class Resolution:
     prefix_family: str | None = None
     inner_id: str = ""  # the id inside the gateway shape (what the vendor calls it)
     price_provider: str | None = None  # genai-prices provider of the route, if not the vendor's
+    price_inner: bool = False  # the route's price rows list the inner id
 
 
 def _lookup(name: str) -> tuple[Model, str, str | None] | None:
@@ -107,7 +108,9 @@ def resolve_id(model_id: str) -> Resolution | None:
             if route.name == "direct":
                 provider = tables.FAMILIES[row.family].provider
                 return Resolution(row, tables.DIRECT_ROUTE[provider], how, prefix, v)
-            return Resolution(row, route.name, how, prefix, v, route.price_provider)
+            return Resolution(
+                row, route.name, how, prefix, v, route.price_provider, route.price_inner
+            )
     found = _lookup(name)
     if found is None:
         return None
@@ -185,7 +188,8 @@ def _build(
     price_ids: list[tuple[str, str | None]] = []
     if resolution is not None:
         if resolution.price_provider is not None:
-            price_ids.append((model_id.strip().lower(), resolution.price_provider))
+            own = resolution.inner_id if resolution.price_inner else model_id.strip().lower()
+            price_ids.append((own, resolution.price_provider))
         price_ids.append((resolution.inner_id, vendor_price))
     elif not fallback:
         price_ids.append((model_id.strip().lower(), vendor_price))
