@@ -80,7 +80,11 @@ class Finding:
 
 
 def fact_day(date: str) -> str | None:
-    """The first day a fact's date can mean (``2026`` → ``2026-01-01``), or None if undated."""
+    """The first day a fact's date can mean (``2026`` → ``2026-01-01``), or None if undated.
+
+    >>> fact_day("2026-09-23"), fact_day("2026-13")
+    ('2026-09-23', None)
+    """
     m = _DATE.match(date.strip())
     if m is None:
         return None
@@ -92,7 +96,11 @@ def fact_day(date: str) -> str | None:
 
 
 def is_official(source: str) -> bool:
-    """True when the source names a vendor's own documentation host."""
+    """True when the source names a vendor's own documentation host.
+
+    >>> is_official("https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle")
+    True
+    """
     return any(host in source for host in OFFICIAL_HOSTS)
 
 
@@ -102,7 +110,11 @@ def _sources(source: str) -> int:
 
 
 def all_facts() -> list[FactRow]:
-    """Every fact of every provider table, one row each (a fact shared by rows is listed per row)."""
+    """Every fact of every provider table, one row each (a fact shared by rows is listed per row).
+
+    >>> [r.fact.label for r in all_facts() if r.table == "route lifecycle"][:1]
+    ['documented']
+    """
     return list(_iter_facts())
 
 

@@ -39,12 +39,21 @@ DEFAULT_EVIDENCE_DIR = Path("reports/probes")
 
 
 def range_for(model: str) -> RangeFact | None:
-    """The range a model row's disputed scheme field lies in (by canonical id), or None."""
+    """The range a model row's disputed scheme field lies in (by canonical id), or None.
+
+    >>> range_for("gpt-6.2-sol").name
+    'GPT-6 family patch multiplier'
+    """
     return tables.RANGE_BY_MODEL.get(model)
 
 
 def scheme_at(scheme: Scheme, rng: RangeFact, value: str) -> Scheme:
-    """``scheme`` with the disputed field set to ``value`` (its label: uncertain)."""
+    """``scheme`` with the disputed field set to ``value``.
+
+    >>> from snapshot.billing.providers import MODELS
+    >>> scheme_at(MODELS["gpt-6-sol"].scheme, range_for("gpt-6-sol"), "1.2").multiplier
+    '1.2'
+    """
     if not hasattr(scheme, rng.field):
         raise InputError(f"{rng.name}: scheme {scheme.kind} has no field {rng.field!r}")
     return dataclasses.replace(scheme, **{rng.field: value})  # type: ignore[type-var]
@@ -52,7 +61,12 @@ def scheme_at(scheme: Scheme, rng: RangeFact, value: str) -> Scheme:
 
 @dataclass(frozen=True)
 class Settled:
-    """A range settled for one model by a measured ``usage``: the value and its record."""
+    """A range settled for one model by a measured ``usage``: the value and its record.
+
+    >>> s = Settled("gpt-6-sol", "1.2", Fact("r.json", "measured", "2026-12-02"), "r.json", True)
+    >>> s.record()["offline_stand_in"]
+    True
+    """
 
     model: str
     value: str

@@ -37,7 +37,11 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def settle(image_tokens: int, predicted: dict[str, int]) -> str | None:
-    """The range end whose predicted image tokens match the measured ones, or None."""
+    """The range end whose predicted image tokens match the measured ones, or None.
+
+    >>> settle(3540, {"1.2": 2823, "1.5": 3528})
+    '1.5'
+    """
     best = min(predicted, key=lambda v: abs(predicted[v] - image_tokens))
     slack = max(_FRAMING_TOKENS, TOLERANCE * predicted[best])
     return best if abs(predicted[best] - image_tokens) <= slack else None

@@ -217,7 +217,16 @@ class Profile:
         ]
 
     def with_settled(self, settled: Settled) -> Profile:
-        """This profile billed at a measured value that settled its disputed field."""
+        """This profile billed at a measured value that settled its disputed field.
+
+        >>> from snapshot.billing.rows import Fact
+        >>> from snapshot.billing.uncertain import Settled
+        >>> from snapshot.profiles import profile_for
+        >>> fact = Fact("usage record", "measured", "2026-12-02")
+        >>> p = profile_for("gpt-6-sol").with_settled(Settled("gpt-6-sol", "1.2", fact, "r", False))
+        >>> p.image_tokens(1024, 1024), p.scheme_fact.label, p.range_ends()
+        (1229, 'measured', [])
+        """
         rng = range_for(self.canonical)
         if rng is None or not hasattr(self.scheme, rng.field):
             return self
@@ -225,7 +234,12 @@ class Profile:
         return dataclasses.replace(self, scheme=scheme, scheme_fact=settled.fact, settled=settled)
 
     def range_record(self) -> dict[str, Any] | None:
-        """The disputed fact as ``profiles`` shows it: each end's page and bill, or the settling."""
+        """The disputed fact as ``profiles`` shows it: each end's page and bill, or the settling.
+
+        >>> from snapshot.profiles import profile_for
+        >>> [e["tokens_per_page"] for e in profile_for("gpt-6.1-sol").range_record()["ends"]]
+        [2882, 3528]
+        """
         rng = range_for(self.canonical)
         if rng is None:
             return None
