@@ -15,6 +15,13 @@ from snapshot.billing._sources import (
 from snapshot.billing.rows import Fact, OwnPrice, TierRow
 
 _GPT6_LONG = ((272_000, 2.0, 1.5),)  # >272k prompts: x2 input, x1.5 output (GPT-5.6/6)
+_F_GPT62 = Fact(
+    SRC_GPT62,
+    "uncertain",
+    "2026-11-18",
+    "own table: neither genai-prices 0.2.3 nor litellm 1.110.2 lists it; the GPT-6 "
+    ">272k tier (x2 input, x1.5 output) is assumed",
+)
 
 OWN_PRICE_ROWS: tuple[OwnPrice, ...] = (
     OwnPrice(
@@ -23,13 +30,7 @@ OWN_PRICE_ROWS: tuple[OwnPrice, ...] = (
         "2026-11-17",
         None,
         (("input", 8.0), ("cache_read", 0.40), ("output", 40.0)),
-        Fact(
-            SRC_GPT62,
-            "uncertain",
-            "2026-11-18",
-            "own table: neither genai-prices 0.2.3 nor litellm 1.110.2 lists it; the GPT-6 "
-            ">272k tier (x2 input, x1.5 output) is assumed",
-        ),
+        _F_GPT62,
         tiers=_GPT6_LONG,
     ),
     OwnPrice(
@@ -38,13 +39,7 @@ OWN_PRICE_ROWS: tuple[OwnPrice, ...] = (
         "2026-11-17",
         None,
         (("input", 2.0), ("cache_read", 0.10), ("output", 10.0)),
-        Fact(
-            SRC_GPT62,
-            "uncertain",
-            "2026-11-18",
-            "own table: neither genai-prices 0.2.3 nor litellm 1.110.2 lists it; the GPT-6 "
-            ">272k tier (x2 input, x1.5 output) is assumed",
-        ),
+        _F_GPT62,
         tiers=_GPT6_LONG,
     ),
     # The $4/$20 promotion was guaranteed only through 2026-11-21; no source read after
