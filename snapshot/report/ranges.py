@@ -19,6 +19,7 @@ Imaging *pays* in a conversation when the row costs fewer tokens than
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ class RangeRow:
     pays: dict[str, int] = field(default_factory=dict)
     tokens_per_page: dict[str, int] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    # Each end in a few words: its label and who says so ("measured: three third-party ...").
+    says: dict[str, str] = field(default_factory=dict)
 
     @property
     def flips(self) -> int:
@@ -69,8 +72,8 @@ class RangeRow:
         }
 
 
-def _ends(model: str) -> tuple[str, str, list[tuple[str, int, str]]] | None:
-    """(range name, point, [(value, tokens per page, source)]) of a model's page, or None."""
+def _ends(model: str) -> tuple[str, str, list[tuple[str, int, str, str]]] | None:
+    """(range name, point, [(value, tokens per page, source, short)]) of a model's page."""
     from snapshot.billing.uncertain import range_for
     from snapshot.profiles import profile_for
 
@@ -85,21 +88,33 @@ def _ends(model: str) -> tuple[str, str, list[tuple[str, int, str]]] | None:
     return (
         rng.name,
         rng.point,
-        [(value, prof.image_tokens(w, h), fact.cite()) for value, fact, prof in ends],
+        [
+            (value, prof.image_tokens(w, h), fact.cite(), _short(fact.label, fact.note))
+            for value, fact, prof in ends
+        ],
     )
+
+
+def _short(label: str, note: str) -> str:
+    head = re.split(r"[;:]", note, maxsplit=1)[0].strip()
+    return f"{label}: {head}" if head else label
 
 
 def range_rows(rows: Sequence[Row], models: Sequence[str]) -> list[RangeRow]:
     """Every imaged row of a model with a disputed fact, pooled per strategy, at each end."""
     baseline = {(r.source, r.model): r.tokens_after for r in rows if r.strategy == TEXT_BASELINE}
+    # Every row of a strategy that images anything (a row without pages is the same at both ends).
+    imaged = {(r.model, r.strategy) for r in rows if r.pages > 0}
     out: dict[tuple[str, str], RangeRow] = {}
     ends_of = {m: _ends(m) for m in dict.fromkeys(r.model for r in rows) if m in models}
     for r in rows:
         found = ends_of.get(r.model)
-        if found is None or r.pages == 0 or (r.source, r.model) not in baseline:
+        if found is None or (r.model, r.strategy) not in imaged:
+            continue
+        if (r.source, r.model) not in baseline:
             continue
         name, point, ends = found
-        at_point = next(t for v, t, _ in ends if v == point)
+        at_point = next(t for v, t, _, _ in ends if v == point)
         agg = out.setdefault(
             (r.model, r.strategy),
             RangeRow(r.model, r.strategy, name, point),
@@ -107,13 +122,14 @@ def range_rows(rows: Sequence[Row], models: Sequence[str]) -> list[RangeRow]:
         agg.conversations += 1
         agg.tokens_before += r.tokens_before
         agg.baseline += baseline[(r.source, r.model)]
-        for value, per_page, source in ends:
+        for value, per_page, source, short in ends:
             after = r.tokens_after - r.pages * (at_point - per_page)
             agg.tokens_after[value] = agg.tokens_after.get(value, 0) + after
             pays = after < baseline[(r.source, r.model)]
             agg.pays[value] = agg.pays.get(value, 0) + int(pays)
             agg.tokens_per_page[value] = per_page
             agg.sources[value] = source
+            agg.says[value] = short
     return list(out.values())
 
 
@@ -157,4 +173,37 @@ def range_section(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
     return lines
 
 
-__all__ = ["TEXT_BASELINE", "RangeRow", "range_rows", "range_section"]
+def range_sentences(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
+    """One sentence per model whose headline (snapshot alone) rests on a disputed fact.
+
+    >>> rows = [
+    ...     Row("c1", "demo", "gpt-6.1-sol", "drop_images", 20000, 12000, 0.0, 0),
+    ...     Row("c1", "demo", "gpt-6.1-sol", "snapshot", 20000, 13000, 0.0, 0, pages=3),
+    ... ]
+    >>> print(range_sentences(rows, ["gpt-6.1-sol"])[0])  # doctest: +ELLIPSIS
+    **gpt-6.1-sol** rests on a disputed fact, the GPT-6 family patch multiplier: ...
+    """
+    from snapshot.report.provenance import marker
+
+    out = []
+    for r in range_rows(rows, models):
+        if r.strategy != "snapshot":
+            continue
+        others = [v for v in r.tokens_after if v != r.point]
+        ends = ", ".join(f"{v} ({r.says[v]})" for v in r.tokens_after)
+        kept = "; ".join(
+            f"{100 * r.tokens_after[v] / max(1, r.tokens_before):.1f} %{marker('estimated')} at {v}"
+            for v in others
+        )
+        pays = " / ".join(f"{r.pays[v]} at {v}" for v in r.tokens_after)
+        out.append(
+            f"**{r.model}** rests on a disputed fact, the {r.name}: {ends}. The row above bills at "
+            f"{r.point}; snapshot alone keeps {kept} (estimated: the same pages rebilled). It "
+            f"costs fewer tokens than `{TEXT_BASELINE}` in {pays} of {r.conversations} "
+            f"conversations (the verdict flips in {r.flips}); `snapshot probe --model {r.model} "
+            "--battery usage` settles it with one request."
+        )
+    return out
+
+
+__all__ = ["TEXT_BASELINE", "RangeRow", "range_rows", "range_section", "range_sentences"]
