@@ -257,3 +257,12 @@ def test_a_broken_usage_record_is_named(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"x\.json: not a usage-probe record"):
         load_settled(tmp_path)
     assert load_settled(tmp_path / "missing") == {}
+
+
+def test_evidence_that_is_a_file_is_one_clear_line(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    file = tmp_path / "records.json"
+    file.write_text("{}", encoding="utf-8")
+    code, _, err = run("cost", "--model", "gpt-6-sol", "--size", "10x10", "--evidence", str(file))
+    assert (
+        code == 2 and "not a folder of probe records" in err and len(err.strip().splitlines()) == 1
+    )

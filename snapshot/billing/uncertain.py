@@ -95,8 +95,10 @@ def load_settled(directory: str | Path | None = DEFAULT_EVIDENCE_DIR) -> dict[st
     if directory is None:
         return {}
     root = Path(directory)
-    if not root.is_dir():
+    if not root.exists():
         return {}
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder of probe records (give the probe's --out folder)")
     out: dict[str, Settled] = {}
     for path in sorted(root.glob(USAGE_GLOB)):
         try:

@@ -159,7 +159,9 @@ def range_section(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
         for v in values:
             lines.append(f"- {v}: {first.tokens_per_page[v]:,} tokens per page; {first.sources[v]}")
         lines.append("")
-        head = " | ".join(f"after / before at {v}ᵉ | pays at {v}" for v in values)
+        head = " | ".join(
+            f"after / before at {v}{'' if v == first.point else 'ᵉ'} | pays at {v}" for v in values
+        )
         lines.append(f"| strategy | conversations | {head} | verdict flips in |")
         lines.append("|---|---|" + "---|---|" * len(values) + "---|")
         for r in items:
