@@ -70,6 +70,8 @@ def test_azure_is_its_own_route_not_openrouter() -> None:
     assert p.route == "azure" and p.limits.max_images == 500  # OpenAI's, not OpenRouter's 20
     price = p.price(TODAY)
     assert price is not None and price.provider == "azure"
+    bedrock = profile_for("global.openai.gpt-6-sol", warn=False).price(TODAY)
+    assert bedrock is not None and bedrock.provider == "aws" and p.route == "azure"
     old = profile_for("azure/o1-preview", warn=False)
     assert old.status(TODAY) == "retired" and old.lifecycle.retired == "2025-07-28"
     assert old.schedule == "Azure OpenAI's schedule"
