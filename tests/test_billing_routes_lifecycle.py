@@ -232,3 +232,12 @@ def test_facts_check_lists_stale_and_single_unofficial_facts(run) -> None:  # ty
     assert code == 0 and len(json.loads(out)) == len(found)
     code, out, _ = run("facts", "--check", "--days", "100000", "--date", TODAY)
     assert "older than" not in out.split("\n")[0] and "single unofficial source" in out
+
+
+def test_facts_command_is_one_library_call() -> None:
+    from one_library_call import assert_one_library_call, module_level_library_imports
+
+    from snapshot.cli import facts
+
+    assert_one_library_call(facts.run, "snapshot.billing.audit.facts_listing")
+    assert module_level_library_imports(facts) == []

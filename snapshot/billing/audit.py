@@ -190,13 +190,45 @@ def check(
     return out
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What ``snapshot facts`` prints: the facts listed (with reasons under ``--check``), of how many."""
+
+    findings: list[Finding]
+    total: int
+    checked: bool
+
+
+def facts_listing(
+    *,
+    check_only: bool = False,
+    max_age_days: int = DEFAULT_MAX_AGE_DAYS,
+    today: str | _dt.date | None = None,
+) -> Listing:
+    """Every fact (no reasons), or with ``check_only`` the ones :func:`check` lists.
+
+    >>> every = facts_listing()
+    >>> every.total == len(every.findings) and not every.checked
+    True
+    >>> doubtful = facts_listing(check_only=True, max_age_days=90, today="2026-12-02")
+    >>> 0 < len(doubtful.findings) < doubtful.total
+    True
+    """
+    rows = all_facts()
+    if not check_only:
+        return Listing([Finding(r, ()) for r in rows], len(rows), False)
+    return Listing(check(max_age_days, today), len(rows), True)
+
+
 __all__ = [
     "DEFAULT_MAX_AGE_DAYS",
     "OFFICIAL_HOSTS",
     "FactRow",
     "Finding",
+    "Listing",
     "all_facts",
     "check",
     "fact_day",
+    "facts_listing",
     "is_official",
 ]

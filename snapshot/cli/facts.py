@@ -1,7 +1,6 @@
 """``snapshot facts``: every provider fact with its source, label and date; ``--check`` the doubtful.
 
-Parsing and printing only: one call to :func:`snapshot.billing.audit.all_facts`
-or :func:`snapshot.billing.audit.check`.
+Parsing and printing only: one call to :func:`snapshot.billing.audit.facts_listing`.
 """
 
 from __future__ import annotations
@@ -47,33 +46,22 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snapshot.billing.audit import all_facts, check
+    from snapshot.billing.audit import facts_listing
 
-    if args.check:
-        found = check(args.days, args.date)
-        if args.json:
-            _emit([f.to_json() for f in found])
-            return 0
-        for f in found:
-            r = f.row
-            print(
-                f"{r.table:16} {r.key[:48]:48} {r.fact.label:10} {r.fact.date:10} "
-                f"[{', '.join(f.reasons)}] {r.fact.source}"
-            )
-        print(
-            f"{len(found)} of {len(all_facts())} facts are older than {args.days} days or rest "
-            "on a single unofficial source"
-        )
-        return 0
-    rows = all_facts()
+    listing = facts_listing(check_only=args.check, max_age_days=args.days, today=args.date)
     if args.json:
-        _emit([r.to_json() for r in rows])
+        json.dump([f.to_json() for f in listing.findings], sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
         return 0
-    for r in rows:
-        print(f"{r.table:16} {r.key[:48]:48} {r.fact.label:10} {r.fact.date:10} {r.fact.source}")
+    for f in listing.findings:
+        r = f.row
+        why = f" [{', '.join(f.reasons)}]" if f.reasons else ""
+        print(
+            f"{r.table:16} {r.key[:48]:48} {r.fact.label:10} {r.fact.date:10}{why} {r.fact.source}"
+        )
+    if listing.checked:
+        print(
+            f"{len(listing.findings)} of {listing.total} facts are older than {args.days} days "
+            "or rest on a single unofficial source"
+        )
     return 0
-
-
-def _emit(data: Any) -> None:
-    json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
