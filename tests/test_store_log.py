@@ -326,3 +326,12 @@ def test_a_line_longer_than_any_record_is_refused_not_held(
     monkeypatch.setattr(store_log, "MAX_RECORD_BYTES", 1000)
     with pytest.raises(TranscriptError, match=r"main.jsonl: a line of more than 1000 bytes"):
         Store(tmp_path).load("c")
+
+
+def test_the_store_command_is_thin() -> None:
+    from one_library_call import assert_one_library_call, module_level_library_imports
+
+    from snapshot.cli import store as store_cli
+
+    assert_one_library_call(store_cli.cmd_compact, "snapshot.transcript.store.Store")
+    assert module_level_library_imports(store_cli) == []
