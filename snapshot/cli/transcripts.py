@@ -60,10 +60,16 @@ def run_import(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"conversations": rows}
         if report.failures:
             out["errors"] = report.failures
+        if report.skipped:
+            out["skipped"] = [{"path": str(p), "reason": why} for p, why in report.skipped]
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         _print_table(rows)
+        if report.skipped:
+            print(f"skipped {len(report.skipped)} file(s):")
+            for skipped, why in report.skipped:
+                print(f"  {safe_line(str(skipped))}: {safe_line(why)}")
         if args.out:
             print(f"wrote {len(report.conversations)} conversations to {args.out}")
     for failure in report.failures:

@@ -185,7 +185,9 @@ def _classify(path: Path, is_dir: bool) -> Found | None:
     except TranscriptError as exc:
         reason = str(exc).removeprefix(f"{path}: ")
         if not ranked:
-            reason = NOT_A_TRANSCRIPT
+            # A format snapshot knows but does not read says which (Qwen Code).
+            known = "" if reason.startswith("not a format snapshot") else f" ({reason})"
+            reason = NOT_A_TRANSCRIPT + known
         return Found(path, reason=reason)
     return Found(path, format=fmt.name, session=session_of(path))
 
@@ -317,7 +319,9 @@ def _one(path: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]:
             yield unit
 
 
-def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
+def walk_as_format(
+    root: Path, fmt: Format, skipped: list[tuple[Path, str]] | None = None
+) -> tuple[list[Path], list[str]]:
     """Every file or folder log under ``root`` that ``fmt`` recognises (``--format`` forced).
 
     Unlike :func:`find`, no scoring across formats: ``fmt.sniff`` alone
@@ -330,6 +334,9 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
         The folder to walk.
     fmt : Format
         The forced format.
+    skipped : list, optional
+        Filled with ``(path, reason)`` for each file ``fmt`` does not recognise
+        and each hidden file or folder left out.
 
     Returns
     -------
@@ -351,6 +358,12 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
     failures: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
+        if skipped is not None:
+            skipped.extend(
+                (here / d, "a hidden folder; not walked")
+                for d in sorted(dirnames)
+                if d.startswith(".")
+            )
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         kept_dirs = []
         for d in dirnames:
@@ -361,6 +374,8 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
         dirnames[:] = kept_dirs
         for name in sorted(filenames):
             if name.startswith("."):
+                if skipped is not None:
+                    skipped.append((here / name, "a hidden file; not read"))
                 continue
             file = here / name
             try:
@@ -371,4 +386,6 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
                 continue
             if fmt.sniff(file, head):
                 units.append(file)
+            elif skipped is not None:
+                skipped.append((file, f"--format {fmt.name} does not recognise it"))
     return units, failures
