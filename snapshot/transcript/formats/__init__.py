@@ -258,6 +258,9 @@ def _listing(ranked: Sequence[tuple[Format, float]]) -> str:
 def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
     """The sure pick among ranked candidates, else :class:`AmbiguousFormatError`."""
     if not ranked:
+        known = _known_unsupported(path)
+        if known:
+            raise AmbiguousFormatError(f"{path}: {known}")
         raise AmbiguousFormatError(
             f"{path}: not a format snapshot recognises; force one with --format "
             f"({', '.join(format_names())})"
@@ -279,6 +282,18 @@ def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
             "pass --format NAME to choose"
         )
     return best
+
+
+def _known_unsupported(path: Path) -> str | None:
+    """What a file no importer reads is, when it is a format snapshot knows but refuses."""
+    from snapshot.transcript.formats._common import head_records
+    from snapshot.transcript.formats.claude_code import QWEN_REFUSAL, is_qwen_code
+
+    try:
+        head = b"" if path.is_dir() else read_head(path)
+    except TranscriptError:
+        return None
+    return QWEN_REFUSAL if is_qwen_code(head_records(head)) else None
 
 
 def detect(path: Path) -> Format:
