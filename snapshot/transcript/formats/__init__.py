@@ -76,6 +76,10 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.aider_md",
     "snapshot.transcript.formats.specstory_md",
     "snapshot.transcript.formats.cursor_md",
+    # Issue 26: SQLite stores, recognised by their schema (never by a JSON head).
+    "snapshot.transcript.formats.opencode_db",
+    "snapshot.transcript.formats.crush_db",
+    "snapshot.transcript.formats.cline_ui",
     # Before the chat formats: their lists of role objects look alike at a glance.
     "snapshot.transcript.formats.gemini_content",
     "snapshot.transcript.formats.openai_responses",
