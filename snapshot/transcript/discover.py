@@ -29,7 +29,15 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.progress import progress
-from snapshot.transcript.formats import SNIFF_BYTES, SURE, Format, choose, rank, read_head
+from snapshot.transcript.formats import (
+    SNIFF_BYTES,
+    SURE,
+    Format,
+    choose,
+    emptiness,
+    rank,
+    read_head,
+)
 
 # The reason given for a file no format recognises at all.
 NOT_A_TRANSCRIPT = "not a transcript format snapshot reads"
@@ -170,9 +178,13 @@ def session_of(path: Path) -> Path | None:
 def _classify(path: Path, is_dir: bool) -> Found | None:
     """A unit for ``path`` when a format is sure of it; a reason when it is a file that none reads."""
     try:
-        ranked = rank(path, b"" if is_dir else read_head(path))
+        head = b"" if is_dir else read_head(path)
+        ranked = rank(path, head)
     except TranscriptError as exc:
         return None if is_dir else Found(path, reason=str(exc))
+    empty = emptiness(path, head)
+    if empty:
+        return Found(path, reason=f"{NOT_A_TRANSCRIPT} ({empty})")
     if is_dir:
         if ranked and ranked[0][1] >= SURE:
             try:
