@@ -31,7 +31,8 @@ def _register_import(subparsers: Any) -> None:
         description=(
             "Import PATH: an agent log file, a folder that a format keeps together "
             "(screenshots beside the log), or a folder of logs (every file a known "
-            "format recognises is imported). The format is detected unless --format "
+            "format recognises is imported; every other file is named with the reason "
+            "it was skipped). The format is detected unless --format "
             "is given. A file holding many conversations imports them all unless "
             "--select picks some."
         ),
