@@ -130,3 +130,15 @@ def test_not_a_database_of_this_family_is_an_error(tmp_path: Path) -> None:
     con.commit()
     con.close()
     assert main(["import", str(other), "--format", "crush-sqlite"]) == 2
+
+
+def test_a_truncated_database_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "opencode.db"
+    cut.write_bytes(sample2(OPENCODE).read_bytes()[:100_000])
+    assert main(["import", str(cut)]) == 2
+    err = capsys.readouterr().err
+    assert "an SQLite database, but not one snapshot reads" in err and err.count("\n") == 1
+    assert main(["import", str(cut), "--format", "opencode-go-sqlite"]) == 2
+    assert "malformed" in capsys.readouterr().err

@@ -308,6 +308,11 @@ def _known_unsupported(path: Path) -> str | None:
         head = b"" if path.is_dir() else read_head(path)
     except TranscriptError:
         return None
+    if head.startswith(b"SQLite format 3\x00"):
+        return (
+            "an SQLite database, but not one snapshot reads (opencode's .opencode/opencode.db "
+            "and Crush's .crush/crush.db are; this one's tables are not theirs, or cannot be read)"
+        )
     return QWEN_REFUSAL if is_qwen_code(head_records(head)) else None
 
 

@@ -303,7 +303,7 @@ def load_sessions(path: Path, options: ImportOptions, name: str, tool: str) -> l
                 )
             return _conversations(con, tables, path, options, name)
         except sqlite3.Error as exc:
-            raise TranscriptError(f"{path}: cannot be read as a {tool} database: {exc}") from exc
+            raise TranscriptError(f"{path}: cannot be read as the {tool} database: {exc}") from exc
 
 
 def _conversations(
