@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from formats_batch2 import needs_batch2, sample2
+from formats_batch2 import BATCH2, needs_batch2, sample2
 
 from snapshot.transcript.formats import import_path
 from snapshot.transcript.formats.claude_code import _inline_agent_record
@@ -70,3 +70,15 @@ def test_other_progress_records_are_counted_by_kind() -> None:
 
 def test_a_hook_progress_record_carries_no_agent() -> None:
     assert _inline_agent_record({"type": "progress", "data": {"type": "hook_progress"}}, {}) is None
+
+
+def test_an_inline_agent_whose_own_file_is_beside_is_imported_once() -> None:
+    """Claude Code 2.1 also writes <session>/subagents/agent-<id>.jsonl: that file is the agent."""
+    session = BATCH2.parent / "claude_code_spotter" / "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"
+    if not session.is_file():
+        pytest.skip(f"{session} not found (the benchmark corpus beside the repository)")
+    assert (session.with_suffix("") / "subagents" / "agent-a2898e3.jsonl").is_file()
+    (main,) = import_path(session)
+    assert main.agent == "main"
+    skipped = next(w for w in main.warnings if w.startswith("skipped non-message records"))
+    assert "progress/agent_progress (the agent's own file is beside)" in skipped

@@ -285,6 +285,17 @@ def _record_kind(rec: Mapping[str, Any]) -> str:
     return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
 
 
+def _has_agent_file(session: Path, agent: str, seen: dict[str, bool]) -> bool:
+    """Is the sub-agent's own transcript beside the session file (``<session>/subagents/``
+    or, older, ``agent-<id>.jsonl`` in the project folder)? Cached in ``seen``."""
+    if agent not in seen:
+        name = f"agent-{agent}.jsonl"
+        seen[agent] = (session.with_suffix("") / "subagents" / name).is_file() or (
+            session.parent / name
+        ).is_file()
+    return seen[agent]
+
+
 def _inline_agent_record(
     rec: Mapping[str, Any], previous: Mapping[str, str]
 ) -> dict[str, Any] | None:
@@ -429,10 +440,11 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
     outside: list[str] = []  # the first record continuing from outside the file
     n_outside = 0
 
-    def add(d: _Draft) -> None:
+    def add(d: _Draft, inline: bool = False) -> None:
         nonlocal last_id, n_messages, n_sidechain
         window.append(d)
-        last_id = d.id
+        if not inline:  # a main record continuing from outside the file never joins a sub-agent
+            last_id = d.id
         n_messages += 1
         n_sidechain += bool(d.meta.get("sidechain"))
         finish(OPEN_DRAFTS)
@@ -469,10 +481,15 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         return found if isinstance(found, str) else None
 
     inline_tail: dict[str, str] = {}  # inline sub-agent id -> its last record's uuid
+    agent_files: dict[str, bool] = {}  # inline sub-agent id -> has its own file
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
+        inline = False
         if str_field(rec, "type") == "progress":
             inner = _inline_agent_record(rec, inline_tail)
+            if inner is not None and _has_agent_file(path, inner["agentId"], agent_files):
+                inner = None  # its own file is the whole transcript: import that, once
+                skipped["progress/agent_progress (the agent's own file is beside)"] += 1
             if inner is not None:
                 # The progress record itself is transparent on the main path;
                 # the sub-agent record it carries is read as a sidechain record.
@@ -481,7 +498,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
                     outer_parent = rec.get("parentUuid")
                     tree.skip(rec["uuid"], outer_parent if isinstance(outer_parent, str) else None)
                 inline_tail[inner["agentId"]] = inner["uuid"]
-                rec = inner
+                rec, inline = inner, True
         kind: Any = str_field(rec, "type")  # a role once matched below
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
@@ -569,7 +586,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         d = _Draft(mid, kind, pid, blocks, m, lineno, api_id if isinstance(api_id, str) else None)
         if isinstance(api_id, str):
             by_api_id[api_id] = d  # before add(), which may already write it
-        add(d)
+        add(d, inline)
         tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
     finish(0)
 
