@@ -142,3 +142,16 @@ def test_a_truncated_database_is_one_clear_error(
     assert "an SQLite database, but not one snapshot reads" in err and err.count("\n") == 1
     assert main(["import", str(cut), "--format", "opencode-go-sqlite"]) == 2
     assert "malformed" in capsys.readouterr().err
+
+
+def test_the_usual_places_include_the_project_stores(tmp_path: Path) -> None:
+    from snapshot.transcript.discover import usual_places
+
+    _as_crush(tmp_path)
+    (tmp_path / ".opencode").mkdir()
+    shutil.copyfile(sample2(OPENCODE), tmp_path / ".opencode" / "opencode.db")
+    found = {p.agent: path for p, path in usual_places(tmp_path / "home", tmp_path)}
+    assert found == {
+        "opencode (Go)": tmp_path / ".opencode" / "opencode.db",
+        "Crush": tmp_path / ".crush" / "crush.db",
+    }

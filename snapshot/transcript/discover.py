@@ -90,6 +90,8 @@ PLACES: tuple[Place, ...] = (
     Place("Continue", "~/.continue/sessions"),
     Place("SpecStory", "./.specstory/history"),
     Place("Aider", "./.aider.chat.history.md"),
+    Place("opencode (Go)", "./.opencode/opencode.db"),
+    Place("Crush", "./.crush/crush.db"),
 )
 
 
