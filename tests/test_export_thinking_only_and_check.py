@@ -3,6 +3,9 @@ what it could not check (issue 26 items 3 and 5)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from formats_batch2 import HAVE_BATCH2, SKIP_REASON, sample2
 
@@ -87,3 +90,30 @@ def test_the_validate_extra_holds_every_sdk_the_check_uses() -> None:
     extra = " ".join(project["project"]["optional-dependencies"]["validate"])
     for sdk in ("jsonschema", "anthropic", "openai", "google-genai"):
         assert sdk in extra
+
+
+def test_compact_check_without_the_spec_says_what_it_did_not_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def nowhere(body: object, shape: str) -> list[object]:
+        raise openai_spec.SchemaUnavailable("OpenAI's OpenAPI spec was not found")
+
+    monkeypatch.setattr(openai_spec, "validate_openai", nowhere)
+    monkeypatch.setenv("SNAPSHOT_NO_PROGRESS", "1")
+    source = tmp_path / "req.json"
+    source.write_text(
+        json.dumps(
+            {
+                "model": "m",
+                "messages": [
+                    {"role": "user", "content": "list the files " * 20},
+                    {"role": "assistant", "content": "a.txt and b.txt " * 20},
+                ],
+            }
+        )
+    )
+    argv = ["compact", str(source), "--model", "gpt-5.1", "--budget", "100000"]
+    assert main([*argv, "--out", str(tmp_path / "o"), "--check", "--summarizer", "none"]) == 0
+    err = capsys.readouterr().err
+    assert "check: OpenAI OpenAPI spec check skipped" in err
+    assert "0 problem(s); NOT checked by OpenAI OpenAPI spec (see above)" in err
