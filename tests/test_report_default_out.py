@@ -28,13 +28,13 @@ def test_without_out_the_report_goes_to_the_data_folder_not_the_checkout(
 ) -> None:
     seen: list[Path] = []
 
-    def fake_report(out: Path, **_: object) -> None:
+    def fake_report(corpus: object, out: Path, **_: object) -> None:
         seen.append(out)
         raise SystemExit(0)  # stop before any work: only where it would write matters
 
     monkeypatch.chdir(REPO)  # the current folder is a checkout of snapshot
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    monkeypatch.setattr("snapshot.report.main.report_command", fake_report)
+    monkeypatch.setattr("snapshot.report.main.make_report", fake_report)
     with pytest.raises(SystemExit):
         report_cli.cmd_report(_parsed())
     assert seen == [tmp_path / "data" / "snapshot" / "report"]

@@ -192,10 +192,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def cmd_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
-    from snapshot.report.out_folder import default_report_folder
-
     files = report_command(
-        args.out if args.out is not None else default_report_folder(),
+        args.out,
         corpus=args.corpus,
         paths=args.paths,
         discover=args.discover,
