@@ -29,6 +29,7 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.progress import progress
+from snapshot.transcript.files import is_inside
 from snapshot.transcript.formats import (
     SNIFF_BYTES,
     SURE,
@@ -206,6 +207,18 @@ def _classify(path: Path, is_dir: bool) -> Found | None:
     return Found(path, format=fmt.name, session=session_of(path))
 
 
+# A folder import reads what the folder holds: a symlink leading out of it
+# (to a session elsewhere, or to ~/.ssh) is listed as skipped, never followed.
+OUTSIDE = "a symlink to outside the folder given; not read"
+
+
+def _stays_inside(path: Path, root: Path) -> bool:
+    try:
+        return is_inside(path.resolve(), [root.resolve()])
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def _walk(root: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]:
     """Every unit and skipped path under folder ``root``; symlinked folders are followed once."""
     seen: set[tuple[int, int]] = set()
@@ -246,7 +259,9 @@ def _walk(root: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]
                 yield Found(path, reason=why)
                 continue
             special = _special_kind(mode)
-            if special is not None:
+            if entry.is_symlink() and not _stays_inside(path, root):
+                yield Found(path, reason=OUTSIDE)
+            elif special is not None:
                 yield Found(path, reason=f"{special}; not read")
             elif stat.S_ISDIR(mode):
                 if entry.name not in _PRUNED:
@@ -381,7 +396,9 @@ def walk_as_format(
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         kept_dirs = []
         for d in dirnames:
-            if fmt.sniff(here / d, b""):
+            if (here / d).is_symlink() and not _stays_inside(here / d, root):
+                failures.append(f"{here / d}: {OUTSIDE}")
+            elif fmt.sniff(here / d, b""):
                 units.append(here / d)  # a folder log: do not look inside
             else:
                 kept_dirs.append(d)
@@ -392,6 +409,9 @@ def walk_as_format(
                     skipped.append((here / name, "a hidden file; not read"))
                 continue
             file = here / name
+            if file.is_symlink() and not _stays_inside(file, root):
+                failures.append(f"{file}: {OUTSIDE}")
+                continue
             try:
                 with file.open("rb") as fh:
                     head = fh.read(SNIFF_BYTES)

@@ -441,7 +441,10 @@ class _Images:
         return img.media_type, base64.b64encode(data).decode("ascii")
 
     def placeholder(self, img: ImageBlock) -> str:
-        name = img.origin or img.path or "image"
+        # The file's name only: a local folder path says nothing to the model and
+        # is the user's own (``/home/me/...``), not something to send a provider.
+        raw = img.origin or img.path or "image"
+        name = re.split(r"[\\/]", raw.rstrip("/\\"))[-1] or "image"
         why = f": {self.refused[id(img)]}" if id(img) in self.refused else ""
         return f"[image {name} not included{why}]"
 

@@ -29,9 +29,10 @@ b'hi'
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -180,9 +181,15 @@ def trusted_roots(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def _as_roots(roots: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[Path]:
+    # The caller names the folder (the one given, or the transcript's own); a
+    # path a record chooses is checked against trusted_roots instead.
     if isinstance(roots, (str, os.PathLike)):
         roots = [roots]
-    return trusted_roots(roots)
+    out = []
+    for r in roots:
+        with contextlib.suppress(OSError, RuntimeError, ValueError):
+            out.append(Path(r).resolve())
+    return out
 
 
 def check_inside(
@@ -201,8 +208,9 @@ def check_inside(
         As the transcript (or the folder listing) gives it; symlinks allowed
         as long as they end inside ``roots``.
     roots : path or iterable of paths
-        The transcript's own folder (and the store's). ``/`` and the home
-        folder are never trusted whole.
+        The transcript's own folder (and the store's); for a path a record
+        chooses (an image), pass :func:`trusted_roots`, which never trusts
+        ``/`` or the home folder whole.
     limit : int, optional
         Refuse a file larger than this many bytes (``None``: no limit, for a
         file that is streamed).
@@ -304,3 +312,27 @@ def read_inside(
     if len(data) > limit:
         raise RefusedFileError(path, f"over the {limit:,}-byte limit")
     return data
+
+
+def bounded_lines(fh: BinaryIO, limit: int) -> Iterator[tuple[bytes | None, int]]:
+    """``(line, length)`` for each line of ``fh``; ``None`` for a line over ``limit`` bytes.
+
+    A line over the limit is read past a piece at a time and never held
+    whole, so memory is bounded by ``limit``, not by the longest line.
+
+    >>> import io
+    >>> [(line, n) for line, n in bounded_lines(io.BytesIO(b"ab\\n" + b"x" * 9 + b"\\ncd"), 4)]
+    [(b'ab\\n', 3), (None, 10), (b'cd', 2)]
+    """
+    while True:
+        raw = fh.readline(limit + 1)
+        if not raw:
+            return
+        if len(raw) > limit and not raw.endswith(b"\n"):
+            length = len(raw)
+            while raw and not raw.endswith(b"\n"):
+                raw = fh.readline(limit)
+                length += len(raw)
+            yield None, length
+            continue
+        yield raw, len(raw)

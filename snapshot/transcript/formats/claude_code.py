@@ -78,6 +78,7 @@ from snapshot.transcript.formats._common import (
     iter_json_objects,
     matches_select,
     read_prompt,
+    read_sibling,
     str_field,
 )
 from snapshot.transcript.model import (
@@ -606,7 +607,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             f"(first: {outside[0]!r}); each linked to the message before it"
         )
     conv_id = session_id or _session_from_path(path)
-    meta = {**_agent_meta(path), **({"titles": titles} if titles else {})}
+    meta = {**_agent_meta(path, warnings), **({"titles": titles} if titles else {})}
     groups: dict[str, Sequence[Message]]
     if 0 < n_sidechain < n_messages:
         # Older Claude Code wrote Task sidechains into the session file itself:
@@ -712,14 +713,14 @@ def _session_from_path(path: Path) -> str:
     return path.stem
 
 
-def _agent_meta(path: Path) -> dict[str, Any]:
+def _agent_meta(path: Path, warnings: Warnings) -> dict[str, Any]:
     """Facts from the ``agent-<id>.meta.json`` written beside newer subagent files."""
-    side = path.with_name(path.stem + ".meta.json")
-    if not side.is_file():
+    raw = read_sibling(path, path.with_name(path.stem + ".meta.json"), warnings)
+    if raw is None:
         return {}
     try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
         return {}
     return {"agent_meta": data} if isinstance(data, dict) else {}
 
