@@ -155,3 +155,29 @@ def test_the_usual_places_include_the_project_stores(tmp_path: Path) -> None:
         "opencode (Go)": tmp_path / ".opencode" / "opencode.db",
         "Crush": tmp_path / ".crush" / "crush.db",
     }
+
+
+def test_a_child_session_is_a_sub_agent_of_its_parent(tmp_path: Path) -> None:
+    """A copy of the real database given one agent-tool session (reconstructed stand-in)."""
+    db = tmp_path / "opencode.db"
+    shutil.copyfile(sample2(OPENCODE), db)
+    con = sqlite3.connect(db)
+    parent = con.execute("SELECT id FROM sessions").fetchone()[0]
+    child = "toolu_01V1gRQhkFwbnbFrb9VwnLUX"  # the id of a real call in the session
+    con.execute(
+        "INSERT INTO sessions (id, parent_session_id, title) VALUES (?, ?, 'New Agent Session')",
+        (child, parent),
+    )
+    for n, (role, text) in enumerate([("user", "find the CI files"), ("assistant", "found two")]):
+        parts = json.dumps([{"type": "text", "data": {"text": text}}])
+        con.execute(
+            "INSERT INTO messages (id, session_id, role, parts, created_at) VALUES (?, ?, ?, ?, ?)",
+            (f"c{n}", child, role, parts, f"2025-05-28T12:00:0{n}.000000Z"),
+        )
+    con.commit()
+    con.close()
+    convs = import_path(db)
+    assert [(c.id, c.agent) for c in convs] == [(parent, "main"), (parent, child)]
+    assert [m.text() for m in convs[1].path()] == ["find the CI files", "found two"]
+    (only,) = import_path(db, select={"agent": child})
+    assert only.meta["parent_session_id"] == parent

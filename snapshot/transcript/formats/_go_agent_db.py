@@ -19,7 +19,9 @@ forked it and keeps the same tables in ``.crush/crush.db``:
   ``parts`` zstd-compressed (a row starting with the zstd magic).
 
 Each session is one conversation, its messages in ``created_at`` order (row
-order breaks ties), each continuing from the one before. A ``tool_call`` on
+order breaks ties), each continuing from the one before; a session with a
+``parent_session_id`` (the agent tool's, whose id is the call's) takes its
+parent's id and its own id as ``agent``. A ``tool_call`` on
 an assistant message is answered by the ``tool_result`` with its id in the
 ``tool`` message after it. ``finish`` parts become ``meta["finish_reason"]``.
 
@@ -326,7 +328,16 @@ def _conversations(
     out: list[Conversation] = []
     for session in _session_rows(con, tables):
         sid = str(session["id"])
-        select = {"id": sid, "session_id": sid, "title": str(session.get("title") or "")}
+        # A session the agent tool started (its id is the tool call's) belongs to its
+        # parent: the parent's id, the child's own agent name, as sub-agents are everywhere.
+        parent_sid = session.get("parent_session_id")
+        conv_id, agent = (str(parent_sid), sid) if parent_sid else (sid, "main")
+        select = {
+            "id": conv_id,
+            "session_id": sid,
+            "agent": agent,
+            "title": str(session.get("title") or ""),
+        }
         if not matches_select(select, options.select):
             continue
         warnings = Warnings()
@@ -363,10 +374,10 @@ def _conversations(
         }
         out.append(
             Conversation(
-                id=sid,
+                id=conv_id,
                 messages=tuple(messages),
                 tip=messages[-1].id if messages else None,
-                agent="main",
+                agent=agent,
                 format=name,
                 source=str(path),
                 meta=conv_meta,
