@@ -35,11 +35,11 @@ image file outside the transcript's folder
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
-from snapshot.transcript.files import is_inside, read_regular_file
+from snapshot.transcript.files import is_inside, read_regular_file, trusted_roots
 from snapshot.transcript.image_header import (  # noqa: F401  (the header names re-exported)
     MAX_IMAGE_PIXELS,
     ImageTooLarge,
@@ -60,20 +60,6 @@ class ImageRefused(TranscriptError):
     def __init__(self, where: str, reason: str) -> None:
         super().__init__(f"{where}: {reason}")
         self.reason = reason
-
-
-def _trusted(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    out = []
-    for r in roots:
-        try:
-            p = Path(r).resolve()
-        except (OSError, RuntimeError, ValueError):
-            continue
-        # A recorded source of "/" or the home folder would trust everything.
-        if p == Path(p.anchor) or p == Path.home().resolve():
-            continue
-        out.append(p)
-    return out
 
 
 def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path]:
@@ -103,7 +89,7 @@ def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path
     elif conv.source:
         src = Path(conv.source)
         roots.append(src if src.is_dir() else src.parent)
-    return _trusted(roots)
+    return trusted_roots(roots)
 
 
 def read_image(img: ImageBlock, roots: Sequence[str | os.PathLike[str]]) -> bytes:
@@ -137,7 +123,7 @@ def read_image(img: ImageBlock, roots: Sequence[str | os.PathLike[str]]) -> byte
             real = Path(img.path).resolve()
         except (OSError, RuntimeError, ValueError) as exc:
             raise ImageRefused(where, f"image path cannot be resolved ({exc})") from exc
-        if not is_inside(real, _trusted(roots)):
+        if not is_inside(real, trusted_roots(roots)):
             raise ImageRefused(
                 where,
                 "image file outside the transcript's folder; only images beside the "
@@ -194,7 +180,7 @@ def image_from_file(
             real = path.resolve()
         except (OSError, RuntimeError, ValueError) as exc:
             raise TranscriptError(f"{path}: cannot be resolved ({exc})") from exc
-        if not is_inside(real, _trusted(roots)):
+        if not is_inside(real, trusted_roots(roots)):
             raise TranscriptError(f"{path}: image file outside the run's folder; not read")
     media_type, width, height = image_file_header(path)
     return ImageBlock(
