@@ -333,14 +333,16 @@ class Planner:
             estimate = sent.tokens_before
         correction = None
         if overflow.counted is not None and estimate > 0:
-            correction = max(target.correction * overflow.counted / estimate, target.correction)
+            # The provider's count is the truth, whichever way it differs (bounded: one odd
+            # reply cannot make the counter absurd).
+            correction = min(max(target.correction * overflow.counted / estimate, 0.5), 4.0)
         self.limits.learn(self.upstream, model, limit=overflow.limit, correction=correction)
         target = self.target(model)
         with self._lock:
             self._passes.pop(key, None)
         tokens = self.count(target, conv.path())
         limit = overflow.limit if overflow.limit is not None else int(estimate * PASS_FILL)
-        goal = min(int(limit * (1 - RECOVERY_MARGIN)), int(self.window(model) * self.threshold))
+        goal = int(limit * (1 - RECOVERY_MARGIN))
         return self._new_pass(
             shape, body, model, key, conv, tokens, goal, target, self.window(model), free_only=True
         )
