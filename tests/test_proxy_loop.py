@@ -53,7 +53,9 @@ def _reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _result(turn: int) -> str:
-    lines = [f"# mod{turn}.py: line {i} of the module, value {turn * 31 + i}" for i in range(8 + turn)]
+    lines = [
+        f"# mod{turn}.py: line {i} of the module, value {turn * 31 + i}" for i in range(8 + turn)
+    ]
     return "\n".join(lines)
 
 
@@ -146,7 +148,9 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
     rejected = [r for r in records if r["status"] == 400]
     assert len(rejected) == 1 and rejected[0]["recovery_tried"] == "retried once compacted"
     retried = records[-1]
-    assert retried["status"] == 200 and retried["recovered_from"]["kind"] == "context_length_exceeded"
+    assert (
+        retried["status"] == 200 and retried["recovered_from"]["kind"] == "context_length_exceeded"
+    )
     assert len(fake.rejected) == 1
     # Several passes: requests compacted by a new pass, and requests reusing one.
     compacted = [r for r in records if r["plan"]["compacted"]]
@@ -158,19 +162,25 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
 
     # Within a pass the compacted prefix is byte-identical: the provider's cache prefix holds.
     accepted = fake.accepted
-    reused_hits = [a.cached for a, r in zip(accepted[1:], records[1:], strict=False) if r["plan"]["reused_pass"]]
+    reused_hits = [
+        a.cached
+        for a, r in zip(accepted[1:], records[1:], strict=False)
+        if r["plan"]["reused_pass"]
+    ]
     assert reused_hits and all(hit > 0 for hit in reused_hits)
-    for before, after in zip(accepted, accepted[1:], strict=False):
-        old, new = _images(before.body), _images(after.body)
-        if old and new and len(new) >= len(old) and new[: len(old)] != old:
-            continue  # a new pass redrew the middle from the client's text
-        if old and new and len(new) == len(old):
-            assert new == old
+    ok = [r for r in records if r["status"] == 200]
+    assert len(ok) == len(accepted)
+    same_pass = 0
+    for (before, after), rec in zip(itertools.pairwise(accepted), ok[1:], strict=True):
+        if rec["plan"]["reused_pass"] and _images(before.body):
+            assert _images(after.body) == _images(before.body)
+            same_pass += 1
+    assert same_pass >= 3
 
     # No turn is lost from what the model sees: every marker is in the text or on a page.
     with tempfile.TemporaryDirectory() as d:
         for index, req in enumerate(accepted):
-            if index not in (0, len(accepted) - 1) and not (index % 20 == 0):
+            if index not in (0, len(accepted) - 1) and index % 20 != 0:
                 continue
             pages = _page_texts(req.body, Path(d))
             seen = json.dumps(req.body) + "".join(pages).replace("\n", "")
