@@ -36,7 +36,7 @@ from snapshot.proxy.planner import Plan, Planner
 from snapshot.proxy.recovery import Limits, parse_overflow
 from snapshot.proxy.reply import ReplyReader
 from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
-from snapshot.proxy.turns import record_turn
+from snapshot.proxy.turns import TurnRecorder
 from snapshot.proxy.upstream import reply_headers, request_headers
 from snapshot.transcript.store import Store
 
@@ -71,7 +71,7 @@ class Proxy:
     def __init__(self, config: ProxyConfig, *, log: Callable[[str], None] = _log) -> None:
         self.config = config
         self.upstream = config.upstream.rstrip("/")
-        self.store = Store(config.store) if config.store is not None else None
+        self.turns = TurnRecorder(Store(config.store)) if config.store is not None else None
         limits_file = config.store / "proxy-limits.json" if config.store is not None else None
         self.planner = Planner(
             threshold=config.threshold,
@@ -294,13 +294,12 @@ class Proxy:
         """The turn boundary: store the turn (a completed reply only) and write the ledger."""
         reply = reader.finish() if reader is not None else None
         stored = None
-        if reply is not None and reply.complete and self.store is not None:
-            store = self.store
+        if reply is not None and reply.complete and self.turns is not None:
+            turns = self.turns
             try:
                 await asyncio.get_running_loop().run_in_executor(
                     None,
-                    lambda: record_turn(
-                        store,
+                    lambda: turns.record(
                         turn.shape,
                         turn.body,
                         reply.items,

@@ -115,7 +115,7 @@ class Limits:
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     Limits(Path(d) / "limits.json").learn("http://up", "m", limit=1000, correction=1.3)
+    ...     _ = Limits(Path(d) / "limits.json").learn("http://up", "m", limit=1000, correction=1.3)
     ...     Limits(Path(d) / "limits.json").get("http://up", "m")
     Learned(limit=1000, correction=1.3)
     """

@@ -15,7 +15,8 @@ Gemini ``streamGenerateContent?alt=sse`` chunks with ``usageMetadata``.
 ...        b'{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":1}}}\\n\\n')
 >>> r.feed(b'data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\\n\\n'
 ...        b'data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"hi"}}\\n\\n'
-...        b'data: {"type":"message_delta","delta":{},"usage":{"output_tokens":3}}\\n\\n')
+...        b'data: {"type":"message_delta","delta":{},"usage":{"output_tokens":3}}\\n\\n'
+...        b'data: {"type":"message_stop"}\\n\\n')
 >>> r.finish().items, r.usage
 ([{'role': 'assistant', 'content': [{'type': 'text', 'text': 'hi'}]}], {'input': 10, 'cache_read': 5, 'cache_write': 0, 'output': 3})
 """
