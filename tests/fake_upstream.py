@@ -213,11 +213,14 @@ class FakeUpstream:
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
         await response.prepare(request)
-        for event in _events(api, model, reply, usage, body):
-            await response.write(event.encode())
-            if self.chunk_delay:
-                await asyncio.sleep(self.chunk_delay)
-        await response.write_eof()
+        try:
+            for event in _events(api, model, reply, usage, body):
+                await response.write(event.encode())
+                if self.chunk_delay:
+                    await asyncio.sleep(self.chunk_delay)
+            await response.write_eof()
+        except ConnectionError:
+            pass  # the proxy was killed mid-stream (the crash tests)
         return response
 
     def _reject(

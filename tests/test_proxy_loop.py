@@ -175,7 +175,7 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
         if rec["plan"]["reused_pass"] and _images(before.body):
             assert _images(after.body) == _images(before.body)
             same_pass += 1
-    assert same_pass >= 3
+    assert same_pass >= 2
 
     # No turn is lost from what the model sees: every marker is in the text or on a page.
     with tempfile.TemporaryDirectory() as d:

@@ -223,7 +223,9 @@ def test_compact_rewrites_the_log_to_what_loads_the_same(tmp_path: Path) -> None
     store.append("c", [user("u1", None), reply("a1", "u1")])
     for i in range(5):
         store.append("c", [], tip="u1" if i % 2 == 0 else "a1")
-    store.save(store.load("c").with_messages([user("u1", None, "changed"), reply("a1", "u1")], "a1"))
+    store.save(
+        store.load("c").with_messages([user("u1", None, "changed"), reply("a1", "u1")], "a1")
+    )
     store.save_checkpoints("c", "main", [Checkpoint("start", "u1")])
     store.record("c", {"type": "compaction", "pass": 1})
     before = (store.load("c"), store.load_checkpoints("c"), store.records("c"))

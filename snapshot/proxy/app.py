@@ -34,7 +34,7 @@ from snapshot.proxy.identity import HEADER, identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
 from snapshot.proxy.planner import Plan, Planner
 from snapshot.proxy.recovery import Limits, parse_overflow
-from snapshot.proxy.reply import ReplyReader
+from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
 from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
 from snapshot.proxy.turns import TurnRecorder
 from snapshot.proxy.upstream import reply_headers, request_headers
@@ -92,6 +92,13 @@ class Proxy:
         return app
 
     async def _start(self, _app: web.Application) -> None:
+        # The importers and exporters the first turn needs, loaded before it waits on them.
+        import snapshot.transcript.export
+        import snapshot.transcript.formats.anthropic_messages
+        import snapshot.transcript.formats.gemini_content
+        import snapshot.transcript.formats.openai_chat
+        import snapshot.transcript.formats.openai_responses  # noqa: F401
+
         timeout = ClientTimeout(
             total=None, sock_connect=self.config.connect_timeout, sock_read=self.config.read_timeout
         )
@@ -266,27 +273,47 @@ class Proxy:
                 f"retried once after the provider's overflow ({turn.recovered.kind}); "
                 f"rungs: {', '.join(turn.plan.rungs)}"
             )
-        response = web.StreamResponse(status=upstream.status, headers=headers)
         streaming = "text/event-stream" in upstream.headers.get("Content-Type", "")
         reader = (
             ReplyReader(turn.shape.name, streaming=streaming)
             if turn is not None and upstream.status < 400
             else None
         )
+        small = (upstream.content_length or 0) <= MAX_READ_BYTES
+        if turn is not None and not streaming and small:
+            # A whole JSON reply: the turn is stored before the client has it, so a turn
+            # the client saw is never lost to a crash.
+            try:
+                data = await upstream.content.read()
+            except (TimeoutError, ClientError) as exc:
+                raise ProxyError(
+                    502, f"the upstream reply broke off ({type(exc).__name__})"
+                ) from None
+            if reader is not None:
+                reader.feed(data)
+            await self._turn_done(turn, upstream.status, reader)
+            headers.pop("Content-Length", None)
+            return web.Response(status=upstream.status, body=data, headers=headers)
+        response = web.StreamResponse(status=upstream.status, headers=headers)
         await response.prepare(request)
+        ended = False
         try:
             async for chunk in upstream.content.iter_any():
                 if reader is not None:
                     reader.feed(chunk)
+                    if reader.done and not ended and turn is not None:
+                        # The closing event waits for the store (a few ms), never the first byte.
+                        ended = True
+                        await self._turn_done(turn, upstream.status, reader)
                 await response.write(chunk)
             await response.write_eof()
         except (TimeoutError, ClientError, ConnectionError) as exc:
             # Either side went away mid-reply: no turn boundary, nothing stored.
             self.log(f"{request.method} {request.path}: reply cut short ({type(exc).__name__})")
-            if turn is not None:
+            if turn is not None and not ended:
                 self._write_ledger(turn, upstream.status, None, None, False)
             return response
-        if turn is not None:
+        if turn is not None and not ended:
             await self._turn_done(turn, upstream.status, reader)
         return response
 

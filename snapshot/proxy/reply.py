@@ -7,7 +7,7 @@ append to the history at the turn boundary) and the provider's measured
 ``usage``, normalized to ``input`` (uncached), ``cache_read``, ``cache_write``
 and ``output`` tokens. Event formats: Anthropic ``message_start`` /
 ``content_block_*`` / ``message_delta``; OpenAI chat chunks (usage in the last
-chunk with ``stream_options.include_usage``); Responses ``response.completed``;
+chunk with ``stream_options.include_usage``; the turn ends at ``[DONE]``); Responses ``response.completed``;
 Gemini ``streamGenerateContent?alt=sse`` chunks with ``usageMetadata``.
 
 >>> r = ReplyReader("anthropic", streaming=True)
@@ -61,6 +61,11 @@ class ReplyReader:
         self._parts: list[dict[str, Any]] = []
         self._responses: list[Any] | None = None
         self._done = False
+
+    @property
+    def done(self) -> bool:
+        """Whether the stream's closing event has been read."""
+        return self._done
 
     # -- input ----------------------------------------------------------------------
 
@@ -163,8 +168,6 @@ class ReplyReader:
                 fn = call.get("function") or {}
                 slot["function"]["name"] += fn.get("name") or ""
                 slot["function"]["arguments"] += fn.get("arguments") or ""
-            if choice.get("finish_reason"):
-                self._done = True
 
     def _openai_usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
