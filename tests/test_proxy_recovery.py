@@ -127,7 +127,16 @@ def test_anthropic_413_request_too_large(running: Running) -> None:
 def test_gemini_input_token_count_exceeds(running: Running) -> None:
     contents = _tool_history(8, gemini=True)
     running.fake.limit = fake_tokens(contents) * 2 // 3
-    reply = running.gemini().models.generate_content(model=GEMINI, contents=contents)
+    client = running.gemini()  # held: a collected genai client closes its transport
+    from google.genai import types
+
+    cat = types.FunctionDeclaration(
+        name="cat",
+        description="read a log",
+        parameters_json_schema={"type": "object", "properties": {"f": {"type": "string"}}},
+    )
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[cat])])
+    reply = client.models.generate_content(model=GEMINI, contents=contents, config=config)
     assert reply.text == "ok, noted."
     assert [s for _a, s, _e in running.fake.rejected] == [400]
     assert not running.fake.problems
