@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.report",
     "snapshot.cli.legibility",
     "snapshot.cli.proxy",
+    "snapshot.cli.facts",
 )
 
 
