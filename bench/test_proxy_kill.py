@@ -27,7 +27,13 @@ def test_kill_9_during_streams(tmp_path: Path) -> None:
         max_requests=10 * rounds,
         reply=lambda _a, _b: {"text": "y" * 160},
     ) as fake:
-        report = kill_rounds(fake.url, tmp_path, rounds, reply_text="y" * 160)
+        report = kill_rounds(
+            fake.url,
+            tmp_path,
+            rounds,
+            reply_text="y" * 160,
+            say=lambda line: print(line, flush=True),
+        )
     print(
         f"\nkill -9 during streams: {report}; load {Path('/proc/loadavg').read_text().split()[:3]}"
     )

@@ -75,6 +75,7 @@ class FakeUpstream:
     max_requests: int = 400
     lifetime: float = 120.0
     validate: bool = True
+    refuse_invalid: bool = True  # False: problems are recorded, the request still answered
     chunk_delay: float = 0.0
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
@@ -180,8 +181,8 @@ class FakeUpstream:
             problems = await asyncio.get_running_loop().run_in_executor(
                 None, _problems, api, body, model
             )
-            if problems:
-                self.problems.extend(problems)
+            self.problems.extend(problems)
+            if problems and self.refuse_invalid:
                 return self._reject(
                     api,
                     400,

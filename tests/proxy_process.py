@@ -18,6 +18,7 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from snapshot.transcript.store import Store
 
@@ -51,7 +52,7 @@ class ProxyProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> None:
+    def start(self, timeout: float = 300.0) -> None:
         self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -126,7 +127,9 @@ class KillReport:
     notes: list[str] = field(default_factory=list)
 
 
-def kill_rounds(upstream: str, folder: Path, rounds: int, *, reply_text: str) -> KillReport:
+def kill_rounds(
+    upstream: str, folder: Path, rounds: int, *, reply_text: str, say: Any = None
+) -> KillReport:
     """``rounds`` turns, each killed once mid-stream and then completed after a restart."""
     store_dir, ledger = folder / "store", folder / "ledger"
     proxy = ProxyProcess(upstream, store_dir, ledger)
@@ -159,6 +162,8 @@ def kill_rounds(upstream: str, folder: Path, rounds: int, *, reply_text: str) ->
                     report.half_turns += 1
             proxy.start()
             replies.append(_stream(proxy.url, data, stop_after=None))
+            if say is not None:
+                say(f"round {r + 1}/{rounds}: {report}")
         final = [m.text() for m in Store(store_dir).load("killtest").path() if m.role != "system"]
         expected = [t for pair in zip(turns, replies, strict=True) for t in pair]
         if final != expected:
