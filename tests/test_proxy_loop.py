@@ -176,6 +176,22 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
             assert _images(after.body) == _images(before.body)
             same_pass += 1
     assert same_pass >= 2
+    # The cache-prefix stability against the fake: its cached share of each request's tokens.
+    reused = [
+        (a.cached, a.tokens) for a, r in zip(accepted, ok, strict=True) if r["plan"]["reused_pass"]
+    ]
+    fresh = [
+        (a.cached, a.tokens)
+        for a, r in zip(accepted[1:], ok[1:], strict=True)
+        if not r["plan"]["compacted"]
+    ]
+    share = sum(c for c, _ in reused) / sum(t for _, t in reused)
+    print(
+        f"\ncache prefix (fake upstream, offline stand-in): {len(reused)} requests reusing a pass, "
+        f"{share:.1%} of their tokens cached; {len(fresh)} uncompacted requests, "
+        f"{sum(c for c, _ in fresh) / max(1, sum(t for _, t in fresh)):.1%}; "
+        f"{len(passes)} passes; load {Path('/proc/loadavg').read_text().split()[:3]}"
+    )
 
     # No turn is lost from what the model sees: every marker is in the text or on a page.
     with tempfile.TemporaryDirectory() as d:

@@ -126,6 +126,15 @@ class Proxy:
             return web.json_response(
                 error_body(provider, exc.status, exc.message), status=exc.status
             )
+        except (ConnectionError, asyncio.CancelledError):
+            raise  # the client went away: nothing to answer
+        except Exception as exc:
+            # The server boundary: a fault of the proxy is one line and a 500 in the
+            # provider's shape, never a traceback in the agent's terminal.
+            line = str(exc).splitlines()[0] if str(exc) else ""
+            self.log(f"{request.method} {path}: 500 {type(exc).__name__}: {line}")
+            message = f"snapshot proxy failed on this request ({type(exc).__name__})"
+            return web.json_response(error_body(provider, 500, message), status=500)
 
     async def _read_body(self, request: web.Request) -> bytes:
         limit = self.config.max_body
