@@ -77,6 +77,7 @@ class FakeUpstream:
     validate: bool = True
     refuse_invalid: bool = True  # False: problems are recorded, the request still answered
     chunk_delay: float = 0.0
+    piece: int = 8  # characters per streamed delta
     accepted: list[Accepted] = field(default_factory=list)
     rejected: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -215,7 +216,7 @@ class FakeUpstream:
         )
         await response.prepare(request)
         try:
-            for event in _events(api, model, reply, usage, body):
+            for event in _events(api, model, reply, usage, body, self.piece):
                 await response.write(event.encode())
                 if self.chunk_delay:
                     await asyncio.sleep(self.chunk_delay)
@@ -423,7 +424,12 @@ def _sse(data: Any, event: str | None = None) -> str:
 
 
 def _events(
-    api: str, model: Any, reply: dict[str, Any], usage: tuple[int, int, int], body: dict[str, Any]
+    api: str,
+    model: Any,
+    reply: dict[str, Any],
+    usage: tuple[int, int, int],
+    body: dict[str, Any],
+    piece_size: int = 8,
 ) -> list[str]:
     fresh, cached, out = usage
     text, call = reply.get("text") or "", reply.get("call")
@@ -463,7 +469,7 @@ def _events(
                     "content_block_start",
                 )
             )
-            for piece in _pieces(text):
+            for piece in _pieces(text, piece_size):
                 events.append(
                     _sse(
                         {
@@ -543,7 +549,7 @@ def _events(
                 }
             )
         ]
-        for piece in _pieces(text):
+        for piece in _pieces(text, piece_size):
             events.append(
                 _sse(
                     {
@@ -655,7 +661,7 @@ def _events(
                     content_index=0,
                     part=part,
                 )
-                for piece in _pieces(text):
+                for piece in _pieces(text, piece_size):
                     add(
                         "response.output_text.delta",
                         item_id=item["id"],
