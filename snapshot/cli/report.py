@@ -206,6 +206,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"wrote {written}", file=sys.stderr)
         return 0
     from snapshot.report.main import report_command
+
     files = report_command(
         args.out,
         corpus=args.corpus,
