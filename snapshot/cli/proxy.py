@@ -75,8 +75,8 @@ def listen_address(text: str, allow_remote: bool) -> tuple[str, int]:
     if not is_loopback(host):
         if not allow_remote:
             raise InputError(
-                f"--listen {host}: not a loopback address; anyone who can reach it could use "
-                "your upstream keys' requests. Add --allow-remote if you mean it"
+                f"--listen {host}: not a loopback address: other machines could send requests "
+                "through it. Add --allow-remote if you mean it"
             )
         print(
             f"snapshot proxy: warning: listening on {host}, reachable from other machines",
