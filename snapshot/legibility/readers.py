@@ -291,7 +291,13 @@ class TesseractReader:
 
 
 def tesseract_available() -> bool:
-    return shutil.which("tesseract") is not None
+    """The binary and its Python wrapper both: either alone fails only when the lab reads."""
+    import importlib.util
+
+    return (
+        shutil.which("tesseract") is not None
+        and importlib.util.find_spec("pytesseract") is not None
+    )
 
 
 def rapidocr_available() -> bool:

@@ -22,6 +22,9 @@ from snapshot.report.sources import (
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
 
+#: Where a report keeps its per-conversation results for the next run, inside ``--out``.
+CACHE_DIR = ".cache"
+
 
 # One model per family for the characters-per-token figure.
 def profile_models(today: str | None = None) -> tuple[str, ...]:
@@ -123,6 +126,8 @@ def make_report(
     engine: str = "local",
     scheduler: str | None = None,
     probes: Path | None = None,
+    cache: bool = True,
+    say: Callable[[str], None] = lambda line: None,
 ) -> ReportFiles:
     """Run the benchmark and write the report into ``out`` (and nowhere else).
 
@@ -131,12 +136,20 @@ def make_report(
     and says at the top that it is private. ``show_needles``: quote examples of
     the needles (text from the sessions) in the report. ``probes`` is a folder of
     live needle-probe records (``snapshot probe``): they join the needle-recall
-    tables as one more reader per probed profile.
+    tables as one more reader per probed profile. ``cache``: keep each
+    conversation's results in ``out/.cache`` and reuse those of unchanged files
+    (:mod:`snapshot.report.cache`). ``say`` hears, before any work, each
+    optional part the run goes on without (:mod:`snapshot.report.preflight`).
     """
+    from snapshot.report.preflight import missing_markdown, missing_parts
+
     if readme is not None:
         from snapshot.report.readme import readme_block
 
         readme_block(readme)  # a README without the block is refused before the long run
+    missing = missing_parts(models, settings or Settings(), use_ocr=use_ocr, legibility=legibility)
+    for part in missing:
+        say(part.line())
     out.mkdir(parents=True, exist_ok=True)
     live = _probe_columns(probes, models) if probes is not None else []
     given: list[SourceRef] | None = None
@@ -167,6 +180,7 @@ def make_report(
             given=given,
             engine=engine,
             scheduler=scheduler,
+            cache=out / CACHE_DIR if cache else None,
         )
     except BaseException:
         if lab is not None:
@@ -185,10 +199,22 @@ def make_report(
     sections: list[tuple[str, str]] = list(inventory)
     if given is not None and show_needles:
         sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
+    if missing:
+        sections.append(("Optional parts missing", missing_markdown(missing)))
     if lab is not None:
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
-        sections.extend(lab.result())
+        try:
+            sections.extend(lab.result())
+        except Exception as exc:  # the conversations' results are kept: never a late failure
+            say(f"the legibility lab failed ({type(exc).__name__}: {exc}); the report goes on")
+            sections.append(
+                (
+                    "Legibility lab: not run to the end",
+                    f"The legibility lab failed ({type(exc).__name__}: {exc}); its sections "
+                    "are missing from this report, every other figure is complete.",
+                )
+            )
         sections.append(_lab_note(legibility))
     notice = PRIVACY_NOTICE if found is not None else None
     report = markdown.write(
@@ -327,5 +353,6 @@ def report_command(
         settings=chosen,
         found=found,
         probes=probes,
+        say=say,
         **options,
     )
