@@ -66,6 +66,25 @@ def profile_rows(models: Sequence[str]) -> list[dict[str, Any]]:
     return rows
 
 
+def _cached_profile_rows(cache: Path | None) -> list[dict[str, Any]]:
+    """:func:`profile_rows` of today's lineup; the same for every run of this code, so kept
+    in ``cache`` (it loads every family's tokenizer: seconds of a one-session report)."""
+    import json
+
+    from snapshot.report.cache import ResultCache, code_digest
+
+    models = profile_models()
+    if cache is None:
+        return profile_rows(models)
+    store = ResultCache(cache, json.dumps([code_digest(), list(models)]))
+    key = store.key("chars_per_token", 0)
+    rows = store.get_json(key)
+    if not isinstance(rows, list):
+        rows = profile_rows(models)
+        store.put_json(key, rows)
+    return rows
+
+
 class _Lab:
     """The legibility lab running in a process of its own, beside the conversations."""
 
@@ -192,7 +211,7 @@ def make_report(
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
         "distribution": plots.distribution(result.rows, out / "distribution.png"),
         "chars_per_token": plots.chars_per_token(
-            profile_rows(profile_models()), out / "chars_per_token.png"
+            _cached_profile_rows(out / CACHE_DIR if cache else None), out / "chars_per_token.png"
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }

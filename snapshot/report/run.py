@@ -366,13 +366,15 @@ def run(
             [_size_hint(j) for j in ordered], [hits.get(j) is not None for j in ordered]
         )
         try:
-            if workers == 1:
+            if workers == 1 and todo:
                 _init(models, settings, use_ocr, given)
                 _STATE["stage"] = lambda text: bar.stage(0, text)
                 run_now = set(todo)
                 inline = ((j, _work(j)) for j in jobs if j in run_now)
-                collect(finish(inline, bar))
-                _STATE.pop("stage", None)
+                try:
+                    collect(finish(inline, bar))
+                finally:
+                    _STATE.pop("stage", None)
             elif todo:
                 _STATE["given"] = given  # for the size hint below
                 ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
