@@ -133,6 +133,28 @@ def test_one_session_report(
     FIGURES[f"report_{code}"] = {**seen, "load": load, "load_end": _load()}
 
 
+@pytest.mark.benchmark(group="quick_start")
+@pytest.mark.parametrize("code", ["baseline", "this"])
+def test_quick_start(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, code: str) -> None:
+    """The README quick start's ``snapshot report`` (demo, quick lab, every core): CPU seconds."""
+    tree = ROOT
+    if code == "baseline":
+        given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+        if not given or not (Path(given) / "snapshot").is_dir():
+            pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of main 1e38e1a")
+        tree = Path(given)
+    out = tmp_path_factory.mktemp(f"quick_start_{code}")
+    args = [sys.executable, "-m", "snapshot", "report", "--out", str(out)]
+    seen: dict[str, float] = {}
+
+    def run() -> None:
+        seen["cpu"] = _child_cpu(args, tree, tree)
+
+    load = _load()
+    record(benchmark, f"quick_start_{code}", run, rounds=1, iterations=1)
+    FIGURES[f"quick_start_{code}"] = {**seen, "load": load, "load_end": _load()}
+
+
 def summary_lines() -> list[str]:
     """The ratios of this module's figures, for the run's closing summary."""
     f = FIGURES
@@ -161,6 +183,17 @@ def summary_lines() -> list[str]:
     if base and this:
         out.append(
             f"one-session report CPU, main 1e38e1a / this tree: {base['cpu'] / this['cpu']:.2f}x"
+        )
+    qb, qt = f.get("quick_start_baseline"), f.get("quick_start_this")
+    for name, fig in (("main 1e38e1a", qb), ("this tree", qt)):
+        if fig:
+            out.append(
+                f"README quick start, {name}: {fig['cpu']:.1f} CPU s "
+                f"(load {fig['load']:.1f} -> {fig['load_end']:.1f})"
+            )
+    if qb and qt:
+        out.append(
+            f"README quick start CPU, main 1e38e1a / this tree: {qb['cpu'] / qt['cpu']:.2f}x"
         )
     if base and cached:
         out.append(f"... / cached re-run: {base['cpu'] / cached['cpu']:.1f}x")
