@@ -297,7 +297,7 @@ def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
 def _known_unsupported(path: Path) -> str | None:
     """What a file no importer reads is, when it is a format snapshot knows but refuses."""
     from snapshot.transcript.formats._common import head_records
-    from snapshot.transcript.formats.claude_code import QWEN_REFUSAL, is_qwen_code
+    from snapshot.transcript.formats.qwen_code import QWEN_REFUSAL, is_qwen_code
 
     try:
         head = b"" if path.is_dir() else read_head(path)
