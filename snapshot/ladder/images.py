@@ -35,6 +35,9 @@ def _drop(block: Block, notes: list[str]) -> Block:
 def drop_images(conv: Conversation, *, keep_turns: int = 1) -> StrategyResult:
     """Replace images older than the last ``keep_turns`` turns with placeholders.
 
+    Snapshot pages are never dropped: they hold the imaged history, and a later
+    snapshot pass redraws them from their source text.
+
     >>> from snapshot.transcript.model import linear, ImageBlock, TextBlock
     >>> conv = linear("c", [
     ...     ("u1", "user", [ImageBlock("image/png", b"\\x89PNG...", width=4, height=3)]),
@@ -48,7 +51,8 @@ def drop_images(conv: Conversation, *, keep_turns: int = 1) -> StrategyResult:
     out: list[Message] = []
     notes: list[str] = []
     for i, m in enumerate(path):
-        if i >= keep_from or not m.images():
+        if i >= keep_from or not m.images() or m.meta.get("kind") == "snapshot":
+            # Snapshot pages are the history itself: a later pass redraws them, never drops them.
             out.append(m)
             continue
         blocks = tuple(_drop(b, notes) for b in m.blocks)

@@ -437,7 +437,7 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
         page_bytes=int(snap.data.get("page_bytes", 0)) if snap else 0,
         call_usd=run.summary_usd(lad.summary),
         summary_source=lad.summary.source if lad.summary else None,
-        rungs=" → ".join(lad.rungs_taken) or "none needed",
+        rungs=" → ".join(lad.rungs_taken) or ("none needed" if lad.fits else "not met"),
         **kw,
     )
 
