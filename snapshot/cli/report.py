@@ -149,7 +149,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument(
         "--model", required=True, help="the reader's model id (decides pages, prices, limits)"
     )
-    c.add_argument("--budget", type=at_least(1), required=True, help="token budget for the request")
+    size = c.add_mutually_exclusive_group(required=True)
+    size.add_argument("--budget", type=at_least(1), help="token budget for the request")
+    size.add_argument(
+        "--window-share",
+        type=finite_float(0.0, 1.0),
+        metavar="F",
+        help="budget as a share of the model's context window (its source and date go into the record)",
+    )
+    c.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="JSON/TOML profiles file (from `snapshot tune`) overriding or adding profiles",
+    )
+    c.add_argument(
+        "--save",
+        action="store_true",
+        help="store the compacted conversation as the new tip of a branch (the path before it "
+        "stays one `snapshot branch` away), so a second compact runs on the stored result",
+    )
     c.add_argument(
         "--out", type=Path, required=True, help="folder for request.json, pages and record.json"
     )
@@ -237,29 +255,39 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from snapshot.cli.conversation import load_conversation
+    from snapshot.cli.conversation import resolve
     from snapshot.ladder.compact import compact_to
+    from snapshot.transcript.session import open_target
 
-    conv = load_conversation(args)
+    found = resolve(args)
+    target = (
+        open_target(found, writes=True, note=lambda line: print(line, file=sys.stderr))
+        if args.save
+        else None
+    )
     record = compact_to(
         args.out,
-        conv,
+        target.conv if target is not None else found.conv,
         args.model,
         args.budget,
+        window_share=args.window_share,
+        profiles_file=args.profile,
         summarizer=args.summarizer,
         keep_turns=args.keep_turns,
         factsheet_chars=args.factsheet,
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,
+        save=target,
     )
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
     else:
+        rungs = " → ".join(record["rungs_taken"]) or ("none needed" if record["fits"] else "none")
         print(
             f"{record['tokens_before']:,} → {record['tokens_after']:,} tokens "
-            f"(budget {args.budget:,}, {'met' if record['fits'] else 'NOT met'}); "
-            f"rungs: {' → '.join(record['rungs_taken']) or 'none needed'}; "
+            f"(budget {record['budget']:,}, {'met' if record['fits'] else 'NOT met'}); "
+            f"rungs: {rungs}; "
             f"{len(record['pages'])} page(s); request: {record['request_file']}"
         )
         for note in record["notes"]:
@@ -276,5 +304,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
             print(f"  check: {len(record['validation']['problems'])} problem(s)", file=sys.stderr)
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
+        if record["saved"] is not None:
+            s = record["saved"]
+            print(
+                f"  saved: {s['conversation']}/{s['agent']} tip {s['tip']} "
+                f"(+{s['messages_added']} messages); the path before is one branch away: "
+                f"snapshot branch {s['conversation']} --to {s['tip_before']}",
+                file=sys.stderr,
+            )
     invalid = record["validation"] is not None and not record["validation"]["ok"]
     return 0 if record["fits"] and not invalid else 1

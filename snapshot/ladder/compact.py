@@ -71,7 +71,7 @@ class CompactOutcome:
             "budget_from": self.budget_from,
         }
 
-    def write(self, out: Path) -> dict[str, Any]:
+    def write(self, out: Path, *, saved: dict[str, Any] | None = None) -> dict[str, Any]:
         out.mkdir(parents=True, exist_ok=True)
         # A previous run's pages would sit beside a record that does not list them.
         for old in out.glob("page-[0-9][0-9][0-9].png"):
@@ -83,7 +83,7 @@ class CompactOutcome:
             pages.append(name)
         request = out / "request.json"
         request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
-        record = self.record(request.name, pages)
+        record = {**self.record(request.name, pages), "saved": saved}
         (out / "record.json").write_text(
             json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
@@ -234,9 +234,10 @@ def compact_to(
     out: Path,
     conv: Conversation,
     model: str,
-    budget: int,
+    budget: int | None = None,
     *,
     summarizer: str = "auto",
+    save: Any = None,
     **options: Any,
 ) -> dict[str, Any]:
     """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
@@ -247,9 +248,12 @@ def compact_to(
         The folder for ``page-NNN.png``, ``request.json`` and ``record.json``.
     conv : Conversation
     model, budget
-        The reader and its token budget.
+        The reader and its token budget (or ``window_share=`` of its context window).
     summarizer : str
         ``auto``, ``none`` or ``live:MODEL`` (:func:`snapshot.ladder.summary.summarizer_for`).
+    save : snapshot.transcript.session.Target, optional
+        Store the compacted path as the new tip of this conversation
+        (:func:`snapshot.ladder.save.save_compacted`); the record says where.
     **options
         The other options of :func:`compact`.
 
@@ -274,4 +278,17 @@ def compact_to(
     from snapshot.ladder.summary import summarizer_for
 
     outcome = compact(conv, model, budget, summarizer=summarizer_for(summarizer, conv), **options)
-    return outcome.write(out)
+    saved = None
+    if save is not None:
+        from snapshot.ladder.save import save_compacted
+
+        done = save_compacted(save, outcome.result.conversation)
+        saved = {
+            "conversation": done.after.id,
+            "agent": done.after.agent,
+            "tip": done.after.tip,
+            "tip_before": done.before_tip,
+            "messages_added": done.added,
+            "imported": done.imported,
+        }
+    return outcome.write(out, saved=saved)

@@ -33,6 +33,8 @@ RUNGS = (*FREE_RUNGS, "summary")
 @dataclass(frozen=True)
 class LadderOptions:
     keep_turns: int = 2
+    # Elide keeps the results of the last this many assistant steps (its unit of "recent").
+    elide_keep_steps: int = 3
     elide_min_chars: int = 200
     sheets: SheetOptions = field(default_factory=SheetOptions)
     rungs: tuple[str, ...] = RUNGS
@@ -231,7 +233,7 @@ def _apply(
     rung: str, conv: Conversation, target: Target, opts: LadderOptions, budget: int
 ) -> StrategyResult:
     if rung == "elide":
-        return elide(conv, keep_turns=opts.keep_turns, min_chars=opts.elide_min_chars)
+        return elide(conv, keep_steps=opts.elide_keep_steps, min_chars=opts.elide_min_chars)
     if rung == "drop_images":
         return drop_images(conv, keep_turns=opts.keep_turns)
     if rung == "snapshot":
@@ -366,7 +368,12 @@ def recover(
         )
         plan = recovery_budget(budget, rejection, margin)
         # Tighter plan: fewer verbatim turns, every uneventful result elided.
-        free = replace(free, keep_turns=max(1, free.keep_turns - 1), elide_min_chars=0)
+        free = replace(
+            free,
+            keep_turns=max(1, free.keep_turns - 1),
+            elide_keep_steps=max(1, free.elide_keep_steps - 1),
+            elide_min_chars=0,
+        )
         result = run_ladder(conv, current_target, plan, options=free)
         result = replace(
             result,

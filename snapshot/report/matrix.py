@@ -10,7 +10,7 @@ from typing import Any
 
 from snapshot.billing.prices import Price
 from snapshot.ladder.cut import find_cut
-from snapshot.ladder.elide import elide
+from snapshot.ladder.elide import elide, elided_chars, tool_result_chars
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
 from snapshot.ladder.needles import Needle, found, sample_needles
@@ -132,6 +132,16 @@ class Row:
     request_validation: dict[str, Any] = field(default_factory=dict)
     # tokens_after split by where each part's count comes from.
     tokens_provenance: dict[str, int] = field(default_factory=dict)
+    # The elide row: tool-result characters on the path, and those elide took out (measured).
+    tool_result_chars: int = 0
+    tool_result_chars_elided: int = 0
+
+    @property
+    def elided_share(self) -> float | None:
+        """Share of this conversation's tool-result characters elided (elide row only)."""
+        if self.strategy != "elide" or not self.tool_result_chars:
+            return None
+        return self.tool_result_chars_elided / self.tool_result_chars
 
     @property
     def free_rungs_only(self) -> bool:
@@ -163,7 +173,7 @@ class Row:
         return None if hits is None or n == 0 else sum(hits.values()) / n
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "elided_share": self.elided_share}
 
 
 def source_seed(source_id: str, settings: Settings) -> int:
@@ -489,18 +499,30 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
             tokens_provenance=dict(run.before_parts),
         )
     ]
-    for name, rung in (("elide", elide), ("drop_images", drop_images)):
-        res, dt = _timed(rung, conv, keep_turns=keep)
-        rows.append(
-            run.tokens_row(
-                name,
-                res.conversation,
-                dt,
-                recall_text=run.text_recall(res.conversation),
-                rungs=name,
-                note=f"{res.record.changed} replaced",
-            )
+    elided, dt = _timed(elide, conv, keep_steps=LadderOptions().elide_keep_steps)
+    rows.append(
+        run.tokens_row(
+            "elide",
+            elided.conversation,
+            dt,
+            recall_text=run.text_recall(elided.conversation),
+            rungs="elide",
+            note=f"{elided.record.changed} replaced",
+            tool_result_chars=tool_result_chars(conv.path()),
+            tool_result_chars_elided=elided_chars(elided.record),
         )
+    )
+    dropped, dt = _timed(drop_images, conv, keep_turns=keep)
+    rows.append(
+        run.tokens_row(
+            "drop_images",
+            dropped.conversation,
+            dt,
+            recall_text=run.text_recall(dropped.conversation),
+            rungs="drop_images",
+            note=f"{dropped.record.changed} replaced",
+        )
+    )
     sheet = SheetOptions(keep_turns=keep, tail_share=settings.tail_share)
     for name, opts in (
         ("snapshot", sheet),
