@@ -83,6 +83,14 @@ def main(argv: list[str]) -> int:
                 "recall": got / max(asked, 1),
                 "seconds": round(time.time() - t0, 1),
                 "loadavg": Path("/proc/loadavg").read_text().split()[:3],
+                "baseline": None
+                if baseline is None
+                else {
+                    "elided": old_elided,
+                    "share": old_elided / max(total, 1),
+                    "found": old_got,
+                    "recall": old_got / max(asked, 1),
+                },
             }
         )
     )

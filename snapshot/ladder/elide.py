@@ -144,10 +144,15 @@ def _call_keys(path: Sequence[Message]) -> dict[str, str]:
     return keys
 
 
-def _referenced(path: Sequence[Message]) -> set[tuple[int, int]]:
-    """(message, block) of every result whose own new identifiers a later step names."""
+def _referenced(path: Sequence[Message], keys: dict[str, str]) -> set[tuple[int, int]]:
+    """(message, block) of every result whose own new identifiers a later step names.
+
+    A result repeating an earlier call inherits what that call's results introduced
+    (the later reading is the one a reference leans on).
+    """
     # Forward: what each result newly introduces (not seen in anything before it).
     seen: set[str] = set()
+    by_call: dict[str, set[str]] = {}
     introduced: dict[tuple[int, int], set[str]] = {}
     for i, m in enumerate(path):
         for text in _step_text(m):
@@ -155,7 +160,10 @@ def _referenced(path: Sequence[Message]) -> set[tuple[int, int]]:
         for j, block in enumerate(m.blocks):
             if isinstance(block, ToolResult):
                 own = identifiers(block.text())
-                introduced[(i, j)] = own - seen
+                key = keys.get(block.call_id, block.call_id)
+                new = (own - seen) | (own & by_call.get(key, set()))
+                introduced[(i, j)] = new
+                by_call.setdefault(key, set()).update(new)
                 seen |= own
     # Backward: one set of everything later steps name.
     later: set[str] = set()
@@ -205,7 +213,7 @@ def elide(
     keep_from = step_start(path, keep_steps)
     tool_names = {c.id: c.name for m in path for c in m.tool_calls()}
     keys = _call_keys(path)
-    referenced = _referenced(path)
+    referenced = _referenced(path, keys)
     superseded = _superseded(path, keys)
 
     out: list[Message] = []
