@@ -75,9 +75,12 @@ def test_compact_save_then_compact_again_keeps_pages_and_the_way_back(
     shown = capsys.readouterr().out
     message, block = ref.split("#")
     from snapshot.transcript.formats import import_path
+    from snapshot.transcript.model import ToolResult
 
     [source] = import_path(REPRO)
-    assert shown.rstrip("\n") == source.get(message).blocks[int(block)].text().rstrip("\n")  # type: ignore[union-attr]
+    result = source.get(message).blocks[int(block)]
+    assert isinstance(result, ToolResult)
+    assert shown.rstrip("\n") == result.text().rstrip("\n")
 
 
 def test_compact_out_clears_a_previous_runs_pages(
