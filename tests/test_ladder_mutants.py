@@ -201,10 +201,13 @@ def test_compact_offline_stops_at_the_free_rungs_and_says_why() -> None:
 
 def test_compact_with_a_provider_limit_is_checked_by_it(claude: Target) -> None:
     conv = agent_run(40)
-    budget = claude.tokens(conv.path()) // 3
+    budget = claude.tokens(conv.path()) * 2 // 3  # the free rungs can meet it
     outcome = compact(conv, MODEL, budget, provider_limit=budget)
     assert outcome.checked_by is not None
     assert outcome.result.fits
+    # Below what the free rungs reach it is "not met", never a modelled summary.
+    tight = compact(conv, MODEL, budget // 4, provider_limit=budget // 4)
+    assert not tight.result.fits and tight.result.summary is None
 
 
 def test_request_shape_by_provider_and_api() -> None:

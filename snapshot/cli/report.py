@@ -49,6 +49,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
     )
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="JSON/TOML profiles file (from `snapshot tune`) whose profiles win over the tables",
+    )
     p.add_argument("--workers", type=at_least(1), help="processes (default: one per core)")
     # -- engine (issue 15): where the conversations × profiles run
     p.add_argument(
@@ -220,6 +225,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             "reader_pages": args.reader_pages,
             "reader_conversations": args.reader_conversations,
             "page_needles_per_class": args.page_needles_per_class,
+            "profiles_file": args.profile,
         },
         say=lambda line: print(line, file=sys.stderr),
         command=command_line(args),

@@ -66,10 +66,11 @@ def _elide_line(result: RunResult) -> list[str]:
     """Elide alone, pooled for the Claude profile: the share of tool-result characters it
     took out and the needle recall of what stays text (both measured, per conversation in
     results.json as ``elided_share``)."""
-    from snapshot.profiles import profile_for
+    from snapshot.report.run import reader_for
 
+    files = result.settings.profiles_file
     claude = next(
-        (m for m in result.models if profile_for(m, warn=False).provider == "anthropic"), None
+        (m for m in result.models if reader_for(m, files).profile.provider == "anthropic"), None
     )
     rows = [r for r in result.rows if r.strategy == "elide" and r.model == claude]
     total = sum(r.tool_result_chars for r in rows)
@@ -113,7 +114,7 @@ def _prices(result: RunResult) -> list[str]:
         "| model | status | text tokens counted by | price database | matched id | input $/Mtok | cache read | cache write 5 min / 1 h | long-context tiers |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for model, rec in model_records(result.models).items():
+    for model, rec in model_records(result.models, result.settings.profiles_file).items():
         price = rec.get("price")
         status = rec.get("status", "")
         if rec.get("successor"):

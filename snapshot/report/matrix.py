@@ -69,6 +69,9 @@ class Settings:
     # summaries (snapshot/report/summaries.py), this default only when it has none.
     summary_chars: int = MEASURED_SUMMARY_CHARS
     summary_size_source: str = MEASURED_SUMMARY_SOURCE
+    # A JSON/TOML profiles file (``--profile``, e.g. from ``snapshot tune``) whose profiles
+    # win over the tables for the models it names.
+    profiles_file: str | None = None
     # Whole-page readers (snapshot.legibility.page_readers names) and their sample:
     # full pages per conversation × profile, needles per class on each page, and
     # the strategies whose pages they read.

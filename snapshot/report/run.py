@@ -81,12 +81,11 @@ GIVEN = "<given sources>"
 def _init(
     models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[SourceRef] = ()
 ) -> None:
-    from snapshot.ladder.target import target_for
 
     _STATE["given"] = list(given)
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["key"] = (tuple(models), settings, use_ocr)
-    _STATE["targets"] = [target_for(m) for m in models]
+    _STATE["targets"] = [reader_for(m, settings.profiles_file) for m in models]
     _STATE["settings"] = settings
     _STATE["ocr"] = _ocr_reader() if use_ocr else None
 
@@ -356,18 +355,31 @@ def _size_hint(job: Job) -> int:
     return int(entry.get("chars", 0))
 
 
-def model_records(models: Sequence[str]) -> dict[str, dict[str, Any]]:
+def reader_for(model: str, profiles_file: str | None = None) -> Any:
+    """The report's reader of ``model``: its profile, a profiles file's overrides applied.
+
+    >>> reader_for("gpt-5.5").model
+    'gpt-5.5'
+    """
+    from snapshot.ladder.target import target_for
+    from snapshot.profiles.options import resolve_profile
+
+    return target_for(resolve_profile(model, profiles_file=profiles_file))
+
+
+def model_records(
+    models: Sequence[str], profiles_file: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Per profile: its lifecycle and the price it was billed at (database version, matched id).
 
     >>> rec = model_records(["gpt-6.1-sol"])["gpt-6.1-sol"]
     >>> rec["price"]["matched_model"], rec["status"]
     ('gpt-6.1-sol', 'current')
     """
-    from snapshot.ladder.target import target_for
 
     out: dict[str, dict[str, Any]] = {}
     for model in models:
-        target = target_for(model)
+        target = reader_for(model, profiles_file)
         out[model] = {
             **target.profile.lifecycle_record(),
             "text_counter": target.text_counter,
@@ -404,7 +416,7 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
-        "profiles": model_records(result.models),
+        "profiles": model_records(result.models, result.settings.profiles_file),
         "validation": validation_count(result),
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],
