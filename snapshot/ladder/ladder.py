@@ -156,7 +156,24 @@ def run_ladder(
     summarizer: Summarizer | None = None,
     options: LadderOptions | None = None,
 ) -> LadderResult:
-    """Climb the ladder until the conversation's path fits ``budget`` tokens."""
+    """Climb the ladder until the conversation's path fits ``budget`` tokens.
+
+    The free rungs (elide, drop images, snapshot) come first, then the summary
+    (``options.rungs`` picks them; ``FREE_RUNGS`` for a request sent as is). A pass
+    on a conversation an earlier pass compacted keeps its snapshot pages (redrawn
+    from their text into the same bytes) and widens the imaged middle.
+
+    >>> from snapshot.ladder.target import target_for
+    >>> from snapshot.transcript.model import linear, TextBlock, ToolCall, ToolResult
+    >>> conv = linear("c", [("u", "user", [TextBlock("task")])] + [
+    ...     m for i in range(20) for m in (
+    ...         (f"a{i}", "assistant", [ToolCall(f"t{i}", "bash", {"cmd": f"step {i}"})]),
+    ...         (f"r{i}", "tool", [ToolResult(f"t{i}", (TextBlock("ok " * 300),))]))
+    ... ] + [("z", "assistant", [TextBlock("done")])])
+    >>> result = run_ladder(conv, target_for("gpt-5.5"), 3_000, options=LadderOptions(rungs=FREE_RUNGS))
+    >>> result.fits, result.rungs_taken
+    (True, ('elide',))
+    """
     opts = options or LadderOptions()
     before = target.tokens(conv.path())
     steps: list[RungRecord] = []
