@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import multiprocessing as mp
 import os
@@ -15,6 +16,7 @@ from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.needle_recall import reader_recall
+from snapshot.report.ranges import range_rows
 from snapshot.report.sources import (
     Source,
     SourceRef,
@@ -245,6 +247,8 @@ def run(
             "--engine dask runs a --corpus manifest or the demo; PATH arguments run locally"
         )
     settings = settings or Settings()
+    if not settings.priced_on:
+        settings = replace(settings, priced_on=dt.date.today().isoformat())
     given = list(given or ())
     jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
     _STATE["given"] = given  # _source() reads given jobs from here
@@ -356,34 +360,38 @@ def _size_hint(job: Job) -> int:
 
 
 def reader_for(model: str, profiles_file: str | None = None) -> Any:
-    """The report's reader of ``model``: its profile, a profiles file's overrides applied.
+    """The report's reader of ``model``: its profile (a profiles file's overrides applied)
+    with any usage-probe record that settles a disputed fact.
 
     >>> reader_for("gpt-5.5").model
     'gpt-5.5'
     """
     from snapshot.ladder.target import target_for
-    from snapshot.profiles.options import resolve_profile
+    from snapshot.profiles.options import resolve_profile, with_evidence
 
-    return target_for(resolve_profile(model, profiles_file=profiles_file))
+    return target_for(with_evidence(resolve_profile(model, profiles_file=profiles_file)))
 
 
 def model_records(
-    models: Sequence[str], profiles_file: str | None = None
+    models: Sequence[str], today: str | None = None, profiles_file: str | None = None
 ) -> dict[str, dict[str, Any]]:
-    """Per profile: its lifecycle and the price it was billed at (database version, matched id).
+    """Per profile: its lifecycle and the price it was billed at on ``today`` (the run's day).
 
-    >>> rec = model_records(["gpt-6.1-sol"])["gpt-6.1-sol"]
-    >>> rec["price"]["matched_model"], rec["status"]
-    ('gpt-6.1-sol', 'current')
+    >>> rec = model_records(["gpt-6.1-sol"], "2026-12-02")["gpt-6.1-sol"]
+    >>> rec["price"]["matched_model"], rec["status"], rec["price"]["priced_on"]
+    ('gpt-6.1-sol', 'current', '2026-12-02')
+    >>> model_records(["gemini-3.8-flash"], "2027-01-02")["gemini-3.8-flash"]["price"]["input_per_mtok"]
+    1.5
     """
-
     out: dict[str, dict[str, Any]] = {}
     for model in models:
         target = reader_for(model, profiles_file)
+        price = target.profile.price(today)
         out[model] = {
-            **target.profile.lifecycle_record(),
+            **target.profile.lifecycle_record(today),
             "text_counter": target.text_counter,
-            "price": target.price.record() if target.price is not None else None,
+            "price": price.record() if price is not None else None,
+            "uncertain": target.profile.range_record(),
         }
     return out
 
@@ -416,7 +424,10 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
-        "profiles": model_records(result.models, result.settings.profiles_file),
+        "profiles": model_records(
+            result.models, result.settings.priced_on or None, result.settings.profiles_file
+        ),
+        "ranges": [r.to_json() for r in range_rows(result.rows, result.models)],
         "validation": validation_count(result),
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],
