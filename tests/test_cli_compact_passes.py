@@ -180,3 +180,34 @@ def test_integer_select_values_work_through_the_api() -> None:
         _CORPUS / "tau_bench/gpt-4o-airline.json", select={"task_id": 3, "trial": 0}
     )
     assert len(convs) == 1
+
+
+def test_report_takes_a_profile_file_and_states_the_elided_share(tmp_path: Path) -> None:
+    profile = tmp_path / "tuned.toml"
+    profile.write_text(f'model = "{MODEL}"\nfont = "snap5x8"\n', encoding="utf-8")
+    out = tmp_path / "r"
+    code = main(
+        [
+            "report",
+            "--out",
+            str(out),
+            "--workers",
+            "1",
+            "--limit",
+            "1",
+            "--no-legibility",
+            "--model",
+            MODEL,
+            "--profile",
+            str(profile),
+        ]
+    )
+    assert code == 0
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["settings"]["profiles_file"] == str(profile)
+    (elide_row,) = [r for r in results["rows"] if r["strategy"] == "elide"]
+    assert elide_row["elided_share"] == pytest.approx(
+        elide_row["tool_result_chars_elided"] / elide_row["tool_result_chars"]
+    )
+    report = (out / "REPORT.md").read_text(encoding="utf-8")
+    assert f"Elide alone (`{MODEL}`):" in report and "of the tool-result characters" in report
