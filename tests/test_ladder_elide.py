@@ -3,24 +3,17 @@ reference; linear work on hostile text; real corpus sessions; placeholders that 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ladder_helpers import REPRO, SESSION
 
 from snapshot.ladder import elide as elide_module
 from snapshot.ladder.elide import elide, identifiers, is_identifier, tool_result_chars
 from snapshot.ladder.restore import original
 from snapshot.transcript.model import Conversation, TextBlock, ToolCall, ToolResult, linear
-
-_CORPUS = Path(
-    os.environ.get("SNAPSHOT_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")
-)
-SPOTTER = _CORPUS / "claude_code_spotter/4d5611e5-241a-462a-8d15-5122611a9569"
-REPRO = SPOTTER / "subagents/agent-a2898e3.jsonl"
-SESSION = SPOTTER.with_suffix(".jsonl")  # the 294-message session of the same spotter run
 
 
 def _run(results: list[tuple[str, dict[str, str], str]], final: str = "done") -> Conversation:

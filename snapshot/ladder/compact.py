@@ -77,9 +77,17 @@ class CompactOutcome:
         for old in out.glob("page-[0-9][0-9][0-9].png"):
             old.unlink()
         pages = []
-        for i, page in enumerate(self.result.pages, start=1):
+        # Every page the request carries, those an earlier pass drew included.
+        pngs = [
+            img.data
+            for m in self.result.conversation.path()
+            if m.meta.get("kind") == "snapshot"
+            for img in m.images()
+            if img.data is not None
+        ]
+        for i, png in enumerate(pngs, start=1):
             name = f"page-{i:03d}.png"
-            (out / name).write_bytes(page.png())
+            (out / name).write_bytes(png)
             pages.append(name)
         request = out / "request.json"
         request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -189,7 +189,7 @@ def _superseded(path: Sequence[Message], keys: dict[str, str]) -> set[str]:
 def elide(
     conv: Conversation,
     *,
-    keep_steps: int = 3,
+    keep_steps: int = 2,
     min_chars: int = 200,
 ) -> StrategyResult:
     """Replace old, uneventful tool results on the conversation's path.

@@ -34,7 +34,7 @@ RUNGS = (*FREE_RUNGS, "summary")
 class LadderOptions:
     keep_turns: int = 2
     # Elide keeps the results of the last this many assistant steps (its unit of "recent").
-    elide_keep_steps: int = 3
+    elide_keep_steps: int = 2
     elide_min_chars: int = 200
     sheets: SheetOptions = field(default_factory=SheetOptions)
     rungs: tuple[str, ...] = RUNGS

@@ -77,7 +77,7 @@ def reading_guide(
     Nothing in it depends on later passes (the resume point is :func:`resume_note`),
     so a segment's guide and pages are the same bytes on every pass.
 
-    >>> reading_guide([], [], "snap5x8", first=False)[:48]
+    >>> reading_guide([], [], "snap5x8", first=False)[:49]
     'The next 0 image(s) are pages of the conversation'
     """
     covered = f"messages #{covers[0][-8:]} to #{covers[-1][-8:]}" if covers else "no messages"

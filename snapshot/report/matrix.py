@@ -511,30 +511,29 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
             tokens_provenance=dict(run.before_parts),
         )
     ]
-    elided, dt = _timed(elide, conv, keep_steps=LadderOptions().elide_keep_steps)
-    rows.append(
-        run.tokens_row(
-            "elide",
-            elided.conversation,
-            dt,
-            recall_text=run.text_recall(elided.conversation),
-            rungs="elide",
-            note=f"{elided.record.changed} replaced",
-            tool_result_chars=tool_result_chars(conv.path()),
-            tool_result_chars_elided=elided_chars(elided.record),
-        )
+    free_rungs: tuple[tuple[str, Any, dict[str, int]], ...] = (
+        ("elide", elide, {"keep_steps": LadderOptions().elide_keep_steps}),
+        ("drop_images", drop_images, {"keep_turns": keep}),
     )
-    dropped, dt = _timed(drop_images, conv, keep_turns=keep)
-    rows.append(
-        run.tokens_row(
-            "drop_images",
-            dropped.conversation,
-            dt,
-            recall_text=run.text_recall(dropped.conversation),
-            rungs="drop_images",
-            note=f"{dropped.record.changed} replaced",
+    for name, rung, options in free_rungs:
+        res, dt = _timed(rung, conv, **options)
+        share: dict[str, int] = {}
+        if name == "elide":  # the elided share of tool-result characters (issue 22)
+            share = {
+                "tool_result_chars": tool_result_chars(conv.path()),
+                "tool_result_chars_elided": elided_chars(res.record),
+            }
+        rows.append(
+            run.tokens_row(
+                name,
+                res.conversation,
+                dt,
+                recall_text=run.text_recall(res.conversation),
+                rungs=name,
+                note=f"{res.record.changed} replaced",
+                **share,
+            )
         )
-    )
     sheet = SheetOptions(keep_turns=keep, tail_share=settings.tail_share)
     for name, opts in (
         ("snapshot", sheet),
