@@ -168,3 +168,35 @@ def test_real_sessions_lose_old_results_but_keep_what_later_steps_use(path: Path
     # Errors are never elided.
     errors = [r for m in out.conversation.path() for r in m.tool_results() if r.is_error]
     assert not [r for r in errors if r.text().startswith("[elided:")]
+
+
+def test_a_dropped_image_leads_back_to_its_bytes() -> None:
+    import numpy as np
+
+    from snapshot.ladder.images import drop_images
+    from snapshot.raster import to_png
+    from snapshot.transcript.model import ImageBlock
+
+    png = to_png(np.zeros((3, 4), np.uint8), (4, 3))
+    shot = ImageBlock("image/png", png, width=4, height=3, origin="shot.png")
+    conv = linear(
+        "c",
+        [
+            ("u", "user", [TextBlock("look"), shot]),
+            ("a", "assistant", [ToolCall("t", "screenshot", {})]),
+            ("r", "tool", [ToolResult("t", (TextBlock("taken"), shot))]),
+            ("z", "assistant", [TextBlock("ok")]),
+        ],
+    )
+    out = drop_images(conv, keep_turns=0).conversation
+    texts = [
+        p.text
+        for m in out.path()
+        for b in m.blocks
+        for p in (b.content if isinstance(b, ToolResult) else (b,))
+        if isinstance(p, TextBlock) and p.text.startswith("[image dropped")
+    ]
+    refs = [t.split("; ref ")[1].split(":")[0] for t in texts]
+    assert refs == ["u#1", "r#0.1"]
+    for ref in refs:
+        assert original(conv, ref) == png
