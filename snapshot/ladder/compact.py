@@ -8,6 +8,7 @@ provider's image-count and byte budgets before it is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -72,29 +73,47 @@ class CompactOutcome:
         }
 
     def write(self, out: Path, *, saved: dict[str, Any] | None = None) -> dict[str, Any]:
-        out.mkdir(parents=True, exist_ok=True)
-        # A previous run's pages would sit beside a record that does not list them.
-        for old in out.glob("page-[0-9][0-9][0-9].png"):
-            old.unlink()
-        pages = []
-        # Every page the request carries, those an earlier pass drew included.
-        pngs = [
-            img.data
-            for m in self.result.conversation.path()
-            if m.meta.get("kind") == "snapshot"
-            for img in m.images()
-            if img.data is not None
-        ]
-        for i, png in enumerate(pngs, start=1):
-            name = f"page-{i:03d}.png"
-            (out / name).write_bytes(png)
-            pages.append(name)
-        request = out / "request.json"
-        request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
-        record = {**self.record(request.name, pages), "saved": saved}
-        (out / "record.json").write_text(
-            json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        """Write the pages, request.json and record.json: all of them, or none (a full disk).
+
+        A previous run's pages are removed first (they would sit beside a record that
+        does not list them); the pages written are every page the request carries,
+        those an earlier pass drew included.
+        """
+        written: list[Path] = []
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for old in out.glob("page-[0-9][0-9][0-9].png"):
+                old.unlink()
+            pngs = [
+                img.data
+                for m in self.result.conversation.path()
+                if m.meta.get("kind") == "snapshot"
+                for img in m.images()
+                if img.data is not None
+            ]
+            pages = []
+            for i, png in enumerate(pngs, start=1):
+                name = f"page-{i:03d}.png"
+                written.append(out / name)  # before writing: a partial file is removed too
+                (out / name).write_bytes(png)
+                pages.append(name)
+            request = out / "request.json"
+            written.append(request)
+            request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
+            record = {**self.record(request.name, pages), "saved": saved}
+            written.append(out / "record.json")
+            (out / "record.json").write_text(
+                json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+        except OSError as exc:
+            for path in written:
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+            where = written[-1] if written else out
+            raise InputError(
+                f"cannot write {where}: {exc.strerror or exc}; removed the {len(written)} "
+                "file(s) this run had written, so no partial result is left"
+            ) from exc
         return record
 
 

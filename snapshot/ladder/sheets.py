@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snapshot.geometry import Geometry
-from snapshot.ladder.cut import find_cut
+from snapshot.ladder.cut import find_cut, split_oversized
 from snapshot.ladder.needles import candidates
 from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.serialize import ROLE_MARKERS, serialize
@@ -188,7 +188,7 @@ def snapshot(
 def _snapshot(
     conv: Conversation, target: Target, opts: SheetOptions, *, merge: bool
 ) -> StrategyResult:
-    path = conv.path()
+    path = split_oversized(conv.path(), tail_share=opts.tail_share)  # one huge reply: image most
     if not target.vision or target.geometry is None:
         return StrategyResult(conv, RungRecord("snapshot", notes=("reader cannot see images",)))
 
