@@ -267,17 +267,10 @@ def command_line(args: argparse.Namespace) -> str:
 def cmd_compact(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import resolve
     from snapshot.ladder.compact import compact_to
-    from snapshot.transcript.session import open_target
 
-    found = resolve(args)
-    target = (
-        open_target(found, writes=True, note=lambda line: print(line, file=sys.stderr))
-        if args.save
-        else None
-    )
     record = compact_to(
         args.out,
-        target.conv if target is not None else found.conv,
+        resolve(args),
         args.model,
         args.budget,
         window_share=args.window_share,
@@ -288,7 +281,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,
-        save=target,
+        save=args.save,
+        note=lambda line: print(line, file=sys.stderr),
     )
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))

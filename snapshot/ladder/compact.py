@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, LadderResult, recover, run_ladder
@@ -21,6 +22,9 @@ from snapshot.ladder.sheets import SheetOptions
 from snapshot.ladder.summary import Summarizer
 from snapshot.ladder.target import Target, target_for
 from snapshot.transcript.model import Conversation
+
+if TYPE_CHECKING:
+    from snapshot.transcript.resolve import Resolved
 
 # Which request shape each provider takes; OpenAI-compatible APIs take chat bodies.
 REQUEST_SHAPES = {"anthropic": "anthropic", "openai": "openai", "google": "gemini"}
@@ -259,12 +263,13 @@ def compact(
 
 def compact_to(
     out: Path,
-    conv: Conversation,
+    conv: Conversation | Resolved,
     model: str,
     budget: int | None = None,
     *,
     summarizer: str = "auto",
-    save: Any = None,
+    save: bool = False,
+    note: Callable[[str], None] = lambda line: None,
     **options: Any,
 ) -> dict[str, Any]:
     """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
@@ -273,14 +278,17 @@ def compact_to(
     ----------
     out : Path
         The folder for ``page-NNN.png``, ``request.json`` and ``record.json``.
-    conv : Conversation
+    conv : Conversation or Resolved
+        The conversation, or what CONV resolved to (needed with ``save``).
     model, budget
         The reader and its token budget (or ``window_share=`` of its context window).
     summarizer : str
         ``auto``, ``none`` or ``live:MODEL`` (:func:`snapshot.ladder.summary.summarizer_for`).
-    save : snapshot.transcript.session.Target, optional
-        Store the compacted path as the new tip of this conversation
+    save : bool
+        Store the compacted path as the new tip of the resolved conversation
         (:func:`snapshot.ladder.save.save_compacted`); the record says where.
+    note : callable
+        Receives the store's announcements (a file stored for the first time).
     **options
         The other options of :func:`compact`.
 
@@ -303,13 +311,21 @@ def compact_to(
     (True, 'request.json', True)
     """
     from snapshot.ladder.summary import summarizer_for
+    from snapshot.transcript.resolve import Resolved
+    from snapshot.transcript.session import open_target
 
+    target = None
+    if isinstance(conv, Resolved):
+        target = open_target(conv, writes=True, note=note) if save else None
+        conv = target.conv if target is not None else conv.conv
+    elif save:
+        raise InputError("--save needs a stored conversation or a file to store, not a value")
     outcome = compact(conv, model, budget, summarizer=summarizer_for(summarizer, conv), **options)
     saved = None
-    if save is not None:
+    if target is not None:
         from snapshot.ladder.save import save_compacted
 
-        done = save_compacted(save, outcome.result.conversation)
+        done = save_compacted(target, outcome.result.conversation)
         saved = {
             "conversation": done.after.id,
             "agent": done.after.agent,
