@@ -67,12 +67,10 @@ def _elide_line(result: RunResult) -> list[str]:
     """Elide alone, pooled for the Claude profile: the share of tool-result characters it
     took out and the needle recall of what stays text (both measured, per conversation in
     results.json as ``elided_share``)."""
-    from snapshot.report.run import reader_for
+    from snapshot.report.run import profile_of
 
     files = result.settings.profiles_file
-    claude = next(
-        (m for m in result.models if reader_for(m, files).profile.provider == "anthropic"), None
-    )
+    claude = next((m for m in result.models if profile_of(m, files).provider == "anthropic"), None)
     rows = [r for r in result.rows if r.strategy == "elide" and r.model == claude]
     total = sum(r.tool_result_chars for r in rows)
     if not rows or not total:
