@@ -408,7 +408,7 @@ def _check_kept(
 
 
 def import_path(
-    path: str | Path, *, format: str | None = None, select: Mapping[str, str] | None = None
+    path: str | Path, *, format: str | None = None, select: Mapping[str, object] | None = None
 ) -> list[Conversation]:
     """Every conversation in ``path``, auto-detecting the format unless given.
 
@@ -419,7 +419,8 @@ def import_path(
     format
         A format name to use instead of detection (``--format``).
     select
-        KEY=VALUE pairs picking conversations of a multi-conversation file.
+        KEY=VALUE pairs picking conversations of a multi-conversation file; a
+        value that is not a string (a manifest's integer task id) is compared as text.
 
     Returns
     -------
@@ -452,8 +453,9 @@ def import_path(
     if empty:
         raise TranscriptError(f"{p}: {empty}; nothing to import")
     fmt = get_format(format) if format else detect(p)
+    chosen = {str(k): str(v) for k, v in (select or {}).items()}
     try:
-        conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
+        conversations = _guarded_load(fmt, p, ImportOptions(select=chosen))
     except WrongFormatError:
         raise
     except TranscriptError as exc:
