@@ -42,10 +42,8 @@ def _commands(case: Path, work: Path) -> list[list[str]]:
         ["export", c, "--to", target]
         for target in ("anthropic", "openai", "openai-responses", "gemini", "markdown")
     ]
-    out.append(
-        ["compact", c, "--model", "gpt-5.1", "--budget", "2000", "--out", str(work / "compact")]
-        + ["--summarizer", "none"]
-    )
+    compact = ["--model", "gpt-5.1", "--budget", "2000", "--summarizer", "none"]
+    out.append(["compact", c, *compact, "--out", str(work / "compact")])
     return out
 
 
