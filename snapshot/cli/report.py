@@ -276,7 +276,12 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if record["validation"] is not None:
             for line in [*record["validation"]["skipped"], *record["validation"]["problems"]]:
                 print(f"  check: {line}", file=sys.stderr)
-            print(f"  check: {len(record['validation']['problems'])} problem(s)", file=sys.stderr)
+            unchecked = record["validation"].get("not_checked_by") or []
+            also = f"; NOT checked by {', '.join(unchecked)} (see above)" if unchecked else ""
+            print(
+                f"  check: {len(record['validation']['problems'])} problem(s){also}",
+                file=sys.stderr,
+            )
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
     invalid = record["validation"] is not None and not record["validation"]["ok"]

@@ -297,6 +297,12 @@ def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
     yield from _strings(doc.value if doc.shape == "other" else doc.fields, unread)
 
 
+def _is_database(path: Path) -> bool:
+    """An SQLite database (opencode's and Crush's stores): binary pages, not text."""
+    with path.open("rb") as fh:
+        return fh.read(16) == b"SQLite format 3\x00"
+
+
 def _text_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
@@ -351,6 +357,8 @@ def measure(
     try:
         if sum(os.stat(f).st_size for f in files) > MAX_MEASURED_BYTES:
             return None
+        if any(_is_database(f) for f in files):
+            return None  # pages of a database, not text: its importer counts rows instead
         kept = kept_text(conversations)
 
         def strings() -> Iterator[str]:
