@@ -115,8 +115,12 @@ def combined(parts: Iterable[str]) -> str:
 # ---------------------------------------------------------------------------- independent sample
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"(?:0x)?(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}")
-_PATHLIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://)?[\w.~@%+-]*(?:/[\w.~@%+-]*)+")
+# Used with fullmatch; the lookbehinds (true at a token's start) and possessive runs
+# keep them linear under search too (issue 28: no regex rescans a run from every start).
+_HEX = re.compile(r"(?<![0-9a-fA-F])(?:0x)?(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}")
+_PATHLIKE = re.compile(
+    r"(?<![\w.~@%+/:-])(?:[A-Za-z][A-Za-z0-9+.-]*+://)?[\w.~@%+-]*+(?:/[\w.~@%+-]*+)+"
+)
 _NUMBER = re.compile(r"[-+]?\d[\d,._:]*\d")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
