@@ -125,6 +125,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how much of the legibility lab to run (default quick; full reads more lines with every filter)",
     )
     p.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="run every conversation again instead of reusing the results of unchanged files "
+        "kept in OUT/.cache",
+    )
+    p.add_argument(
         "--readme",
         type=Path,
         help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
@@ -135,6 +142,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_const",
         const="none",
         help="same as --legibility none",
+    )
+    p.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="DIR",
+        help="instead of the benchmark: the savings measured on live traffic from a "
+        "`snapshot proxy --ledger DIR` folder, written to OUT/LEDGER.md",
     )
     p.set_defaults(func=cmd_report)
 
@@ -191,7 +205,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.ledger is not None:
+        from snapshot.proxy.ledger import ledger_report
+
+        written, text = ledger_report(args.ledger, args.out)
+        print(text, end="")
+        print(f"wrote {written}", file=sys.stderr)
+        return 0
     from snapshot.report.main import report_command
+
     files = report_command(
         args.out,
         corpus=args.corpus,
@@ -217,6 +239,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
+        cache=args.cache,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")
