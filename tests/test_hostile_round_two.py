@@ -18,6 +18,7 @@ from snapshot.transcript.export import export
 from snapshot.transcript.model import Conversation, ImageBlock, TextBlock, linear
 from snapshot.transcript.session import Target, fork
 from snapshot.transcript.store import Store
+from snapshot.transcript.store_legacy import read_checkpoints
 
 
 @pytest.fixture(autouse=True)
@@ -166,19 +167,27 @@ def test_a_refused_images_absolute_path_is_not_written_into_the_request(tmp_path
 def test_a_checkpoints_file_whose_schema_version_is_not_an_integer_is_refused(
     version: object, tmp_path: Path
 ) -> None:
-    store = Store(tmp_path)
-    store.save(_chat())
-    path = store.checkpoints_path("c1")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c1.checkpoints.json"
     path.write_text(json.dumps({"schema_version": version, "checkpoints": []}))
     with pytest.raises(TranscriptError, match="corrupted checkpoints file"):
-        store.load_checkpoints("c1")
+        read_checkpoints(path)
 
 
 def test_a_checkpoints_file_of_the_current_version_is_read(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    store.save(_chat())
-    path = store.checkpoints_path("c1")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = tmp_path / "c1.checkpoints.json"
     path.write_text(json.dumps({"schema_version": 1, "checkpoints": []}))
-    assert store.load_checkpoints("c1") == ()
+    assert read_checkpoints(path) == ()
+
+
+@pytest.mark.parametrize("version", [True, 2.0, "2"])
+def test_a_store_log_record_whose_version_is_not_an_integer_is_refused(
+    version: object, tmp_path: Path
+) -> None:
+    store = Store(tmp_path)
+    path = store.save(_chat())
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["snapshot_store"] = version
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(TranscriptError, match="corrupted"):
+        Store(tmp_path).load("c1")
