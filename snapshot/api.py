@@ -17,7 +17,7 @@ A store keeps conversations and their session tree across runs:
 >>> import tempfile
 >>> store = Store(tempfile.mkdtemp())
 >>> store.save(conv).name
-'main.json'
+'main.jsonl'
 >>> store.load(conv.id).id == conv.id
 True
 """

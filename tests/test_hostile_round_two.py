@@ -18,7 +18,6 @@ from snapshot.transcript.export import export
 from snapshot.transcript.model import Conversation, ImageBlock, TextBlock, linear
 from snapshot.transcript.session import Target, fork
 from snapshot.transcript.store import Store
-from snapshot.transcript.store_legacy import read_checkpoints
 
 
 @pytest.fixture(autouse=True)
@@ -163,20 +162,33 @@ def test_a_refused_images_absolute_path_is_not_written_into_the_request(tmp_path
 # --- checkpoints with a schema_version that is not a number -----------------------------
 
 
+def _one_document_store(root: Path) -> Store:
+    """A store whose conversation c1 is kept as before the log: ``main.json`` (its labels beside)."""
+    from snapshot.transcript.model import conversation_to_dict
+
+    store = Store(root)
+    store.document_path("c1").parent.mkdir(parents=True)
+    doc = {"schema_version": 1, "conversation": conversation_to_dict(_chat())}
+    store.document_path("c1").write_text(json.dumps(doc))
+    return store
+
+
 @pytest.mark.parametrize("version", [True, 1.0, "1", None])
 def test_a_checkpoints_file_whose_schema_version_is_not_an_integer_is_refused(
     version: object, tmp_path: Path
 ) -> None:
-    path = tmp_path / "c1.checkpoints.json"
+    store = _one_document_store(tmp_path)
+    path = store.checkpoints_path("c1")
     path.write_text(json.dumps({"schema_version": version, "checkpoints": []}))
     with pytest.raises(TranscriptError, match="corrupted checkpoints file"):
-        read_checkpoints(path)
+        store.load_checkpoints("c1")
 
 
 def test_a_checkpoints_file_of_the_current_version_is_read(tmp_path: Path) -> None:
-    path = tmp_path / "c1.checkpoints.json"
+    store = _one_document_store(tmp_path)
+    path = store.checkpoints_path("c1")
     path.write_text(json.dumps({"schema_version": 1, "checkpoints": []}))
-    assert read_checkpoints(path) == ()
+    assert store.load_checkpoints("c1") == ()
 
 
 @pytest.mark.parametrize("version", [True, 2.0, "2"])

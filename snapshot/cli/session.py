@@ -3,7 +3,7 @@
 CONV is resolved the way every command resolves it
 (:mod:`snapshot.transcript.resolve`): ``store:ID`` forces a conversation
 stored in the workspace (``--workspace``, default ``.snapshot/``), an existing
-file wins otherwise (a store file ``<ws>/<id>/<agent>.json`` is worked on in
+file wins otherwise (a store file ``<ws>/<id>/<agent>.jsonl`` is worked on in
 its own workspace), else CONV is a stored id. A file is imported; commands that change something then store the result so the
 change persists, and say so. Importing the same file again finds the stored
 copy instead of starting over. Commands that change a stored conversation

@@ -178,12 +178,7 @@ class Format:
 def _modules() -> list[Format]:
     formats: list[Format] = []
     for name in FORMAT_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # not written yet; any other missing import is a bug
-                continue
-            raise
+        module = importlib.import_module(name)
         fmt: Format = module.FORMAT
         if not fmt.unread_keys and fmt.name in LEGACY_UNREAD_KEYS:
             fmt = replace(fmt, unread_keys=LEGACY_UNREAD_KEYS[fmt.name])
