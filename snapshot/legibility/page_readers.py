@@ -634,7 +634,9 @@ class PageScore:
 # Order matters: a UUID is not also five hex runs, a path keeps its hex inside it.
 _HARD = re.compile(
     r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
-    r"|(?P<path>(?<![\w/])(?:~|\.{1,2})?(?:/?[\w.-]+)?(?:/[\w.-]+)+/?)"
+    # A path starts only where a run of path characters starts, its segments taken
+    # whole (possessive): linear on a megabyte of dots (issue 28).
+    r"|(?P<path>(?<![\w/.~-])(?:~|\.{1,2})?(?:/?[\w.-]++)?(?:/[\w.-]++)+/?)"
     r"|(?P<hex>\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}\b)"
     r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)*(?![\w]))"
 )

@@ -172,12 +172,12 @@ def summarize(folder: Path) -> LedgerSummary:
 def ledger_report(folder: Path, out: Path | None) -> tuple[Path, str]:
     """``snapshot report --ledger DIR``: the summary's Markdown, written to ``OUT/LEDGER.md``.
 
-    ``out`` None is ``snapshot report``'s own default folder (never the current folder).
+    Without ``out``, the report's default folder (never the current folder).
     """
     from snapshot.report.out_folder import default_report_folder
 
-    out = default_report_folder() if out is None else out
     text = summarize(folder).markdown()
+    out = default_report_folder() if out is None else out
     out.mkdir(parents=True, exist_ok=True)
     written = out / "LEDGER.md"
     written.write_text(text, encoding="utf-8")
