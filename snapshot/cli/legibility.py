@@ -62,6 +62,36 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--page", metavar="PNG", help="measure this page (read by the oracle as ground truth)"
     )
+    p.add_argument(
+        "--min",
+        type=finite_float(0.0, 1.0),
+        metavar="ACC",
+        help="gate: read full pages of held-out text in the model's layout at its real page "
+        "size with independent whole-page readers; exit 1 when the weakest reads fewer "
+        "characters than ACC (the round-trip check never gates)",
+    )
+    p.add_argument(
+        "--page-reader",
+        action="append",
+        choices=PAGE_READERS,
+        help="--min: whole-page reader (repeatable; default: the first installed of "
+        + ", ".join(PAGE_READERS)
+        + ")",
+    )
+    p.add_argument(
+        "--text",
+        choices=("hardlines", "corpus"),
+        default="hardlines",
+        help="--min: generated hard lines (held-out seed) or held-out corpus transcript text",
+    )
+    p.add_argument(
+        "--size",
+        metavar="WxH",
+        type=page_size_or_own,
+        default="own",
+        help="--min: page size to draw (default 'own': the model's real page)",
+    )
+    p.add_argument("--pages", type=at_least(1), default=1, help="--min: full pages per reader")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run_legibility)
 
@@ -166,6 +196,8 @@ def _check_counts(lines: int) -> None:
 
 def run_legibility(args: argparse.Namespace) -> int:
     _check_counts(args.lines)
+    if args.min is not None:
+        return _run_gate(args)
     if args.page:
         return _run_page(args)
     from snapshot.legibility.lab import legibility_table
@@ -185,6 +217,69 @@ def run_legibility(args: argparse.Namespace) -> int:
         return 0
     _print_table(table)
     return 0
+
+
+def _run_gate(args: argparse.Namespace) -> int:
+    from snapshot.legibility.gate import gate
+
+    if args.reader:
+        raise SnapshotError(
+            "--min gates on independent whole-page readers (--page-reader); --reader picks "
+            "crop readers and the round-trip check, which never gate"
+        )
+    if args.page:
+        raise SnapshotError("--min draws its own held-out pages; --page cannot be gated")
+    result = gate(
+        args.model,
+        args.min,
+        readers=args.page_reader or (),
+        size=None if args.size == "own" else args.size,
+        text=args.text,
+        pages=args.pages,
+    )
+    if args.json:
+        json.dump(
+            {
+                "model": result.model,
+                "min": result.minimum,
+                "text": result.text,
+                "passed": result.passed,
+                "weakest": result.weakest.reader_name,
+                "readings": [p.as_dict() for p in result.points],
+                "unavailable": list(result.unavailable),
+            },
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
+        print()
+    else:
+        _print_gate(result)
+    return 0 if result.passed else 1
+
+
+def _print_gate(result: Any) -> None:
+    from snapshot.legibility.corpus_text import describe_text
+
+    first = result.points[0]
+    w, h = first.layout.page
+    print(
+        f"model {result.model}: {first.layout.key}, {first.pages} full page(s) of "
+        f"{describe_text(result.text, first.seed)}, read whole"
+    )
+    for u in result.unavailable:
+        print(f"not installed: {u}")
+    for p in result.points:
+        print(
+            f"{p.reader_name:<14} chars {p.char_accuracy:.3f}  hard tokens "
+            f"{p.hard_tokens_exact}/{p.hard_tokens} ({p.hard_token_accuracy:.3f})"
+        )
+    weak = result.weakest
+    verdict = "PASS" if result.passed else "FAIL"
+    print(
+        f"{verdict}: weakest reader {weak.reader_name} reads {weak.char_accuracy:.3f} of the "
+        f"characters on {w}x{h} (bar {result.minimum:g})"
+    )
 
 
 def _print_table_json(table: Any) -> None:

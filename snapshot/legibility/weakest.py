@@ -1,0 +1,281 @@
+"""The weakest reader decides: verdicts at the pages providers get, ±4 px, on both texts.
+
+A layout is *readable* when the weakest whole-page reader that measured it
+reaches the :class:`~snapshot.legibility.frontier.Goal` (≥ 0.97 characters and
+≥ 0.90 exact hard tokens native, ≥ 0.90 characters after the 0.9× bicubic
+resample) on both texts (generated hard lines and held-out corpus text), at a
+default profile's real page size. A reader whose verdict changes when the page
+grows or shrinks by :data:`JITTER` px is *unstable for that layout*: its
+verdicts are shown side by side, never averaged.
+
+Everything here works on measured :class:`~snapshot.legibility.frontier.Point`
+records (the ``PointCache``); nothing is measured or assumed.
+
+>>> jittered((1536, 1568))
+((1536, 1568), (1540, 1572), (1532, 1564))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from snapshot.legibility.corpus_text import TEXTS
+
+if TYPE_CHECKING:
+    from snapshot.legibility.frontier import Goal, Layout, Point
+
+#: How far a page grows and shrinks (both sides) to test a verdict's stability.
+JITTER = 4
+#: The profiles whose real pages the frontier reads (each family's default page).
+PROFILE_MODELS: tuple[str, ...] = (
+    "claude-sonnet-5-5",
+    "gpt-6.1-sol",
+    "gpt-5.4",
+    "gemini-3.8-flash",
+    "grok-4",
+    "mistral-large-4",
+)
+
+
+def jittered(page: tuple[int, int], delta: int = JITTER) -> tuple[tuple[int, int], ...]:
+    """The page, then grown and shrunk by ``delta`` px on both sides."""
+    w, h = page
+    return ((w, h), (w + delta, h + delta), (w - delta, h - delta))
+
+
+@dataclass(frozen=True)
+class ProfilePage:
+    """A profile's real page and its default layout (font, shade, gaps) on it."""
+
+    model: str
+    layout: Layout
+
+    @property
+    def page(self) -> tuple[int, int]:
+        return self.layout.page
+
+
+def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
+    """Each model's default layout on its real page size (models without a profile skipped).
+
+    >>> [(p.model, p.page) for p in profile_pages(("gpt-6.1-sol",))]
+    [('gpt-6.1-sol', (1536, 1568))]
+    """
+    from snapshot import profiles
+    from snapshot.errors import SnapshotError
+    from snapshot.legibility.frontier import Layout
+
+    out = []
+    for model in models:
+        try:
+            g = profiles.profile_for(model).geometry()
+        except SnapshotError:
+            continue
+        lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
+        out.append(ProfilePage(model, lay))
+    return out
+
+
+def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
+    from snapshot.legibility.frontier import Layout
+
+    return Layout.from_dict({**layout.as_dict(), "page": list(page)})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One reader's reading of one layout on one text at one page size."""
+
+    reader: str
+    text: str
+    page: tuple[int, int]
+    native: Point
+    resampled: Point | None
+    passed: bool
+
+
+def verdicts(
+    points: Iterable[Point], layout: Layout, text: str, goal: Goal
+) -> dict[str, list[Verdict]]:
+    """reader → its verdicts at the jittered sizes of ``layout`` that were measured."""
+    pts = [p for p in points if p.text == text and p.layout.style == layout.style]
+    out: dict[str, list[Verdict]] = {}
+    for size in jittered(layout.page):
+        key = _with_page(layout, size).key
+        for p in pts:
+            if p.layout.key != key or p.scale != 1.0:
+                continue
+            res = next(
+                (
+                    q
+                    for q in pts
+                    if q.layout.key == key and q.scale != 1.0 and q.reader_name == p.reader_name
+                ),
+                None,
+            )
+            passed = res is not None and goal.passes(p, res)  # the resample is part of the bar
+            out.setdefault(p.reader_name, []).append(
+                Verdict(p.reader_name, text, size, p, res, passed)
+            )
+    return out
+
+
+def stability(vs: Sequence[Verdict], goal: Goal) -> str:
+    """``"stable"`` when every measured size agrees, ``"unstable"`` when they differ,
+    ``"one size"`` when only one was measured.
+
+    Agreement is on the native verdict (characters and exact hard tokens against
+    ``goal``), so a page the detector cannot read (0.000) next to one it reads
+    is unstable even before its resampled reading is paid for.
+    """
+    if len(vs) < 2:
+        return "one size"
+    flips = {goal.passes(v.native, None) for v in vs}
+    return "stable" if len(flips) == 1 else "unstable"
+
+
+@dataclass(frozen=True)
+class Weakest:
+    """The weakest reader of one layout at its real page: who, what, and the verdict."""
+
+    layout: Layout
+    readers: tuple[str, ...]  # readers with a native reading at the real page, both texts pooled
+    texts: tuple[str, ...]  # texts measured
+    char: tuple[str, str, float] | None  # (reader, text, accuracy): the lowest native chars
+    hard: tuple[str, str, float] | None  # the lowest exact hard tokens
+    resampled: tuple[str, str, float] | None  # the lowest chars after the resample
+    unstable: tuple[str, ...]  # "reader on text" unstable under the ±4 px jitter
+    readable: bool  # every measured reader passes on both texts, stable, resample measured
+
+    @property
+    def why(self) -> str:
+        if self.readable:
+            return "readable: every measured reader meets the goal on both texts"
+        gaps = []
+        if set(self.texts) != set(TEXTS):
+            gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
+        if self.unstable:
+            gaps.append(f"unstable: {', '.join(self.unstable)}")
+        return "not readable" + (f" ({'; '.join(gaps)})" if gaps else "")
+
+
+def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
+    """The weakest measured reader of ``layout`` (at its own page) over both texts."""
+    char = hard = resampled = None
+    readers: set[str] = set()
+    texts: list[str] = []
+    unstable: list[str] = []
+    every_pass = True
+    for text in TEXTS:
+        by_reader = verdicts(points, layout, text, goal)
+        at_page = {
+            r: next((v for v in vs if v.page == layout.page), None) for r, vs in by_reader.items()
+        }
+        if any(at_page.values()):
+            texts.append(text)
+        for reader, vs in sorted(by_reader.items()):
+            if stability(vs, goal) == "unstable":
+                unstable.append(f"{reader} on {text}")
+            v = at_page[reader]
+            if v is None:
+                continue
+            readers.add(reader)
+            every_pass = every_pass and v.passed
+            n = v.native
+            if char is None or n.char_accuracy < char[2]:
+                char = (reader, text, n.char_accuracy)
+            if hard is None or n.hard_token_accuracy < hard[2]:
+                hard = (reader, text, n.hard_token_accuracy)
+            if v.resampled is not None and (
+                resampled is None or v.resampled.char_accuracy < resampled[2]
+            ):
+                resampled = (reader, text, v.resampled.char_accuracy)
+    readable = bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
+    return Weakest(
+        layout,
+        tuple(sorted(readers)),
+        tuple(texts),
+        char,
+        hard,
+        resampled,
+        tuple(unstable),
+        readable,
+    )
+
+
+def _fmt(v: tuple[str, str, float] | None) -> str:
+    return f"{v[2]:.3f} ({v[0]}, {v[1]})" if v else "–"
+
+
+def weakest_table(points: Sequence[Point], layouts: Sequence[Layout], goal: Goal) -> str:
+    """Markdown: per layout at its real page, the weakest reader's figures and the verdict."""
+    rows = [
+        "| layout (real page) | readers measured | texts | weakest chars | weakest hard tokens "
+        "| weakest ×0.9 chars | ±4 px | verdict |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for lay in layouts:
+        w = weakest(points, lay, goal)
+        if not w.readers:
+            continue
+        rows.append(
+            f"| {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
+            f"{_fmt(w.hard)} | {_fmt(w.resampled)} | "
+            f"{'unstable: ' + ', '.join(w.unstable) if w.unstable else 'stable where measured'} "
+            f"| {w.why} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal: Goal) -> str:
+    """Markdown: each profile's default layout (and any other measured style) at its real page
+    and ±4 px, per reader and text: native chars (hard tokens), the verdict per size."""
+    rows = [
+        "| profile | layout | reader | text | "
+        + " | ".join(("real page", f"+{JITTER} px", f"−{JITTER} px"))
+        + " | ±4 px |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for pp in pages:
+        styles = sorted(
+            {p.layout.style for p in points if p.layout.page in jittered(pp.page)},
+            key=lambda s: (s != pp.layout.style, str(s)),
+        )
+        for style in styles:
+            lay = _with_page(pp.layout, pp.page)
+            lay = type(lay)(style[0], style[1], style[2], style[3], style[4], pp.page, style[5])
+            for text in TEXTS:
+                for reader, vs in sorted(verdicts(points, lay, text, goal).items()):
+                    cells = []
+                    for size in jittered(pp.page):
+                        v = next((x for x in vs if x.page == size), None)
+                        cells.append(
+                            f"{v.native.char_accuracy:.3f} ({v.native.hard_token_accuracy:.2f}) "
+                            f"{size[0]}x{size[1]}"
+                            if v
+                            else "–"
+                        )
+                    rows.append(
+                        f"| {pp.model} | {lay.key.rsplit(' ', 1)[0]} | {reader} | {text} | "
+                        + " | ".join(cells)
+                        + f" | {stability(vs, goal)} |"
+                    )
+    return "\n".join(rows) + "\n"
+
+
+__all__ = [
+    "JITTER",
+    "PROFILE_MODELS",
+    "ProfilePage",
+    "Verdict",
+    "Weakest",
+    "jittered",
+    "profile_pages",
+    "stability",
+    "stability_table",
+    "verdicts",
+    "weakest",
+    "weakest_table",
+]
