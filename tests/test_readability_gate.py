@@ -178,3 +178,17 @@ def test_the_weakest_reader_decides_on_both_texts() -> None:
     only_one_text = [p for p in pts if p.text == "hardlines"]
     w = weakest(only_one_text, lay, goal)
     assert not w.readable and "texts measured: hardlines" in w.why
+
+
+def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) -> None:
+    from snapshot.legibility.weakest import profile_readability, readability_line
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    page = (1536, 1568)  # gpt-6.1-sol's real page
+    cache.put(_pt(page, 0.0, reader="ppocrv6-small", hard=(0, 10)))
+    cache.put(_pt(page, 0.98, reader="ppocrv5", hard=(10, 10)))
+    r = profile_readability("gpt-6.1-sol", tmp_path / "p.jsonl")
+    assert r["measured"] and r["readers"] == ["ppocrv5", "ppocrv6-small"]
+    line = readability_line(r)
+    assert "chars 0.000 (ppocrv6-small, hardlines)" in line and "not readable" in line
+    assert not profile_readability("grok-4", tmp_path / "p.jsonl")["measured"]

@@ -153,9 +153,10 @@ def register(sub: Any) -> None:
         "--measure-page",
         metavar="WxH",
         type=page_size_or_own,
-        default="784x728",
-        help="page readers: read each style on full pages of this size, or 'own' for each "
-        "candidate's own page size (default 784x728, the frontier's sample page)",
+        default="own",
+        help="page readers: read each candidate on its own page size and, once it passes, "
+        "at ±4 px (default 'own'), or every style on full pages of this size (e.g. 784x728, "
+        "the frontier's sample page: cheaper, but not the page the provider gets)",
     )
     t.add_argument(
         "--base-url",
@@ -449,7 +450,7 @@ def _print_tune_pages(outcome: Any) -> None:
         print(
             f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
             f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
-            f"x0.9 {res}"
+            f"x0.9 {res}" + ("  unstable at ±4 px" if t.unstable else "")
         )
     _print_tune_end(outcome)
 

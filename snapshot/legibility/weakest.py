@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from snapshot.legibility.corpus_text import TEXTS
@@ -265,14 +266,78 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
     return "\n".join(rows) + "\n"
 
 
+def committed_points() -> Path:
+    """The repository's measured readings (``reports/frontier-points.jsonl``)."""
+    return Path(__file__).resolve().parents[2] / "reports" / "frontier-points.jsonl"
+
+
+def profile_readability(model: str, points_file: Path | None = None) -> dict[str, object]:
+    """The weakest whole-page reader of ``model``'s default layout at its real page.
+
+    Read from measured points (default :func:`committed_points`); a page nobody
+    measured says so (``"measured": False``), it is never filled in.
+
+    >>> profile_readability("gpt-6.1-sol", Path("/nonexistent.jsonl"))["measured"]
+    False
+    """
+    from snapshot.legibility.frontier import Goal, PointCache
+
+    (pp,) = profile_pages((model,)) or (None,)
+    src = points_file or committed_points()
+    if pp is None:
+        return {"measured": False, "why": f"{model}: no profile"}
+    if not src.is_file():
+        return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
+    w = weakest(PointCache(src).points(), pp.layout, Goal())
+    if not w.readers:
+        return {"measured": False, "layout": pp.layout.key, "why": "not measured at this page"}
+    return {
+        "measured": True,
+        "layout": pp.layout.key,
+        "source": str(src.name),
+        "readers": list(w.readers),
+        "texts": list(w.texts),
+        "weakest_chars": list(w.char) if w.char else None,
+        "weakest_hard_tokens": list(w.hard) if w.hard else None,
+        "weakest_resampled_chars": list(w.resampled) if w.resampled else None,
+        "unstable": list(w.unstable),
+        "readable": w.readable,
+        "verdict": w.why,
+    }
+
+
+def readability_line(r: dict[str, object]) -> str:
+    """One line for ``snapshot profiles --model M``.
+
+    >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
+    'readability (OCR, whole page): x not measured at this page'
+    """
+    if not r.get("measured"):
+        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
+
+    def fig(key: str) -> str:
+        v = r.get(key)
+        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
+
+    return (
+        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
+        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
+        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
+        f"{fig('weakest_resampled_chars')}; {r['verdict']}"
+    )
+
+
 __all__ = [
     "JITTER",
     "PROFILE_MODELS",
     "ProfilePage",
     "Verdict",
     "Weakest",
+    "committed_points",
     "jittered",
     "profile_pages",
+    "profile_readability",
+    "readability_line",
     "stability",
     "stability_table",
     "verdicts",
