@@ -124,6 +124,7 @@ GRID: tuple[Layout, ...] = tuple(
         ("snap5x10", None, "1-bit", 0),
         ("snap5x10", None, "gray", 0),
         ("snap5x9", None, "gray", 0),
+        ("snap5x9", None, "gray", 1),  # the dense face with a row gap (issue 25: search gaps)
         ("dejavu-sans-mono", 8, "gray", 0),
         ("dejavu-sans-mono", 7, "gray", 0),
     )
