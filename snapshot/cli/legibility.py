@@ -187,6 +187,12 @@ def register(sub: Any) -> None:
     f.add_argument(
         "--cached-only", action="store_true", help="use cached points only, measure nothing"
     )
+    f.add_argument(
+        "--real-pages",
+        action="store_true",
+        help="also read each default profile's layout and the dense layout at the profiles' "
+        "real page sizes and ±4 px, on hard lines and held-out corpus text (slow: full pages)",
+    )
     f.set_defaults(func=run_frontier)
 
 
@@ -467,6 +473,7 @@ def run_frontier(args: argparse.Namespace) -> int:
         pages=args.pages,
         resample_check=not args.no_resample,
         measure_missing=not args.cached_only,
+        real_pages=args.real_pages,
     )
     for u in report.unavailable:
         print(f"not measured: {u}")

@@ -662,6 +662,7 @@ def frontier_report(
     models: Sequence[str] = FRONTIER_MODELS,
     measure_missing: bool = True,
     target: Goal | None = None,
+    real_pages: bool = False,
 ) -> FrontierReport:
     """Measure (or take from the cache) every layout with every reader and write
     ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
@@ -669,7 +670,11 @@ def frontier_report(
 
     A reader that is not installed, or a layout whose font is missing, is named
     in the table's notes and left out: a missing cell, never a zero. ``readers``
-    None (or empty) means :data:`FRONTIER_READERS`.
+    None (or empty) means :data:`FRONTIER_READERS`. With ``real_pages`` each
+    profile's default layout and :data:`DENSE_LAYOUT` are also read at the
+    profiles' real page sizes and ±4 px, on both texts
+    (:func:`~snapshot.legibility.weakest.real_page_plan`; the ×0.9 resample only at
+    the real page and where the native reading reaches 0.90).
     """
     from snapshot.errors import SnapshotError
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
@@ -696,6 +701,8 @@ def frontier_report(
             points += run_frontier(
                 usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
             )
+            if real_pages:
+                points += _run_real_pages(reader, cache, seed=seed, pages=pages)
         else:
             points += [  # every cached layout: the grid and any measured beside it
                 p for p in cache.points() if p.reader_name == name and p.seed == seed
@@ -727,6 +734,25 @@ def frontier_report(
     table = out / "frontier.md"
     table.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return FrontierReport(tuple(every or grid), tuple(unavailable), table, plot)
+
+
+def _run_real_pages(reader: PageReader, cache: PointCache, *, seed: int, pages: int) -> list[Point]:
+    from snapshot.legibility.weakest import profile_pages, real_page_plan
+
+    pp = profile_pages()
+    real = {p.page for p in pp}
+    plan = real_page_plan(pp, (DENSE_LAYOUT,))
+    out = []
+    for lay, text in progress(plan, desc=f"real pages {reader.info.name}", unit="page set"):
+        nat = measure_cached(lay, reader, cache, seed=seed, pages=pages, text=text)
+        out.append(nat)
+        if lay.page in real and nat.char_accuracy >= 0.90:
+            out.append(
+                measure_cached(
+                    lay, reader, cache, seed=seed, pages=pages, text=text, scale=RESAMPLE_SCALE
+                )
+            )
+    return out
 
 
 def _report_lines(
@@ -779,12 +805,12 @@ def _report_lines(
         "",
     ]
     pp = profile_pages()
-    real_layouts: list[Layout] = []
+    real_layouts: list[tuple[str, Layout]] = []
     for p in pp:
         for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
             lay = Layout(style[0], style[1], style[2], style[3], style[4], p.page, style[5])
-            if lay not in real_layouts:
-                real_layouts.append(lay)
+            if lay not in [x for _, x in real_layouts]:
+                real_layouts.append((p.model, lay))
     lines += [
         weakest_table(every, real_layouts, target),
         f"## Page-size stability: each profile's real page and ±{JITTER} px",

@@ -79,6 +79,31 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
     return out
 
 
+def real_page_plan(
+    pages: Sequence[ProfilePage], extra_styles: Sequence[Layout] = ()
+) -> list[tuple[Layout, str]]:
+    """(layout, text) to read: each profile's default layout and each of ``extra_styles``
+    (e.g. the dense layout) at the real page and ±:data:`JITTER` px, on both texts; the
+    real pages first, so a run cut short has the verdicts before the stability checks.
+
+    >>> from snapshot.legibility.frontier import Layout
+    >>> plan = real_page_plan(profile_pages(("grok-4",)))
+    >>> [(lay.key, text) for lay, text in plan][:2]
+    [('snap8x16 1-bit gap 0x0 768x1568', 'hardlines'), ('snap8x16 1-bit gap 0x0 768x1568', 'corpus')]
+    >>> len(plan)
+    6
+    """
+    first: list[tuple[Layout, str]] = []
+    then: list[tuple[Layout, str]] = []
+    for pp in pages:
+        styles = [pp.layout, *(_with_page(x, pp.page) for x in extra_styles)]
+        for lay in dict.fromkeys(styles):
+            for i, size in enumerate(jittered(pp.page)):
+                for text in TEXTS:
+                    (first if i == 0 else then).append((_with_page(lay, size), text))
+    return list(dict.fromkeys(first + then))
+
+
 def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
     from snapshot.legibility.frontier import Layout
 
@@ -210,19 +235,22 @@ def _fmt(v: tuple[str, str, float] | None) -> str:
     return f"{v[2]:.3f} ({v[0]}, {v[1]})" if v else "–"
 
 
-def weakest_table(points: Sequence[Point], layouts: Sequence[Layout], goal: Goal) -> str:
-    """Markdown: per layout at its real page, the weakest reader's figures and the verdict."""
+def weakest_table(
+    points: Sequence[Point], layouts: Sequence[tuple[str, Layout]], goal: Goal
+) -> str:
+    """Markdown: per (profile, layout at its real page), the weakest reader's figures and
+    the verdict."""
     rows = [
-        "| layout (real page) | readers measured | texts | weakest chars | weakest hard tokens "
-        "| weakest ×0.9 chars | ±4 px | verdict |",
-        "|---|---|---|---|---|---|---|---|",
+        "| profile | layout (real page) | readers measured | texts | weakest chars "
+        "| weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
-    for lay in layouts:
+    for model, lay in layouts:
         w = weakest(points, lay, goal)
         if not w.readers:
             continue
         rows.append(
-            f"| {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
+            f"| {model} | {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
             f"{_fmt(w.hard)} | {_fmt(w.resampled)} | "
             f"{'unstable: ' + ', '.join(w.unstable) if w.unstable else 'stable where measured'} "
             f"| {w.why} |"
@@ -338,6 +366,7 @@ __all__ = [
     "profile_pages",
     "profile_readability",
     "readability_line",
+    "real_page_plan",
     "stability",
     "stability_table",
     "verdicts",
