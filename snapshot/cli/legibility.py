@@ -13,7 +13,7 @@ from snapshot.errors import SnapshotError
 
 READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
 #: Whole-page readers (snapshot.legibility.page_readers): what `tune` and `frontier` use.
-PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
+PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2", "easyocr-en")
 FILTER_CHOICES = ("nearest", "bilinear", "bicubic", "lanczos", "box", "all")
 
 
