@@ -170,6 +170,10 @@ def test_the_weakest_reader_decides_on_both_texts() -> None:
         pts += [_pt(page, 0.99, reader="strong", text=text),
                 _pt(page, 0.95, reader="strong", text=text, scale=0.9)]  # fmt: skip
     w = weakest(pts, lay, goal)
+    assert not w.readable and "±4 px not measured" in w.why  # one size is no verdict
+    for text in ("hardlines", "corpus"):
+        pts += [_pt((1572, 732), 0.99, reader="strong", text=text)]
+    w = weakest(pts, lay, goal)
     assert w.readable and w.readers == ("strong",)
     pts += [_pt(page, 0.96, reader="weak", text="corpus", hard=(8, 10))]
     w = weakest(pts, lay, goal)

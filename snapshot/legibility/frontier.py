@@ -840,6 +840,17 @@ def _report_lines(
             "page): "
             + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
         )
+    corpus = [p for p in every if p.text == "corpus" and p.layout.page in (SAMPLE_PAGE,)]
+    if corpus:
+        lines += [
+            "",
+            "## The sample page on held-out corpus text",
+            "",
+            "The same 784×728 sample page filled with held-out corpus transcript text "
+            "(text: corpus) instead of generated lines.",
+            "",
+            frontier_table(corpus, models=models, target=target, text="corpus"),
+        ]
     return lines
 
 

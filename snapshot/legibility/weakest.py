@@ -173,7 +173,9 @@ class Weakest:
     hard: tuple[str, str, float] | None  # the lowest exact hard tokens
     resampled: tuple[str, str, float] | None  # the lowest chars after the resample
     unstable: tuple[str, ...]  # "reader on text" unstable under the ±4 px jitter
-    readable: bool  # every measured reader passes on both texts, stable, resample measured
+    # every measured reader passes on both texts, resample included, stable at ±4 px
+    readable: bool
+    jitter_measured: bool = False  # some reader was read at a ±4 px page too
 
     @property
     def why(self) -> str:
@@ -184,6 +186,8 @@ class Weakest:
             gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
         if self.unstable:
             gaps.append(f"unstable: {', '.join(self.unstable)}")
+        if not self.jitter_measured:
+            gaps.append("±4 px not measured")
         return "not readable" + (f" ({'; '.join(gaps)})" if gaps else "")
 
 
@@ -194,6 +198,7 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
     texts: list[str] = []
     unstable: list[str] = []
     every_pass = True
+    jitter_measured = False
     for text in TEXTS:
         by_reader = verdicts(points, layout, text, goal)
         at_page = {
@@ -202,6 +207,7 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
         if any(at_page.values()):
             texts.append(text)
         for reader, vs in sorted(by_reader.items()):
+            jitter_measured = jitter_measured or len(vs) > 1
             if stability(vs, goal) == "unstable":
                 unstable.append(f"{reader} on {text}")
             v = at_page[reader]
@@ -218,7 +224,10 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
                 resampled is None or v.resampled.char_accuracy < resampled[2]
             ):
                 resampled = (reader, text, v.resampled.char_accuracy)
-    readable = bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
+    readable = (
+        bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
+        and jitter_measured
+    )  # fmt: skip
     return Weakest(
         layout,
         tuple(sorted(readers)),
@@ -228,7 +237,14 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
         resampled,
         tuple(unstable),
         readable,
+        jitter_measured,
     )
+
+
+def _jitter(w: Weakest) -> str:
+    if w.unstable:
+        return "unstable: " + ", ".join(w.unstable)
+    return "stable where measured" if w.jitter_measured else "not measured"
 
 
 def _fmt(v: tuple[str, str, float] | None) -> str:
@@ -252,7 +268,7 @@ def weakest_table(
         rows.append(
             f"| {model} | {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
             f"{_fmt(w.hard)} | {_fmt(w.resampled)} | "
-            f"{'unstable: ' + ', '.join(w.unstable) if w.unstable else 'stable where measured'} "
+            f"{_jitter(w)} "
             f"| {w.why} |"
         )
     return "\n".join(rows) + "\n"
