@@ -81,6 +81,7 @@ class FakeProvider:
         fail_status: int | None = None,
         fail_message: str = "",
         text_only: bool = False,
+        input_tokens: Callable[[Recorded], int] | None = None,
     ) -> None:
         self.keys = dict(keys)
         # Text-only requests (a live summary) skip the one-PNG-page shape checks;
@@ -98,6 +99,9 @@ class FakeProvider:
         # some real providers do, to test redaction).
         self.fail_status = fail_status
         self.fail_message = fail_message
+        # The usage.input_tokens a reply reports, computed from the request (a usage probe's
+        # stand-in bill); None keeps the fixed figures below.
+        self.input_tokens = input_tokens
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -180,7 +184,10 @@ class FakeProvider:
             return 400, _error(rec.provider, 400, "; ".join(rec.problems))
         if self.fail_status is not None:
             return self.fail_status, _error(rec.provider, self.fail_status, self.fail_message)
-        return 200, _success(rec, self.reply(rec))
+        body = _success(rec, self.reply(rec))
+        if self.input_tokens is not None:
+            _bill(body, rec.api, self.input_tokens(rec))
+        return 200, body
 
     def _check_key(self, rec: Recorded, path: str, headers: dict[str, str], raw: bytes) -> None:
         key = self.keys.get(rec.provider)
@@ -461,6 +468,15 @@ def _success(rec: Recorded, text: str) -> dict[str, Any]:
         },
         "modelVersion": model,
     }
+
+
+def _bill(body: dict[str, Any], api: str, input_tokens: int) -> None:
+    """Set the reply's input-token count where each API reports it."""
+    key = {"messages": "input_tokens", "chat": "prompt_tokens", "responses": "input_tokens"}
+    if api in key:
+        body["usage"][key[api]] = input_tokens
+    else:
+        body["usageMetadata"]["promptTokenCount"] = input_tokens
 
 
 def _error(provider: str, status: int, message: str) -> dict[str, Any]:

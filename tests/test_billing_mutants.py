@@ -153,7 +153,12 @@ def test_own_match_by_clause_kind() -> None:
     assert not prices._own_match(_clause("ClauseAnd", and_=[eq, sw]), "gpt-4o")
     either = _clause("ClauseOr", or_=[eq, sw])
     assert prices._own_match(either, "gpt-4o") and not prices._own_match(either, "o3")
-    assert not prices._own_match(_clause("ClauseContains", contains="gpt"), "gpt")
+    # contains: only the clause's own string (Bedrock's global.openai.* rows), never a sibling
+    own = _clause("ClauseContains", contains="global.openai.gpt-6-sol")
+    assert prices._own_match(own, "global.openai.gpt-6-sol")
+    assert not prices._own_match(own, "global.openai.gpt-6-sol-mini")
+    assert not prices._own_match(_clause("ClauseContains", contains="gpt"), "my-gpt-x")
+    assert not prices._own_match(_clause("ClauseEndsWith", ends_with="gpt"), "gpt")
 
 
 def test_split_reads_plain_and_tiered_prices() -> None:
@@ -181,6 +186,9 @@ def test_price_record_keys() -> None:
         "source",
         "label",
         "date",
+        "priced_on",
+        "tier",
+        "tier_source",
     ]
     assert record["price_provider"] == price.provider
     assert record["label"] == price.fact.label

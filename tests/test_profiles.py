@@ -82,6 +82,7 @@ def test_every_route_resolves_a_claude_model() -> None:
         "vertex": ("claude-sonnet-4-5@20250929", "vertex"),
         "openrouter": ("anthropic/claude-sonnet-4.5", "openrouter"),
         "direct": ("gemini/gemini-2.5-pro", "google"),
+        "azure": ("azure/gpt-6-sol", "azure"),
     }
     assert set(shapes) == {r.name for r in providers.ROUTES}
     for model_id, route in shapes.values():
@@ -93,13 +94,19 @@ def test_every_route_row_matches_its_own_example(route: providers.Route) -> None
     examples = {
         "bedrock": [
             "global.anthropic.claude-opus-4-7",
+            "global.openai.gpt-6.1-sol",
             "bedrock/anthropic.claude-haiku-4-5-20251001-v1:0",
             "arn:aws:bedrock:us-east-1:123456789012:inference-profile/"
             "us.anthropic.claude-opus-4-5-20251101-v1:0",
         ],
-        "vertex": ["claude-haiku-4-5@20251001", "vertex_ai/claude-sonnet-4-6"],
+        "vertex": [
+            "claude-haiku-4-5@20251001",
+            "vertex_ai/claude-sonnet-4-6",
+            "vertex_ai/gemini-3.8-flash",
+        ],
         "openrouter": ["openrouter/openai/gpt-5.4", "x-ai/grok-4.5"],
         "direct": ["mistral/pixtral-12b-2409", "xai/grok-4"],
+        "azure": ["azure/gpt-6-sol"],
     }[route.name]
     assert any(route.pattern.match(e) for e in examples)
     for e in examples:

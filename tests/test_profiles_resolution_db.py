@@ -75,7 +75,8 @@ def test_resolution_rules(model_id: str, row: str, how: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "model_id", ["gpt-4o-audio-preview", "gemini-2.5-flash-preview", "grok-4.20", "claude-sonnet"]
+    "model_id",
+    ["gpt-4o-audio-preview", "gemini-2.5-flash-preview", "grok-4.5-fast", "claude-sonnet"],
 )
 def test_siblings_are_not_guessed(model_id: str) -> None:
     assert resolve_id(model_id) is None

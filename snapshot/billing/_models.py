@@ -11,6 +11,8 @@ import re
 
 from snapshot.billing._sources import (
     COMPILED,
+    COMPILED_DEC,
+    SRC_AZURE_LEGACY,
     SRC_BRIEF,
     SRC_CLAUDE_DEPRECATIONS,
     SRC_CLAUDE_MODELS,
@@ -22,13 +24,17 @@ from snapshot.billing._sources import (
     SRC_GEMINI_MEDIA,
     SRC_GENAI_1349,
     SRC_GENAI_PRICES,
+    SRC_GPT62,
     SRC_LITELLM,
     SRC_MISTRAL,
     SRC_MISTRAL_12B,
     SRC_MISTRAL_PIXTRAL,
+    SRC_MODELPIN,
+    SRC_MODELPIN_057,
     SRC_OMNIGLYPH,
     SRC_OPENAI_CALC,
     SRC_OPENAI_DEPRECATIONS,
+    SRC_OPENAI_DEPRECATIONS_3,
     SRC_OPENAI_MULT,
     SRC_OPENAI_VISION,
     SRC_OPENAI_VISION_B,
@@ -112,10 +118,10 @@ _F_PATCH_CODEX = Fact(
 _F_PATCH_GPT6 = Fact(
     SRC_OPENAI_CALC,
     "uncertain",
-    COMPILED,
+    COMPILED_DEC,
     "original: no patch budget, over 30,000 patches refused; high: 2,500 patches. The patch "
-    "multiplier is unpublished: 1.5, the largest of any GPT-5-or-later model (gpt-5-nano), "
-    "is assumed so image tokens are not under-billed",
+    "multiplier is unpublished and disputed: a range, 1.2 (third-party measurements) to 1.5 "
+    "(the package's conservative figure), see snapshot.billing.uncertain",
 )
 _F_PATCH_53 = Fact(
     SRC_OPENAI_VISION_B,
@@ -155,6 +161,18 @@ _F_QWEN3 = Fact(
     SRC_PERCEPTRON, "documented", "2026", "hosting provider: 32 px per token, 2560 tokens"
 )
 _F_DEEPSEEK = Fact(SRC_BRIEF, "uncertain", COMPILED, "text-only chat model")
+_F_PATCH_PRO = Fact(
+    SRC_MODELPIN,
+    "uncertain",
+    COMPILED_DEC,
+    "pro variant (MP: active, $30/$180): its base model's documented patch rule assumed",
+)
+_F_GROK_NEW = Fact(
+    SRC_PXPIPE_PROFILES,
+    "uncertain",
+    COMPILED_DEC,
+    "only grok-4.5 was measured; its inferred patch rule is assumed (id and price: GP, LL)",
+)
 
 
 def _tiles(base: int, per_tile: int) -> Scheme:
@@ -209,6 +227,28 @@ _L_MISTRAL = Fact(SRC_MISTRAL_PIXTRAL, "documented", "2026")
 _L_MISTRAL_12B = Fact(SRC_MISTRAL_12B, "documented", "2026", "cites Mistral's models overview")
 _L_MISTRAL_GP = Fact(SRC_GENAI_PRICES, "documented", "2026-11-09", "current, priced")
 _L_UNKNOWN = Fact(SRC_BRIEF, "uncertain", COMPILED, "no lifecycle source at hand")
+_L_OPENAI_PRO = Fact(SRC_MODELPIN, "documented", "2026-10-04", "listed active")
+_L_OPUS_45 = Fact(SRC_MODELPIN_057, "documented", "2026-11-26", "release: model page 2025-11-24")
+_L_HAIKU_45 = Fact(SRC_CLAUDE_MODELS, "documented", COMPILED_DEC, "model page: Oct 15, 2025")
+_L_OPENAI_NOTICE = Fact(
+    SRC_OPENAI_DEPRECATIONS_3,
+    "documented",
+    "2026-12-01",
+    "deprecated = the notice date; successor as the page names it",
+)
+_L_OPENAI_MP = Fact(
+    SRC_MODELPIN,
+    "documented",
+    "2026-10-04",
+    "shutdown date transcribed from OpenAI's deprecations page (row source_url)",
+)
+_L_OPENAI_AZ = Fact(
+    SRC_AZURE_LEGACY,
+    "uncertain",
+    "2026-12-01",
+    "Azure's retirement date; OpenAI's own date is not in the sources read (shut down there too)",
+)
+_L_GPT62 = Fact(SRC_GPT62, "uncertain", "2026-11-18", "third-party release notes")
 
 _CLAUDE_SUCCESSOR_NOTE = "successor: the newest current model of the same line"
 
@@ -241,6 +281,17 @@ _RETIRED_CLAUDE_3 = (
     ("claude-3-haiku", "2024-03-07", "2026-04-20", "claude-haiku-5-5"),
 )
 
+#: The GPT-6 ids whose patch multiplier is disputed (see _ranges.py).
+GPT6_FAMILY = (
+    "gpt-6-astra",
+    "gpt-6-sol",
+    "gpt-6-luna",
+    "gpt-6.1-sol",
+    "gpt-6.1-terra",
+    "gpt-6.2-astra",
+    "gpt-6.2-sol",
+)
+
 _OPENAI_SHUTDOWN = "2026-10-15"  # the day the shutdown notices were first read (O-dep)
 
 MODEL_ROWS: tuple[Model, ...] = (
@@ -259,8 +310,11 @@ MODEL_ROWS: tuple[Model, ...] = (
         _life(_L_ANTHROPIC, "2025-09-29", "2026-09-30", "2026-11-30", "claude-sonnet-5-5"),
         benchmark=True,
     ),
-    _std("claude-haiku-4-5", _life(_L_ANTHROPIC_ID, "2025-10-01")),
-    _std("claude-opus-4-5", _life(_L_ANTHROPIC_ID, "2025-11-01")),
+    _std("claude-haiku-4-5", _life(_L_HAIKU_45, "2025-10-15")),
+    _std(
+        "claude-opus-4-5",
+        _life(_L_OPUS_45, "2025-11-24", "2026-11-23", "2027-01-22", "claude-opus-5-5"),
+    ),
     _std("claude-opus-4-6", _life(_L_ANTHROPIC_MODELS)),
     _std("claude-sonnet-4-6", _life(_L_ANTHROPIC_MODELS), benchmark=True),
     *(
@@ -299,7 +353,14 @@ MODEL_ROWS: tuple[Model, ...] = (
         "openai-tiles",
         _tiles(85, 170),
         _F_TILES,
-        _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2027-01-14"),
+        _life(_L_OPENAI_NOTICE, None, "2026-10-14", "2027-01-14", "gpt-6-luna"),
+    ),
+    Model(
+        "chatgpt-4o-latest",
+        "openai-tiles",
+        _tiles(85, 170),
+        _F_TILES_GUESS,
+        _life(_L_OPENAI_MP, None, None, "2026-02-17"),
     ),
     Model(
         "gpt-4.1",
@@ -315,20 +376,33 @@ MODEL_ROWS: tuple[Model, ...] = (
         _F_TILES,
         _life(_L_OPENAI, "2024-05-13", _OPENAI_SHUTDOWN, "2026-10-23", "gpt-4o"),
     ),
-    Model("gpt-4.5-preview", "openai-tiles", _tiles(85, 170), _F_TILES_B, _life(_L_UNKNOWN)),
+    Model(
+        "gpt-4.5-preview",
+        "openai-tiles",
+        _tiles(85, 170),
+        _F_TILES_B,
+        _life(_L_OPENAI_AZ, None, None, "2025-07-14"),
+    ),
     Model(
         "gpt-4o-mini",
         "openai-tiles",
         _tiles(2833, 5667),
         _F_TILES,
-        _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2027-01-14"),
+        _life(_L_OPENAI_NOTICE, None, "2026-10-14", "2027-01-14", "gpt-6-luna"),
     ),
     Model(
         "gpt-5",
         "openai-tiles",
         _tiles(70, 140),
         _F_TILES,
-        _life(_L_OPENAI, "2025-08-07", _OPENAI_SHUTDOWN, "2026-12-11", "gpt-5.1"),
+        _life(_L_OPENAI_NOTICE, "2025-08-07", "2026-06-11", "2026-12-11", "gpt-6.1-sol"),
+    ),
+    Model(
+        "gpt-5-chat-latest",
+        "openai-tiles",
+        _tiles(70, 140),
+        _F_TILES_GUESS,
+        _life(_L_OPENAI_MP, None, None, "2026-07-23"),
     ),
     Model(
         "gpt-5-pro",
@@ -342,7 +416,7 @@ MODEL_ROWS: tuple[Model, ...] = (
         "openai-tiles",
         _tiles(70, 140),
         _F_TILES,
-        _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2027-04-01"),
+        _life(_L_OPENAI_NOTICE, None, "2026-10-01", "2027-04-01", "gpt-6-sol"),
         benchmark=True,
     ),
     Model(
@@ -404,6 +478,18 @@ MODEL_ROWS: tuple[Model, ...] = (
             ("gpt-6.1-terra", None, False),
         )
     ),
+    # Released 2026-11-17 (GPT62): the GPT-6 rule and its disputed multiplier assumed. Not a
+    # benchmark default while neither pinned price database lists them.
+    *(
+        Model(
+            m,
+            "openai-patches",
+            _patches("1.5", 65535, None, "original", 30000),
+            _F_PATCH_GPT6,
+            _life(_L_GPT62, "2026-11-17"),
+        )
+        for m in ("gpt-6.2-astra", "gpt-6.2-sol")
+    ),
     Model(
         "gpt-5.5",
         "openai-patches",
@@ -419,6 +505,16 @@ MODEL_ROWS: tuple[Model, ...] = (
         _F_PATCH_C,
         _life(_L_OPENAI_LIVE),
     ),
+    *(
+        Model(
+            m,
+            "openai-patches",
+            _patches("1.2", 6000, 10000, "original"),
+            _F_PATCH_PRO,
+            _life(_L_OPENAI_PRO),
+        )
+        for m in ("gpt-5.5-pro", "gpt-5.4-pro")
+    ),
     Model(
         "gpt-5.4-mini",
         "openai-patches",
@@ -431,7 +527,7 @@ MODEL_ROWS: tuple[Model, ...] = (
         "openai-patches",
         _patches("1.2", 2048, 1536, "high"),
         _F_PATCH_MINI,
-        _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2027-04-01"),
+        _life(_L_OPENAI_NOTICE, None, "2026-10-01", "2027-04-01", "gpt-6-luna"),
     ),
     Model(
         "gpt-5.3",
@@ -455,7 +551,14 @@ MODEL_ROWS: tuple[Model, ...] = (
             _F_PATCH_CODEX,
             _life(_L_UNKNOWN),
         )
-        for m in ("gpt-5.2-codex", "gpt-5.2-chat-latest", "gpt-5.1-codex-mini", "gpt-5-codex-mini")
+        for m in ("gpt-5.2-codex", "gpt-5.1-codex-mini", "gpt-5-codex-mini")
+    ),
+    Model(
+        "gpt-5.2-chat-latest",
+        "openai-patches",
+        _patches("1.62", 2048, 1536, "high"),
+        _F_PATCH_CODEX,
+        _life(_L_OPENAI_MP, None, None, "2026-08-10"),
     ),
     Model(
         "gpt-5.2",
@@ -469,7 +572,7 @@ MODEL_ROWS: tuple[Model, ...] = (
         "openai-patches",
         _patches("1.2", 2048, 1536, "high"),
         _F_PATCH_MINI,
-        _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2026-12-11", "gpt-5.4-mini"),
+        _life(_L_OPENAI_NOTICE, None, "2026-06-11", "2026-12-11", "gpt-6.1-terra"),
     ),
     Model(
         "gpt-5-nano",
@@ -500,8 +603,20 @@ MODEL_ROWS: tuple[Model, ...] = (
         _life(_L_OPENAI, None, _OPENAI_SHUTDOWN, "2026-10-23"),
     ),
     # ---- OpenAI text-only.
-    Model("o1-mini", "openai-text", NoVision(), _F_NONE_OPENAI, _life(_L_UNKNOWN)),
-    Model("o1-preview", "openai-text", NoVision(), _F_NONE_OPENAI, _life(_L_UNKNOWN)),
+    Model(
+        "o1-mini",
+        "openai-text",
+        NoVision(),
+        _F_NONE_OPENAI,
+        _life(_L_OPENAI_MP, None, None, "2025-10-27"),
+    ),
+    Model(
+        "o1-preview",
+        "openai-text",
+        NoVision(),
+        _F_NONE_OPENAI,
+        _life(_L_OPENAI_AZ, None, None, "2025-07-28"),
+    ),
     Model(
         "o3-mini",
         "openai-text",
@@ -597,6 +712,10 @@ MODEL_ROWS: tuple[Model, ...] = (
     # ---- xAI, Mistral, Qwen, DeepSeek.
     Model("grok-4.5", "grok", GrokPatches(), _F_GROK, _life(_L_UNKNOWN)),
     Model("grok-4", "grok", GrokPatches(), _F_GROK, _life(_L_UNKNOWN)),
+    *(
+        Model(m, "grok", GrokPatches(label="uncertain"), _F_GROK_NEW, _life(_L_GP))
+        for m in ("grok-4.6", "grok-4.7", "grok-4.20", "grok-4.3")
+    ),
     Model(
         "pixtral-12b",
         "mistral",
@@ -700,7 +819,7 @@ DETAIL_ROWS: dict[str, tuple[dict[str, Scheme], Fact]] = {
             _patch_levels("1.5", (512, None), (2048, 2500), (65535, None, 30000), "original"),
             _F_DETAIL_GPT6,
         )
-        for m in ("gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-6.1-sol", "gpt-6.1-terra")
+        for m in GPT6_FAMILY
     },
     "gpt-5.5": (
         _patch_levels("1.2", (512, None), (2048, 2500), (6000, 10000, None), "original"),
@@ -709,6 +828,14 @@ DETAIL_ROWS: dict[str, tuple[dict[str, Scheme], Fact]] = {
     "gpt-5.4": (
         _patch_levels("1.2", (2048, 6144), (2048, 2500), (6000, 10000, None), "high"),
         _F_DETAIL_C,
+    ),
+    "gpt-5.5-pro": (
+        _patch_levels("1.2", (512, None), (2048, 2500), (6000, 10000, None), "original"),
+        _F_PATCH_PRO,
+    ),
+    "gpt-5.4-pro": (
+        _patch_levels("1.2", (2048, 6144), (2048, 2500), (6000, 10000, None), "original"),
+        _F_PATCH_PRO,
     ),
     **{
         m: (
@@ -753,10 +880,18 @@ ALIAS_ROWS: dict[str, tuple[str, Fact]] = {
     "claude-3-7-sonnet-latest": ("claude-3-7-sonnet", _A_GP),
     "claude-3-opus-latest": ("claude-3-opus", _A_GP),
     "claude-fable": ("claude-fable-5", Fact("anchors.md A11", "uncertain", COMPILED)),
-    "gpt-5-chat-latest": ("gpt-5", Fact(SRC_OPENAI_VISION, "uncertain", COMPILED)),
-    "chatgpt-4o-latest": (
-        "gpt-4o",
-        Fact(SRC_OPENAI_VISION, "uncertain", COMPILED, "image scheme of gpt-4o; price its own"),
+    "gemini-flash-latest": (
+        "gemini-3.8-flash",
+        Fact(SRC_GENAI_PRICES, "documented", "2026-11-09", "the database's pointer (GP)"),
+    ),
+    "gemini-pro-latest": (
+        "gemini-3.1-pro-preview",
+        Fact(
+            SRC_GENAI_PRICES,
+            "documented",
+            "2026-11-09",
+            "the database prices it as gemini-3.1-pro-preview (GP; LL $2/$12 agrees)",
+        ),
     ),
     "gemini-3-flash": (
         "gemini-3-flash-preview",

@@ -10,6 +10,8 @@ import re
 
 from snapshot.billing._sources import (
     COMPILED,
+    COMPILED_DEC,
+    SRC_AZURE,
     SRC_BEDROCK,
     SRC_BEDROCK_CONVERSE,
     SRC_CLAUDE_ERRORS,
@@ -212,6 +214,41 @@ ROUTE_ROWS: tuple[Route, ...] = (
         "vertex",
         re.compile(r"^vertex_ai/(?P<model>claude-.+)$"),
         Fact(SRC_VERTEX, "uncertain", COMPILED, "LiteLLM-style"),
+    ),
+    # OpenAI models hosted on Bedrock (genai-prices' aws provider lists global.openai.*).
+    Route(
+        "bedrock",
+        re.compile(
+            r"^(?:bedrock/)?(?:(?:us|eu|apac|jp|au|in|global)\.)?openai\.(?P<model>gpt-[^/]+?)"
+            r"(?:-v\d+(?::\d+)?)?$"
+        ),
+        Fact(
+            "genai-prices 0.2.3 aws provider; litellm 1.110.2 [GP, LL]",
+            "documented",
+            "2026-12-01",
+            "global.openai.<id>: OpenAI models on Amazon Bedrock",
+        ),
+        price_provider="aws",
+    ),
+    Route(
+        "vertex",
+        re.compile(r"^vertex_ai/(?P<model>gemini-[^/@]+)(?:@\d+)?$"),
+        Fact(
+            "litellm 1.110.2 vertex_ai/ keys [LL]",
+            "uncertain",
+            COMPILED_DEC,
+            "LiteLLM-style Gemini on Vertex AI; priced as Google's (GP has no Vertex rows)",
+        ),
+        price_provider="google",
+        price_inner=True,
+    ),
+    # Azure OpenAI: its own route (not OpenRouter's caps); priced by genai-prices' azure rows.
+    Route(
+        "azure",
+        re.compile(r"^azure/(?P<model>[^/]+)$"),
+        Fact(SRC_AZURE, "documented", "2026-12-01", "LiteLLM-style azure/<deployment = model id>"),
+        price_provider="azure",
+        price_inner=True,
     ),
     # LiteLLM-style vendor prefixes that name the vendor's own API (OpenRouter spells
     # these vendors google/, x-ai/, mistralai/); "direct" = the provider's own route.

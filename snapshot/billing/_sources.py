@@ -77,3 +77,61 @@ SRC_ENFORCEMENT = (
 )
 SRC_CTOK = "ctok 1.3.0 (PyPI, MIT; github.com/sanderland/ctok): offline reconstruction"
 SRC_BRIEF = "project brief, issue 3 (no vendor page at hand)"
+
+# ---- second December audit (shared/docs/providers-2026-12b.md, checked 2026-12-01)
+#: When the rows of the second audit were compiled.
+COMPILED_DEC = "2026-12-02"
+SRC_HF_ITC = (
+    "huggingface.co/datasets/JOHNISKING/image-token-cost [HF-itc] (third-party table, "
+    "method not shown; gpt6_auto reproduces x1.2 on all 10 sizes)"
+)
+SRC_APIYI = (
+    "docs.apiyi.com/en/faq/vision-image-too-large [APIYI] (gateway, 2026-10-20, gpt-6.1-sol): "
+    "'pixels / 1024 x 1.2'"
+)
+SRC_MODELPIN = "github.com/samarthputhraya/Modelpin data/models.json [MP] (from vendor pages)"
+SRC_MODELPIN_057 = (
+    "github.com/samarthputhraya/Modelpin/releases/tag/v0.5.7 [MP57]: 'Anthropic deprecated "
+    "claude-opus-4-5-20251101 on 23 November 2026, with 22 January 2027 as its tentative "
+    "retirement date'"
+)
+SRC_OPENAI_DEPRECATIONS_3 = (
+    "https://developers.openai.com/api/docs/deprecations [O-dep3] (zh-Hans fallback copy, "
+    "with notice dates)"
+)
+SRC_BEDROCK_LIFECYCLE = (
+    "https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle [AWS-lc]: "
+    "'For Amazon Bedrock usage, only the dates on this page apply'"
+)
+SRC_CLAUDE_DEPRECATIONS_3 = (
+    "https://platform.claude.com/docs/en/about-claude/model-deprecations [A-dep3]: "
+    "'Partner-operated platforms (Amazon Bedrock and Google Cloud) set their own retirement "
+    "schedules'"
+)
+SRC_CLAUDE_GEO = "https://platform.claude.com/docs/en/manage-claude/data-residency [A-geo]"
+SRC_AZURE_LEGACY = (
+    "https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/legacy-models [AZ-leg]"
+)
+SRC_AZURE = "https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/models"
+SRC_GPT62 = (
+    "github.com/BerriAI/litellm/discussions/52347; github.com/akiiwa-games/AgentCompass-Router "
+    "v0.6.8 (2026-11-18) [GPT62]: 'OpenAI released both on 2026-11-17'"
+)
+SRC_SOLPROMO = (
+    "github.com/TheKrush/PromptFuel v1.0.17 (2026-08-25); github.com/gramext/dist v0.1.0 "
+    "(2026-09-23) [SOLPROMO]: $4/$20 promotion 'at least through 2026-11-21', list $5/$30"
+)
+SRC_GP_DATES = (
+    "genai-prices 0.2.3 data.py [GP-date]: Gemini 3.6-3.8 Flash 'Introductory rates apply "
+    "through 2026-12-31'"
+)
+SRC_GP_VARIANTS = "genai-prices 0.2.3 price_variants (service_tier / processing) [GP]"
+SRC_AUDIT_12B = "shared/docs/providers-2026-12b.md §7 (model pages, GP price_variants)"
+SRC_VERTEX_LIFECYCLE = (
+    "litellm 1.110.2 vertex_ai deprecation_date [LL] (semantics of the field unverified)"
+)
+SRC_BEDROCK_LL = "litellm 1.110.2 bedrock deprecation_date [LL], under AWS-lc's own schedule"
+SRC_VERTEX_GEMINI = (
+    "github.com/samarthputhraya/Modelpin [MP]: Vertex retired Gemini 2.5 Pro/Flash/Flash-Lite "
+    "on 2026-10-20"
+)

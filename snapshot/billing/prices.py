@@ -20,6 +20,21 @@ which this package does not do.
 True
 >>> price_for("claude-sonnet-4-5-experimental") is None  # a prefix match would be a sibling
 True
+
+Prices are those of the request's date (``today``): Gemini 3.8 Flash's introductory
+rate ends on 2026-12-31. Ids the database lacks (or prices stale) are read from the
+package's own sourced rows (``_own_prices.py``), labelled ``own table``. A tier
+(``batch``, ``flex``, ``priority``) is the database's variant for the id, else the
+vendor's documented multiplier (:func:`at_tier`).
+
+>>> price_for("gemini-3.8-flash", today="2026-12-02").input
+0.75
+>>> price_for("gemini-3.8-flash", today="2027-01-02").input
+1.5
+>>> price_for("gpt-6.2-sol", today="2026-12-02").database
+'own table'
+>>> price_for("gpt-6.1-sol", today="2026-12-02", tier="batch").input
+1.0
 """
 
 from __future__ import annotations
@@ -30,7 +45,12 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from snapshot.billing.rows import Fact
+from snapshot.billing._own_prices import OWN_PRICE_ROWS, TIER_ROWS
+from snapshot.billing.rows import Fact, OwnPrice, PriceTierName
+from snapshot.errors import InputError
+
+#: The tiers ``--tier`` accepts ("standard" is the list price).
+TIERS: tuple[PriceTierName, ...] = ("standard", "batch", "flex", "priority")
 
 #: The genai-prices release the project is tested against (pinned in pyproject.toml).
 PINNED_VERSION = "0.2.3"
@@ -75,6 +95,9 @@ class Price:
     tiers: tuple[PriceTier, ...]
     database: str
     fact: Fact
+    tier: str = "standard"
+    # Where the tier's rates come from (the database's variant or a vendor multiplier row).
+    tier_fact: Fact | None = None
 
     def at(self, prompt_tokens: int) -> Price:
         """The rates a prompt of ``prompt_tokens`` input tokens pays (its long-context tier)."""
@@ -104,6 +127,9 @@ class Price:
             "source": self.fact.source,
             "label": self.fact.label,
             "date": self.fact.date,
+            "priced_on": self.fact.date,
+            "tier": self.tier,
+            "tier_source": None if self.tier_fact is None else self.tier_fact.cite(),
         }
 
 
@@ -139,6 +165,10 @@ def _own_match(clause: Any, ref: str) -> bool:
         return bool(ref == clause.equals.lower())
     if kind == "ClauseRegex":
         return bool(clause.is_match(ref))
+    if kind == "ClauseContains":
+        # Only where the id is the clause's own string (Bedrock ids: global.openai.gpt-6-sol).
+        head = clause.contains.lower()
+        return ref.startswith(head) and bool(_SAME_MODEL_TAIL.match(ref[len(head) :]))
     if kind == "ClauseStartsWith":
         head = clause.starts_with.lower()
         return ref.startswith(head) and bool(_SAME_MODEL_TAIL.match(ref[len(head) :]))
@@ -150,11 +180,29 @@ def _own_match(clause: Any, ref: str) -> bool:
             c.is_match(ref) if type(c).__name__ == "ClauseRegex" else _own_match(c, ref)
             for c in clause.and_
         )
-    return False  # contains / ends_with: too loose to name one model
+    return False  # ends_with: too loose to name one model
+
+
+def _tier_context(tier: str) -> tuple[tuple[str, str], ...]:
+    for row in TIER_ROWS:
+        if row.tier == tier:
+            return row.context
+    return ()
+
+
+def _has_variant(info: Any, context: tuple[tuple[str, str], ...], when: _dt.datetime) -> bool:
+    """True when the database prices this id at ``context`` (a tier) on that day."""
+    ctx = dict(context)
+    for variant in getattr(info, "price_variants", None) or ():
+        if variant.constraint is not None and not variant.constraint.active(when):
+            continue
+        if variant.when and all(ctx.get(k) == v for k, v in variant.when.items()):
+            return any(v is not None for v in variant.prices.__dict__.values())
+    return False
 
 
 @functools.lru_cache(maxsize=1024)
-def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
+def _lookup(model_id: str, provider: str | None, day: str, tier: str = "standard") -> Price | None:
     from genai_prices import data_snapshot
 
     snapshot = data_snapshot.get_snapshot()
@@ -165,7 +213,9 @@ def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
     if not _own_match(info.match, model_id):
         return None  # the database would price a sibling: "no price" instead
     when = _dt.datetime.fromisoformat(day).replace(tzinfo=_dt.UTC)
-    prices = info.get_prices(when)
+    context = _tier_context(tier)
+    variant = tier != "standard" and _has_variant(info, context, when)
+    prices = info.get_prices(when, dict(context) if variant else None)
     base: dict[str, float | None] = {}
     tier_rates: dict[int, dict[str, float]] = {}
     for rate, key in _KEYS.items():
@@ -194,17 +244,123 @@ def _lookup(model_id: str, provider: str | None, day: str) -> Price | None:
         tiers=tuple(PriceTier(start, **rates) for start, rates in sorted(tier_rates.items())),
         database=f"genai-prices {version}",
         fact=fact,
+        tier=tier if variant else "standard",
+        tier_fact=Fact(f"genai-prices {version} price_variants {dict(context)}", "documented", day)
+        if variant
+        else None,
+    )
+
+
+def _own_row(model_id: str, day: str) -> OwnPrice | None:
+    for row in OWN_PRICE_ROWS:
+        if row.model == model_id and row.start <= day and (row.end is None or day <= row.end):
+            return row
+    return None
+
+
+def _own_price(row: OwnPrice, model_id: str, day: str, base: Price | None) -> Price | None:
+    """A price from the package's own row: alone, or correcting the database's for the day."""
+    rates = dict(row.rates)
+    fact = Fact(row.fact.source, row.fact.label, day, row.fact.note)
+    if row.over_database:
+        if base is None:
+            return None
+        ratio = {
+            k: rates[k] / v
+            for k, v in (("input", base.input), ("output", base.output))
+            if k in rates and v
+        }
+        tiers = tuple(
+            replace(
+                t,
+                input=None if t.input is None else t.input * ratio.get("input", 1.0),
+                output=None if t.output is None else t.output * ratio.get("output", 1.0),
+            )
+            for t in base.tiers
+        )
+        return replace(
+            base,
+            input=rates.get("input", base.input),
+            output=rates.get("output", base.output),
+            cache_read=rates.get("cache_read", base.cache_read),
+            tiers=tiers,
+            database=f"own table over {base.database}",
+            fact=fact,
+        )
+    tiers = tuple(
+        PriceTier(start, input=rates["input"] * i, output=rates["output"] * o)
+        for start, i, o in row.tiers
+    )
+    return Price(
+        model=model_id,
+        matched_model=row.model,
+        provider=row.provider,
+        input=rates["input"],
+        cache_write=None,
+        cache_write_1h=None,
+        cache_read=rates.get("cache_read"),
+        output=rates.get("output"),
+        tiers=tiers,
+        database="own table",
+        fact=fact,
+    )
+
+
+def at_tier(price: Price, tier: str, vendor: str) -> Price:
+    """``price`` at a tier: the database's variant if it was found, else the vendor's multiplier.
+
+    Raises :class:`~snapshot.errors.InputError` when the vendor has no such tier.
+
+    >>> p = price_for("claude-sonnet-4-5", today="2026-12-02")
+    >>> at_tier(p, "batch", "anthropic").input
+    1.5
+    >>> at_tier(p, "flex", "anthropic")
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: claude-sonnet-4-5: anthropic has no 'flex' price tier here; tiers: standard, batch
+    """
+    if tier == "standard" or price.tier == tier:
+        return price
+    if tier not in TIERS:
+        raise InputError(f"unknown price tier {tier!r}; use one of: {', '.join(TIERS)}")
+    for row in TIER_ROWS:
+        if row.provider == vendor and row.tier == tier:
+            m = row.multiplier
+
+            def scaled(v: float | None, m: float = m) -> float | None:
+                return None if v is None else round(v * m, 9)
+
+            tiers = tuple(
+                replace(t, **{k: scaled(getattr(t, k)) for k in _RATES})  # type: ignore[arg-type]
+                for t in price.tiers
+            )
+            return replace(
+                price,
+                **{k: scaled(getattr(price, k)) for k in _RATES},  # type: ignore[arg-type]
+                tiers=tiers,
+                tier=tier,
+                tier_fact=Fact(row.fact.source, row.fact.label, row.fact.date, f"x{m} on standard"),
+            )
+    offered = ["standard", *(r.tier for r in TIER_ROWS if r.provider == vendor)]
+    raise InputError(
+        f"{price.model}: {vendor} has no {tier!r} price tier here; tiers: {', '.join(offered)}"
     )
 
 
 def price_for(
-    model_id: str, *, provider: str | None = None, today: str | _dt.date | None = None
+    model_id: str,
+    *,
+    provider: str | None = None,
+    today: str | _dt.date | None = None,
+    tier: str = "standard",
 ) -> Price | None:
     """The price of ``model_id`` as the user wrote it, on ``today`` (default: now).
 
     ``provider`` is a genai-prices provider id (``anthropic``, ``openai``,
     ``google``, ``aws``, ``openrouter``, ``x-ai``, ``mistral``); without it the
-    database picks one from the id. Returns None when the database lacks the id.
+    database picks one from the id. Returns None when neither the database nor the
+    package's own rows price the id. ``tier``: the database's variant where it has one
+    (the record's ``tier`` says whether it was found; see :func:`at_tier`).
 
     >>> price_for("o3-pro").input
     20.0
@@ -216,7 +372,14 @@ def price_for(
         if today is None
         else (today if isinstance(today, str) else today.isoformat())
     )
-    return _lookup(model_id.strip().lower(), provider, day)
+    ref = model_id.strip().lower()
+    found = _lookup(ref, provider, day, tier)
+    own = _own_row(ref, day)
+    if own is not None and own.over_database and tier != "standard":
+        found = _lookup(ref, provider, day, "standard")  # the tier multiplier applies after
+    if own is not None and (own.over_database or found is None):
+        return _own_price(own, ref, day, found)
+    return found
 
 
 def dollars(tokens: int, per_million: float | None) -> float | None:
@@ -230,4 +393,13 @@ def dollars(tokens: int, per_million: float | None) -> float | None:
     return round(tokens * per_million / 1_000_000, 9)
 
 
-__all__ = ["PINNED_VERSION", "Price", "PriceTier", "database_version", "dollars", "price_for"]
+__all__ = [
+    "PINNED_VERSION",
+    "TIERS",
+    "Price",
+    "PriceTier",
+    "at_tier",
+    "database_version",
+    "dollars",
+    "price_for",
+]

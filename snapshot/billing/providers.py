@@ -28,7 +28,15 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
-from snapshot.billing import _models, _readers, _routes, _text
+from snapshot.billing import (
+    _lifecycles,
+    _models,
+    _own_prices,
+    _ranges,
+    _readers,
+    _routes,
+    _text,
+)
 from snapshot.billing._sources import COMPILED
 from snapshot.billing.rows import (
     LIMIT_FIELDS,
@@ -40,12 +48,15 @@ from snapshot.billing.rows import (
     LimitField,
     Measurement,
     Model,
+    OwnPrice,
     PrefixFamily,
     Provider,
+    RangeFact,
     Route,
     TableError,
     TextMethod,
     TextTokenizer,
+    TierRow,
     check_lifecycle,
 )
 from snapshot.billing.schemes import AnthropicPatches, Scheme
@@ -96,6 +107,23 @@ PRICE_PROVIDER: MappingProxyType[str, str] = MappingProxyType(
 TEXT_TOKENIZER_BY_MODEL: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_MODEL)
 TEXT_TOKENIZER_BY_FAMILY: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_FAMILY)
 MEASUREMENTS: tuple[Measurement, ...] = _models.MEASUREMENT_ROWS
+#: Facts whose sources disagree, each a range with every end's source.
+RANGES: tuple[RangeFact, ...] = _ranges.RANGE_ROWS
+#: model id → the range its scheme's disputed field lies in.
+RANGE_BY_MODEL: MappingProxyType[str, RangeFact] = MappingProxyType(
+    {m: r for r in _ranges.RANGE_ROWS for m in r.models}
+)
+#: (route, model) → that partner route's own lifecycle (Bedrock, Vertex, Azure).
+ROUTE_LIFECYCLES: MappingProxyType[tuple[str, str], Lifecycle] = MappingProxyType(
+    {(r.route, r.model): r.lifecycle for r in _lifecycles.ROUTE_LIFECYCLE_ROWS}
+)
+#: route → (whose schedule it follows, source); vendor → the name of its own schedule.
+ROUTE_SCHEDULES: MappingProxyType[str, tuple[str, Fact]] = MappingProxyType(
+    _lifecycles.ROUTE_SCHEDULES
+)
+VENDOR_SCHEDULES: MappingProxyType[str, str] = MappingProxyType(_lifecycles.VENDOR_SCHEDULES)
+OWN_PRICES: tuple[OwnPrice, ...] = _own_prices.OWN_PRICE_ROWS
+TIERS: tuple[TierRow, ...] = _own_prices.TIER_ROWS
 
 FALLBACK_FAMILY: Family = _readers.FALLBACK_FAMILY
 FALLBACK_MODEL = Model(
@@ -166,6 +194,19 @@ def validate_tables() -> None:
     for model in TEXT_TOKENIZER_BY_MODEL:
         if model not in MODELS:
             raise TableError(f"text-token row for unknown model {model!r}")
+    for rng in RANGES:
+        if rng.point not in (e.value for e in rng.ends):
+            raise TableError(f"{rng.name}: its point {rng.point} is not one of its ends")
+        for mid in rng.models:
+            if mid not in MODELS or str(getattr(MODELS[mid].scheme, rng.field, None)) != rng.point:
+                raise TableError(f"{rng.name}: {mid} does not bill at the range's point")
+    for (route, model), life in ROUTE_LIFECYCLES.items():
+        if model not in MODELS or route not in ROUTE_SCHEDULES:
+            raise TableError(f"route lifecycle ({route}, {model}): unknown model or route")
+        check_lifecycle(f"{model} on {route}", life)
+    for own in OWN_PRICES:
+        if own.model not in MODELS:
+            raise TableError(f"own price row for unknown model {own.model!r}")
     for name, (levels, _) in DETAIL_LEVELS.items():
         # the row's own scheme must be one of its levels (a multiplier typo would break this)
         if name not in MODELS or MODELS[name].scheme not in levels.values():
@@ -188,15 +229,22 @@ __all__ = [
     "LIMIT_FIELDS",
     "MEASUREMENTS",
     "MODELS",
+    "OWN_PRICES",
     "PREFIXES",
     "PREFIX_FAMILIES",
     "PRICE_PROVIDER",
     "PROVIDERS",
+    "RANGES",
+    "RANGE_BY_MODEL",
     "ROUTES",
+    "ROUTE_LIFECYCLES",
     "ROUTE_NAMES",
+    "ROUTE_SCHEDULES",
     "TEXT_TOKENIZER_BY_FAMILY",
     "TEXT_TOKENIZER_BY_MODEL",
+    "TIERS",
     "VARIANT_SUFFIXES",
+    "VENDOR_SCHEDULES",
     "Evidence",
     "Fact",
     "Family",
@@ -205,12 +253,15 @@ __all__ = [
     "LimitField",
     "Measurement",
     "Model",
+    "OwnPrice",
     "PrefixFamily",
     "Provider",
+    "RangeFact",
     "Route",
     "TableError",
     "TextMethod",
     "TextTokenizer",
+    "TierRow",
     "limit_facts_for",
     "text_tokenizer_for",
     "validate_tables",

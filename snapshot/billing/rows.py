@@ -175,6 +175,8 @@ class Route:
     fact: Fact
     dotted: bool = False
     price_provider: str | None = None
+    # The price database lists the id inside the shape (azure/gpt-6-sol as gpt-6-sol).
+    price_inner: bool = False
 
 
 TextMethod = Literal["exact", "reconstruction", "estimate"]
@@ -204,6 +206,79 @@ class Measurement:
     size: tuple[int, int]
     tokens: int
     fact: Fact
+
+
+@dataclass(frozen=True)
+class RangeEnd:
+    """One source's value of a disputed fact (a scheme field as its decimal string)."""
+
+    value: str
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class RangeFact:
+    """A fact whose sources disagree, carried as the range it is, each end with its source.
+
+    ``field`` names the scheme attribute the sources disagree on (``multiplier``);
+    ``point`` is the value the model rows bill at until a measurement settles it
+    (one of the ends). Every result that depends on it is shown at both ends.
+    """
+
+    name: str
+    models: tuple[str, ...]
+    field: str
+    ends: tuple[RangeEnd, ...]
+    point: str
+
+
+@dataclass(frozen=True)
+class RouteLifecycle:
+    """A partner route's own lifecycle for a model (Bedrock, Vertex, Azure set their own dates)."""
+
+    route: str
+    model: str
+    lifecycle: Lifecycle
+
+
+@dataclass(frozen=True)
+class OwnPrice:
+    """A price the pinned database lacks or has stale: the package's own sourced row.
+
+    Applies to requests dated ``start`` (inclusive) to ``end`` (inclusive; None: open).
+    ``rates`` are dollars per million tokens (``input``, ``cache_read``, ``output``);
+    ``over_database``: the row corrects the database's price for the id (its other
+    rates and long-context tiers are kept, tiers scaled by the same ratio) rather than
+    standing alone.
+    """
+
+    model: str
+    provider: str
+    start: str
+    end: str | None
+    rates: tuple[tuple[str, float], ...]
+    fact: Fact
+    over_database: bool = False
+    # Long-context tiers of a standalone row: (from input tokens, input x, output x).
+    tiers: tuple[tuple[int, float, float], ...] = ()
+
+
+PriceTierName = Literal["standard", "batch", "flex", "priority"]
+
+
+@dataclass(frozen=True)
+class TierRow:
+    """A price tier a provider offers, as a multiplier on its standard rates.
+
+    Used where the price database has no variant for the id; ``context`` is the
+    database's own price context for the tier (``{"processing": "batch"}``).
+    """
+
+    provider: str
+    tier: PriceTierName
+    multiplier: float
+    fact: Fact
+    context: tuple[tuple[str, str], ...] = ()
 
 
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -242,12 +317,18 @@ __all__ = [
     "LimitFact",
     "Measurement",
     "Model",
+    "OwnPrice",
     "PrefixFamily",
+    "PriceTierName",
     "Provider",
+    "RangeEnd",
+    "RangeFact",
     "Route",
+    "RouteLifecycle",
     "Status",
     "TableError",
     "TextMethod",
     "TextTokenizer",
+    "TierRow",
     "check_lifecycle",
 ]

@@ -138,3 +138,25 @@ def page_size_or_own(text: str) -> tuple[int, int] | str:
     if w < 1 or h < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: width and height must be at least 1 px")
     return (w, h)
+
+
+def iso_day(text: str) -> str:
+    """An argparse ``type`` for a calendar day written ``YYYY-MM-DD``.
+
+    >>> iso_day("2027-01-02")
+    '2027-01-02'
+    >>> iso_day("2027-02-30")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '2027-02-30': give a real day as YYYY-MM-DD, e.g. 2027-01-02
+    """
+    import datetime as dt
+
+    try:
+        if len(text) != 10:
+            raise ValueError(text)
+        return dt.date.fromisoformat(text).isoformat()
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a real day as YYYY-MM-DD, e.g. 2027-01-02"
+        ) from None

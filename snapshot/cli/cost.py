@@ -12,6 +12,8 @@ import json
 import sys
 from typing import Any
 
+from snapshot.cli.argtypes import iso_day
+
 
 def register(subparsers: Any) -> None:
     c = subparsers.add_parser(
@@ -41,6 +43,20 @@ def register(subparsers: Any) -> None:
         default=None,
         metavar="B",
         help="with --size: the encoded size of each image (checks the route's byte limit)",
+    )
+    c.add_argument(
+        "--tier",
+        choices=("standard", "batch", "flex", "priority"),
+        default="standard",
+        help="price tier where the provider has it (batch -50%%; OpenAI flex/priority, "
+        "Gemini priority); default standard",
+    )
+    c.add_argument(
+        "--date",
+        type=iso_day,
+        default=None,
+        metavar="YYYY-MM-DD",
+        help="the request's date: prices and lifecycle of that day (default: today)",
     )
     c.set_defaults(func=run_cost)
 
@@ -80,6 +96,13 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
         "(low/medium/high/ultra_high); default: the profile's own level",
     )
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument(
+        "--evidence",
+        metavar="DIR",
+        default="reports/probes",
+        help="usage-probe records (`snapshot probe --battery usage`) that settle a disputed "
+        "fact (default reports/probes; missing = none)",
+    )
 
 
 def _emit(data: Any) -> None:
@@ -95,7 +118,11 @@ def _price_note(record: dict[str, Any]) -> str:
     price = record.get("price")
     if not price:
         return ""
-    return f" [{price['database']}, matched {price['matched_model']}]"
+    tier = "" if price["tier"] == "standard" else f", {price['tier']} tier"
+    return (
+        f" [{price['database']}, matched {price['matched_model']}{tier}, "
+        f"priced on {price['priced_on']}]"
+    )
 
 
 def run_cost(args: argparse.Namespace) -> int:
@@ -110,6 +137,9 @@ def run_cost(args: argparse.Namespace) -> int:
         profiles_file=args.profile,
         fallback=args.fallback,
         detail=args.detail,
+        today=args.date,
+        tier=args.tier,
+        evidence=args.evidence,
     )
     record = quote.record
     if args.json:
@@ -128,7 +158,25 @@ def run_cost(args: argparse.Namespace) -> int:
     )
     if "seen_note" in record:
         print(f"  note: {record['seen_note']}")
+    rng = record.get("range")
+    if rng:
+        ends = ", ".join(
+            f"{e['value']}: {e['tokens']} tokens, {_money(e['dollars'])}" for e in rng["ends"]
+        )
+        print(f"  UNCERTAIN {rng['name']}: {ends}")
+        for e in rng["ends"]:
+            print(f"    {e['value']} [{e['source']}]")
+    _print_settled(record)
     return 0
+
+
+def _print_settled(record: dict[str, Any]) -> None:
+    settled = record.get("settled")
+    if settled:
+        stand_in = (
+            " (OFFLINE STAND-IN, not the provider's bill)" if settled["offline_stand_in"] else ""
+        )
+        print(f"  settled by measurement{stand_in}: {settled['value']} [{settled['source']}]")
 
 
 def _print_text(model: str, r: dict[str, Any]) -> None:
@@ -156,6 +204,22 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
         f"  break-even: pages must pack more than {approx}{r['break_even_chars_per_token']:.2f} "
         f"chars per image token{est}; these pack {r['image_chars_per_token']:.2f}"
     )
+    rng = r.get("range")
+    if rng:
+        print(f"  UNCERTAIN {rng['name']}: the result at each end of the range")
+        for e in rng["ends"]:
+            pays = "pays" if e["imaging_pays"] else "does not pay"
+            print(
+                f"    {e['value']}: {e['pages']} page(s) x {e['tokens_per_page']} = "
+                f"{e['image_tokens']} tokens, {_money(e['image_dollars'])}, "
+                f"saved {e['saved_fraction']:+.1%}: imaging {pays} [{e['source']}]"
+            )
+        if rng["verdict_flips"]:
+            print(
+                "  the verdict FLIPS inside the range: `snapshot probe --model "
+                f"{model} --battery usage` settles it with one request"
+            )
+    _print_settled(r)
 
 
 def run_profiles(args: argparse.Namespace) -> int:
@@ -167,6 +231,7 @@ def run_profiles(args: argparse.Namespace) -> int:
         fallback=args.fallback,
         detail=args.detail,
         current_only=args.current,
+        evidence=args.evidence,
     )
     if args.json:
         if args.model:  # the weakest OCR reader at its real page, from measured points
@@ -197,9 +262,21 @@ def run_profiles(args: argparse.Namespace) -> int:
             f"{r['chars_per_page']:>6} {r['tokens_per_page']:>6} {r['chars_per_token']:>6.2f} {imgs:>5}"
             f"  {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
         )
+        rng = r.get("uncertain")
+        if rng and rng.get("ends"):
+            ends = "; ".join(
+                f"{e['value']} → {e['page'][0]}x{e['page'][1]}, {e['tokens_per_page']} tok, "
+                f"{e['chars_per_token']:.2f} c/tok ({e['label']})"
+                for e in rng["ends"]
+            )
+            print(f"{'':26} UNCERTAIN {rng['name']}: {ends}")
     print("scheme: how far the billing rule is documented (documented / measured / uncertain)")
     print("status*: deprecated or retired ids still resolve; `--model ID` names the successor")
     if args.model:
+        r0 = records[0]
+        print(
+            f"lifecycle: {r0['status']} per {r0['lifecycle_schedule']} ({r0['lifecycle_source']})"
+        )
         for e in records[0]["evidence"]:
             print(f"  evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
         if records[0]["vision"]:

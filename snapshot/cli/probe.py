@@ -42,10 +42,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the record as JSON")
     p.add_argument(
         "--battery",
-        choices=("needles", "questions"),
+        choices=("needles", "questions", "usage"),
         default="needles",
         help="needles: the report's pages transcribed, needles counted (default); "
-        "questions: the planted-facts page",
+        "questions: the planted-facts page; usage: one request whose usage.input_tokens "
+        "settles a disputed billing fact (a range, see `snapshot facts`), used from then on",
     )
     p.add_argument(
         "--corpus",
@@ -91,6 +92,8 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.battery == "needles":
         return _run_needles(args)
+    if args.battery == "usage":
+        return _run_usage(args)
     from snapshot.legibility.probes import probe_and_save
 
     saved = probe_and_save(
@@ -132,6 +135,32 @@ def _run_needles(args: argparse.Namespace) -> int:
         _print_json(saved.document)
         return 0
     _print_needles(saved.record, str(saved.path))
+    return 0
+
+
+def _run_usage(args: argparse.Namespace) -> int:
+    from snapshot.billing.usage_probe import probe_usage_and_save
+
+    saved = probe_usage_and_save(
+        args.model, args.out, api=args.api, base_url=args.base_url, timeout=args.timeout
+    )
+    if args.json:
+        _print_json(saved.document)
+        return 0
+    r = saved.record
+    stand_in = " [OFFLINE STAND-IN: not the provider's bill]" if r.offline_stand_in else ""
+    predicted = ", ".join(f"{v}: {t}" for v, t in r.predicted.items())
+    outcome = (
+        f"settles {r.disputed_field} = {r.value}"
+        if r.settles
+        else f"measured {r.disputed_field} {r.value}"
+    )
+    print(
+        f"{r.model} ({r.provider} {r.api}){stand_in}: a {r.page[0]}x{r.page[1]} page billed "
+        f"{r.image_tokens} image tokens (usage.input_tokens {r.input_tokens} - prompt "
+        f"{r.prompt_text_tokens}); predicted {predicted}: {outcome}"
+    )
+    print(f"record: {saved.path} (cost, profiles and report read it from {args.out})")
     return 0
 
 

@@ -14,8 +14,8 @@ counter), :mod:`~snapshot.profiles.overrides` (profile files),
 :mod:`~snapshot.profiles.defaults` (current lineup, report defaults).
 
 >>> p = profile_for("us.anthropic.claude-sonnet-4-5-20250929-v1:0", warn=False)
->>> p.canonical, p.route, p.limits.max_image_bytes, p.status("2026-12-01")
-('claude-sonnet-4-5', 'bedrock', 3750000, 'retired')
+>>> p.canonical, p.route, p.limits.max_image_bytes, p.status("2026-12-01")  # Bedrock's dates
+('claude-sonnet-4-5', 'bedrock', 3750000, 'deprecated')
 >>> image_tokens("gpt-4o", 1024, 1024)
 765
 """

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from snapshot.billing.uncertain import DEFAULT_EVIDENCE_DIR, load_settled
 from snapshot.errors import InputError
 from snapshot.geometry import DEFAULT_PAGE, Geometry
 from snapshot.glyphs import default_font_name, load_font
@@ -28,7 +29,7 @@ from snapshot.profiles.overrides import load_profiles
 from snapshot.profiles.profile import Profile
 from snapshot.profiles.resolution import profile_for
 
-__all__ = ["page_geometry", "profile_records", "resolve_profile"]
+__all__ = ["page_geometry", "profile_records", "resolve_profile", "with_evidence"]
 
 
 def resolve_profile(
@@ -37,6 +38,7 @@ def resolve_profile(
     profiles_file: str | Path | None = None,
     fallback: bool = False,
     detail: str | None = None,
+    evidence: str | Path | None = DEFAULT_EVIDENCE_DIR,
 ) -> Profile:
     """The profile ``model`` resolves to, with a profiles file's overrides applied.
 
@@ -51,6 +53,9 @@ def resolve_profile(
         Use the conservative fallback profile when no table knows ``model``.
     detail : str, optional
         OpenAI detail or Gemini 3 media_resolution level; default: the profile's own.
+    evidence : str or Path, optional
+        Directory of usage-probe records (``snapshot probe --battery usage``); a
+        record for this model settles its disputed scheme field. None: ignore them.
 
     Returns
     -------
@@ -71,7 +76,20 @@ def resolve_profile(
     ('gpt-4o', 85)
     """
     overrides = load_profiles(profiles_file) if profiles_file else None
-    return profile_for(model, fallback=fallback, overrides=overrides, detail=detail)
+    profile = profile_for(model, fallback=fallback, overrides=overrides, detail=detail)
+    return with_evidence(profile, evidence)
+
+
+def with_evidence(profile: Profile, evidence: str | Path | None = DEFAULT_EVIDENCE_DIR) -> Profile:
+    """``profile`` with a usage-probe record's measured value, where one settles its range.
+
+    >>> with_evidence(resolve_profile("gpt-6-sol", evidence=None), None).settled is None
+    True
+    """
+    if profile.resolved_by in ("override", "fallback"):
+        return profile
+    settled = load_settled(evidence).get(profile.canonical)
+    return profile if settled is None else profile.with_settled(settled)
 
 
 def profile_records(
@@ -81,6 +99,7 @@ def profile_records(
     fallback: bool = False,
     detail: str | None = None,
     current_only: bool = False,
+    evidence: str | Path | None = DEFAULT_EVIDENCE_DIR,
 ) -> list[dict[str, Any]]:
     """The records ``snapshot profiles`` lists (``Profile.as_dict()``).
 
@@ -110,12 +129,15 @@ def profile_records(
     """
     if model:
         profile = resolve_profile(
-            model, profiles_file=profiles_file, fallback=fallback, detail=detail
+            model, profiles_file=profiles_file, fallback=fallback, detail=detail, evidence=evidence
         )
         return [profile.as_dict()]
     if profiles_file:
         return [p.as_dict() for p in load_profiles(profiles_file).values()]
-    return [profile_for(m, warn=False).as_dict() for m in lineup(current_only=current_only)]
+    return [
+        with_evidence(profile_for(m, warn=False), evidence).as_dict()
+        for m in lineup(current_only=current_only)
+    ]
 
 
 def page_geometry(

@@ -14,10 +14,11 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from snapshot.billing import providers as tables
-from snapshot.billing.prices import Price, price_for
+from snapshot.billing.prices import Price, at_tier, price_for
 from snapshot.billing.rows import Evidence, Fact, Lifecycle, Status, TextTokenizer
 from snapshot.billing.schemes import Scheme
 from snapshot.billing.text_tokens import resolve_tokenizer
+from snapshot.billing.uncertain import Settled, range_for, scheme_at
 from snapshot.errors import BudgetError, InputError
 from snapshot.profiles.limits import Limits, png_bytes_bound
 from snapshot.profiles.solver import Solution, _grid, solve_page
@@ -58,6 +59,10 @@ class Profile:
     resolved_by: str = "exact"
     prefix_family: str | None = None
     lifecycle: Lifecycle = _NO_LIFECYCLE
+    # Whose schedule ``lifecycle`` is (the vendor's API, or a partner route's own).
+    schedule: str = "the vendor's schedule"
+    # A usage-probe record that settled a disputed scheme field (snapshot.billing.uncertain).
+    settled: Settled | None = None
     # A measured area bound the page must also satisfy (see Family.max_pixels).
     max_pixels: int | None = None
     # (id, genai-prices provider) pairs to price, the user's own id first.
@@ -172,15 +177,94 @@ class Profile:
             "successor": life.successor,
             "routed_to": life.routed_to if self.status(today) == "retired" else None,
             "lifecycle_source": life.fact.cite() if life.fact else None,
+            "lifecycle_schedule": self.schedule,
         }
 
-    def price(self, today: str | date | None = None) -> Price | None:
-        """The price of this id (the user's own, never a sibling's), or None: "no price"."""
+    def price(self, today: str | date | None = None, tier: str = "standard") -> Price | None:
+        """The price of this id (the user's own, never a sibling's) on ``today``, or None.
+
+        ``tier`` (batch / flex / priority): the database's variant for the id, else
+        the vendor's documented multiplier; a tier the vendor lacks is an InputError.
+        """
         for model_id, provider in self.price_ids:
-            found = price_for(model_id, provider=provider, today=today)
+            found = price_for(model_id, provider=provider, today=today, tier=tier)
             if found is not None:
-                return found
+                return at_tier(found, tier, self.provider)
         return None
+
+    def range_ends(self) -> list[tuple[str, Fact, Profile]]:
+        """A disputed scheme field's ends: (value, source, this profile billed at it).
+
+        Empty when the model has no disputed fact, a profile file set the scheme,
+        or a usage probe settled it.
+
+        >>> from snapshot.profiles import profile_for
+        >>> [(v, p.image_tokens(1024, 1024)) for v, _, p in profile_for("gpt-6-sol").range_ends()]
+        [('1.2', 1229), ('1.5', 1536)]
+        """
+        rng = range_for(self.canonical)
+        if rng is None or self.settled is not None or self.resolved_by in ("override", "fallback"):
+            return []
+        if not hasattr(self.scheme, rng.field):
+            return []
+        return [
+            (
+                end.value,
+                end.fact,
+                dataclasses.replace(self, scheme=scheme_at(self.scheme, rng, end.value)),
+            )
+            for end in rng.ends
+        ]
+
+    def with_settled(self, settled: Settled) -> Profile:
+        """This profile billed at a measured value that settled its disputed field.
+
+        >>> from snapshot.billing.rows import Fact
+        >>> from snapshot.billing.uncertain import Settled
+        >>> from snapshot.profiles import profile_for
+        >>> fact = Fact("usage record", "measured", "2026-12-02")
+        >>> p = profile_for("gpt-6-sol").with_settled(Settled("gpt-6-sol", "1.2", fact, "r", False))
+        >>> p.image_tokens(1024, 1024), p.scheme_fact.label, p.range_ends()
+        (1229, 'measured', [])
+        """
+        rng = range_for(self.canonical)
+        if rng is None or not hasattr(self.scheme, rng.field):
+            return self
+        scheme = dataclasses.replace(scheme_at(self.scheme, rng, settled.value), label="measured")  # type: ignore[type-var]
+        return dataclasses.replace(self, scheme=scheme, scheme_fact=settled.fact, settled=settled)
+
+    def range_record(self) -> dict[str, Any] | None:
+        """The disputed fact as ``profiles`` shows it: each end's page and bill, or the settling.
+
+        >>> from snapshot.profiles import profile_for
+        >>> [e["tokens_per_page"] for e in profile_for("gpt-6.1-sol").range_record()["ends"]]
+        [2882, 3528]
+        """
+        rng = range_for(self.canonical)
+        if rng is None:
+            return None
+        if self.settled is not None:
+            return {"name": rng.name, "field": rng.field, "settled": self.settled.record()}
+        ends = []
+        for value, fact, prof in self.range_ends():
+            end: dict[str, Any] = {"value": value, "source": fact.cite(), "label": fact.label}
+            if self.vision:
+                s = prof.solution()
+                end.update(
+                    page=list(s.size),
+                    tokens_per_page=s.tokens,
+                    chars_per_token=round(s.chars_per_token, 3),
+                )
+            ends.append(end)
+        if not ends:
+            return None
+        return {
+            "name": rng.name,
+            "field": rng.field,
+            "point": rng.point,
+            "uncertain": True,
+            "ends": ends,
+        }
 
     @property
     def text_tokenizer(self) -> TextTokenizer:
@@ -297,6 +381,7 @@ class Profile:
             "resolved_by": self.resolved_by,
             "prefix_family": self.prefix_family,
             **self.lifecycle_record(),
+            "uncertain": self.range_record(),
             "text_counter": self.text_counter_record(),
             "evidence": [
                 {

@@ -24,6 +24,7 @@ from typing import Any
 from snapshot.billing.prices import dollars
 from snapshot.billing.refusals import RequestRefused
 from snapshot.billing.text_tokens import compare
+from snapshot.billing.uncertain import DEFAULT_EVIDENCE_DIR
 from snapshot.errors import InputError
 from snapshot.profiles.options import resolve_profile
 from snapshot.profiles.profile import Profile
@@ -79,9 +80,9 @@ def check_request(
 
 
 def _price_part(
-    profile: Profile, tokens: int, today: str | date | None
+    profile: Profile, tokens: int, today: str | date | None, tier: str = "standard"
 ) -> tuple[float | None, dict[str, Any] | None]:
-    price = profile.price(today)
+    price = profile.price(today, tier)
     if price is None:
         return None, None
     rates = price.at(tokens)
@@ -96,8 +97,13 @@ def quote_image(
     images: int = 1,
     image_bytes: int | None = None,
     today: str | date | None = None,
+    tier: str = "standard",
 ) -> dict[str, Any]:
-    """Seen size, tokens and dollars of one width × height image on ``profile``."""
+    """Seen size, tokens and dollars of one width × height image on ``profile``.
+
+    Where the model's scheme has a disputed field, ``range`` gives the tokens and
+    dollars at each end with its source.
+    """
     if not profile.vision:
         raise InputError(
             f"{profile.model} is a text-only model: it cannot see images; "
@@ -106,7 +112,7 @@ def quote_image(
     check_request(profile, width, height, images=images, image_bytes=image_bytes)
     seen = profile.scheme.seen(width, height)
     tokens = profile.image_tokens(width, height)
-    cost, price = _price_part(profile, tokens, today)
+    cost, price = _price_part(profile, tokens, today, tier)
     record: dict[str, Any] = {
         "model": profile.model,
         "canonical": profile.canonical,
@@ -122,6 +128,8 @@ def quote_image(
         "resized": tuple(seen) != (width, height),
         "dollars": cost,
         "price": price,
+        "range": _image_range(profile, width, height, today, tier),
+        "settled": None if profile.settled is None else profile.settled.record(),
     }
     padded = getattr(profile.scheme, "padded", None)
     if padded is not None:
@@ -131,12 +139,80 @@ def quote_image(
     return record
 
 
-def quote_text(profile: Profile, raw: str, *, today: str | date | None = None) -> dict[str, Any]:
-    """A text's tokens as text (the one counter) against the pages it fills, with dollars."""
-    from snapshot.text import layout, normalize
+def _image_range(
+    profile: Profile, width: int, height: int, today: str | date | None, tier: str
+) -> dict[str, Any] | None:
+    ends = profile.range_ends()
+    if not ends:
+        return None
+    out = []
+    for value, fact, prof in ends:
+        tokens = prof.image_tokens(width, height)
+        out.append(
+            {
+                "value": value,
+                "tokens": tokens,
+                "dollars": _price_part(prof, tokens, today, tier)[0],
+                "source": fact.cite(),
+            }
+        )
+    return {"name": _range_name(profile), "uncertain": True, "ends": out}
+
+
+def _range_name(profile: Profile) -> str:
+    from snapshot.billing.uncertain import range_for
+
+    rng = range_for(profile.canonical)
+    return "" if rng is None else f"{rng.name} ({rng.field})"
+
+
+def _imaged(
+    profile: Profile,
+    counted: Any,
+    normalized: str,
+    text_dollars: float | None,
+    today: str | date | None,
+    tier: str,
+) -> dict[str, Any]:
+    """The imaged side of a text quote: pages, their tokens and dollars, and the verdict."""
+    from snapshot.text import layout
+
+    pages = len(layout(normalized, profile.geometry()))
+    sol = profile.solution()
+    comp = compare(counted, pages=pages, tokens_per_page=sol.tokens, chars_imaged=len(normalized))
+    image_dollars, _ = _price_part(profile, comp.image_tokens, today, tier)
+    return {
+        "font": profile.font,
+        "page": list(sol.size),
+        "pages": pages,
+        "tokens_per_page": sol.tokens,
+        "image_tokens": comp.image_tokens,
+        "image_dollars": image_dollars,
+        "saved_tokens": comp.saved_tokens,
+        "saved_fraction": round(comp.saved_fraction, 4),
+        "saved_dollars": None
+        if text_dollars is None or image_dollars is None
+        else round(text_dollars - image_dollars, 9),
+        "image_chars_per_token": round(comp.image_chars_per_token, 3),
+        "break_even_chars_per_token": round(comp.break_even, 3),
+        "break_even_is_estimate": counted.kind == "estimate",
+        "imaging_pays": comp.imaging_pays,
+    }
+
+
+def quote_text(
+    profile: Profile, raw: str, *, today: str | date | None = None, tier: str = "standard"
+) -> dict[str, Any]:
+    """A text's tokens as text (the one counter) against the pages it fills, with dollars.
+
+    Where the model's scheme has a disputed field, ``range`` repeats the imaged side
+    at each end (the page is re-solved for it) and ``verdict_flips`` says whether
+    ``imaging_pays`` differs between the ends.
+    """
+    from snapshot.text import normalize
 
     counted = count_text_tokens(profile, raw)
-    text_dollars, price = _price_part(profile, counted.tokens, today)
+    text_dollars, price = _price_part(profile, counted.tokens, today, tier)
     record: dict[str, Any] = {
         "model": profile.model,
         "canonical": profile.canonical,
@@ -156,31 +232,27 @@ def quote_text(profile: Profile, raw: str, *, today: str | date | None = None) -
     if not profile.vision:
         record["note"] = "text-only model: it cannot read pages, so imaging is not an option"
         return record
-    geometry = profile.geometry()
     normalized = normalize(raw).text
-    pages = len(layout(normalized, geometry))
-    sol = profile.solution()
-    comp = compare(counted, pages=pages, tokens_per_page=sol.tokens, chars_imaged=len(normalized))
-    image_dollars, _ = _price_part(profile, comp.image_tokens, today)
-    record.update(
-        {
-            "font": profile.font,
-            "page": list(sol.size),
-            "pages": pages,
-            "tokens_per_page": sol.tokens,
-            "image_tokens": comp.image_tokens,
-            "image_dollars": image_dollars,
-            "saved_tokens": comp.saved_tokens,
-            "saved_fraction": round(comp.saved_fraction, 4),
-            "saved_dollars": None
-            if text_dollars is None or image_dollars is None
-            else round(text_dollars - image_dollars, 9),
-            "image_chars_per_token": round(comp.image_chars_per_token, 3),
-            "break_even_chars_per_token": round(comp.break_even, 3),
-            "break_even_is_estimate": counted.kind == "estimate",
-            "imaging_pays": comp.imaging_pays,
+    record.update(_imaged(profile, counted, normalized, text_dollars, today, tier))
+    record["settled"] = None if profile.settled is None else profile.settled.record()
+    ends = profile.range_ends()
+    if ends:
+        sides = [
+            {
+                "value": v,
+                "source": f.cite(),
+                **_imaged(p, counted, normalized, text_dollars, today, tier),
+            }
+            for v, f, p in ends
+        ]
+        record["range"] = {
+            "name": _range_name(profile),
+            "uncertain": True,
+            "ends": sides,
+            "verdict_flips": len({s["imaging_pays"] for s in sides}) > 1,
         }
-    )
+    else:
+        record["range"] = None
     return record
 
 
@@ -257,6 +329,8 @@ def quote_request(
     fallback: bool = False,
     detail: str | None = None,
     today: str | date | None = None,
+    tier: str = "standard",
+    evidence: str | Path | None = DEFAULT_EVIDENCE_DIR,
 ) -> Quote:
     """The ``cost`` command's quote: an image size, or a text file imaged vs kept as text.
 
@@ -275,7 +349,11 @@ def quote_request(
     profiles_file, fallback, detail
         As for :func:`~snapshot.profiles.options.resolve_profile`.
     today : str or date, optional
-        The day prices and lifecycle are read for (default: today).
+        The request's date: prices and lifecycle are those of that day (default: today).
+    tier : str
+        Price tier: ``standard``, ``batch``, ``flex`` or ``priority`` where the vendor has it.
+    evidence : str or Path, optional
+        Usage-probe records that settle a disputed fact (see :func:`resolve_profile`).
 
     Returns
     -------
@@ -296,16 +374,18 @@ def quote_request(
     >>> q.size, q.record["tokens"]
     ((2000, 1500), 3888)
     """
-    profile = resolve_profile(model, profiles_file=profiles_file, fallback=fallback, detail=detail)
+    profile = resolve_profile(
+        model, profiles_file=profiles_file, fallback=fallback, detail=detail, evidence=evidence
+    )
     if size is not None:
         width, height = parse_size(size)
         record = quote_image(
-            profile, width, height, images=images, image_bytes=image_bytes, today=today
+            profile, width, height, images=images, image_bytes=image_bytes, today=today, tier=tier
         )
         return Quote(record, (width, height))
     if text is None:
         raise InputError("nothing to quote: give an image size (--size) or a text file (--text)")
-    return Quote(quote_text(profile, _read_text(text), today=today))
+    return Quote(quote_text(profile, _read_text(text), today=today, tier=tier))
 
 
 __all__ = ["Quote", "check_request", "parse_size", "quote_image", "quote_request", "quote_text"]

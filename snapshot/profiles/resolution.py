@@ -20,6 +20,7 @@ first use of each such id in a process says so on stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 import sys
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from snapshot.billing import providers as tables
-from snapshot.billing.rows import Family, LimitFact, Model
+from snapshot.billing.rows import Family, Lifecycle, LimitFact, Model
 from snapshot.billing.text_tokens import TextCount, count_text
 from snapshot.errors import UnknownModelError
 from snapshot.profiles.limits import Limits
@@ -47,6 +48,7 @@ class Resolution:
     prefix_family: str | None = None
     inner_id: str = ""  # the id inside the gateway shape (what the vendor calls it)
     price_provider: str | None = None  # genai-prices provider of the route, if not the vendor's
+    price_inner: bool = False  # the route's price rows list the inner id
 
 
 def _lookup(name: str) -> tuple[Model, str, str | None] | None:
@@ -106,7 +108,9 @@ def resolve_id(model_id: str) -> Resolution | None:
             if route.name == "direct":
                 provider = tables.FAMILIES[row.family].provider
                 return Resolution(row, tables.DIRECT_ROUTE[provider], how, prefix, v)
-            return Resolution(row, route.name, how, prefix, v, route.price_provider)
+            return Resolution(
+                row, route.name, how, prefix, v, route.price_provider, route.price_inner
+            )
     found = _lookup(name)
     if found is None:
         return None
@@ -180,10 +184,12 @@ def _build(
     if route not in (family.provider, "fallback"):
         facts.extend(tables.limit_facts_for(route))  # a gateway only adds restrictions
     vendor_price = tables.PRICE_PROVIDER.get(family.provider)
+    lifecycle, schedule = _route_lifecycle(row, family.provider, route)
     price_ids: list[tuple[str, str | None]] = []
     if resolution is not None:
         if resolution.price_provider is not None:
-            price_ids.append((model_id.strip().lower(), resolution.price_provider))
+            own = resolution.inner_id if resolution.price_inner else model_id.strip().lower()
+            price_ids.append((own, resolution.price_provider))
         price_ids.append((resolution.inner_id, vendor_price))
     elif not fallback:
         price_ids.append((model_id.strip().lower(), vendor_price))
@@ -203,10 +209,32 @@ def _build(
         fallback=fallback,
         resolved_by="fallback" if fallback else (resolution.resolved_by if resolution else "exact"),
         prefix_family=resolution.prefix_family if resolution else None,
-        lifecycle=row.lifecycle,
+        lifecycle=lifecycle,
+        schedule=schedule,
         max_pixels=family.max_pixels,
         price_ids=tuple(dict.fromkeys(price_ids)),
     )
+
+
+def _route_lifecycle(row: Model, vendor: str, route: str) -> tuple[Lifecycle, str]:
+    """The lifecycle on this route and whose schedule it is (partners set their own).
+
+    >>> life, whose = _route_lifecycle(tables.MODELS["claude-sonnet-4-5"], "anthropic", "bedrock")
+    >>> life.retired, whose
+    ('2027-04-08', "Amazon Bedrock's schedule")
+    >>> _route_lifecycle(tables.MODELS["claude-opus-5-5"], "anthropic", "bedrock")[1]
+    "the Claude API's schedule (Amazon Bedrock's sets its own; none tabled for this id)"
+    """
+    own = tables.ROUTE_LIFECYCLES.get((route, row.model))
+    vendor_name = f"{tables.VENDOR_SCHEDULES.get(vendor, 'the vendor' + chr(39) + 's')} schedule"
+    if own is not None:
+        if own.successor is None and row.lifecycle.successor is not None:
+            own = dataclasses.replace(own, successor=row.lifecycle.successor)
+        return own, f"{tables.ROUTE_SCHEDULES[route][0]} schedule"
+    partner = tables.ROUTE_SCHEDULES.get(route)
+    if partner is None or route == "openrouter":
+        return row.lifecycle, vendor_name
+    return row.lifecycle, f"{vendor_name} ({partner[0]} sets its own; none tabled for this id)"
 
 
 def fallback_profile(model_id: str = "fallback") -> Profile:
@@ -248,7 +276,7 @@ def lifecycle_notice(profile: Profile, today: str | date | None = None) -> str |
         what = f"is deprecated (since {life.deprecated}) and shuts down{when}"
     else:
         what = f"is not released until {life.released}"
-    src = f" ({life.fact.source})" if life.fact else ""
+    src = f" ({profile.schedule}: {life.fact.source})" if life.fact else f" ({profile.schedule})"
     near = (
         [life.successor]
         if life.successor

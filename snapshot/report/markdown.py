@@ -9,6 +9,7 @@ from pathlib import Path
 from snapshot.report.matrix import Settings
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LABELS, LEGEND, marker, shares
+from snapshot.report.ranges import range_section
 from snapshot.report.run import RunResult
 from snapshot.report.tables import Aggregate, aggregate, budget_met, by_category, rung_paths
 
@@ -89,11 +90,20 @@ def _prices(result: RunResult) -> list[str]:
         "| model | status | text tokens counted by | price database | matched id | input $/Mtok | cache read | cache write 5 min / 1 h | long-context tiers |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for model, rec in model_records(result.models).items():
+    priced_on = result.settings.priced_on or dt.date.today().isoformat()
+    lines[1:1] = [
+        "",
+        f"Priced on **{priced_on}** (the run's date: prices change by date, e.g. Gemini 3.x "
+        "Flash's introductory rate ends on 2026-12-31). Lifecycle as of the same day, per the "
+        "route's own schedule where the route sets one.",
+    ]
+    for model, rec in model_records(result.models, priced_on).items():
         price = rec.get("price")
         status = rec.get("status", "")
         if rec.get("successor"):
             status += f" (successor: {rec['successor']})"
+        if rec.get("uncertain") and rec["uncertain"].get("ends"):
+            status += f"; UNCERTAIN {rec['uncertain']['name']}, see below"
         if price is None:
             lines.append(
                 f"| {model} | {status} | {rec['text_counter']} | no price | – | – | – | – | – |"
@@ -339,6 +349,7 @@ def write(
         "",
     ]
     lines += _prices(result)
+    lines += range_section(result.rows, result.models)
     lines += _trust(result, aggs)
     if result.corpus:
         lines += [

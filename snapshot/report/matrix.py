@@ -80,6 +80,9 @@ class Settings:
     # sample of ids the run drew (readability.reader_sample; empty: every one).
     reader_conversations: int = 0
     reader_sources: tuple[str, ...] = ()
+    # The day every price is read for (YYYY-MM-DD; empty: the run's own day). Prices
+    # change by date: Gemini 3.x Flash doubles on 2027-01-01.
+    priced_on: str = ""
 
     def reads_pages_of(self, source_id: str) -> bool:
         """Whether the whole-page readers read this conversation's pages."""
@@ -210,7 +213,13 @@ class _Run:
 
     def __post_init__(self) -> None:
         path = self.source.conversation.path()
-        self.price = self.target.price  # the id as given, from genai-prices (None: no price)
+        # The id as given, from genai-prices at the run's pricing day (None: no price).
+        profile = self.target.profile
+        self.price = (
+            profile.price(self.settings.priced_on)
+            if self.settings.priced_on and profile is not None
+            else self.target.price
+        )
         self.before_parts = self.token_parts(self.source.conversation)
         self.before = sum(self.before_parts.values())
         # Future turns add this conversation's own average tokens per message pair.

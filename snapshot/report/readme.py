@@ -23,6 +23,7 @@ from snapshot.errors import InputError
 from snapshot.report.matrix import Row
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LEGEND, marker
+from snapshot.report.ranges import range_sentences
 from snapshot.report.tables import aggregate, budget_met
 
 BEGIN = "<!-- results:begin -->"
@@ -96,6 +97,8 @@ def results_block(payload: Mapping[str, Any]) -> str:
             f"| {b.free_rungs} / {b.real_summary} / {b.modelled_summary}{marker('modelled')} "
             f"/ {b.not_met} of {b.conversations} |"
         )
+    for sentence in range_sentences(rows, payload.get("models", [])):
+        lines += ["", sentence]
     lines += ["", LEGEND]
     if size:
         how = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import multiprocessing as mp
 import os
@@ -15,6 +16,7 @@ from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import Row, Settings, evaluate
 from snapshot.report.needle_recall import reader_recall
+from snapshot.report.ranges import range_rows
 from snapshot.report.sources import (
     Source,
     SourceRef,
@@ -86,7 +88,7 @@ def _init(
     _STATE["given"] = list(given)
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["key"] = (tuple(models), settings, use_ocr)
-    _STATE["targets"] = [target_for(m) for m in models]
+    _STATE["targets"] = [target_for(_with_evidence(m)) for m in models]
     _STATE["settings"] = settings
     _STATE["ocr"] = _ocr_reader() if use_ocr else None
 
@@ -246,6 +248,8 @@ def run(
             "--engine dask runs a --corpus manifest or the demo; PATH arguments run locally"
         )
     settings = settings or Settings()
+    if not settings.priced_on:
+        settings = replace(settings, priced_on=dt.date.today().isoformat())
     given = list(given or ())
     jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
     _STATE["given"] = given  # _source() reads given jobs from here
@@ -356,22 +360,34 @@ def _size_hint(job: Job) -> int:
     return int(entry.get("chars", 0))
 
 
-def model_records(models: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """Per profile: its lifecycle and the price it was billed at (database version, matched id).
+def _with_evidence(model: str) -> Any:
+    """The model's profile with any usage-probe record that settles a disputed fact."""
+    from snapshot.profiles import profile_for
+    from snapshot.profiles.options import with_evidence
 
-    >>> rec = model_records(["gpt-6.1-sol"])["gpt-6.1-sol"]
-    >>> rec["price"]["matched_model"], rec["status"]
-    ('gpt-6.1-sol', 'current')
+    return with_evidence(profile_for(model))
+
+
+def model_records(models: Sequence[str], today: str | None = None) -> dict[str, dict[str, Any]]:
+    """Per profile: its lifecycle and the price it was billed at on ``today`` (the run's day).
+
+    >>> rec = model_records(["gpt-6.1-sol"], "2026-12-02")["gpt-6.1-sol"]
+    >>> rec["price"]["matched_model"], rec["status"], rec["price"]["priced_on"]
+    ('gpt-6.1-sol', 'current', '2026-12-02')
+    >>> model_records(["gemini-3.8-flash"], "2027-01-02")["gemini-3.8-flash"]["price"]["input_per_mtok"]
+    1.5
     """
     from snapshot.ladder.target import target_for
 
     out: dict[str, dict[str, Any]] = {}
     for model in models:
-        target = target_for(model)
+        target = target_for(_with_evidence(model))
+        price = target.profile.price(today)
         out[model] = {
-            **target.profile.lifecycle_record(),
+            **target.profile.lifecycle_record(today),
             "text_counter": target.text_counter,
-            "price": target.price.record() if target.price is not None else None,
+            "price": price.record() if price is not None else None,
+            "uncertain": target.profile.range_record(),
         }
     return out
 
@@ -404,7 +420,8 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
-        "profiles": model_records(result.models),
+        "profiles": model_records(result.models, result.settings.priced_on or None),
+        "ranges": [r.to_json() for r in range_rows(result.rows, result.models)],
         "validation": validation_count(result),
         "sources": [s.__dict__ for s in result.sources],
         "rows": [r.to_json() for r in result.rows],

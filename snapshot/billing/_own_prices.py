@@ -1,0 +1,76 @@
+"""Prices the pinned database lacks or has stale, and the price tiers per provider. Pure data.
+
+:mod:`snapshot.billing.prices` reads genai-prices first; a row here either
+stands alone (an id the database does not list, labelled ``own table``) or
+corrects the database's price for a date range (``over_database``).
+"""
+
+from __future__ import annotations
+
+from snapshot.billing._sources import (
+    SRC_AUDIT_12B,
+    SRC_GPT62,
+    SRC_SOLPROMO,
+)
+from snapshot.billing.rows import Fact, OwnPrice, TierRow
+
+_GPT6_LONG = ((272_000, 2.0, 1.5),)  # >272k prompts: x2 input, x1.5 output (GPT-5.6/6)
+_F_GPT62 = Fact(
+    SRC_GPT62,
+    "uncertain",
+    "2026-11-18",
+    "own table: neither genai-prices 0.2.3 nor litellm 1.110.2 lists it; the GPT-6 "
+    ">272k tier (x2 input, x1.5 output) is assumed",
+)
+
+OWN_PRICE_ROWS: tuple[OwnPrice, ...] = (
+    OwnPrice(
+        "gpt-6.2-astra",
+        "openai",
+        "2026-11-17",
+        None,
+        (("input", 8.0), ("cache_read", 0.40), ("output", 40.0)),
+        _F_GPT62,
+        tiers=_GPT6_LONG,
+    ),
+    OwnPrice(
+        "gpt-6.2-sol",
+        "openai",
+        "2026-11-17",
+        None,
+        (("input", 2.0), ("cache_read", 0.10), ("output", 10.0)),
+        _F_GPT62,
+        tiers=_GPT6_LONG,
+    ),
+    # The $4/$20 promotion was guaranteed only through 2026-11-21; no source read after
+    # says whether it continued, so the list price is billed (never under-stated).
+    OwnPrice(
+        "gpt-5.6-sol",
+        "openai",
+        "2026-11-22",
+        None,
+        (("input", 5.0), ("output", 30.0)),
+        Fact(
+            SRC_SOLPROMO,
+            "uncertain",
+            "2026-09-23",
+            "own table over genai-prices 0.2.3 (which keeps $4/$20 with no end): list price "
+            "after the guaranteed promotion; cache and long-context rates scaled from the database",
+        ),
+        over_database=True,
+    ),
+)
+
+_F_TIERS = Fact(SRC_AUDIT_12B, "documented", "2026-12-01")
+
+#: Tiers a vendor offers, as multipliers on standard rates (used where the database has no
+#: variant for the id). ``context``: genai-prices' own price context for the tier. xAI and
+#: Mistral batch rates are not a flat multiplier: there only the database's variants apply.
+TIER_ROWS: tuple[TierRow, ...] = (
+    TierRow("anthropic", "batch", 0.5, _F_TIERS, (("processing", "batch"),)),
+    TierRow("openai", "batch", 0.5, _F_TIERS, (("processing", "batch"),)),
+    TierRow("openai", "flex", 0.5, _F_TIERS, (("service_tier", "flex"),)),
+    TierRow("openai", "priority", 2.0, _F_TIERS, (("service_tier", "priority"),)),
+    TierRow("google", "batch", 0.5, _F_TIERS, (("processing", "batch"),)),
+    TierRow("google", "priority", 1.8, _F_TIERS, (("service_tier", "priority"),)),
+)
