@@ -210,3 +210,14 @@ def test_easyocr_is_a_reader_that_never_downloads() -> None:
     import numpy as np
 
     assert isinstance(reader.read_page(np.full((32, 64), 255, np.uint8)), str)
+
+
+def test_a_better_ocr_layout_at_the_same_page_is_named() -> None:
+    from snapshot.legibility.weakest import better_at_page
+
+    page = (1568, 728)  # gemini-3.8-flash's real page; its default is snap5x8 1-bit
+    pts = [_pt(page, 0.0, font="snap5x8"), _pt(page, 0.98, font="snap5x9")]
+    found = better_at_page("gemini-3.8-flash", pts)
+    assert found is not None and found[0].font == "snap5x9" and found[1] < 1.0
+    worse = [_pt(page, 0.9, font="snap5x8"), _pt(page, 0.5, font="snap5x9")]
+    assert better_at_page("gemini-3.8-flash", worse) is None

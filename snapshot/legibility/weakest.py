@@ -347,7 +347,44 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "unstable": list(w.unstable),
         "readable": w.readable,
         "verdict": w.why,
+        "better_ocr_layout": _better(model, PointCache(src).points()),
     }
+
+
+def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
+    found = better_at_page(model, points)
+    if found is None:
+        return None
+    lay, rel = found
+    return {"layout": lay.key, "density_vs_default": round(rel, 2)}
+
+
+def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] | None:
+    """A layout read at ``model``'s real page that every reader measured on both it and the
+    default reads better (native characters, same text), densest first; with its density
+    relative to the default's. None when no such layout was measured.
+
+    OCR evidence only: whether models read it better is the model evidence's to say.
+
+    >>> better_at_page("gpt-6.1-sol", []) is None
+    True
+    """
+    (pp,) = profile_pages((model,)) or (None,)
+    if pp is None:
+        return None
+    at_page = [p for p in points if p.layout.page == pp.page and p.scale == 1.0]
+    base = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == pp.layout}
+    if not base:
+        return None
+    best: tuple[Layout, float] | None = None
+    for lay in {p.layout for p in at_page if p.layout != pp.layout}:
+        mine = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == lay}
+        common = base.keys() & mine.keys()
+        if common and all(mine[k] > base[k] for k in common):
+            rel = lay.chars_per_kpx / pp.layout.chars_per_kpx
+            if best is None or rel > best[1]:
+                best = (lay, rel)
+    return best
 
 
 def readability_line(r: dict[str, object]) -> str:
@@ -363,11 +400,18 @@ def readability_line(r: dict[str, object]) -> str:
         v = r.get(key)
         return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
 
+    better = r.get("better_ocr_layout")
+    tail = (
+        f"; every reader measured on both reads {better['layout']} better at this page "  # type: ignore[index]
+        f"({better['density_vs_default']:.2f}× the density; OCR evidence only)"  # type: ignore[index]
+        if better
+        else ""
+    )
     return (
         f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
         f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
         f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
-        f"{fig('weakest_resampled_chars')}; {r['verdict']}"
+        f"{fig('weakest_resampled_chars')}; {r['verdict']}{tail}"
     )
 
 
@@ -377,6 +421,7 @@ __all__ = [
     "ProfilePage",
     "Verdict",
     "Weakest",
+    "better_at_page",
     "committed_points",
     "jittered",
     "profile_pages",
