@@ -14,7 +14,7 @@ from snapshot.cli.conversation import conversation_arguments
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "report",
-        help="run the compaction benchmark and write reports/REPORT.md with plots",
+        help="run the compaction benchmark and write REPORT.md with plots",
         description=(
             "Run every compaction strategy and the ladder on conversations × profiles and write "
             "REPORT.md, results.json and PNG plots. With no --corpus it runs on the package's own "
@@ -41,7 +41,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--corpus", type=Path, help="benchmark.manifest.json of a transcript corpus")
     p.add_argument(
-        "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: snapshot/report under the user's data folder, "
+        "$XDG_DATA_HOME or ~/.local/share; never the current folder, which may be a checkout)",
     )
     p.add_argument(
         "--model",
@@ -121,6 +125,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how much of the legibility lab to run (default quick; full reads more lines with every filter)",
     )
     p.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="run every conversation again instead of reusing the results of unchanged files "
+        "kept in OUT/.cache",
+    )
+    p.add_argument(
         "--readme",
         type=Path,
         help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
@@ -131,6 +142,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_const",
         const="none",
         help="same as --legibility none",
+    )
+    p.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="DIR",
+        help="instead of the benchmark: the savings measured on live traffic from a "
+        "`snapshot proxy --ledger DIR` folder, written to OUT/LEDGER.md",
     )
     p.set_defaults(func=cmd_report)
 
@@ -187,6 +205,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.ledger is not None:
+        from snapshot.proxy.ledger import ledger_report
+
+        written, text = ledger_report(args.ledger, args.out)
+        print(text, end="")
+        print(f"wrote {written}", file=sys.stderr)
+        return 0
     from snapshot.report.main import report_command
 
     files = report_command(
@@ -214,6 +239,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
+        cache=args.cache,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")
@@ -273,7 +299,12 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if record["validation"] is not None:
             for line in [*record["validation"]["skipped"], *record["validation"]["problems"]]:
                 print(f"  check: {line}", file=sys.stderr)
-            print(f"  check: {len(record['validation']['problems'])} problem(s)", file=sys.stderr)
+            unchecked = record["validation"].get("not_checked_by") or []
+            also = f"; NOT checked by {', '.join(unchecked)} (see above)" if unchecked else ""
+            print(
+                f"  check: {len(record['validation']['problems'])} problem(s){also}",
+                file=sys.stderr,
+            )
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
     invalid = record["validation"] is not None and not record["validation"]["ok"]
