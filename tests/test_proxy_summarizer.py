@@ -18,6 +18,8 @@ from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
 from test_proxy_sdk import CLAUDE, KEY, Running  # noqa: E402
 
 from snapshot.ladder.summary import SUMMARY_PROMPT  # noqa: E402
+from snapshot.proxy.ledger import summarize  # noqa: E402
+from snapshot.proxy.planner import Planner  # noqa: E402
 
 # The summarizer's own key: the SDK reads it from the environment, as in production.
 SUMMARY_KEY = "sk-summary-SECRET-9876543210"
@@ -89,6 +91,9 @@ def test_summary_is_its_own_small_request_from_the_retained_text(running: Runnin
     assert summary["model"] == SUMMARIZER and summary["usage_label"] == "measured"
     assert summary["usage"]["input"] == summary_request.tokens  # the provider's own usage
     assert summary["dollars"] is not None and summary["dollars"]["total"] > 0
+    rows = {r["model"]: r for r in summarize(running.ledger_dir).rows}
+    assert rows[SUMMARIZER]["summary_calls"] == 1 and rows[SUMMARIZER]["requests"] == 0
+    assert rows[SUMMARIZER]["measured_input"] == summary_request.tokens
     _no_key_anywhere(running)
 
 
@@ -103,3 +108,10 @@ def test_a_summary_request_the_summarizer_rejects_leaves_the_providers_error(
     assert "live summary failed" in tried and SUMMARY_KEY not in tried
     assert len(running.fake.rejected) == 2 and not running.fake.accepted
     _no_key_anywhere(running)
+
+
+def test_the_summarizer_sdk_is_pointed_at_the_proxys_upstream() -> None:
+    url = "http://127.0.0.1:9"
+    assert Planner(upstream=url, summarizer=CLAUDE)._summarizer_url() == url
+    assert Planner(upstream=url, summarizer="gpt-5.5")._summarizer_url() == url + "/v1"
+    assert Planner(upstream=url + "/v1", summarizer="gpt-5.5")._summarizer_url() == url + "/v1"
