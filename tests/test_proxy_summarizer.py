@@ -115,3 +115,27 @@ def test_the_summarizer_sdk_is_pointed_at_the_proxys_upstream() -> None:
     assert Planner(upstream=url, summarizer=CLAUDE)._summarizer_url() == url
     assert Planner(upstream=url, summarizer="gpt-5.5")._summarizer_url() == url + "/v1"
     assert Planner(upstream=url + "/v1", summarizer="gpt-5.5")._summarizer_url() == url + "/v1"
+
+
+def test_ahead_of_the_wall_the_summary_also_makes_its_own_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SUMMARY_KEY)
+    messages = _chat(8)
+    with FakeUpstream() as fake:
+        # A window whose threshold the free rungs (head, tail and pages) cannot get under.
+        r = Running(fake, tmp_path, window=3300, summarizer=SUMMARIZER)
+        try:
+            r.anthropic().messages.create(model=CLAUDE, max_tokens=50, messages=messages)
+        finally:
+            r.server.stop()
+    assert not fake.rejected and not fake.problems
+    summary_request, forwarded = fake.accepted
+    assert summary_request.body["model"] == SUMMARIZER
+    assert MIDDLE_MARK in summary_request.body["messages"][0]["content"]
+    assert len(summary_request.raw) < len(json.dumps(messages))
+    assert forwarded.body["model"] == CLAUDE and MIDDLE_MARK not in json.dumps(forwarded.body)
+    [record] = r.ledger(1)
+    assert record["plan"]["rungs"][-1] == "summary" and record["plan"]["fits"]
+    assert record["plan"]["summary"]["usage"]["input"] == summary_request.tokens
+    _no_key_anywhere(r)
