@@ -368,8 +368,13 @@ def _with_evidence(model: str) -> Any:
     return with_evidence(profile_for(model))
 
 
-def model_records(models: Sequence[str], today: str | None = None) -> dict[str, dict[str, Any]]:
+def model_records(
+    models: Sequence[str], today: str | None = None, tier: str = "standard"
+) -> dict[str, dict[str, Any]]:
     """Per profile: its lifecycle and the price it was billed at on ``today`` (the run's day).
+
+    ``tier``: the price tier of the run (an absent tier is an InputError, see
+    :func:`snapshot.billing.prices.at_tier`).
 
     >>> rec = model_records(["gpt-6.1-sol"], "2026-12-02")["gpt-6.1-sol"]
     >>> rec["price"]["matched_model"], rec["status"], rec["price"]["priced_on"]
@@ -382,7 +387,7 @@ def model_records(models: Sequence[str], today: str | None = None) -> dict[str, 
     out: dict[str, dict[str, Any]] = {}
     for model in models:
         target = target_for(_with_evidence(model))
-        price = target.profile.price(today)
+        price = target.profile.price(today, tier)
         out[model] = {
             **target.profile.lifecycle_record(today),
             "text_counter": target.text_counter,
@@ -420,7 +425,9 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "summary_size": result.summary_size.to_json() if result.summary_size else None,
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
-        "profiles": model_records(result.models, result.settings.priced_on or None),
+        "profiles": model_records(
+            result.models, result.settings.priced_on or None, result.settings.tier
+        ),
         "ranges": [r.to_json() for r in range_rows(result.rows, result.models)],
         "validation": validation_count(result),
         "sources": [s.__dict__ for s in result.sources],
