@@ -154,6 +154,12 @@ def _iter_facts() -> Iterator[FactRow]:
         yield FactRow("own price", f"{own.model} from {own.start}", own.fact)
     for tier in tables.TIERS:
         yield FactRow("price tier", f"{tier.provider} {tier.tier} x{tier.multiplier}", tier.fact)
+    for geo in tables.GEOS:
+        yield FactRow("inference geo", f"{geo.provider} {geo.geo} x{geo.multiplier}", geo.fact)
+    for storage in tables.CACHE_STORAGE.values():
+        yield FactRow(
+            "cache storage", f"{storage.model} ${storage.per_mtok_hour}/Mtok/h", storage.fact
+        )
 
 
 def check(

@@ -40,9 +40,11 @@ from snapshot.billing import (
 from snapshot.billing._sources import COMPILED
 from snapshot.billing.rows import (
     LIMIT_FIELDS,
+    CacheStorageRow,
     Evidence,
     Fact,
     Family,
+    GeoRow,
     Lifecycle,
     LimitFact,
     LimitField,
@@ -124,6 +126,12 @@ ROUTE_SCHEDULES: MappingProxyType[str, tuple[str, Fact]] = MappingProxyType(
 VENDOR_SCHEDULES: MappingProxyType[str, str] = MappingProxyType(_lifecycles.VENDOR_SCHEDULES)
 OWN_PRICES: tuple[OwnPrice, ...] = _own_prices.OWN_PRICE_ROWS
 TIERS: tuple[TierRow, ...] = _own_prices.TIER_ROWS
+#: Data-residency options that scale the token rates (Anthropic ``inference_geo``).
+GEOS: tuple[GeoRow, ...] = _own_prices.GEO_ROWS
+#: Context-cache storage per hour, by the price database's model id (Gemini).
+CACHE_STORAGE: MappingProxyType[str, CacheStorageRow] = MappingProxyType(
+    {r.model: r for r in _own_prices.CACHE_STORAGE_ROWS}
+)
 
 FALLBACK_FAMILY: Family = _readers.FALLBACK_FAMILY
 FALLBACK_MODEL = Model(
@@ -207,6 +215,13 @@ def validate_tables() -> None:
     for own in OWN_PRICES:
         if own.model not in MODELS:
             raise TableError(f"own price row for unknown model {own.model!r}")
+    for geo in GEOS:
+        for mid in geo.models:
+            if mid not in MODELS or FAMILIES[MODELS[mid].family].provider != geo.provider:
+                raise TableError(f"inference geo {geo.geo!r}: {mid!r} is no {geo.provider} model")
+    for storage in CACHE_STORAGE.values():
+        if storage.model not in MODELS:
+            raise TableError(f"cache storage row for unknown model {storage.model!r}")
     for name, (levels, _) in DETAIL_LEVELS.items():
         # the row's own scheme must be one of its levels (a multiplier typo would break this)
         if name not in MODELS or MODELS[name].scheme not in levels.values():
@@ -217,6 +232,7 @@ validate_tables()
 
 __all__ = [
     "ALIASES",
+    "CACHE_STORAGE",
     "COMPILED",
     "DATE_SUFFIXES",
     "DETAIL_LEVELS",
@@ -225,6 +241,7 @@ __all__ = [
     "FALLBACK_LIMIT_FACTS",
     "FALLBACK_MODEL",
     "FAMILIES",
+    "GEOS",
     "LIMIT_FACTS",
     "LIMIT_FIELDS",
     "MEASUREMENTS",

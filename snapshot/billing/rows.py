@@ -281,6 +281,35 @@ class TierRow:
     context: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class GeoRow:
+    """A data-residency option that scales every token rate (Anthropic ``inference_geo``).
+
+    Offered on ``route`` (the vendor's own API) for the canonical ids in ``models``
+    only; ``multiplier`` applies to input, output, cache-write and cache-read rates.
+    """
+
+    provider: str
+    route: str
+    geo: str
+    multiplier: float
+    models: tuple[str, ...]
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class CacheStorageRow:
+    """What keeping tokens in an explicit context cache costs per hour (Gemini bills storage).
+
+    ``model`` is the price database's id (a :class:`~snapshot.billing.prices.Price`'s
+    ``matched_model``) of the vendor's own API.
+    """
+
+    model: str
+    per_mtok_hour: float
+    fact: Fact
+
+
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -310,9 +339,11 @@ def check_lifecycle(model: str, life: Lifecycle) -> None:
 
 __all__ = [
     "LIMIT_FIELDS",
+    "CacheStorageRow",
     "Evidence",
     "Fact",
     "Family",
+    "GeoRow",
     "Lifecycle",
     "LimitFact",
     "Measurement",
