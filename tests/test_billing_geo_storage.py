@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -19,16 +20,10 @@ from snapshot.profiles import profile_for
 TODAY = "2026-12-02"
 
 
-@pytest.fixture
-def run(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("snapshot.cli.cost",))
-
-    def _run(*argv: str) -> tuple[int, str, str]:
-        code = cli.main(list(argv))
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    return _run
+def _cost(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["cost", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 # --- inference_geo ---------------------------------------------------------------
@@ -82,13 +77,13 @@ def test_global_is_the_list_price_everywhere() -> None:
     assert p.with_inference_geo("global") is p
 
 
-def test_cost_cli_inference_geo(run) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = run(
-        "cost", "--model", "claude-opus-5", "--size", "1024x1024", "--date", TODAY, "--json"
+def test_cost_cli_inference_geo(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _cost(
+        capsys, "--model", "claude-opus-5", "--size", "1024x1024", "--date", TODAY, "--json"
     )
     listed = json.loads(out)
-    code, out, _ = run(
-        "cost",
+    code, out, _ = _cost(
+        capsys,
         "--model",
         "claude-opus-5",
         "--size",
@@ -102,21 +97,26 @@ def test_cost_cli_inference_geo(run) -> None:  # type: ignore[no-untyped-def]
     us = json.loads(out)
     assert code == 0 and us["price"]["inference_geo"] == "us"
     assert us["dollars"] == pytest.approx(listed["dollars"] * 1.1)
-    code, out, _ = run(
-        "cost", "--model", "claude-opus-5", "--size", "1024x1024", "--inference-geo", "us"
+    code, out, _ = _cost(
+        capsys, "--model", "claude-opus-5", "--size", "1024x1024", "--inference-geo", "us"
     )
     assert "inference_geo us" in out and "[A-geo]" in out
-    code, _, err = run(
-        "cost", "--model", "us.anthropic.claude-opus-5", "--size", "10x10", "--inference-geo", "us"
+    code, _, err = _cost(
+        capsys, "--model", "us.anthropic.claude-opus-5", "--size", "10x10", "--inference-geo", "us"
     )
     assert code == 2 and "no inference_geo 'us'" in err and len(err.strip().splitlines()) == 1
 
 
 def test_every_geo_model_is_an_anthropic_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    from snapshot.profiles.families import validate_families
+
     (row,) = providers.GEOS
     assert "claude-opus-4-6" in row.models and "claude-opus-4-5" not in row.models
     monkeypatch.setattr(providers, "GEOS", (replace(row, models=("gpt-6.1-sol",)),))
     with pytest.raises(TableError, match=r"'gpt-6\.1-sol' is no anthropic model"):
+        validate_families()
+    monkeypatch.setattr(providers, "GEOS", (replace(row, models=("claude-opus-9",)),))
+    with pytest.raises(TableError, match="'claude-opus-9' is no model row"):
         providers.validate_tables()
 
 
@@ -147,16 +147,18 @@ def test_storage_is_not_scaled_by_a_tier() -> None:
     assert batch.cache_storage_per_mtok_hour == 0.5
 
 
-def test_cost_cli_shows_storage_per_hour_for_image_and_text(run, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    code, out, _ = run(
-        "cost", "--model", "gemini-3.8-flash", "--size", "1568x728", "--date", TODAY, "--json"
+def test_cost_cli_shows_storage_per_hour_for_image_and_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = _cost(
+        capsys, "--model", "gemini-3.8-flash", "--size", "1568x728", "--date", TODAY, "--json"
     )
     rec = json.loads(out)
     assert rec["tokens"] == 1120
     assert rec["cache_storage_dollars_per_hour"] == pytest.approx(1120 * 0.5 / 1e6)
     text = tmp_path / "t.txt"
     text.write_text("the quick brown fox jumps over the lazy dog. " * 200, encoding="utf-8")
-    code, out, _ = run("cost", "--model", "gemini-3.8-flash", "--text", str(text), "--json")
+    code, out, _ = _cost(capsys, "--model", "gemini-3.8-flash", "--text", str(text), "--json")
     rec = json.loads(out)
     assert rec["text_cache_storage_dollars_per_hour"] == pytest.approx(
         rec["text_tokens"] * 0.5 / 1e6
@@ -164,10 +166,10 @@ def test_cost_cli_shows_storage_per_hour_for_image_and_text(run, tmp_path) -> No
     assert rec["image_cache_storage_dollars_per_hour"] == pytest.approx(
         rec["image_tokens"] * 0.5 / 1e6
     )
-    code, out, _ = run("cost", "--model", "gemini-3.8-flash", "--text", str(text))
+    code, out, _ = _cost(capsys, "--model", "gemini-3.8-flash", "--text", str(text))
     assert code == 0
     assert "per hour to keep the text cached" in out and "per hour to keep the pages cached" in out
-    code, out, _ = run("cost", "--model", "claude-opus-5", "--text", str(text), "--json")
+    code, out, _ = _cost(capsys, "--model", "claude-opus-5", "--text", str(text), "--json")
     assert code == 0 and json.loads(out)["text_cache_storage_dollars_per_hour"] is None
 
 

@@ -287,6 +287,10 @@ class GeoRow:
 
     Offered on ``route`` (the vendor's own API) for the canonical ids in ``models``
     only; ``multiplier`` applies to input, output, cache-write and cache-read rates.
+
+    >>> row = GeoRow("anthropic", "anthropic", "us", 1.1, ("claude-opus-5",), Fact("x", "documented", "2026-12-01"))
+    >>> "claude-opus-5" in row.models, row.multiplier
+    (True, 1.1)
     """
 
     provider: str
@@ -303,6 +307,10 @@ class CacheStorageRow:
 
     ``model`` is the price database's id (a :class:`~snapshot.billing.prices.Price`'s
     ``matched_model``) of the vendor's own API.
+
+    >>> row = CacheStorageRow("gemini-3.8-flash", 0.5, Fact("x", "documented", "2026-11-09"))
+    >>> round(100_000 * row.per_mtok_hour / 1e6, 4)  # dollars per hour for 100k cached tokens
+    0.05
     """
 
     model: str
