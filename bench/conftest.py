@@ -120,7 +120,7 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
 def _import_memory_lines() -> list[str]:
     """Issue 9's import memory figures (bench/test_import_memory*.py)."""
     out: list[str] = []
-    for module in ("test_import_memory", "test_import_memory_formats"):
+    for module in ("test_import_memory", "test_import_memory_formats", "test_import_huge_line"):
         try:
             out += __import__(module).summary_lines()
         except ImportError:

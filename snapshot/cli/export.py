@@ -59,8 +59,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     done = export_report(conv, args.to, model=args.model, check=args.check)
     for note in done.notes:
         print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
-    if isinstance(done.body, str):
-        sys.stdout.write(done.body)
+    if isinstance(done.body, str):  # Markdown: transcript text, shown, never obeyed
+        sys.stdout.write(safe_line(done.body, keep="\n\t"))
     else:
         indent = None if args.compact else 1
         json.dump(done.body, sys.stdout, ensure_ascii=False, indent=indent)

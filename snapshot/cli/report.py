@@ -14,7 +14,7 @@ from snapshot.cli.conversation import conversation_arguments
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "report",
-        help="run the compaction benchmark and write reports/REPORT.md with plots",
+        help="run the compaction benchmark and write REPORT.md with plots",
         description=(
             "Run every compaction strategy and the ladder on conversations × profiles and write "
             "REPORT.md, results.json and PNG plots. With no --corpus it runs on the package's own "
@@ -41,7 +41,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     p.add_argument("--corpus", type=Path, help="benchmark.manifest.json of a transcript corpus")
     p.add_argument(
-        "--out", type=Path, default=Path("reports"), help="output folder (default: reports/)"
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: snapshot/report under the user's data folder, "
+        "$XDG_DATA_HOME or ~/.local/share; never the current folder, which may be a checkout)",
     )
     p.add_argument(
         "--model",
@@ -191,7 +195,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def cmd_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
-
     files = report_command(
         args.out,
         corpus=args.corpus,
@@ -278,7 +281,12 @@ def cmd_compact(args: argparse.Namespace) -> int:
         if record["validation"] is not None:
             for line in [*record["validation"]["skipped"], *record["validation"]["problems"]]:
                 print(f"  check: {line}", file=sys.stderr)
-            print(f"  check: {len(record['validation']['problems'])} problem(s)", file=sys.stderr)
+            unchecked = record["validation"].get("not_checked_by") or []
+            also = f"; NOT checked by {', '.join(unchecked)} (see above)" if unchecked else ""
+            print(
+                f"  check: {len(record['validation']['problems'])} problem(s){also}",
+                file=sys.stderr,
+            )
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
     invalid = record["validation"] is not None and not record["validation"]["ok"]

@@ -31,7 +31,8 @@ def _register_import(subparsers: Any) -> None:
         description=(
             "Import PATH: an agent log file, a folder that a format keeps together "
             "(screenshots beside the log), or a folder of logs (every file a known "
-            "format recognises is imported). The format is detected unless --format "
+            "format recognises is imported; every other file is named with the reason "
+            "it was skipped). The format is detected unless --format "
             "is given. A file holding many conversations imports them all unless "
             "--select picks some."
         ),
@@ -60,10 +61,16 @@ def run_import(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {"conversations": rows}
         if report.failures:
             out["errors"] = report.failures
+        if report.skipped:
+            out["skipped"] = [{"path": str(p), "reason": why} for p, why in report.skipped]
         json.dump(out, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
     else:
         _print_table(rows)
+        if report.skipped:
+            print(f"skipped {len(report.skipped)} file(s):")
+            for skipped, why in report.skipped:
+                print(f"  {safe_line(str(skipped))}: {safe_line(why)}")
         if args.out:
             print(f"wrote {len(report.conversations)} conversations to {args.out}")
     for failure in report.failures:

@@ -8,11 +8,13 @@ provider's image-count and byte budgets before it is written.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from snapshot.errors import InputError
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, LadderResult, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.sheets import SheetOptions
@@ -68,18 +70,33 @@ class CompactOutcome:
         }
 
     def write(self, out: Path) -> dict[str, Any]:
-        out.mkdir(parents=True, exist_ok=True)
-        pages = []
-        for i, page in enumerate(self.result.pages, start=1):
-            name = f"page-{i:03d}.png"
-            (out / name).write_bytes(page.png())
-            pages.append(name)
-        request = out / "request.json"
-        request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
-        record = self.record(request.name, pages)
-        (out / "record.json").write_text(
-            json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
+        """Write the pages, request.json and record.json: all of them, or none (a full disk)."""
+        written: list[Path] = []
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            pages = []
+            for i, page in enumerate(self.result.pages, start=1):
+                name = f"page-{i:03d}.png"
+                written.append(out / name)  # before writing: a partial file is removed too
+                (out / name).write_bytes(page.png())
+                pages.append(name)
+            request = out / "request.json"
+            written.append(request)
+            request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
+            record = self.record(request.name, pages)
+            written.append(out / "record.json")
+            (out / "record.json").write_text(
+                json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+        except OSError as exc:
+            for path in written:
+                with contextlib.suppress(OSError):
+                    path.unlink(missing_ok=True)
+            where = written[-1] if written else out
+            raise InputError(
+                f"cannot write {where}: {exc.strerror or exc}; removed the {len(written)} "
+                "file(s) this run had written, so no partial result is left"
+            ) from exc
         return record
 
 

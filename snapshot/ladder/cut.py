@@ -9,10 +9,15 @@ whose call would be imaged, and the middle never ends with an open call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from snapshot.ladder.record import recent_start
-from snapshot.transcript.model import Message
+from snapshot.transcript.model import Message, TextBlock
+
+# A message is split for imaging only when it is at least this long (a shorter
+# one that fills the tail is the tail's business, not the pages').
+SPLIT_MIN_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -103,8 +108,66 @@ def find_cut(path: Sequence[Message], *, keep_turns: int, tail_share: float | No
         sizes = [m.chars() for m in path]
         allowed = tail_share * sum(sizes)
         suffix = sum(sizes[start:])
-        while start < len(path) - 2 and suffix > allowed:
+        # The last exchange stays; of a reply split by split_oversized, its verbatim part.
+        last = len(path) - (1 if path[-1].meta.get("split_from") == path[-1].id else 2)
+        while start < last and suffix > allowed:
             suffix -= sizes[start]
             start += 1
     tail = safe_tail_start(path, start, head)
     return Cut(head_end=head, tail_start=max(tail, head))
+
+
+def split_oversized(path: Sequence[Message], *, tail_share: float | None) -> list[Message]:
+    """``path`` with each text-only message too large for the verbatim tail cut in parts.
+
+    The last exchange always stays verbatim (:func:`find_cut`), so one reply
+    longer than the whole tail may hold (``tail_share`` of the path's
+    characters, and at least :data:`SPLIT_MIN_CHARS`) would leave nothing to
+    image. Such a message outside the head becomes consecutive parts of
+    :data:`SPLIT_MIN_CHARS` each, cut at line breaks where there are some (fine
+    enough for the pages to take as many as fit): the leading
+    ones (ids ``<id>~pages1``, ``<id>~pages2``, ...) for the middle to image as
+    many as the pages allow, the last keeping the message's id and role
+    (``meta["split_from"]`` on every part). Messages with tool calls, results
+    or images are never split.
+
+    >>> from snapshot.transcript.model import linear
+    >>> conv = linear("c", [("u", "user", [TextBlock("task")]),
+    ...                     ("a", "assistant", [TextBlock("x" * 50_000)])])
+    >>> [(m.id, m.chars()) for m in split_oversized(conv.path(), tail_share=0.2)]
+    [('u', 4), ('a~pages1', 20000), ('a~pages2', 20000), ('a', 10000)]
+    """
+    if tail_share is None:
+        return list(path)
+    sizes = [m.chars() for m in path]
+    limit = max(SPLIT_MIN_CHARS, tail_share * sum(sizes))
+    head = head_end(path)
+    out: list[Message] = []
+    for i, m in enumerate(path):
+        text_only = m.blocks and all(isinstance(b, TextBlock) for b in m.blocks)
+        if i < head or sizes[i] <= limit or not text_only or m.role == "system":
+            out.append(m)
+            continue
+        text = "\n\n".join(b.text for b in m.blocks if isinstance(b, TextBlock))
+        cuts = _line_cuts(text, SPLIT_MIN_CHARS)
+        meta = {**m.meta, "split_from": m.id}
+        parent = m.parent
+        for n, (a, b) in enumerate(pairwise([0, *cuts, len(text)]), start=1):
+            last = b == len(text)
+            # The last part keeps the id, so whatever continued from the message still does.
+            mid = m.id if last else f"{m.id}~pages{n}"
+            out.append(replace(m, id=mid, parent=parent, blocks=(TextBlock(text[a:b]),), meta=meta))
+            parent = mid
+    return out
+
+
+def _line_cuts(text: str, part: int) -> list[int]:
+    """Offsets cutting ``text`` into parts of about ``part`` characters, at line breaks near there."""
+    cuts: list[int] = []
+    at = part
+    while at < len(text):
+        line = text.rfind("\n", at - part // 10, at)
+        cut = line + 1 if line > (cuts[-1] if cuts else 0) else at
+        cuts.append(cut)
+        at = cut + part
+    return cuts

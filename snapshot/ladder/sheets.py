@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from snapshot.geometry import Geometry
-from snapshot.ladder.cut import find_cut
+from snapshot.ladder.cut import find_cut, split_oversized
 from snapshot.ladder.needles import candidates
 from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.serialize import ROLE_MARKERS, serialize
@@ -115,7 +115,7 @@ def snapshot(
 ) -> StrategyResult:
     """Image the middle of ``conv`` for ``target``; head and tail stay byte-identical."""
     opts = options or SheetOptions()
-    path = conv.path()
+    path = split_oversized(conv.path(), tail_share=opts.tail_share)  # one huge reply: image most
     if not target.vision or target.geometry is None:
         return StrategyResult(conv, RungRecord("snapshot", notes=("reader cannot see images",)))
 

@@ -263,7 +263,7 @@ def sessions_to_read(
 
 
 def report_command(
-    out: Path,
+    out: Path | None,
     *,
     corpus: Path | None = None,
     paths: Sequence[str] = (),
@@ -279,8 +279,9 @@ def report_command(
 
     Parameters
     ----------
-    out : Path
-        The report folder.
+    out : Path or None
+        The report folder; ``None``: :func:`~snapshot.report.out_folder.default_report_folder`
+        (the user's data folder, never the current folder, which may be a checkout).
     corpus : Path, optional
         A benchmark manifest (``--corpus``); must exist.
     paths, discover
@@ -312,7 +313,10 @@ def report_command(
     snapshot.errors.InputError: --corpus /no/such.manifest.json: no such manifest file (give .../benchmark.manifest.json)
     """
     from snapshot.legibility.page_readers import parse_reader_names
+    from snapshot.report.out_folder import default_report_folder
 
+    if out is None:
+        out = default_report_folder()
     if corpus is not None and not corpus.is_file():
         raise InputError(
             f"--corpus {corpus}: no such manifest file (give .../benchmark.manifest.json)"

@@ -26,6 +26,7 @@ the conversation itself.
 from __future__ import annotations
 
 import json
+import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.files import bounded_lines, check_inside
 from snapshot.transcript.model import (
     Conversation,
     TextBlock,
@@ -52,6 +54,9 @@ MIN_JUDGED_CHARS = 400
 # Files larger than this are not measured (a whole-document format would have
 # to be parsed a second time); the import itself is unaffected.
 MAX_MEASURED_BYTES = 1 << 30
+
+# The first line is parsed to tell JSON lines from one document only up to this long.
+_FIRST_LINE_BYTES = 1 << 20
 
 # Suffixes of files inside a folder log that hold its text (not images, and not
 # the tool's own diagnostic .log files).
@@ -235,30 +240,44 @@ def kept_share(strings: Iterable[str], conversations: Sequence[Conversation]) ->
 def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[str]:
     """The string values of one file: JSON lines, one JSON document, or text by line.
 
-    A first line that is a whole JSON value means JSON lines, read one at a
-    time; otherwise a JSON document, its top-level lists one element at a time.
+    A first line that is a whole JSON value (or one too long to parse here,
+    followed by more lines) means JSON lines, read one at a time; otherwise a
+    JSON document, its top-level lists one element at a time. A line over the
+    importers' record limit is skipped as they skip it, never held whole.
     """
+    from snapshot.transcript.formats._common import MAX_RECORD_BYTES
+
     with path.open("rb") as fh:
-        first = fh.readline(1 << 20)
+        first = fh.readline(_FIRST_LINE_BYTES)
         start = first.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
         if start in (b"{", b"["):
-            try:
-                head = json.loads(first.decode("utf-8", errors="replace"))
-            except (ValueError, RecursionError):
-                head = None
-            if head is not None:
-                yield from _strings(head, unread)
-                for raw in fh:
+            if len(first) < _FIRST_LINE_BYTES or first.endswith(b"\n"):
+                try:
+                    lines = json.loads(first.decode("utf-8", errors="replace")) is not None
+                except (ValueError, RecursionError):
+                    lines = False
+            else:  # a long first line: JSON lines when another line follows it
+                rest = bounded_lines(fh, 1)
+                next(rest, None)  # the rest of the first line, skipped a piece at a time
+                following = next(rest, None)
+                lines = following is not None and following[0] not in (b"\n", b"\r\n")
+            if lines:
+                fh.seek(0)
+                for raw, _ in bounded_lines(fh, MAX_RECORD_BYTES):
+                    if raw is None:
+                        continue
                     try:
                         record = json.loads(raw.decode("utf-8", errors="replace"))
-                        yield from _strings(record, unread)
                     except (ValueError, RecursionError):
                         continue
+                    yield from _strings(record, unread)
                 return
             yield from _document_strings(path, unread)
             return
-    with path.open("r", encoding="utf-8", errors="replace") as fh:
-        yield from fh
+        fh.seek(0)
+        for raw, _ in bounded_lines(fh, MAX_RECORD_BYTES):
+            if raw is not None:
+                yield raw.decode("utf-8", errors="replace")
 
 
 def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
@@ -278,14 +297,29 @@ def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
     yield from _strings(doc.value if doc.shape == "other" else doc.fields, unread)
 
 
+def _is_database(path: Path) -> bool:
+    """An SQLite database (opencode's and Crush's stores): binary pages, not text."""
+    with path.open("rb") as fh:
+        return fh.read(16) == b"SQLite format 3\x00"
+
+
 def _text_files(path: Path) -> list[Path]:
     if not path.is_dir():
         return [path]
     return sorted(
         p
         for p in path.rglob("*")
-        if p.is_file() and not p.is_symlink() and p.suffix.lower() in _TEXT_SUFFIXES
+        if p.suffix.lower() in _TEXT_SUFFIXES and _inside_regular(p, path)
     )
+
+
+def _inside_regular(path: Path, folder: Path) -> bool:
+    """Through the guarded reader's gate: a regular file that resolves inside ``folder``."""
+    try:
+        check_inside(path, folder, None)
+    except (FileNotFoundError, TranscriptError):
+        return False
+    return True
 
 
 def measure(
@@ -321,8 +355,10 @@ def measure(
     """
     files = _text_files(path)
     try:
-        if sum(f.stat().st_size for f in files) > MAX_MEASURED_BYTES:
+        if sum(os.stat(f).st_size for f in files) > MAX_MEASURED_BYTES:
             return None
+        if any(_is_database(f) for f in files):
+            return None  # pages of a database, not text: its importer counts rows instead
         kept = kept_text(conversations)
 
         def strings() -> Iterator[str]:

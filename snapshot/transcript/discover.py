@@ -29,7 +29,16 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.progress import progress
-from snapshot.transcript.formats import SNIFF_BYTES, SURE, Format, choose, rank, read_head
+from snapshot.transcript.files import is_inside
+from snapshot.transcript.formats import (
+    SNIFF_BYTES,
+    SURE,
+    Format,
+    choose,
+    emptiness,
+    rank,
+    read_head,
+)
 
 # The reason given for a file no format recognises at all.
 NOT_A_TRANSCRIPT = "not a transcript format snapshot reads"
@@ -82,6 +91,8 @@ PLACES: tuple[Place, ...] = (
     Place("Continue", "~/.continue/sessions"),
     Place("SpecStory", "./.specstory/history"),
     Place("Aider", "./.aider.chat.history.md"),
+    Place("opencode (Go)", "./.opencode/opencode.db"),
+    Place("Crush", "./.crush/crush.db"),
 )
 
 
@@ -170,9 +181,13 @@ def session_of(path: Path) -> Path | None:
 def _classify(path: Path, is_dir: bool) -> Found | None:
     """A unit for ``path`` when a format is sure of it; a reason when it is a file that none reads."""
     try:
-        ranked = rank(path, b"" if is_dir else read_head(path))
+        head = b"" if is_dir else read_head(path)
+        ranked = rank(path, head)
     except TranscriptError as exc:
         return None if is_dir else Found(path, reason=str(exc))
+    empty = emptiness(path, head)
+    if empty:
+        return Found(path, reason=f"{NOT_A_TRANSCRIPT} ({empty})")
     if is_dir:
         if ranked and ranked[0][1] >= SURE:
             try:
@@ -185,9 +200,23 @@ def _classify(path: Path, is_dir: bool) -> Found | None:
     except TranscriptError as exc:
         reason = str(exc).removeprefix(f"{path}: ")
         if not ranked:
-            reason = NOT_A_TRANSCRIPT
+            # A format snapshot knows but does not read says which (Qwen Code).
+            known = "" if reason.startswith("not a format snapshot") else f" ({reason})"
+            reason = NOT_A_TRANSCRIPT + known
         return Found(path, reason=reason)
     return Found(path, format=fmt.name, session=session_of(path))
+
+
+# A folder import reads what the folder holds: a symlink leading out of it
+# (to a session elsewhere, or to ~/.ssh) is listed as skipped, never followed.
+OUTSIDE = "a symlink to outside the folder given; not read"
+
+
+def _stays_inside(path: Path, root: Path) -> bool:
+    try:
+        return is_inside(path.resolve(), [root.resolve()])
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def _walk(root: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]:
@@ -230,7 +259,9 @@ def _walk(root: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]
                 yield Found(path, reason=why)
                 continue
             special = _special_kind(mode)
-            if special is not None:
+            if entry.is_symlink() and not _stays_inside(path, root):
+                yield Found(path, reason=OUTSIDE)
+            elif special is not None:
                 yield Found(path, reason=f"{special}; not read")
             elif stat.S_ISDIR(mode):
                 if entry.name not in _PRUNED:
@@ -317,7 +348,9 @@ def _one(path: Path, on_path: Callable[[Path], None] | None) -> Iterator[Found]:
             yield unit
 
 
-def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
+def walk_as_format(
+    root: Path, fmt: Format, skipped: list[tuple[Path, str]] | None = None
+) -> tuple[list[Path], list[str]]:
     """Every file or folder log under ``root`` that ``fmt`` recognises (``--format`` forced).
 
     Unlike :func:`find`, no scoring across formats: ``fmt.sniff`` alone
@@ -330,6 +363,9 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
         The folder to walk.
     fmt : Format
         The forced format.
+    skipped : list, optional
+        Filled with ``(path, reason)`` for each file ``fmt`` does not recognise
+        and each hidden file or folder left out.
 
     Returns
     -------
@@ -351,18 +387,31 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
     failures: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
+        if skipped is not None:
+            skipped.extend(
+                (here / d, "a hidden folder; not walked")
+                for d in sorted(dirnames)
+                if d.startswith(".")
+            )
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         kept_dirs = []
         for d in dirnames:
-            if fmt.sniff(here / d, b""):
+            if (here / d).is_symlink() and not _stays_inside(here / d, root):
+                failures.append(f"{here / d}: {OUTSIDE}")
+            elif fmt.sniff(here / d, b""):
                 units.append(here / d)  # a folder log: do not look inside
             else:
                 kept_dirs.append(d)
         dirnames[:] = kept_dirs
         for name in sorted(filenames):
             if name.startswith("."):
+                if skipped is not None:
+                    skipped.append((here / name, "a hidden file; not read"))
                 continue
             file = here / name
+            if file.is_symlink() and not _stays_inside(file, root):
+                failures.append(f"{file}: {OUTSIDE}")
+                continue
             try:
                 with file.open("rb") as fh:
                     head = fh.read(SNIFF_BYTES)
@@ -371,4 +420,6 @@ def walk_as_format(root: Path, fmt: Format) -> tuple[list[Path], list[str]]:
                 continue
             if fmt.sniff(file, head):
                 units.append(file)
+            elif skipped is not None:
+                skipped.append((file, f"--format {fmt.name} does not recognise it"))
     return units, failures

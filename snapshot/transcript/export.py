@@ -73,6 +73,10 @@ DEFAULT_MAX_TOKENS = 4096
 
 SYNTHETIC_RESULT = "[no result was recorded for this tool call; added on export]"
 
+# What an assistant turn that held only thinking says where the target has no
+# field for thinking (an empty assistant message is refused).
+THINKING_LEFT_OUT = "[thinking not included]"
+
 # Message meta key: {call id: Gemini thoughtSignature} as the source recorded them.
 THOUGHT_SIGNATURES = "thought_signatures"
 
@@ -437,7 +441,10 @@ class _Images:
         return img.media_type, base64.b64encode(data).decode("ascii")
 
     def placeholder(self, img: ImageBlock) -> str:
-        name = img.origin or img.path or "image"
+        # The file's name only: a local folder path says nothing to the model and
+        # is the user's own (``/home/me/...``), not something to send a provider.
+        raw = img.origin or img.path or "image"
+        name = re.split(r"[\\/]", raw.rstrip("/\\"))[-1] or "image"
         why = f": {self.refused[id(img)]}" if id(img) in self.refused else ""
         return f"[image {name} not included{why}]"
 
@@ -516,7 +523,7 @@ def export_anthropic(
                 elif isinstance(b, ImageBlock):
                     content.append({"type": "text", "text": images.in_assistant(b, turn.ids[0])})
             if not content:
-                content = [{"type": "text", "text": "[thinking not included]"}]
+                content = [{"type": "text", "text": THINKING_LEFT_OUT}]
             _add_turn(messages, "assistant", "content", content)
     if unsigned:
         notes.append(
@@ -640,9 +647,14 @@ def export_openai(conv: Conversation, *, model: str | None = None) -> Export:
                     )
                 elif isinstance(b, ImageBlock):
                     texts.append(images.in_assistant(b, turn.ids[0]))
+            if not texts and not calls:
+                # A turn that held only thinking: chat has no field for it, and an
+                # empty assistant message is refused; the same stand-in the
+                # Anthropic and Gemini exporters write keeps the turn order.
+                texts.append(THINKING_LEFT_OUT)
             msg: dict[str, Any] = {
                 "role": "assistant",
-                "content": "\n\n".join(texts) if texts else (None if calls else ""),
+                "content": "\n\n".join(texts) if texts else None,
             }
             if calls:
                 msg["tool_calls"] = calls
@@ -836,7 +848,7 @@ def export_gemini(conv: Conversation) -> Export:
                     parts.append(part)
                 elif isinstance(b, ImageBlock):
                     parts.append(inline(b, turn.ids[0]))
-            _add_turn(contents, "model", "parts", parts or [{"text": "[thinking not included]"}])
+            _add_turn(contents, "model", "parts", parts or [{"text": THINKING_LEFT_OUT}])
     if thinking:
         notes.append(
             f"{thinking} thinking block(s) left out (Gemini thought signatures are its own)"

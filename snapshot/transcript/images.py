@@ -37,12 +37,12 @@ from __future__ import annotations
 import io
 import os
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from warnings import catch_warnings, simplefilter
 
 from snapshot.errors import TranscriptError
-from snapshot.transcript.files import is_inside, read_regular_file
+from snapshot.transcript.files import is_inside, read_regular_file, trusted_roots
 from snapshot.transcript.model import Conversation, ImageBlock
 
 #: Largest image file read by path: providers take at most 20 MB an image.
@@ -158,20 +158,6 @@ def _head(path: Path) -> bytes:
         raise TranscriptError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
 
 
-def _trusted(roots: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    out = []
-    for r in roots:
-        try:
-            p = Path(r).resolve()
-        except (OSError, RuntimeError, ValueError):
-            continue
-        # A recorded source of "/" or the home folder would trust everything.
-        if p == Path(p.anchor) or p == Path.home().resolve():
-            continue
-        out.append(p)
-    return out
-
-
 def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path]:
     """The folders a conversation's path-referenced images may come from.
 
@@ -199,7 +185,7 @@ def image_roots(conv: Conversation, *extra: str | os.PathLike[str]) -> list[Path
     elif conv.source:
         src = Path(conv.source)
         roots.append(src if src.is_dir() else src.parent)
-    return _trusted(roots)
+    return trusted_roots(roots)
 
 
 def read_image(img: ImageBlock, roots: Sequence[str | os.PathLike[str]]) -> bytes:
@@ -233,7 +219,7 @@ def read_image(img: ImageBlock, roots: Sequence[str | os.PathLike[str]]) -> byte
             real = Path(img.path).resolve()
         except (OSError, RuntimeError, ValueError) as exc:
             raise ImageRefused(where, f"image path cannot be resolved ({exc})") from exc
-        if not is_inside(real, _trusted(roots)):
+        if not is_inside(real, trusted_roots(roots)):
             raise ImageRefused(
                 where,
                 "image file outside the transcript's folder; only images beside the "
@@ -290,7 +276,7 @@ def image_from_file(
             real = path.resolve()
         except (OSError, RuntimeError, ValueError) as exc:
             raise TranscriptError(f"{path}: cannot be resolved ({exc})") from exc
-        if not is_inside(real, _trusted(roots)):
+        if not is_inside(real, trusted_roots(roots)):
             raise TranscriptError(f"{path}: image file outside the run's folder; not read")
     media_type, width, height = image_file_header(path)
     return ImageBlock(

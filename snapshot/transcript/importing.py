@@ -57,10 +57,12 @@ OUT_VERSION = 1
 
 @dataclass(frozen=True)
 class ImportReport:
-    """The conversations an import found, and one line per file of a folder that failed."""
+    """The conversations an import found, one line per file of a folder that failed,
+    and each file of a folder left out (``(path, reason)``: no format reads it, ...)."""
 
     conversations: list[Conversation]
     failures: list[str] = field(default_factory=list)
+    skipped: list[tuple[Path, str]] = field(default_factory=list)
 
     @property
     def rows(self) -> list[dict[str, Any]]:
@@ -75,20 +77,27 @@ def _claimed_folder(path: Path, format_name: str | None) -> bool:
 
 
 def _import_folder(
-    root: Path, format_name: str | None, select: dict[str, str], failures: list[str]
+    root: Path,
+    format_name: str | None,
+    select: dict[str, str],
+    failures: list[str],
+    skipped: list[tuple[Path, str]],
 ) -> list[Conversation]:
-    """Every conversation under ``root``; a file that fails is reported, not fatal."""
+    """Every conversation under ``root``; a file that fails is reported, not fatal, and a
+    file no format reads is named in ``skipped`` with the reason."""
     units: list[tuple[Path, Format]] = []
     if format_name is None:
         # Detection as everywhere else: scored, sure or reported (snapshot.transcript.discover).
         for found in find([root]):
             if found.format is not None:
                 units.append((found.path, get_format(found.format)))
-            elif found.reason != NOT_A_TRANSCRIPT:
+            elif found.reason is not None and found.reason.startswith(NOT_A_TRANSCRIPT):
+                skipped.append((found.path, found.reason))
+            else:
                 failures.append(f"{found.path}: {found.reason}")
     else:
         fmt = get_format(format_name)
-        paths, unreadable = walk_as_format(root, fmt)
+        paths, unreadable = walk_as_format(root, fmt, skipped)
         failures.extend(unreadable)
         units = [(p, fmt) for p in paths]
     options = ImportOptions(select=select)
@@ -124,7 +133,8 @@ def import_conversations(
     Returns
     -------
     ImportReport
-        The conversations, and the files of a folder that failed (one line each).
+        The conversations, the files of a folder that failed (one line each), and
+        the files of a folder that were left out, each with the reason.
 
     Raises
     ------
@@ -147,12 +157,15 @@ def import_conversations(
     if not path.exists():
         raise TranscriptError(f"{path}: no such file or folder")
     failures: list[str] = []
+    skipped: list[tuple[Path, str]] = []
     if path.is_dir() and format is not None and not _claimed_folder(path, format):
         refuse_forced_folder(path, format)  # the folder is one log of another format
     if path.is_dir() and not _claimed_folder(path, format):
-        conversations = _import_folder(path, format, wanted, failures)
+        conversations = _import_folder(path, format, wanted, failures, skipped)
         if not conversations:
             detail = f" ({len(failures)} files failed; first: {failures[0]})" if failures else ""
+            if skipped and not failures:
+                detail = f" ({len(skipped)} files skipped; first: {skipped[0][0]}: {skipped[0][1]})"
             matching = " matching --select" if wanted else ""
             raise TranscriptError(
                 f"{path}: no importable conversations{matching} in this folder{detail}"
@@ -163,7 +176,7 @@ def import_conversations(
             raise TranscriptError(f"{path}: holds no conversations")
     if out:
         write_conversations(Path(out), conversations)
-    return ImportReport(conversations, failures)
+    return ImportReport(conversations, failures, skipped)
 
 
 def summary_row(conv: Conversation) -> dict[str, Any]:

@@ -349,7 +349,8 @@ def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Fork
     ('c1-fork1', 'm1', 1, ['c1', 'c1-fork1'])
     """
     src = t.conv
-    new_id = new_id or free_fork_id(t.store, src.id, src.agent)
+    if new_id is None:
+        return _fork_to_a_free_id(t, at)
     validate_id(new_id, "--id")
     # Everything that can refuse runs before the lock makes the new folder.
     forked = tree.fork(src, new_id, at=at)
@@ -359,6 +360,33 @@ def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Fork
         _refuse_taken(t.store, new_id, src.agent)
         path = t.store.save(forked)
     return Forked(forked, at or src.tip, path)
+
+
+# Concurrent forks without --id each take the next free id; this many in a row
+# taken by others between the look and the lock means something else is wrong.
+_FREE_ID_TRIES = 100
+
+
+def _fork_to_a_free_id(t: Target, at: str | None) -> Forked:
+    """:func:`fork` without ``new_id``: the first free id, checked again under its lock.
+
+    Another process may take the same id between :func:`free_fork_id` and the
+    lock; the user gave no id, so the next free one is taken rather than refused.
+    """
+    src = t.conv
+    for _ in range(_FREE_ID_TRIES):
+        new_id = free_fork_id(t.store, src.id, src.agent)
+        forked = tree.fork(src, new_id, at=at)
+        tree.check_turn_boundary(forked)
+        with t.store.lock(new_id, src.agent):
+            if t.store.exists(new_id, src.agent):
+                continue
+            path = t.store.save(forked)
+        return Forked(forked, at or src.tip, path)
+    raise TranscriptError(
+        f"{t.store.root}: {_FREE_ID_TRIES} fork ids in a row were taken by other commands "
+        "while forking; give one with --id"
+    )
 
 
 # --- checkpoints --------------------------------------------------------------------

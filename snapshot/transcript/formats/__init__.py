@@ -76,6 +76,10 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.aider_md",
     "snapshot.transcript.formats.specstory_md",
     "snapshot.transcript.formats.cursor_md",
+    # Issue 26: SQLite stores, recognised by their schema (never by a JSON head).
+    "snapshot.transcript.formats.opencode_db",
+    "snapshot.transcript.formats.crush_db",
+    "snapshot.transcript.formats.cline_ui",
     # Before the chat formats: their lists of role objects look alike at a glance.
     "snapshot.transcript.formats.gemini_content",
     "snapshot.transcript.formats.openai_responses",
@@ -223,6 +227,17 @@ def read_head(path: Path) -> bytes:
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
 
 
+def emptiness(path: Path, head: bytes) -> str | None:
+    """``"the file is empty (0 bytes)"`` (or holds only whitespace) for such a file, else None.
+
+    >>> emptiness(Path("s.jsonl"), b"  \\n"), emptiness(Path("s.jsonl"), b"{}")
+    ('the file is empty (only whitespace)', None)
+    """
+    if path.is_dir() or len(head) >= SNIFF_BYTES or head.strip():
+        return None
+    return "the file is empty (0 bytes)" if not head else "the file is empty (only whitespace)"
+
+
 def rank(path: Path, head: bytes | None = None) -> list[tuple[Format, float]]:
     """Every format with a score above 0 for ``path``, best first.
 
@@ -258,6 +273,9 @@ def _listing(ranked: Sequence[tuple[Format, float]]) -> str:
 def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
     """The sure pick among ranked candidates, else :class:`AmbiguousFormatError`."""
     if not ranked:
+        known = _known_unsupported(path)
+        if known:
+            raise AmbiguousFormatError(f"{path}: {known}")
         raise AmbiguousFormatError(
             f"{path}: not a format snapshot recognises; force one with --format "
             f"({', '.join(format_names())})"
@@ -279,6 +297,23 @@ def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
             "pass --format NAME to choose"
         )
     return best
+
+
+def _known_unsupported(path: Path) -> str | None:
+    """What a file no importer reads is, when it is a format snapshot knows but refuses."""
+    from snapshot.transcript.formats._common import head_records
+    from snapshot.transcript.formats.claude_code import QWEN_REFUSAL, is_qwen_code
+
+    try:
+        head = b"" if path.is_dir() else read_head(path)
+    except TranscriptError:
+        return None
+    if head.startswith(b"SQLite format 3\x00"):
+        return (
+            "an SQLite database, but not one snapshot reads (opencode's .opencode/opencode.db "
+            "and Crush's .crush/crush.db are; this one's tables are not theirs, or cannot be read)"
+        )
+    return QWEN_REFUSAL if is_qwen_code(head_records(head)) else None
 
 
 def detect(path: Path) -> Format:
@@ -418,8 +453,10 @@ def import_path(
     p = Path(path)
     if not p.exists():
         raise TranscriptError(f"{p}: no such file or folder")
+    empty = emptiness(p, read_head(p))  # refuses a FIFO, socket or device before any load
+    if empty:
+        raise TranscriptError(f"{p}: {empty}; nothing to import")
     fmt = get_format(format) if format else detect(p)
-    read_head(p)  # refuses what is not a regular file or folder before any load opens it
     try:
         conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
     except WrongFormatError:
@@ -429,6 +466,7 @@ def import_path(
             raise WrongFormatError(f"{exc}; {_better_format(p, fmt)}") from exc
         raise
     if format:
+        _refuse_lost_calls(p, fmt, conversations)
         conversations = _warn_if_forced_against(p, fmt, conversations)
     if select and not conversations:
         wanted = ", ".join(f"{k}={v}" for k, v in select.items())
@@ -436,6 +474,36 @@ def import_path(
     if select:
         return conversations  # a chosen part of the file: its share of the text means nothing
     return _check_kept(p, fmt, bool(format), conversations)
+
+
+# Keys under which the formats snapshot reads keep structured tool calls.
+_CALL_KEYS = (b'"tool_calls"', b'"tool_use"', b'"functionCall"', b'"function_call"', b'"tool_call"')
+
+
+def _refuse_lost_calls(path: Path, forced: Format, conversations: list[Conversation]) -> None:
+    """A forced format that reads none of the file's structured tool calls is an error.
+
+    The text of a call's arguments is small, so the text-kept share can stay
+    high while every call is dropped; here the file holds call records (a
+    key of :data:`_CALL_KEYS` in its head), the format detection is sure of
+    reads calls from it, and the forced one reads none.
+    """
+    if any(m.tool_calls() for c in conversations for m in c.messages):
+        return
+    head = b"" if path.is_dir() else read_head(path)
+    other = _sure_other(path, forced)
+    if other is None or not any(key in head for key in _CALL_KEYS):
+        return
+    try:
+        theirs = _guarded_load(other, path, ImportOptions())
+    except TranscriptError:
+        return
+    calls = sum(len(m.tool_calls()) for c in theirs for m in c.messages)
+    if calls:
+        raise WrongFormatError(
+            f"{path}: --format {forced.name} read none of the {calls} tool calls in this file; "
+            f"{_better_format(path, forced)}"
+        )
 
 
 def _warn_if_forced_against(

@@ -33,6 +33,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
+from snapshot.transcript.files import RefusedFileError, bounded_lines, check_inside, read_inside
 
 # The one image-header reader and the path-checked file reader live in images.py.
 from snapshot.transcript.images import (  # noqa: F401  (re-exported for the importers)
@@ -168,17 +169,9 @@ def iter_json_lines(path: Path, warnings: Warnings) -> Iterator[tuple[int, Any]]
         raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
     with fh:
         lineno = 0
-        while True:
-            raw = fh.readline(MAX_RECORD_BYTES + 1)
-            if not raw:
-                return
+        for raw, skipped in bounded_lines(fh, MAX_RECORD_BYTES):
             lineno += 1
-            if len(raw) > MAX_RECORD_BYTES and not raw.endswith(b"\n"):
-                # Skip the rest of this line without holding it in memory.
-                skipped = len(raw)
-                while raw and not raw.endswith(b"\n"):
-                    raw = fh.readline(MAX_RECORD_BYTES)
-                    skipped += len(raw)
+            if raw is None:  # skipped without being held in memory
                 warnings.add(
                     f"{path}:{lineno}: record of {skipped} bytes exceeds the "
                     f"{MAX_RECORD_BYTES}-byte limit; skipped",
@@ -338,21 +331,61 @@ def content_text(content: Any) -> str:
 
 
 def prompt_file_for(path: Path) -> Path | None:
-    """The sibling file holding the first user turn of an SDK/Codex run log."""
+    """The sibling file holding the first user turn of an SDK/Codex run log (unchecked)."""
     if "agent_log_raw" not in path.name:
         return None
-    candidate = path.with_name(path.name.replace("agent_log_raw", "prompt", 1))
-    return candidate if candidate.is_file() else None
+    return path.with_name(path.name.replace("agent_log_raw", "prompt", 1))
+
+
+def _warn(warnings: Warnings | list[str], exc: RefusedFileError) -> None:
+    if isinstance(warnings, Warnings):
+        warnings.add(str(exc), "refused file")
+    else:
+        warnings.append(str(exc))
+
+
+def checked_sibling(
+    sibling: Path, folder: Path, warnings: Warnings | list[str], limit: int | None = None
+) -> Path | None:
+    """``sibling`` when the guarded reader lets it be read from inside ``folder``.
+
+    None when it is missing; None and a warning naming it when it is refused
+    (a symlink out of the folder, not a regular file, over ``limit``). For a
+    file the importer streams itself; :func:`read_sibling` reads a small one.
+    """
+    try:
+        check_inside(sibling, folder, limit)
+    except FileNotFoundError:
+        return None
+    except RefusedFileError as exc:
+        _warn(warnings, exc)
+        return None
+    return sibling
+
+
+def read_sibling(path: Path, sibling: Path, warnings: Warnings | list[str]) -> bytes | None:
+    """``sibling``'s bytes through the guarded reader, inside ``path``'s folder.
+
+    None when it is missing; None and a warning naming it when it is refused
+    (a symlink out of the folder, not a regular file, too large).
+    """
+    try:
+        return read_inside(sibling, path.parent)
+    except FileNotFoundError:
+        return None
+    except RefusedFileError as exc:
+        _warn(warnings, exc)
+        return None
 
 
 def read_prompt(path: Path, warnings: Warnings) -> str | None:
     """The run's first user turn from its sibling prompt file, if the log has one."""
     prompt = prompt_file_for(path)
-    if prompt is None:
+    raw = None if prompt is None else read_sibling(path, prompt, warnings)
+    if prompt is None or raw is None:
         if "agent_log_raw" in path.name:
             warnings.add(f"{path}: no sibling prompt file; the first user turn is missing")
         return None
-    raw = prompt.read_bytes()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -405,14 +438,21 @@ def matches_select(values: Mapping[str, Any], select: Mapping[str, str]) -> bool
 # --- request bodies and trajectory files: warning lists, strict JSON reading -----
 
 
-def load_json(path: Path) -> Any:
+def load_json(path: Path, inside: Path | None = None) -> Any:
     """Parse a whole JSON file; a syntax error names the file, line and column.
 
     Strict: bad UTF-8 is an error (for small files read whole; a session's document is
     read a piece at a time by :class:`~snapshot.transcript.formats._json_stream.JSONDocument`).
+    ``inside``: a file a folder holds (not the one given) is read through the
+    guarded reader, inside that folder (:class:`RefusedFileError` otherwise).
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        if inside is None:
+            text = path.read_text(encoding="utf-8")
+        else:
+            text = read_inside(path, inside).decode("utf-8")
+    except FileNotFoundError as exc:
+        raise TranscriptError(f"{path}: no such file") from exc
     except UnicodeDecodeError as exc:
         raise TranscriptError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
+from snapshot.transcript.files import check_inside
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import Warnings, head_text, matches_select
 from snapshot.transcript.model import Block, Conversation, Message, Role, TextBlock, ThinkingBlock
@@ -222,6 +223,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         candidate = path / ".aider.chat.history.md"
         if not candidate.is_file():
             raise TranscriptError(f"{path}: is a folder; give its .aider.chat.history.md")
+        check_inside(candidate, path, None)  # not a symlink out of the folder
         path = candidate
     warnings = Warnings()
     convs, sessions, started = _sessions(path, warnings)

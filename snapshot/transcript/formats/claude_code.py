@@ -78,6 +78,7 @@ from snapshot.transcript.formats._common import (
     iter_json_objects,
     matches_select,
     read_prompt,
+    read_sibling,
     str_field,
 )
 from snapshot.transcript.model import (
@@ -277,9 +278,57 @@ class _Draft:
 
 
 def _record_kind(rec: Mapping[str, Any]) -> str:
-    """How a skipped record is counted: its type, with its subtype when it has one."""
+    """How a skipped record is counted: its type, with its subtype (or progress kind) when it has one."""
     kind = str_field(rec, "type")
+    data = rec.get("data")
+    if kind == "progress" and isinstance(data, dict) and isinstance(data.get("type"), str):
+        return f"progress/{data['type']}"
     return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
+
+
+def _has_agent_file(session: Path, agent: str, seen: dict[str, bool]) -> bool:
+    """Is the sub-agent's own transcript beside the session file (``<session>/subagents/``
+    or, older, ``agent-<id>.jsonl`` in the project folder)? Cached in ``seen``."""
+    if agent not in seen:
+        name = f"agent-{agent}.jsonl"
+        seen[agent] = (session.with_suffix("") / "subagents" / name).is_file() or (
+            session.parent / name
+        ).is_file()
+    return seen[agent]
+
+
+def _inline_agent_record(
+    rec: Mapping[str, Any], previous: Mapping[str, str]
+) -> dict[str, Any] | None:
+    """The sub-agent record a Claude Code 2.1 ``progress``/``agent_progress`` record carries.
+
+    Claude Code 2.1 writes each record of a Task sub-agent into the session
+    file as ``data.message`` of a progress record (``data.agentId`` names the
+    agent). The inner record has no ``parentUuid``: it continues from the
+    previous record of the same agent (``previous``: agent id → last inner
+    uuid). ``None`` for any other progress record (hooks, bash output).
+
+    >>> rec = {"type": "progress", "data": {"type": "agent_progress", "agentId": "a1",
+    ...        "message": {"type": "user", "uuid": "u2", "message": {"role": "user", "content": "hi"}}}}
+    >>> inner = _inline_agent_record(rec, {"a1": "u1"})
+    >>> inner["parentUuid"], inner["agentId"], inner["isSidechain"]
+    ('u1', 'a1', True)
+    """
+    data = rec.get("data")
+    if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return None
+    inner, agent = data.get("message"), data.get("agentId")
+    if not isinstance(inner, dict) or not isinstance(agent, str):
+        return None
+    if inner.get("type") not in _MESSAGE_TYPES or not isinstance(inner.get("uuid"), str):
+        return None
+    return {
+        **inner,
+        "parentUuid": previous.get(agent),
+        "isSidechain": True,
+        "agentId": agent,
+        "sessionId": rec.get("sessionId"),
+    }
 
 
 def _api_meta(msg: Mapping[str, Any], api_id: Any) -> dict[str, Any]:
@@ -392,10 +441,11 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
     outside: list[str] = []  # the first record continuing from outside the file
     n_outside = 0
 
-    def add(d: _Draft) -> None:
+    def add(d: _Draft, inline: bool = False) -> None:
         nonlocal last_id, n_messages, n_sidechain
         window.append(d)
-        last_id = d.id
+        if not inline:  # a main record continuing from outside the file never joins a sub-agent
+            last_id = d.id
         n_messages += 1
         n_sidechain += bool(d.meta.get("sidechain"))
         finish(OPEN_DRAFTS)
@@ -431,8 +481,25 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             found = tree.attach(last_id) if last_id is not None else None
         return found if isinstance(found, str) else None
 
+    inline_tail: dict[str, str] = {}  # inline sub-agent id -> its last record's uuid
+    agent_files: dict[str, bool] = {}  # inline sub-agent id -> has its own file
     for lineno, rec in iter_json_objects(path, warnings):
         where = f"{path}:{lineno}"
+        inline = False
+        if str_field(rec, "type") == "progress":
+            inner = _inline_agent_record(rec, inline_tail)
+            if inner is not None and _has_agent_file(path, inner["agentId"], agent_files):
+                inner = None  # its own file is the whole transcript: import that, once
+                skipped["progress/agent_progress (the agent's own file is beside)"] += 1
+            if inner is not None:
+                # The progress record itself is transparent on the main path;
+                # the sub-agent record it carries is read as a sidechain record.
+                recognised += 1
+                if isinstance(rec.get("uuid"), str):
+                    outer_parent = rec.get("parentUuid")
+                    tree.skip(rec["uuid"], outer_parent if isinstance(outer_parent, str) else None)
+                inline_tail[inner["agentId"]] = inner["uuid"]
+                rec, inline = inner, True
         kind: Any = str_field(rec, "type")  # a role once matched below
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
         parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
@@ -520,7 +587,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
         d = _Draft(mid, kind, pid, blocks, m, lineno, api_id if isinstance(api_id, str) else None)
         if isinstance(api_id, str):
             by_api_id[api_id] = d  # before add(), which may already write it
-        add(d)
+        add(d, inline)
         tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
     finish(0)
 
@@ -540,7 +607,7 @@ def _load_claude_code(path: Path, options: ImportOptions) -> list[Conversation]:
             f"(first: {outside[0]!r}); each linked to the message before it"
         )
     conv_id = session_id or _session_from_path(path)
-    meta = {**_agent_meta(path), **({"titles": titles} if titles else {})}
+    meta = {**_agent_meta(path, warnings), **({"titles": titles} if titles else {})}
     groups: dict[str, Sequence[Message]]
     if 0 < n_sidechain < n_messages:
         # Older Claude Code wrote Task sidechains into the session file itself:
@@ -646,14 +713,14 @@ def _session_from_path(path: Path) -> str:
     return path.stem
 
 
-def _agent_meta(path: Path) -> dict[str, Any]:
+def _agent_meta(path: Path, warnings: Warnings) -> dict[str, Any]:
     """Facts from the ``agent-<id>.meta.json`` written beside newer subagent files."""
-    side = path.with_name(path.stem + ".meta.json")
-    if not side.is_file():
+    raw = read_sibling(path, path.with_name(path.stem + ".meta.json"), warnings)
+    if raw is None:
         return {}
     try:
-        data = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
         return {}
     return {"agent_meta": data} if isinstance(data, dict) else {}
 
@@ -830,10 +897,40 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
 # --- the format ------------------------------------------------------------------------
 
 
+def is_qwen_code(records: Sequence[Mapping[str, Any]]) -> bool:
+    """Do these records come from Qwen Code's chat recorder rather than Claude Code?
+
+    Qwen Code (``~/.qwen/projects/<project>/chats/<session>.jsonl``) writes the
+    same ``uuid``/``parentUuid``/``sessionId`` links, but its ``message`` is a
+    Gemini ``Content`` (``role`` + ``parts``) and tool results are records of
+    type ``tool_result``: read as Claude Code, every message would be empty.
+
+    >>> is_qwen_code([{"type": "user", "uuid": "u", "message": {"role": "user", "parts": []}}])
+    True
+    >>> is_qwen_code([{"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}}])
+    False
+    """
+    for r in records:
+        msg = r.get("message")
+        if isinstance(msg, dict) and "parts" in msg and "content" not in msg:
+            return True
+        if r.get("type") == "tool_result" and "uuid" in r and "parentUuid" in r:
+            return True
+    return False
+
+
+QWEN_REFUSAL = (
+    "a Qwen Code chat recording (Gemini 'parts' in Claude Code-like records); snapshot does "
+    "not import Qwen Code yet (no real sample to check an importer against)"
+)
+
+
 def sniff(path: Path, head: bytes) -> bool:
     if path.is_dir():
         return False
     records = head_records(head)
+    if is_qwen_code(records):
+        return False
     if not records:
         # A first record longer than the sniff window (a huge pasted prompt):
         # Claude Code writes its link keys before the message, so look there.
@@ -857,7 +954,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         )
     with path.open("rb") as fh:
         head = fh.read(256 * 1024)
-    if _is_sdk(head_records(head, limit=20)):
+    records = head_records(head, limit=20)
+    if is_qwen_code(records):
+        raise TranscriptError(f"{path}: {QWEN_REFUSAL}")
+    if _is_sdk(records):
         return _load_sdk(path, options)
     return _load_claude_code(path, options)
 

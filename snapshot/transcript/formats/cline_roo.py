@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import re
 from collections import Counter
@@ -50,10 +51,12 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
+from snapshot.transcript.files import check_inside
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
     add_pairing_warnings,
+    checked_sibling,
     head_text,
     image_from_bytes,
     matches_select,
@@ -392,6 +395,9 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         When the path cannot be read or holds nothing of this format.
     """
     api = _api_file(path)
+    if api != path:  # a file the folder holds, not the one given: it must stay inside
+        with contextlib.suppress(FileNotFoundError):  # reported as missing below
+            check_inside(api, api.parent, None)
     if not api.is_file():
         raise TranscriptError(
             f"{path}: no {API_FILE} here; give a Cline or Roo Code task folder "
@@ -429,8 +435,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     warnings.extend_counts(f"{api}: skipped", r.skipped)
     add_pairing_warnings(str(api), r.messages, warnings)
     meta_out: dict[str, Any] = {}
-    ui = api.with_name(UI_FILE)
-    if ui.is_file():
+    ui = checked_sibling(api.with_name(UI_FILE), api.parent, warnings)
+    if ui is not None:
         meta_out.update(_ui_totals(ui, warnings))
     conv_id = api.parent.name if api.name == API_FILE else api.stem
     conv = Conversation(

@@ -309,7 +309,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(f"{path}: is a folder; give one Gemini CLI chats/session-*.json file")
     warnings = Warnings()
     spilled = path.stat().st_size >= spill.SPILL_BYTES
-    if path.suffix == ".jsonl" or _is_jsonl(path):
+    # By content, not name: session recorders save the one-document form as .jsonl too.
+    if _is_jsonl(path):
         session, records = _read_jsonl(path, warnings)
         messages, n_records = _messages(records, path, warnings, spilled)
     else:

@@ -34,6 +34,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
+from snapshot.transcript.files import check_inside
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     Warnings,
@@ -114,6 +115,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         context = path / "context.jsonl"
         if not context.is_file():
             raise TranscriptError(f"{path}: is a folder; give one Kimi CLI context .jsonl file")
+        check_inside(context, path, None)  # not a symlink out of the folder
         path = context
     warnings = Warnings()
     # Each message record is converted as it is read; a large file keeps its

@@ -68,6 +68,7 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
+from snapshot.transcript.files import RefusedFileError, open_inside
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     image_or_note,
@@ -126,7 +127,7 @@ def _event_listing(folder: Path) -> tuple[Path, list[str], int]:
                     continue
                 keyed.append((int(match.group(1)), entry.name))
                 with contextlib.suppress(OSError):  # an unreadable file is reported when read
-                    total += entry.stat().st_size
+                    total += entry.stat(follow_symlinks=False).st_size
     except OSError:
         return where, [], 0
     keyed.sort(key=lambda k: k[0])  # stable: equal indexes stay in directory order, as before
@@ -399,7 +400,7 @@ def _base_meta(folder: Path, warns: list[str]) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        state = load_json(path)
+        state = load_json(path, inside=folder)
     except TranscriptError as exc:
         warns.append(f"{exc}; the conversation's settings are missing")
         return {}
@@ -437,9 +438,11 @@ def _read_folder(path: Path, spills: list[spill.SpillFile]) -> tuple[_Builder, d
     for i, name in enumerate(names):
         f = where / name
         try:
-            ev = load_json(f)
+            ev = load_json(f, inside=path)
         except TranscriptError as exc:
-            if i == len(names) - 1:  # the SDK writes one file per event, the last one maybe now
+            if i == len(names) - 1 and not isinstance(
+                exc, RefusedFileError
+            ):  # the SDK writes one file per event, the last one maybe now
                 builder.warns.append(
                     f"{f}: the last event file is partial (the conversation was still running?); "
                     "the events before it were imported"
@@ -576,9 +579,9 @@ def score(path: Path, head: bytes) -> float:
     if not files:
         return 0.0
     try:
-        with files[0].open("rb") as fh:
+        with open_inside(files[0], path) as fh:
             first = fh.read(4096)
-    except OSError:
+    except (OSError, TranscriptError):
         return 0.0
     looks = b'"kind"' in first or b'"source"' in first
     if (path / "base_state.json").is_file() and (path / "events").is_dir():

@@ -18,12 +18,15 @@ screenshots in its prompt (UI-TARS's ``history_n``); this rebuild keeps all.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.files import RefusedFileError, check_inside, open_inside
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import (
     image_from_file,
@@ -76,12 +79,12 @@ def _instruction(run: Path) -> str | None:
     if not log.is_file():
         return None
     try:
-        with log.open(encoding="utf-8", errors="replace") as fh:
+        with io.TextIOWrapper(open_inside(log, run), encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 m = _INSTRUCTION.match(line.rstrip("\n"))
                 if m:
                     return m.group(1)
-    except OSError:
+    except (OSError, TranscriptError):
         return None
     return None
 
@@ -151,12 +154,26 @@ def conversation_from_run(run: Path) -> Conversation:
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
-    runs = _runs(path)
+    runs, refused = [], []
+    for run in _runs(path):
+        try:  # a run folder listed in the folder given must not lead out of it
+            if path.is_dir():
+                check_inside(run / TRAJ, path, None)
+            runs.append(run)
+        except RefusedFileError as exc:
+            refused.append(f"{exc}; run skipped")
+        except FileNotFoundError:
+            refused.append(f"{run / TRAJ}: no such file; run skipped")
+    if not runs:
+        raise TranscriptError(refused[0])
     unknown = set(options.select) - {"run"}
     if unknown:
         raise TranscriptError(f"{path}: runs can only be selected by run=ID")
     wanted = options.select.get("run")
-    return [conversation_from_run(r) for r in runs if wanted is None or r.name == wanted]
+    convs = [conversation_from_run(r) for r in runs if wanted is None or r.name == wanted]
+    if convs and refused:
+        convs[0] = replace(convs[0], warnings=convs[0].warnings + tuple(refused))
+    return convs
 
 
 def sniff(path: Path, head: bytes) -> bool:

@@ -77,7 +77,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
         raise TranscriptError(
             f"{folder}: a WebVoyager folder holds one conversation; drop --select"
         )
-    data = load_json(log)
+    data = load_json(log, inside=folder if path.is_dir() else None)
     if not isinstance(data, list):
         raise TranscriptError(f"{log}: expected a JSON list of chat messages")
     records, placeholder_at = _strip_placeholders(data)

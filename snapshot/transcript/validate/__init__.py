@@ -49,6 +49,18 @@ class Validation:
     problems: tuple[Problem, ...]
     checked_by: tuple[str, ...]
     skipped: tuple[str, ...] = ()
+    not_checked_by: tuple[str, ...] = ()  # the checkers of ``skipped``, by name
+
+    def summary(self) -> str:
+        """The count line: problems found, what checked, and what could not.
+
+        >>> Validation("openai", (), ("documented rules",), ("x",), ("OpenAI OpenAPI spec",)).summary()
+        '0 problem(s); checked by documented rules; NOT checked by OpenAI OpenAPI spec (see above)'
+        """
+        line = f"{len(self.problems)} problem(s); checked by {', '.join(self.checked_by)}"
+        if self.not_checked_by:
+            line += f"; NOT checked by {', '.join(self.not_checked_by)} (see above)"
+        return line
 
     @property
     def ok(self) -> bool:
@@ -62,6 +74,7 @@ class Validation:
             "problems": [str(p) for p in self.problems],
             "checked_by": list(self.checked_by),
             "skipped": list(self.skipped),
+            "not_checked_by": list(self.not_checked_by),
         }
 
 
@@ -105,16 +118,18 @@ def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
     problems: list[Problem] = []
     checked: list[str] = []
     skipped: list[str] = []
+    unchecked: list[str] = []
     for name, check in _checkers(shape):
         try:
             problems += check(body)
         except (SnapshotError, ImportError) as exc:
             skipped.append(f"{name} check skipped: {exc}")
+            unchecked.append(name)
             continue
         checked.append(name)
     problems += check_rules(body, shape, model=model)
     checked.append("documented rules")
-    return Validation(shape, tuple(problems), tuple(checked), tuple(skipped))
+    return Validation(shape, tuple(problems), tuple(checked), tuple(skipped), tuple(unchecked))
 
 
 def export_checked(conv: Any, shape: str, *, model: str | None = None) -> tuple[Any, Validation]:
@@ -196,10 +211,7 @@ def export_report(
 
     if check and to != "markdown":
         result, checked = export_checked(conv, to, model=model)
-        problems = [*checked.skipped, *map(str, checked.problems)]
-        problems.append(
-            f"{len(checked.problems)} problem(s); checked by {', '.join(checked.checked_by)}"
-        )
+        problems = [*checked.skipped, *map(str, checked.problems), checked.summary()]
         return ExportReport(result.body, tuple(result.notes), tuple(problems), checked.ok)
     result = export(conv, to, model=model)
     notes = [*result.notes]

@@ -258,12 +258,26 @@ def _ids_and_names(body: dict[str, Any], turns: list[Turn], shape: str) -> Itera
                 )
 
 
+def _no_content(turn: Turn) -> bool:
+    """No call, no image and no text but whitespace."""
+    return (
+        not turn.of("call")
+        and not turn.of("image")
+        and not any(t.text.strip() for t in turn.of("text"))
+    )
+
+
 def _no_empty_text(turns: list[Turn], shape: str) -> Iterator[Problem]:
     for turn in turns:
         if shape in ("anthropic", "gemini") and not turn.items:
             yield Problem(turn.where, "empty-turn", "a turn with no content", SOURCE)
+        if shape == "openai" and turn.role == "assistant" and _no_content(turn):
+            # The chat API refuses an assistant message with neither content nor
+            # tool_calls ("content is required unless tool_calls is given").
+            yield Problem(turn.where, "empty-turn", "an assistant message with no content", SOURCE)
+            continue
         for t in turn.of("text"):
-            if shape == "openai" and turn.role == "assistant":
+            if shape == "openai" and turn.role == "assistant" and turn.of("call"):
                 continue  # chat takes an empty assistant content beside tool_calls
             if not t.text.strip():
                 yield Problem(t.where, "empty-text", "an empty text block", SOURCE)
