@@ -195,6 +195,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def cmd_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
+
     files = report_command(
         args.out,
         corpus=args.corpus,
