@@ -38,6 +38,8 @@ _EXPORTS: dict[str, str] = {
     "target_for": "snapshot.api",
     "Store": "snapshot.api",
     "CompactOutcome": "snapshot.api",
+    # The live proxy's compaction for harness authors (snapshot/proxy/live.py).
+    "LiveSession": "snapshot.proxy.live",
     "LadderResult": "snapshot.api",
 }
 

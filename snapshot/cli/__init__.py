@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.cost",
     "snapshot.cli.report",
     "snapshot.cli.legibility",
+    "snapshot.cli.proxy",
     "snapshot.cli.facts",
 )
 

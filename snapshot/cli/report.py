@@ -139,6 +139,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         const="none",
         help="same as --legibility none",
     )
+    p.add_argument(
+        "--ledger",
+        type=Path,
+        metavar="DIR",
+        help="instead of the benchmark: the savings measured on live traffic from a "
+        "`snapshot proxy --ledger DIR` folder, written to OUT/LEDGER.md",
+    )
     p.set_defaults(func=cmd_report)
 
     c = subparsers.add_parser(
@@ -194,6 +201,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    if args.ledger is not None:
+        from snapshot.proxy.ledger import ledger_report
+
+        written, text = ledger_report(args.ledger, args.out)
+        print(text, end="")
+        print(f"wrote {written}", file=sys.stderr)
+        return 0
     from snapshot.report.main import report_command
 
     files = report_command(

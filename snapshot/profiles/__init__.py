@@ -39,14 +39,17 @@ from snapshot.profiles.resolution import (
     resolve_id,
 )
 from snapshot.profiles.solver import Solution, solve_page
+from snapshot.profiles.window import ContextWindow, context_window
 
 __all__ = [
     "INK_STYLES",
+    "ContextWindow",
     "Limits",
     "Profile",
     "Resolution",
     "Solution",
     "all_profiles",
+    "context_window",
     "count_text_tokens",
     "current_default_models",
     "current_ids",

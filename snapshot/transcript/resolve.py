@@ -4,7 +4,7 @@ The order, documented once and used by ``export``, ``compact``, ``tree``,
 ``checkpoint`` and the other session commands alike:
 
 1. ``store:ID`` names a stored conversation, whatever files exist.
-2. An existing file or folder wins: a store file (``<ws>/<id>/<agent>.json``)
+2. An existing file or folder wins: a store file (``<ws>/<id>/<agent>.jsonl``)
    is read through its own workspace, any other file is imported.
 3. Otherwise the reference is a stored conversation id in the workspace.
 
@@ -24,7 +24,6 @@ and a stored id is ambiguous: the error names both and says how to pick
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -32,7 +31,8 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.model import Conversation
-from snapshot.transcript.store import SCHEMA_VERSION, Store, is_store_file, validate_id
+from snapshot.transcript.store import Store, is_store_file, read_log, validate_id
+from snapshot.transcript.store_legacy import read_document
 
 #: The prefix that forces a reference to mean a stored conversation id.
 STORE_PREFIX = "store:"
@@ -107,27 +107,20 @@ def _load_stored(store: Store, ident: str, agent: str | None) -> Resolved:
 
 def _load_store_file(path: Path) -> Resolved:
     """A store file, read through its workspace (migrations, checks) when it sits in one."""
-    home = Store(path.parent.parent)  # <workspace>/<conversation id>/<agent>.json
+    home = Store(path.parent.parent)  # <workspace>/<conversation id>/<agent>.jsonl
     try:
         return Resolved(home.load(path.parent.name, path.stem), home, stored=True)
     except TranscriptError as exc:
-        # A store file copied out of its workspace: read it directly if it is
-        # the current version (an older one needs the store's migrations).
+        # A store file copied out of its workspace: read on its own. Its images
+        # may come from the file's own folder only, whatever ``source`` it names.
         from snapshot.transcript.encodable import encodable_conversation
-        from snapshot.transcript.model import conversation_from_dict
 
         try:
-            doc = json.loads(path.read_bytes())
-        except (OSError, ValueError, RecursionError):
+            read = read_document if path.suffix == ".json" else lambda p, _: read_log(p)
+            conv = read(path, path.stem)
+        except (OSError, TranscriptError):
             raise exc from None
-        if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
-            raise
-        record = doc.get("conversation")
-        if not isinstance(record, dict):
-            raise
-        # Its images may come from the file's own folder only, whatever ``source`` it names.
-        conv = encodable_conversation(conversation_from_dict(record, folder=path.parent))
-        return Resolved(conv, home, stored=False, path=path)
+        return Resolved(encodable_conversation(conv), home, stored=False, path=path)
 
 
 def _exists(path: Path) -> bool:

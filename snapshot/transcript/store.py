@@ -1,22 +1,30 @@
-"""A crash-safe workspace of stored conversations, one JSON file per conversation and agent.
+"""A crash-safe workspace of stored conversations: one append-only log per conversation and agent.
 
 Layout of a workspace (default ``.snapshot/`` in the working directory)::
 
-    <ws>/<conversation id>/<agent>.json              the transcript (every message, the tip)
-    <ws>/<conversation id>/<agent>.checkpoints.json  its checkpoint labels
+    <ws>/<conversation id>/<agent>.jsonl             the log (messages, tip, checkpoints, notes)
     <ws>/<conversation id>/<agent>.lock              the writers' lock (empty)
     <ws>/<conversation id>/images/<sha256>.<ext>     copies of its path-referenced images
 
+The log's records are described in :mod:`snapshot.transcript.store_log`.
+Stores written before it (``<agent>.json`` and ``<agent>.checkpoints.json``,
+:mod:`snapshot.transcript.store_legacy`) are read as they are and migrated
+into a log by the first write.
+
 Guarantees, and why each exists:
 
+- Appended, not rewritten. Recording a turn appends its records to the log
+  (:meth:`Store.append`, and :meth:`Store.save`, which appends what differs
+  from what is stored), so a save costs the turn, not the conversation. A log
+  is rewritten only offline (:meth:`Store.compact`), atomically.
 - Saved only at turn boundaries. A transcript whose tip still waits for a tool
-  result cannot be sent to a provider (every call must be answered), so a file
-  holding one would be a resume point nobody can resume from. :meth:`Store.save`
-  refuses it.
-- Atomic. Each write goes to a temporary file in the same directory, is flushed
-  and fsynced, renamed over the old file (rename is atomic within one file
-  system) and the directory is fsynced so the rename itself is durable. A crash
-  at any instant leaves either the old complete file or the new complete one.
+  result cannot be sent to a provider (every call must be answered), so a log
+  ending at one would be a resume point nobody can resume from. :meth:`Store.save`
+  and :meth:`Store.append` refuse it.
+- Durable, and whole turns only. A turn's records go in one write, fsynced
+  before the call returns. A crash mid-write leaves a torn last line or an
+  unfinished turn, which loading skips with a warning and the next write cuts
+  off; an earlier record is never touched.
 - Serialized. Writers of one conversation/agent take an exclusive lock on the
   lock file (``filelock``, so the package imports and locks on Windows too);
   :meth:`Store.update` holds it across load-modify-save so two writers cannot
@@ -29,65 +37,95 @@ Guarantees, and why each exists:
 - Self-contained images. An image a transcript references by path is copied
   into the conversation's ``images/`` folder when it is saved (named by its
   SHA-256, so agents and saves share one copy), through the image guard
-  (:func:`snapshot.transcript.images.read_image`), and the file records it by
+  (:func:`snapshot.transcript.images.read_image`), and the log records it by
   that relative name. A loaded conversation's images may come from its own
-  folder only, whatever ``source`` the file names: a hand-edited store file
-  cannot make a folder outside the store trusted. An image the guard refuses
-  stays a reference, is noted in the warnings, and is left out when sent.
+  folder only, whatever ``source`` the log names: a hand-edited log cannot
+  make a folder outside the store trusted. An image the guard refuses stays a
+  reference, is noted in the warnings, and is left out when sent.
+- Kept on disk when large. A log of :data:`~snapshot.transcript.spill.SPILL_BYTES`
+  or more loads into a :class:`~snapshot.transcript.spill.SpilledMessages`,
+  read a line at a time: memory holds one record, never the file.
 - Checked first. :meth:`Store.check_writable` refuses a read-only or
   unwritable workspace before a command does any work.
 - Safe names. Conversation ids and agent names become path components, so they
   are validated (no separators, no ``..``, no absolute paths, a plain charset,
   bounded length) before any path is built.
-- Versioned. Every file carries ``schema_version``; a newer version than this
-  code knows is refused (the data would be misread), an older one is migrated
-  on load.
+- Versioned. Every record carries its format's version; a newer one than this
+  code knows is refused (the data would be misread).
 
 >>> import tempfile
->>> from snapshot.transcript.model import linear, TextBlock
+>>> from snapshot.transcript.model import Message, linear, TextBlock
 >>> ws = Store(tempfile.mkdtemp())
 >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
 >>> _ = ws.save(conv)
+>>> ws.append("c1", [Message("m2", "m1", "assistant", (TextBlock("hello"),))])
 >>> ws.load("c1").tip
-'m1'
+'m2'
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import errno
 import hashlib
 import json
 import os
 import re
 import stat
-import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import filelock
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
-from snapshot.transcript.encodable import encodable_value
-from snapshot.transcript.files import read_regular_file
+from snapshot.transcript.durable import append_durably, atomic_write, make_dirs_durably
 from snapshot.transcript.model import (
     Conversation,
     ImageBlock,
+    Message,
     conversation_from_dict,
     conversation_head_to_dict,
     map_images,
-    message_from_dict,
-    message_to_dict,
+    tool_pairing,
 )
 from snapshot.transcript.spill import SpilledMessages
+from snapshot.transcript.store_legacy import (
+    DOCUMENT_HEAD,
+    read_checkpoints,
+    read_document,
+)
+from snapshot.transcript.store_log import (
+    LOG_SUFFIX,
+    LOG_VERSION,
+    STRUCTURE,
+    LogState,
+    MessageSink,
+    digest,
+    is_log_head,
+    message_line,
+    record_line,
+    scan,
+    stamp_of,
+)
 from snapshot.transcript.tree import Checkpoint, check_turn_boundary
 
-SCHEMA_VERSION = 1
+__all__ = [
+    "DEFAULT_WORKSPACE",
+    "SCHEMA_VERSION",
+    "Store",
+    "atomic_write",
+    "is_store_file",
+    "make_dirs_durably",
+    "safe_id",
+    "validate_id",
+]
+
+#: The version of the store's format (its log records); 1 was one JSON document per conversation.
+SCHEMA_VERSION = LOG_VERSION
 DEFAULT_WORKSPACE = ".snapshot"
 # A writer holds the lock for one load-modify-save (seconds at most); waiting
 # longer means a stuck process, which is reported rather than waited on forever.
@@ -149,280 +187,19 @@ def safe_id(value: str) -> str:
     return validate_id(f"{cleaned}-{digest}")
 
 
-# --- file format and migrations ---------------------------------------------------
-
-
-def _migrate_0_to_1(doc: dict[str, Any], agent: str) -> dict[str, Any]:
-    """Version 0 (the pre-release layout) → version 1.
-
-    Version 0 was a flat conversation record: no ``schema_version``, no
-    ``agent`` (the file name said which agent), no ``tip`` (the last message
-    recorded was the current one) and messages linked by ``parent_id``.
-    Version 1 wraps the record under ``conversation`` and names agent and tip.
-    """
-    messages = []
-    raw = doc.get("messages") or []
-    if not isinstance(raw, list):
-        raise TranscriptError("its messages are not a list")
-    for m in raw:
-        if not isinstance(m, Mapping):
-            raise TranscriptError("a version-0 message record is not an object")
-        m = dict(m)
-        if "parent" not in m:
-            m["parent"] = m.pop("parent_id", None)
-        messages.append(m)
-    conv = {k: v for k, v in doc.items() if k not in ("schema_version", "messages")}
-    conv["messages"] = messages
-    conv.setdefault("agent", agent)
-    if "tip" not in conv:
-        conv["tip"] = messages[-1].get("id") if messages else None
-    return {"schema_version": 1, "conversation": conv}
-
-
-# from-version → function producing the next version's document
-MIGRATIONS: dict[int, Callable[[dict[str, Any], str], dict[str, Any]]] = {0: _migrate_0_to_1}
-
-
-def _migrate(doc: dict[str, Any], agent: str, path: Path) -> dict[str, Any]:
-    version = doc.get("schema_version", 0)
-    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise TranscriptError(f"{path}: schema_version {version!r} is not a version number")
-    if version > SCHEMA_VERSION:
-        raise TranscriptError(
-            f"{path}: schema_version {version} is newer than this snapshot understands "
-            f"(up to {SCHEMA_VERSION}); upgrade snapshot to read it"
-        )
-    while version < SCHEMA_VERSION:
-        try:
-            doc = MIGRATIONS[version](doc, agent)
-        except (TranscriptError, TypeError, AttributeError) as exc:
-            raise TranscriptError(
-                f"{path}: corrupted store file (cannot migrate it from schema_version "
-                f"{version}: {exc})"
-            ) from exc
-        new_version = doc["schema_version"]
-        assert new_version == version + 1, "a migration must advance one version"
-        version = new_version
-    return doc
-
-
-# A store file beyond this is not one the store wrote (a file read whole is
-# held in memory); refusing it beats exhausting memory.
-MAX_STORE_FILE_BYTES = 1 << 30
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return read_regular_file(path, MAX_STORE_FILE_BYTES)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        raise TranscriptError(f"{path}: cannot be read: {exc}") from exc
-
-
-def _read_json(path: Path) -> dict[str, Any]:
-    return _parse_json(_read_bytes(path), path)
-
-
-def _parse_json(raw: bytes, path: Path) -> dict[str, Any]:
-    try:
-        doc = json.loads(raw)
-    except (
-        ValueError,
-        RecursionError,
-    ) as exc:  # bad JSON, bad UTF-8, 4300+ digit ints, deep nesting
-        raise TranscriptError(
-            f"{path}: corrupted store file (not valid JSON: {exc}); restore it from a backup "
-            "or delete it and import the conversation again"
-        ) from exc
-    if not isinstance(doc, dict):
-        raise TranscriptError(
-            f"{path}: corrupted store file (expected a JSON object, got {type(doc).__name__})"
-        )
-    return doc
-
-
-class _NotAsWritten(Exception):
-    """A store file not laid out as the store writes it: read the usual way, whole."""
-
-
-#: How every file the store writes begins.
-_STORE_HEAD = b'{"schema_version":'
-
-
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_DECODER = json.JSONDecoder()
-
-
-class _Text:
-    """A store file's JSON text, read and decoded a window at a time.
-
-    Neither the file's bytes nor one ``str`` of it all (up to 4 bytes a
-    character: one emoji is enough) is held; a window holds the value being read.
-    """
-
-    WINDOW = 1 << 22
-
-    def __init__(self, file: BinaryIO) -> None:
-        self._file = file
-        self._read = 0
-        self._end = False
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self.buf = ""
-        self.pos = 0
-
-    def more(self) -> bool:
-        """Decode the next window (at least as much again as is held); False at the end."""
-        if self._end:
-            return False
-        chunk = self._file.read(max(self.WINDOW, len(self.buf) - self.pos))
-        self._read += len(chunk)
-        if self._read > MAX_STORE_FILE_BYTES:
-            raise _NotAsWritten("grew past the size limit while read")
-        self._end = not chunk
-        decoded = self._decoder.decode(chunk, final=self._end)
-        self.buf, self.pos = self.buf[self.pos :] + decoded, 0
-        return True
-
-    def next_char(self) -> str:
-        """The next character past whitespace ("" at the end), not consumed."""
-        while True:
-            self.pos = _WHITESPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]
-            if self.pos < len(self.buf) or not self.more():
-                return self.buf[self.pos : self.pos + 1]
-
-    def take(self, char: str) -> None:
-        if self.next_char() != char:
-            raise _NotAsWritten(f"expected {char!r}")
-        self.pos += 1
-
-    def value(self) -> Any:
-        """The next JSON value; a value cut by the window's end is read again with more."""
-        self.next_char()
-        while True:
-            try:
-                found, end = _DECODER.raw_decode(self.buf, self.pos)
-            except json.JSONDecodeError:
-                if self.more():
-                    continue
-                raise
-            if end == len(self.buf) and self.more():
-                continue  # a number ("12" of "123") may go on in the next window
-            self.pos = end
-            return found
-
-
-def _object(text: _Text, value: Callable[[str], Any]) -> dict[str, Any]:
-    """The JSON object next in ``text``, each member's value read by ``value(key)``."""
-    out: dict[str, Any] = {}
-    text.take("{")
-    if text.next_char() == "}":
-        text.pos += 1
-        return out
-    while True:
-        key = text.value()
-        if not isinstance(key, str) or key in out:  # json.loads would keep the last one
-            raise _NotAsWritten(f"key {key!r}")
-        text.take(":")
-        out[key] = value(key)
-        if text.next_char() == "}":
-            text.pos += 1
-            return out
-        text.take(",")
-
-
-def _each(text: _Text, item: Callable[[Any], None]) -> None:
-    """Hand each item of the JSON array next in ``text`` to ``item``, as it is read."""
-    text.take("[")
-    if text.next_char() == "]":
-        text.pos += 1
-        return
-    while True:
-        item(text.value())
-        if text.next_char() == "]":
-            text.pos += 1
-            return
-        text.take(",")
-
-
-def _large_store_file(path: Path) -> BinaryIO | None:
-    """``path`` open for reading if the store wrote it and it is large enough to spill, else None.
-
-    Large enough: at least :data:`~snapshot.transcript.spill.SPILL_BYTES`, and
-    no more than the store's limit; a regular file, opened without blocking.
-    """
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    except OSError:
-        return None  # reading it whole says what is wrong
-    fh = os.fdopen(fd, "rb")
-    try:
-        st = os.fstat(fd)
-        if (
-            stat.S_ISREG(st.st_mode)
-            and spill.SPILL_BYTES <= st.st_size <= MAX_STORE_FILE_BYTES
-            and fh.read(len(_STORE_HEAD)) == _STORE_HEAD
-        ):
-            fh.seek(0)
-            return fh
-    except OSError:
-        pass
-    fh.close()
-    return None
-
-
-def _spilled_record(file: BinaryIO) -> tuple[dict[str, Any], SpilledMessages]:
-    """A current store file's conversation record, its messages read one by one into a spill.
-
-    What :func:`_parse_json`, :func:`_migrate` and :func:`encodable_value` make
-    of the file, but never every message parsed at once (nor the whole text
-    decoded): each record is cleaned, parsed and stored as it is read. The
-    record's ``warnings`` get the note of what was replaced. Anything not as
-    the store writes it (another version, a repeated key, a record that does
-    not parse) raises :class:`_NotAsWritten` or the parser's error: then the
-    file is read whole, which reports it as before.
-    """
-    text = _Text(file)
-    sink = SpilledMessages()
-    replaced = 0
-
-    def message(found: Any) -> None:
-        nonlocal replaced
-        if not isinstance(found, Mapping):
-            raise _NotAsWritten("a message record is not an object")
-        clean, n = encodable_value(found)
-        replaced += n
-        sink.append(message_from_dict(clean))
-
-    def conversation_member(key: str) -> Any:
-        if key == "messages":
-            _each(text, message)
-            return None
-        return text.value()
-
-    def document_member(key: str) -> Any:
-        return _object(text, conversation_member) if key == "conversation" else text.value()
-
-    doc = _object(text, document_member)
-    version = doc.get("schema_version")
-    record = doc.get("conversation")
-    if text.next_char() or type(version) is not int or version != SCHEMA_VERSION:
-        raise _NotAsWritten("not a current store document")
-    if not isinstance(record, dict) or "messages" not in record:
-        raise _NotAsWritten("no conversation record with messages")
-    head, n = encodable_value({k: v for k, v in record.items() if k != "messages"})
-    replaced += n
-    if replaced and isinstance(head.get("warnings"), list):
-        head["warnings"].append(
-            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-            "when loaded"
-        )
-    return head, sink
+# --- the store ------------------------------------------------------------------
 
 
 def is_store_file(path: Path) -> bool:
-    """Whether ``path`` is a conversation file this store wrote (not a checkpoints file)."""
-    if path.suffix != ".json" or path.name.endswith(".checkpoints.json"):
+    """Whether ``path`` is a conversation this store wrote: a log, or an older store document.
+
+    >>> import tempfile
+    >>> ws = Store(tempfile.mkdtemp())
+    >>> from snapshot.transcript.model import linear
+    >>> is_store_file(ws.save(linear("c", [("m", "user", [])])))
+    True
+    """
+    if path.suffix not in (LOG_SUFFIX, ".json") or path.name.endswith(".checkpoints.json"):
         return False
     try:
         st = path.stat()
@@ -435,136 +212,78 @@ def is_store_file(path: Path) -> bool:
             head = fh.read(64)
     except OSError:
         return False
-    # The store writes compact JSON starting with its version key.
-    return head.startswith(_STORE_HEAD)
+    if path.suffix == LOG_SUFFIX:
+        return is_log_head(head)
+    return head.startswith(DOCUMENT_HEAD)
 
 
-def _dumps(doc: Mapping[str, Any]) -> bytes:
-    # One line per message would be friendlier to diff, but images are large
-    # base64 strings anyway; compact UTF-8 keeps files small and writes fast.
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+def read_log(path: Path) -> Conversation:
+    """The conversation of the log at ``path``, wherever it lies (its images: its own folder).
 
-
-def _unencodable(text: str) -> int:
-    """How many code points of a message's stored JSON text :func:`encodable_value` replaces."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return encodable_value(json.loads(text))[1]
-    return 0
-
-
-def _compact(text: str) -> bytes:
-    """A message's stored JSON text (``json.dumps`` defaults) as the store writes it, cleaned."""
-    record = json.loads(text)
-    if _unencodable(text):
-        record, _ = encodable_value(record)
-    return _dumps(record)
-
-
-def _document(conv: Conversation) -> Iterator[bytes]:
-    """The store file of ``conv``: the bytes :func:`_dumps` gives for the whole record, in pieces.
-
-    Messages kept on disk (:mod:`snapshot.transcript.spill`) are written one at
-    a time from their stored text, in two passes (the first counts what must be
-    replaced, for the warning that comes before the messages), never all parsed
-    at once; messages held in memory are serialized as before.
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    TranscriptError
+        Not a log, or a corrupted one.
     """
-    head, replaced = encodable_value(conversation_head_to_dict(conv))
-    messages: Iterable[bytes]
-    if isinstance(conv.messages, SpilledMessages):
-        stored = conv.messages
-        replaced += sum(_unencodable(text) for text in stored.texts())
-        messages = (_compact(text) for text in stored.texts())
-    else:
-        cleaned = [encodable_value(message_to_dict(m)) for m in conv.messages]
-        replaced += sum(n for _, n in cleaned)
-        messages = (_dumps(record) for record, _ in cleaned)
-    if replaced:
-        head["warnings"] = [
-            *head["warnings"],
-            f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-            "when stored",
-        ]
-    # The document up to the "[" of its messages, the last key of the last object.
-    opened = _dumps({"schema_version": SCHEMA_VERSION, "conversation": {**head, "messages": []}})
-    yield opened[: -len(b"]}}")]
-    for i, data in enumerate(messages):
-        yield b"," + data if i else data
-    yield b"]}}"
+    return _from_log(path, path.stat().st_size, None)[0]
 
 
-def _fsync_dir(directory: Path) -> None:
+def _from_log(path: Path, size: int, live: Any) -> tuple[Conversation, LogState]:
+    sink = MessageSink(spill=size >= spill.SPILL_BYTES)
+    state = scan(path, sink)
+    if state.head is None:
+        raise TranscriptError(
+            f"{path}: corrupted store log (no conversation record); restore it from a backup "
+            "or delete it and import the conversation again"
+        )
+    record = dict(state.head)
+    warnings = record.get("warnings")
+    if not isinstance(warnings, list):
+        raise TranscriptError(f"{path}: corrupted store log (its warnings are not a list)")
+    record["warnings"] = [*warnings, *state.warnings]
+    if sink.replaced:
+        record["warnings"].append(
+            f"{sink.replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
+            "when loaded"
+        )
+    record["tip"] = state.tip
+    messages = sink.messages()
     try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms that cannot open directories
-        return
-    try:
-        os.fsync(fd)
-    except OSError as exc:  # pragma: no cover - some file systems refuse; the rename is done
-        if exc.errno not in (errno.EINVAL, errno.ENOTSUP, errno.EBADF):
-            raise
-    finally:
-        os.close(fd)
+        conv = conversation_from_dict(record, folder=path.parent, messages=messages)
+    except TranscriptError as exc:
+        raise TranscriptError(f"{path}: corrupted store log ({exc})") from exc
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise TranscriptError(f"{path}: corrupted store log ({exc!r})") from exc
+    if live is not None and isinstance(conv.messages, tuple):
+        for m in conv.messages:
+            if not m.images():  # an image message is a new object each save (its path rooted)
+                live[m.id] = m
+    return conv, state
 
 
-def _file_mode() -> int:
-    # mkstemp creates 0600 files; stored transcripts get the usual 0666 & ~umask.
-    # Reading the umask means setting it, so do it once, at import.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return 0o666 & ~mask
+def _unanswered(batch: Mapping[str, Message], tip: str) -> list[str]:
+    """Tool calls on the appended part of the path to ``tip`` that it leaves unanswered."""
+    segment: list[Message] = []
+    node: str | None = tip
+    while node is not None and node in batch:
+        segment.append(batch[node])
+        node = batch[node].parent
+        if len(segment) > len(batch):
+            break  # a parent cycle inside the batch; refused by the caller
+    segment.reverse()
+    calls = {c.id: c.name for m in segment for c in m.tool_calls()}
+    return [f"{cid} ({calls.get(cid, '?')})" for cid in tool_pairing(segment).unanswered_calls]
 
 
-_FILE_MODE = _file_mode()
+def _head_record(conv: Conversation) -> dict[str, Any]:
+    head = conversation_head_to_dict(conv)
+    del head["tip"]
+    return head
 
 
-def make_dirs_durably(directory: Path) -> None:
-    """``mkdir -p`` that fsyncs each new directory's parent, so the new entries survive a power cut."""
-    missing: list[Path] = []
-    d = directory
-    while not d.exists():
-        missing.append(d)
-        if d.parent == d:
-            break
-        d = d.parent
-    for new in reversed(missing):
-        try:
-            new.mkdir()
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise TranscriptError(
-                f"cannot create the workspace folder {new}: {exc.strerror or exc}; "
-                "pick a workspace you can write to"
-            ) from exc
-        _fsync_dir(new.parent)
-    if not directory.is_dir():
-        raise TranscriptError(f"{directory} exists but is not a directory; pick another workspace")
-
-
-def atomic_write(path: Path, data: bytes | Iterable[bytes]) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old or the new file, never a mix.
-
-    ``data`` is the bytes, or pieces of them written one after another.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), _FILE_MODE)
-            for piece in [data] if isinstance(data, bytes) else data:
-                fh.write(piece)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-# --- the store ------------------------------------------------------------------
+_REPLACED_NOTE = "unencodable character(s) (lone surrogates) replaced with U+FFFD when stored"
 
 
 class Store:
@@ -572,6 +291,11 @@ class Store:
 
     ``root`` is created on first save. Methods take ``conv_id`` and ``agent``
     (default ``"main"``), both validated with :func:`validate_id`.
+
+    One object may serve many calls (a live agent keeps one): it remembers,
+    per log, what it last read or wrote (the ids and a digest of each message,
+    the tip, the checkpoints) and trusts that while the file is unchanged
+    (same inode, size and modification time), so :meth:`append` reads nothing.
     """
 
     def __init__(self, root: str | os.PathLike[str] = DEFAULT_WORKSPACE) -> None:
@@ -579,6 +303,9 @@ class Store:
         # Locks this thread already holds, so save() inside update() does not
         # deadlock on its own flock (two fds of one process do conflict).
         self._held = threading.local()
+        self._states: dict[tuple[str, str], LogState] = {}
+        # Messages as last loaded or saved, by id: a save skips re-encoding an unchanged one.
+        self._live: dict[tuple[str, str], weakref.WeakValueDictionary[str, Message]] = {}
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
@@ -588,9 +315,15 @@ class Store:
         return self.root / validate_id(conv_id, "conversation id")
 
     def path_for(self, conv_id: str, agent: str = "main") -> Path:
+        """The log of one conversation and agent."""
+        return self.conversation_dir(conv_id) / f"{validate_id(agent, 'agent name')}{LOG_SUFFIX}"
+
+    def document_path(self, conv_id: str, agent: str = "main") -> Path:
+        """Where a store written before the log kept the conversation (``<agent>.json``)."""
         return self.conversation_dir(conv_id) / f"{validate_id(agent, 'agent name')}.json"
 
     def checkpoints_path(self, conv_id: str, agent: str = "main") -> Path:
+        """Where a store written before the log kept the checkpoint labels."""
         return (
             self.conversation_dir(conv_id)
             / f"{validate_id(agent, 'agent name')}{_CHECKPOINTS_SUFFIX}.json"
@@ -671,19 +404,23 @@ class Store:
 
     # listing
     def exists(self, conv_id: str, agent: str = "main") -> bool:
-        return self.path_for(conv_id, agent).is_file()
+        return (
+            self.path_for(conv_id, agent).is_file() or self.document_path(conv_id, agent).is_file()
+        )
 
     def agents(self, conv_id: str) -> list[str]:
         """Agents stored for one conversation, sorted."""
         directory = self.conversation_dir(conv_id)
         if not directory.is_dir():
             return []
-        out = []
-        for p in directory.glob("*.json"):
-            name = p.name[: -len(".json")]
-            if name.endswith(_CHECKPOINTS_SUFFIX) or name.startswith("."):
+        out = set()
+        for p in directory.iterdir():
+            name, suffix = p.stem, p.suffix
+            if suffix not in (LOG_SUFFIX, ".json") or name.startswith("."):
                 continue
-            out.append(name)
+            if name.endswith(_CHECKPOINTS_SUFFIX):
+                continue
+            out.add(name)
         return sorted(out)
 
     def conversations(self) -> list[str]:
@@ -692,19 +429,373 @@ class Store:
             return []
         return sorted(p.name for p in self.root.iterdir() if p.is_dir() and self.agents(p.name))
 
-    # transcripts
+    # reading
+    def load(self, conv_id: str, agent: str = "main") -> Conversation:
+        """The stored conversation; a missing, corrupted or too-new log raises :class:`TranscriptError`.
+
+        A log of at least :data:`~snapshot.transcript.spill.SPILL_BYTES` is read
+        a line at a time into a :class:`~snapshot.transcript.spill.SpilledMessages`;
+        a smaller one into a tuple. A torn last line or an unfinished last turn
+        is skipped and named in the conversation's warnings.
+        """
+        path = self.path_for(conv_id, agent)
+        key = (conv_id, agent)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            conv = self._load_document(conv_id, agent)
+        else:
+            live: weakref.WeakValueDictionary[str, Message] = weakref.WeakValueDictionary()
+            conv, state = _from_log(path, size, live)
+            self._states[key], self._live[key] = state, live
+        if conv.id != conv_id or conv.agent != agent:
+            where = path if path.exists() else self.document_path(conv_id, agent)
+            raise TranscriptError(
+                f"{where}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
+                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
+            )
+        return conv
+
+    def _load_document(self, conv_id: str, agent: str) -> Conversation:
+        try:
+            return read_document(self.document_path(conv_id, agent), agent)
+        except FileNotFoundError:
+            stored = self.agents(conv_id)
+            hint = (
+                f"; stored agents of {conv_id!r}: {', '.join(stored)}"
+                if stored
+                else f"; import it first (workspace {self.root})"
+            )
+            raise TranscriptError(
+                f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
+            ) from None
+
+    def load_checkpoints(self, conv_id: str, agent: str = "main") -> tuple[Checkpoint, ...]:
+        """The checkpoint labels of a stored conversation (none when it has none)."""
+        path = self.path_for(conv_id, agent)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return read_checkpoints(self.checkpoints_path(conv_id, agent))
+        cached = self._states.get((conv_id, agent))
+        if cached is not None and cached.stamp == stamp_of(st):
+            return cached.checkpoints
+        return scan(path).checkpoints
+
+    def records(
+        self, conv_id: str, agent: str = "main", kind: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The notes recorded with :meth:`record` (of type ``kind``, or all), in order.
+
+        Each is the record as written, with its ``type`` and ``snapshot_store`` version.
+        """
+        path = self.path_for(conv_id, agent)
+        if not path.is_file():
+            return []
+        notes: list[dict[str, Any]] = []
+        scan(path, notes=notes)
+        return [n for n in notes if kind is None or n.get("type") == kind]
+
+    # writing
+    def _state(self, conv_id: str, agent: str) -> LogState | None:
+        """What the log holds now (under the lock): from memory while the file is unchanged.
+
+        A conversation stored before the log is migrated into one first. ``None``: no log.
+        """
+        path = self.path_for(conv_id, agent)
+        key = (conv_id, agent)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            if not self.document_path(conv_id, agent).is_file():
+                return None
+            self._migrate(conv_id, agent)
+            st = path.stat()
+        cached = self._states.get(key)
+        if cached is not None and cached.stamp == stamp_of(st):
+            return cached
+        state = scan(path)
+        if state.head is None:
+            raise TranscriptError(
+                f"{path}: corrupted store log (no conversation record); restore it from a "
+                "backup or delete it and import the conversation again"
+            )
+        self._states[key] = state
+        self._live.pop(key, None)
+        return state
+
+    def _migrate(self, conv_id: str, agent: str) -> None:
+        """Rewrite a conversation stored as one document into a log, then remove the document."""
+        document = self.document_path(conv_id, agent)
+        conv = read_document(document, agent)
+        if conv.id != conv_id or conv.agent != agent:
+            raise TranscriptError(
+                f"{document}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
+                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
+            )
+        checkpoints = read_checkpoints(self.checkpoints_path(conv_id, agent))
+        self._write_whole(self._keep_images(conv), checkpoints)
+        # The log is durable: the documents go (a crash before this leaves both; the log wins).
+        for old in (document, self.checkpoints_path(conv_id, agent)):
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
+
+    def _write_whole(
+        self,
+        conv: Conversation,
+        checkpoints: Sequence[Checkpoint],
+        notes: Sequence[Mapping[str, Any]] = (),
+    ) -> None:
+        """Write ``conv``'s log anew, atomically (a new conversation, a migration, a compaction)."""
+        path = self.path_for(conv.id, conv.agent)
+        make_dirs_durably(path.parent)
+        self._remove_stale_temps(path)
+        head = _head_record(conv)
+        replaced = 0
+
+        def lines() -> Iterator[bytes]:
+            nonlocal replaced
+            yield self._line("conversation", head)
+            if isinstance(conv.messages, SpilledMessages):
+                for text in conv.messages.texts():
+                    line, n = record_line("message", {"message": json.loads(text)})
+                    replaced += n
+                    yield line
+            else:
+                for m in conv.messages:
+                    line, n = message_line(m)
+                    replaced += n
+                    yield line
+            if replaced:
+                warned = {**head, "warnings": [*head["warnings"], f"{replaced} {_REPLACED_NOTE}"]}
+                yield self._line("conversation", warned)
+            yield self._line("tip", {"tip": conv.tip})
+            if checkpoints:
+                yield self._line("checkpoints", {"checkpoints": _labels(checkpoints)})
+            for note in notes:
+                fields = {k: v for k, v in note.items() if k not in ("snapshot_store", "type")}
+                yield self._line(str(note["type"]), fields)
+
+        self._write(path, lines())
+        self._states.pop((conv.id, conv.agent), None)
+
+    @staticmethod
+    def _line(kind: str, fields: Mapping[str, Any]) -> bytes:
+        return record_line(kind, fields)[0]
+
+    def _append_lines(self, conv_id: str, agent: str, state: LogState, data: bytes) -> None:
+        path = self.path_for(conv_id, agent)
+        try:
+            state.end = append_durably(path, data, end=state.end)
+            state.stamp = stamp_of(path.stat())
+        except OSError as exc:
+            self._states.pop((conv_id, agent), None)
+            raise TranscriptError(
+                f"{path}: cannot be written ({exc.strerror or exc}); every turn stored before is "
+                "intact; free some space or fix the folder's permissions and save again"
+            ) from exc
+
+    def append(
+        self,
+        conv_id: str,
+        messages: Sequence[Message],
+        *,
+        agent: str = "main",
+        tip: str | None = None,
+    ) -> None:
+        """Append ``messages`` and a tip (default: the last of them) to the log as one turn.
+
+        The messages are new (an id already stored is refused), each continues
+        from a stored message or an earlier one of ``messages``, and the tip
+        must not leave a tool call made in this turn unanswered. One write,
+        fsynced before this returns, under the conversation's lock; the log is
+        created if missing. Reads nothing of the log while this object knows it
+        unchanged: the cost is the turn's, not the conversation's. Images
+        referenced by path must lie in the conversation's folder (a live agent
+        sends its images inline); any other is kept as a reference and noted.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from snapshot.transcript.model import TextBlock
+        >>> ws = Store(tempfile.mkdtemp())
+        >>> ws.append("c", [Message("u1", None, "user", (TextBlock("hi"),)),
+        ...                 Message("a1", "u1", "assistant", (TextBlock("hello"),))])
+        >>> ws.append("c", [], tip="u1")  # a branch: only the tip moves
+        >>> ws.load("c").tip, len(ws.load("c").messages)
+        ('u1', 2)
+        """
+        validate_id(conv_id)
+        validate_id(agent, "agent name")
+        with self.lock(conv_id, agent):
+            state = self._state(conv_id, agent)
+            known: Mapping[str, bytes] = state.digests if state is not None else {}
+            batch: dict[str, Message] = {}
+            for m in messages:
+                if m.id in known or m.id in batch:
+                    raise TranscriptError(
+                        f"conversation {conv_id!r} (agent {agent!r}) already holds message "
+                        f"{m.id!r}; append takes new messages only (save changes a stored one)"
+                    )
+                if m.parent is not None and m.parent not in known and m.parent not in batch:
+                    raise TranscriptError(
+                        f"message {m.id!r} continues from {m.parent!r}, which conversation "
+                        f"{conv_id!r} (agent {agent!r}) does not hold"
+                    )
+                batch[m.id] = m
+            new_tip = tip if tip is not None else (messages[-1].id if messages else None)
+            if new_tip is None:
+                raise TranscriptError("append: give messages, or the tip to move to")
+            if new_tip not in known and new_tip not in batch:
+                raise TranscriptError(
+                    f"conversation {conv_id!r} (agent {agent!r}) has no message {new_tip!r}"
+                )
+            waiting = _unanswered(batch, new_tip)
+            if waiting:
+                raise TranscriptError(
+                    f"conversation {conv_id!r} (agent {agent!r}) would be mid-turn at "
+                    f"{new_tip!r}: tool call {', '.join(waiting[:5])} has no result yet; "
+                    "append the turn once its results arrive"
+                )
+            folder = self.conversation_dir(conv_id)
+            turn = Conversation(
+                id=conv_id,
+                agent=agent,
+                messages=tuple(messages),
+                tip=None,
+                image_folders=(str(folder),),
+            )
+            kept = self._keep_images(turn) if any(m.images() for m in messages) else turn
+            if state is None:
+                conv = replace(kept, tip=new_tip)
+                self._write_whole(conv, ())
+                return
+            lines, ids, replaced = [], [], 0
+            for m in kept.messages:
+                line, n = message_line(m)
+                lines.append(line)
+                ids.append((m.id, digest(line)))
+                replaced += n
+            head = state.head or {}
+            warnings = [*head.get("warnings", []), *kept.warnings]
+            if replaced:
+                warnings.append(f"{replaced} {_REPLACED_NOTE}")
+            new_head = None
+            if warnings != head.get("warnings", []):
+                new_head = {**head, "warnings": warnings}
+                lines.append(self._line("conversation", new_head))
+            lines.append(self._line("tip", {"tip": new_tip}))
+            self._append_lines(conv_id, agent, state, b"".join(lines))
+            state.digests.update(ids)
+            state.tip = new_tip
+            if new_head is not None:
+                state.head = new_head
+
+    def record(self, conv_id: str, record: Mapping[str, Any], *, agent: str = "main") -> None:
+        """Append a note to a stored conversation's log: ``record["type"]`` says what it is.
+
+        For what happened to the conversation that is not a message: a
+        compaction pass (``{"type": "compaction", "pass": 1, "rungs": [...],
+        "pages": 3, "tokens": 5120}``), say. Any JSON object whose type is not
+        one the store uses itself; it is written as given, fsynced, and read
+        back with :meth:`records`. It does not change what :meth:`load` gives.
+
+        >>> import tempfile
+        >>> from snapshot.transcript.model import linear
+        >>> ws = Store(tempfile.mkdtemp())
+        >>> _ = ws.save(linear("c", [("m", "user", [])]))
+        >>> ws.record("c", {"type": "compaction", "pass": 1, "pages": 3})
+        >>> [(r["type"], r["pages"]) for r in ws.records("c")]
+        [('compaction', 3)]
+        """
+        kind = record.get("type")
+        if not isinstance(kind, str) or not kind or kind in STRUCTURE:
+            raise TranscriptError(
+                f"a note's type must be a string other than {', '.join(sorted(STRUCTURE))}, "
+                f"not {kind!r}"
+            )
+        fields = {k: v for k, v in record.items() if k not in ("type", "snapshot_store")}
+        with self.lock(conv_id, agent):
+            state = self._state(conv_id, agent)
+            if state is None:
+                raise TranscriptError(
+                    f"no stored conversation {conv_id!r} for agent {agent!r} to record a note in"
+                )
+            self._append_lines(conv_id, agent, state, self._line(kind, fields))
+            state.notes += 1
+
     def save(self, conv: Conversation) -> Path:
-        """Write ``conv`` atomically; refuses a conversation that is mid-turn."""
+        """Store ``conv``: append what differs from the log (new or changed messages, trims,
+        the head, the tip); a new conversation gets a log of its own. Refuses one that is mid-turn.
+        """
         path = self.path_for(conv.id, conv.agent)
         check_turn_boundary(conv)
         with self.lock(conv.id, conv.agent):
-            # Images first: a crash in between leaves unused copies, never a
-            # file naming a copy that is not there.
-            kept = self._keep_images(conv)
-            self._remove_stale_temps(path)
-            # Message by message: a conversation kept on disk stays there.
-            self._write(path, _document(kept))
+            self._save(conv, None)
         return path
+
+    def _save(self, conv: Conversation, checkpoints: Sequence[Checkpoint] | None) -> None:
+        key = (conv.id, conv.agent)
+        # Images first: a crash in between leaves unused copies, never a
+        # log naming a copy that is not there.
+        kept = self._keep_images(conv)
+        state = self._state(conv.id, conv.agent)
+        if state is None:
+            self._write_whole(kept, checkpoints or ())
+            return
+        live = self._live.get(key)
+        lines: list[bytes] = []
+        changed: dict[str, bytes] = {}
+        replaced = 0
+        present: set[str] = set()
+        if isinstance(kept.messages, SpilledMessages):
+            spilled = kept.messages
+            for i, text in enumerate(spilled.texts()):
+                mid = spilled.id_at(i)
+                present.add(mid)
+                line, n = record_line("message", {"message": json.loads(text)})
+                found = digest(line)
+                if state.digests.get(mid) != found:
+                    lines.append(line)
+                    changed[mid] = found
+                    replaced += n
+        else:
+            for m in kept.messages:
+                present.add(m.id)
+                if live is not None and live.get(m.id) is m and m.id in state.digests:
+                    continue
+                line, n = message_line(m)
+                found = digest(line)
+                if state.digests.get(m.id) != found:
+                    lines.append(line)
+                    changed[m.id] = found
+                    replaced += n
+        dropped = [mid for mid in state.digests if mid not in present]
+        head = _head_record(kept)
+        if replaced:
+            head["warnings"] = [*head["warnings"], f"{replaced} {_REPLACED_NOTE}"]
+        if head != state.head:
+            lines.append(self._line("conversation", head))
+        if dropped:
+            lines.append(self._line("trim", {"drop": dropped}))
+        labels = None if checkpoints is None else tuple(checkpoints)
+        if labels is not None and labels != state.checkpoints:
+            lines.append(self._line("checkpoints", {"checkpoints": _labels(labels)}))
+        if lines or kept.tip != state.tip:
+            lines.append(self._line("tip", {"tip": kept.tip}))
+        if not lines:
+            return
+        self._append_lines(conv.id, conv.agent, state, b"".join(lines))
+        for mid in dropped:
+            del state.digests[mid]
+        state.digests.update(changed)
+        state.head, state.tip = head, kept.tip
+        if labels is not None:
+            state.checkpoints = labels
+        if isinstance(kept.messages, tuple):
+            fresh = self._live.setdefault(key, weakref.WeakValueDictionary())
+            for m in kept.messages:
+                fresh[m.id] = m
 
     def _keep_images(self, conv: Conversation) -> Conversation:
         """``conv`` as its file records it: every path-referenced image a copy in its folder.
@@ -778,81 +869,6 @@ class Store:
                 "intact; free some space or fix the folder's permissions and save again"
             ) from exc
 
-    def load(self, conv_id: str, agent: str = "main") -> Conversation:
-        """The stored conversation; a missing, corrupted or too-new file raises :class:`TranscriptError`.
-
-        A file of at least :data:`~snapshot.transcript.spill.SPILL_BYTES` that
-        the store wrote is read a message at a time into a
-        :class:`~snapshot.transcript.spill.SpilledMessages` (neither the file
-        nor every message is held at once); a smaller one, or one laid out
-        otherwise, is parsed whole and held as a tuple, as an import of its size
-        would be.
-        """
-        path = self.path_for(conv_id, agent)
-        conv = None
-        large = _large_store_file(path)
-        if large is not None:
-            # A large file the store wrote: its messages go to disk as they are read.
-            try:
-                with large:
-                    head, messages = _spilled_record(large)
-                conv = conversation_from_dict(head, folder=path.parent, messages=messages)
-            except (
-                _NotAsWritten,
-                TranscriptError,
-                ValueError,
-                TypeError,
-                AttributeError,
-                KeyError,
-                RecursionError,
-                OSError,
-            ):
-                pass  # not as the store writes it: read whole, below, which says what is wrong
-        if conv is None:
-            try:
-                raw = _read_bytes(path)
-            except FileNotFoundError:
-                stored = self.agents(conv_id)
-                hint = (
-                    f"; stored agents of {conv_id!r}: {', '.join(stored)}"
-                    if stored
-                    else f"; import it first (workspace {self.root})"
-                )
-                raise TranscriptError(
-                    f"no stored conversation {conv_id!r} for agent {agent!r}{hint}"
-                ) from None
-            doc = _migrate(_parse_json(raw, path), agent, path)
-            del raw  # the parsed document from here on, not the file's bytes too
-            conv = self._from_document(doc, path)
-        if conv.id != conv_id or conv.agent != agent:
-            raise TranscriptError(
-                f"{path}: holds conversation {conv.id!r} agent {conv.agent!r}, not "
-                f"{conv_id!r} agent {agent!r}; the file was moved or copied by hand"
-            )
-        return conv
-
-    @staticmethod
-    def _from_document(doc: dict[str, Any], path: Path) -> Conversation:
-        """The conversation of a store file parsed whole (and migrated)."""
-        record = doc.get("conversation")
-        if not isinstance(record, Mapping):
-            raise TranscriptError(f"{path}: corrupted store file (no conversation record)")
-        # A file written by hand (or by an older snapshot) may spell lone surrogates.
-        record, replaced = encodable_value(record)
-        if replaced and isinstance(record.get("warnings"), list):
-            record["warnings"].append(
-                f"{replaced} unencodable character(s) (lone surrogates) replaced with U+FFFD "
-                "when loaded"
-            )
-        try:
-            # Its images may come from its own folder only, never from the
-            # folder its ``source`` names (the file could say anything).
-            return conversation_from_dict(record, folder=path.parent)
-        except TranscriptError as exc:
-            raise TranscriptError(f"{path}: corrupted store file ({exc})") from exc
-        except (TypeError, ValueError, AttributeError) as exc:
-            raise TranscriptError(f"{path}: corrupted store file ({exc!r})") from exc
-
     def update(
         self,
         conv_id: str,
@@ -874,62 +890,61 @@ class Store:
             with contextlib.suppress(OSError):
                 stale.unlink()
 
-    # checkpoints
-    def load_checkpoints(self, conv_id: str, agent: str = "main") -> tuple[Checkpoint, ...]:
-        path = self.checkpoints_path(conv_id, agent)
-        try:
-            doc = _read_json(path)
-        except FileNotFoundError:
-            return ()
-        version = doc.get("schema_version")
-        if type(version) is not int or version < 1:  # true is an int to isinstance
-            raise TranscriptError(f"{path}: corrupted checkpoints file (no schema_version)")
-        if version > SCHEMA_VERSION:
-            raise TranscriptError(
-                f"{path}: schema_version {version} is newer than this snapshot understands "
-                f"(up to {SCHEMA_VERSION}); upgrade snapshot to read it"
-            )
-        items = doc.get("checkpoints")
-        if not isinstance(items, list):
-            raise TranscriptError(f"{path}: corrupted checkpoints file (no checkpoint list)")
-        out = []
-        for item in items:
-            if (
-                not isinstance(item, Mapping)
-                or not isinstance(item.get("label"), str)
-                or not isinstance(item.get("message"), str)
-            ):
-                raise TranscriptError(
-                    f"{path}: corrupted checkpoints file (bad entry {item!r}); fix or delete it"
-                )
-            out.append(Checkpoint(label=item["label"], message=item["message"]))
-        return tuple(out)
-
     def save_checkpoints(
         self, conv_id: str, agent: str, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint]
     ) -> Path:
-        path = self.checkpoints_path(conv_id, agent)
-        doc = {
-            "schema_version": SCHEMA_VERSION,
-            "conversation": conv_id,
-            "agent": agent,
-            "checkpoints": [{"label": c.label, "message": c.message} for c in checkpoints],
-        }
-        doc, _ = encodable_value(doc)
+        """Record the checkpoint labels of a stored conversation (the whole list)."""
+        path = self.path_for(conv_id, agent)
         with self.lock(conv_id, agent):
-            self._remove_stale_temps(path)
-            self._write(path, _dumps(doc))
+            state = self._state(conv_id, agent)
+            if state is None:
+                raise TranscriptError(
+                    f"no stored conversation {conv_id!r} for agent {agent!r} to label; save it first"
+                )
+            labels = tuple(checkpoints)
+            if labels != state.checkpoints:
+                line = self._line("checkpoints", {"checkpoints": _labels(labels)})
+                self._append_lines(conv_id, agent, state, line)
+                state.checkpoints = labels
         return path
 
     def save_all(
         self, conv: Conversation, checkpoints: tuple[Checkpoint, ...] | list[Checkpoint]
     ) -> None:
-        """Save a transcript and its checkpoints under one lock (transcript first).
-
-        Order matters for a crash between the two writes: checkpoints that name
-        messages missing from the transcript are dropped on reconcile, so the
-        transcript goes first and stale labels are never trusted.
-        """
+        """Save a transcript and its checkpoints in one write, under one lock."""
+        check_turn_boundary(conv)
         with self.lock(conv.id, conv.agent):
-            self.save(conv)
-            self.save_checkpoints(conv.id, conv.agent, checkpoints)
+            self._save(conv, tuple(checkpoints))
+
+    def compact(self, conv_id: str, agent: str = "main") -> tuple[int, int]:
+        """Rewrite a log with one record per message, the tip, the labels and the notes.
+
+        Offline housekeeping: replaced versions of a message, trimmed messages,
+        tip moves and repeated heads go; what :meth:`load`,
+        :meth:`load_checkpoints` and :meth:`records` give stays the same. The
+        new log replaces the old atomically, under the lock. A conversation
+        stored before the log is migrated. Returns the log's size before and after.
+
+        >>> import tempfile
+        >>> from snapshot.transcript.model import linear
+        >>> ws = Store(tempfile.mkdtemp())
+        >>> _ = ws.save(linear("c", [("m", "user", []), ("n", "user", [])]))
+        >>> ws.append("c", [], tip="m"); ws.append("c", [], tip="n")
+        >>> before, after = ws.compact("c")
+        >>> after < before, ws.load("c").tip
+        (True, 'n')
+        """
+        path = self.path_for(conv_id, agent)
+        with self.lock(conv_id, agent):
+            if self._state(conv_id, agent) is None:
+                raise TranscriptError(f"no stored conversation {conv_id!r} for agent {agent!r}")
+            before = path.stat().st_size
+            conv = self.load(conv_id, agent)
+            checkpoints = self.load_checkpoints(conv_id, agent)
+            notes = self.records(conv_id, agent)
+            self._write_whole(self._keep_images(conv), checkpoints, notes)
+            return before, path.stat().st_size
+
+
+def _labels(checkpoints: Iterable[Checkpoint]) -> list[dict[str, str]]:
+    return [{"label": c.label, "message": c.message} for c in checkpoints]

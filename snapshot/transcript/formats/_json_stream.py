@@ -77,7 +77,9 @@ class JSONDocument:
     key
         The top-level key of the list to read element by element; ``None``
         streams only a top-level array; :data:`EVERY_LIST` streams each
-        top-level list in turn.
+        top-level list in turn. A tuple of keys names objects to go into first,
+        then the list: ``("conversation", "messages")``; the objects' other keys
+        are in :attr:`fields` as dicts (``fields["conversation"]["id"]``).
     warnings
         Lenient reading (bad UTF-8 is replaced with U+FFFD and warned about
         once here); ``None`` reads strictly (bad UTF-8 is an error).
@@ -127,12 +129,15 @@ class JSONDocument:
     def __init__(
         self,
         path: Path,
-        key: str | None,
+        key: str | tuple[str, ...] | None,
         warnings: Warnings | None = None,
         skip: Collection[str] = (),
     ) -> None:
         self.path = path
-        self.key = key
+        # A tuple key names objects to go into, then the list: ("conversation", "messages").
+        self._nest: tuple[str, ...] = tuple(key[:-1]) if isinstance(key, tuple) else ()
+        self.key = key[-1] if isinstance(key, tuple) else key
+        self._inside: list[dict[str, Any]] = []  # the objects gone into, innermost last
         self._skip = skip
         self._streamed = False  # a list under ``key`` was streamed (a repeat is a field)
         self.fields: dict[str, Any] = {}
@@ -299,7 +304,7 @@ class JSONDocument:
         self._fields_until_list()
 
     def _fields_until_list(self) -> None:
-        """Parse ``key: value`` pairs until the list starts or the object ends."""
+        """Parse ``key: value`` pairs until the list starts or the (top-level) object ends."""
         while True:
             if self._peek() != '"':
                 raise self._malformed(
@@ -307,9 +312,26 @@ class JSONDocument:
                 )
             name = self._value()
             self._expect(":", "Expecting ':' delimiter")
-            streams = name not in self._skip and (
-                self.key == EVERY_LIST or (name == self.key and not self._streamed)
-            )
+            depth = len(self._inside)
+            target = self._inside[-1] if self._inside else self.fields
+            if depth < len(self._nest):
+                if name == self._nest[depth] and name not in target and self._peek() == "{":
+                    self._pos += 1
+                    inner: dict[str, Any] = {}
+                    target[name] = inner
+                    self._inside.append(inner)
+                    if self._peek() != "}":
+                        continue  # the inner object's first key
+                    self._pos += 1
+                    self._inside.pop()
+                    if self._closed():
+                        return
+                    continue
+                streams = False
+            else:
+                streams = name not in self._skip and (
+                    self.key == EVERY_LIST or (name == self.key and not self._streamed)
+                )
             if streams and self._peek() == "[":
                 self._pos += 1
                 self.found = self._streamed = True
@@ -319,10 +341,18 @@ class JSONDocument:
                 for _ in self._elements():
                     pass
             else:
-                self.fields[name] = self._value()
-            if self._expect(",}", "Expecting ',' delimiter") == "}":
-                self._end()
+                target[name] = self._value()
+            if self._closed():
                 return
+
+    def _closed(self) -> bool:
+        """After a member: True once the top-level object is closed (and nothing follows)."""
+        while self._expect(",}", "Expecting ',' delimiter") == "}":
+            if not self._inside:
+                self._end()
+                return True
+            self._inside.pop()
+        return False
 
     def _end(self) -> None:
         if self._peek():
@@ -338,8 +368,7 @@ class JSONDocument:
         try:
             yield from self._elements()
             while self.shape == "object":
-                if self._expect(",}", "Expecting ',' delimiter") == "}":
-                    self._end()
+                if self._closed():
                     break
                 self.found = False
                 self._fields_until_list()  # to the next list streamed, or the end

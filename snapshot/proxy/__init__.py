@@ -1,0 +1,13 @@
+"""``snapshot proxy``: compaction in front of a live agent, one concept per module.
+
+- :mod:`~snapshot.proxy.shapes`: the four API shapes, chosen by path;
+- :mod:`~snapshot.proxy.identity`: which conversation and agent a request is;
+- :mod:`~snapshot.proxy.bodies`: body ↔ conversation, splicing only the compacted span;
+- :mod:`~snapshot.proxy.planner`: as it came, or compacted (threshold, passes, recovery);
+- :mod:`~snapshot.proxy.recovery`: the providers' overflow errors, learned limits;
+- :mod:`~snapshot.proxy.reply`: usage and the assistant turn read from a (streamed) reply;
+- :mod:`~snapshot.proxy.turns`: the turn stored at its boundary;
+- :mod:`~snapshot.proxy.ledger`: one JSON line per request, savings measured live;
+- :mod:`~snapshot.proxy.live`: the same code for harness authors (:class:`LiveSession`);
+- :mod:`~snapshot.proxy.upstream`, :mod:`~snapshot.proxy.errors`, :mod:`~snapshot.proxy.app`.
+"""

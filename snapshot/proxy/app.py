@@ -1,0 +1,405 @@
+"""The proxy server (aiohttp): one handler, every path.
+
+A request on one of the four API paths (:mod:`snapshot.proxy.shapes`) is
+planned (:class:`~snapshot.proxy.planner.Planner`: as it came, byte-identical,
+or compacted), sent upstream, and its reply streamed back as it arrives while
+:class:`~snapshot.proxy.reply.ReplyReader` reads usage and the assistant turn
+from it. A "too large" rejection (:func:`~snapshot.proxy.recovery.parse_overflow`)
+is recovered once with the free rungs aimed at the stated limit; when they
+cannot fit, the provider's error goes back unchanged with an
+``X-Snapshot-Recovery`` header saying what was tried. Once the reply has
+completed, the turn is stored (:func:`~snapshot.proxy.turns.record_turn`) and
+one ledger record written. Any other path is forwarded unchanged.
+
+Errors of the proxy's own (malformed JSON, a body over ``--max-body``, an
+unknown model, an upstream that is down or slow) are answered in the
+provider's error shape with one log line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
+
+from snapshot.errors import SnapshotError
+from snapshot.proxy.errors import ProxyError, error_body
+from snapshot.proxy.identity import HEADER, identify
+from snapshot.proxy.ledger import Ledger, usage_dollars
+from snapshot.proxy.planner import Plan, Planner
+from snapshot.proxy.recovery import Limits, parse_overflow
+from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
+from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
+from snapshot.proxy.turns import TurnRecorder
+from snapshot.proxy.upstream import reply_headers, request_headers
+from snapshot.transcript.store import Store
+
+RECOVERY_HEADER = "X-Snapshot-Recovery"
+DEFAULT_MAX_BODY = 64 * 1024 * 1024
+# An upstream error body larger than this is passed on unread.
+MAX_ERROR_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ProxyConfig:
+    """What ``snapshot proxy`` was started with."""
+
+    upstream: str
+    store: Path | None = None
+    threshold: float = 0.8
+    ledger: Path | None = None
+    max_body: int = DEFAULT_MAX_BODY
+    summarizer: str | None = None
+    window: int | None = None
+    connect_timeout: float = 10.0
+    read_timeout: float = 600.0
+
+
+def _log(message: str) -> None:
+    print(f"snapshot proxy: {message}", file=sys.stderr, flush=True)
+
+
+class Proxy:
+    """The proxy's state: planner, store, ledger and the upstream client session."""
+
+    def __init__(self, config: ProxyConfig, *, log: Callable[[str], None] = _log) -> None:
+        self.config = config
+        self.upstream = config.upstream.rstrip("/")
+        self.turns = TurnRecorder(Store(config.store)) if config.store is not None else None
+        limits_file = config.store / "proxy-limits.json" if config.store is not None else None
+        self.planner = Planner(
+            threshold=config.threshold,
+            limits=Limits(limits_file),
+            upstream=self.upstream,
+            window=config.window,
+            summarizer=config.summarizer,
+        )
+        self.ledger = Ledger(config.ledger) if config.ledger is not None else None
+        self.log = log
+        self.session: ClientSession | None = None
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=self.config.max_body + 1)
+        app.router.add_route("*", "/{tail:.*}", self.handle)
+        app.on_startup.append(self._start)
+        app.on_cleanup.append(self._stop)
+        return app
+
+    async def _start(self, _app: web.Application) -> None:
+        # The importers and exporters the first turn needs, loaded before it waits on them.
+        import snapshot.transcript.export
+        import snapshot.transcript.formats.anthropic_messages
+        import snapshot.transcript.formats.gemini_content
+        import snapshot.transcript.formats.openai_chat
+        import snapshot.transcript.formats.openai_responses  # noqa: F401
+
+        timeout = ClientTimeout(
+            total=None, sock_connect=self.config.connect_timeout, sock_read=self.config.read_timeout
+        )
+        self.session = ClientSession(
+            timeout=timeout, connector=TCPConnector(limit=256), auto_decompress=False
+        )
+
+    async def _stop(self, _app: web.Application) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+    # -- the handler -----------------------------------------------------------------
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        path = request.rel_url.raw_path
+        shape = shape_for(request.method, request.path)
+        provider = shape.provider if shape else provider_for_path(request.path)
+        try:
+            raw = await self._read_body(request)
+            if shape is None:
+                return await self._forward(request, raw, None)
+            return await self._api(request, shape, raw)
+        except ProxyError as exc:
+            self.log(f"{request.method} {path}: {exc.status} {exc.message}")
+            return web.json_response(
+                error_body(provider, exc.status, exc.message), status=exc.status
+            )
+        except (ConnectionError, asyncio.CancelledError):
+            raise  # the client went away: nothing to answer
+        except Exception as exc:
+            # The server boundary: a fault of the proxy is one line and a 500 in the
+            # provider's shape, never a traceback in the agent's terminal.
+            line = str(exc).splitlines()[0] if str(exc) else ""
+            self.log(f"{request.method} {path}: 500 {type(exc).__name__}: {line}")
+            message = f"snapshot proxy failed on this request ({type(exc).__name__})"
+            return web.json_response(error_body(provider, 500, message), status=500)
+
+    async def _read_body(self, request: web.Request) -> bytes:
+        limit = self.config.max_body
+        if request.content_length is not None and request.content_length > limit:
+            raise ProxyError(
+                413,
+                f"request body of {request.content_length:,} bytes is over --max-body {limit:,}",
+            )
+        chunks = bytearray()
+        async for chunk in request.content.iter_any():
+            chunks += chunk
+            if len(chunks) > limit:
+                raise ProxyError(413, f"request body is over --max-body {limit:,} bytes")
+        return bytes(chunks)
+
+    async def _api(self, request: web.Request, shape: Shape, raw: bytes) -> web.StreamResponse:
+        try:
+            body = json.loads(raw)
+        except ValueError as exc:
+            raise ProxyError(400, f"malformed JSON request body: {exc}") from None
+        if not isinstance(body, dict):
+            raise ProxyError(400, "the request body must be a JSON object")
+        model = shape.model_of(body, request.path)
+        if model is None:
+            raise ProxyError(400, "the request names no model")
+        key = identify(shape, body, request.headers.get(HEADER))
+        loop = asyncio.get_running_loop()
+        try:
+            plan = await loop.run_in_executor(
+                None,
+                lambda: self.planner.plan(shape, body, model, key, raw_bytes=len(raw)),
+            )
+        except SnapshotError as exc:
+            raise ProxyError(400, str(exc).splitlines()[0]) from None
+        sent = raw if not plan.changed else json.dumps(plan.body, ensure_ascii=False).encode()
+        context = _Turn(shape, body, model, key, plan)
+        return await self._forward(request, sent, context)
+
+    # -- upstream --------------------------------------------------------------------
+
+    async def _forward(
+        self, request: web.Request, data: bytes, turn: _Turn | None
+    ) -> web.StreamResponse:
+        assert self.session is not None
+        url = self.upstream + request.rel_url.raw_path_qs
+        headers = request_headers(request.headers)
+        try:
+            upstream = await self.session.request(
+                request.method, url, data=data if data else None, headers=headers
+            )
+        except TimeoutError:
+            raise ProxyError(504, f"the upstream {self.upstream} did not answer in time") from None
+        except ClientError as exc:
+            raise ProxyError(
+                502, f"the upstream {self.upstream} is unreachable: {type(exc).__name__}"
+            ) from None
+        try:
+            if turn is not None and upstream.status >= 400:
+                retried = await self._maybe_recover(request, upstream, turn)
+                if retried is not None:
+                    return retried
+            return await self._relay(request, upstream, turn)
+        finally:
+            upstream.release()
+
+    async def _maybe_recover(
+        self, request: web.Request, upstream: Any, turn: _Turn
+    ) -> web.StreamResponse | None:
+        """On an overflow: learn, re-plan to the stated limit, retry once; else None."""
+        raw = await upstream.content.read(MAX_ERROR_BYTES)
+        try:
+            error = json.loads(raw)
+        except ValueError:
+            error = None
+        overflow = parse_overflow(turn.shape.provider, upstream.status, error)
+        headers = reply_headers(upstream.headers)
+        if overflow is None:
+            return self._finish_error(upstream.status, headers, raw, turn, None)
+        loop = asyncio.get_running_loop()
+        try:
+            plan = await loop.run_in_executor(
+                None,
+                lambda: self.planner.recover(
+                    turn.shape, turn.body, turn.model, turn.key, overflow, turn.plan
+                ),
+            )
+        except SnapshotError as exc:
+            plan = None
+            tried = f"recovery failed: {str(exc).splitlines()[0]}"
+        if plan is not None and plan.changed and plan.fits:
+            self.log(
+                f"{turn.model}: provider rejected {overflow.counted or '?'} > {overflow.limit or '?'} "
+                f"tokens; retrying once compacted to {plan.tokens_after:,} ({', '.join(plan.rungs)})"
+            )
+            self._write_ledger(turn, upstream.status, None, "retried once compacted")
+            retry = _Turn(turn.shape, turn.body, turn.model, turn.key, plan, recovered=overflow)
+            data = json.dumps(plan.body, ensure_ascii=False).encode()
+            return await self._forward_once(request, data, retry)
+        if plan is not None:
+            rungs = ", ".join(plan.rungs) or "no rung changed the request"
+            tried = (
+                f"free rungs ({rungs}) reach {plan.tokens_after:,} tokens, over the goal of "
+                f"{plan.budget or 0:,} (stated limit {overflow.limit or 'not stated'} less the margin); "
+                "not retried"
+            )
+        headers[RECOVERY_HEADER] = tried
+        self.log(f"{turn.model}: provider rejected the request as too large; {tried}")
+        return self._finish_error(upstream.status, headers, raw, turn, tried)
+
+    async def _forward_once(
+        self, request: web.Request, data: bytes, turn: _Turn
+    ) -> web.StreamResponse:
+        """The one retry: its reply goes back as it is, whatever it says."""
+        assert self.session is not None
+        url = self.upstream + request.rel_url.raw_path_qs
+        try:
+            upstream = await self.session.request(
+                request.method, url, data=data, headers=request_headers(request.headers)
+            )
+        except TimeoutError:
+            raise ProxyError(504, f"the upstream {self.upstream} did not answer in time") from None
+        except ClientError as exc:
+            raise ProxyError(
+                502, f"the upstream {self.upstream} is unreachable: {type(exc).__name__}"
+            ) from None
+        try:
+            return await self._relay(request, upstream, turn)
+        finally:
+            upstream.release()
+
+    def _finish_error(
+        self, status: int, headers: dict[str, str], raw: bytes, turn: _Turn, tried: str | None
+    ) -> web.Response:
+        self._write_ledger(turn, status, None, tried)
+        headers.pop("Content-Length", None)
+        return web.Response(status=status, body=raw, headers=headers)
+
+    async def _relay(
+        self, request: web.Request, upstream: Any, turn: _Turn | None
+    ) -> web.StreamResponse:
+        """Stream the upstream reply to the client as it arrives, reading it on the way."""
+        headers = reply_headers(upstream.headers)
+        if turn is not None and turn.recovered is not None:
+            headers[RECOVERY_HEADER] = (
+                f"retried once after the provider's overflow ({turn.recovered.kind}); "
+                f"rungs: {', '.join(turn.plan.rungs)}"
+            )
+        streaming = "text/event-stream" in upstream.headers.get("Content-Type", "")
+        reader = (
+            ReplyReader(turn.shape.name, streaming=streaming)
+            if turn is not None and upstream.status < 400
+            else None
+        )
+        small = (upstream.content_length or 0) <= MAX_READ_BYTES
+        if turn is not None and not streaming and small:
+            # A whole JSON reply: the turn is stored before the client has it, so a turn
+            # the client saw is never lost to a crash.
+            try:
+                data = await upstream.content.read()
+            except (TimeoutError, ClientError) as exc:
+                raise ProxyError(
+                    502, f"the upstream reply broke off ({type(exc).__name__})"
+                ) from None
+            if reader is not None:
+                reader.feed(data)
+            await self._turn_done(turn, upstream.status, reader)
+            headers.pop("Content-Length", None)
+            return web.Response(status=upstream.status, body=data, headers=headers)
+        response = web.StreamResponse(status=upstream.status, headers=headers)
+        await response.prepare(request)
+        ended = False
+        try:
+            async for chunk in upstream.content.iter_any():
+                if reader is not None:
+                    reader.feed(chunk)
+                    if reader.done and not ended and turn is not None:
+                        # The closing event waits for the store (a few ms), never the first byte.
+                        ended = True
+                        await self._turn_done(turn, upstream.status, reader)
+                await response.write(chunk)
+            await response.write_eof()
+        except (TimeoutError, ClientError, ConnectionError) as exc:
+            # Either side went away mid-reply: no turn boundary, nothing stored.
+            self.log(f"{request.method} {request.path}: reply cut short ({type(exc).__name__})")
+            if turn is not None and not ended:
+                self._write_ledger(turn, upstream.status, None, None, False)
+            return response
+        if turn is not None and not ended:
+            await self._turn_done(turn, upstream.status, reader)
+        return response
+
+    async def _turn_done(self, turn: _Turn, status: int, reader: ReplyReader | None) -> None:
+        """The turn boundary: store the turn (a completed reply only) and write the ledger."""
+        reply = reader.finish() if reader is not None else None
+        stored = None
+        if reply is not None and reply.complete and self.turns is not None:
+            turns = self.turns
+            try:
+                await asyncio.get_running_loop().run_in_executor(
+                    None,
+                    lambda: turns.record(
+                        turn.shape,
+                        turn.body,
+                        reply.items,
+                        conversation=turn.key[0],
+                        agent=turn.key[1],
+                    ),
+                )
+                stored = True
+            except (SnapshotError, OSError) as exc:
+                stored = False
+                self.log(
+                    f"{turn.key[0]}/{turn.key[1]}: turn not stored: {str(exc).splitlines()[0]}"
+                )
+        self._write_ledger(turn, status, reader.usage if reader else None, None, stored)
+
+    def _write_ledger(
+        self,
+        turn: _Turn,
+        status: int,
+        usage: dict[str, int] | None,
+        tried: str | None,
+        stored: bool | None = None,
+    ) -> None:
+        if self.ledger is None:
+            return
+        self.ledger.write(
+            {
+                "conversation": turn.key[0],
+                "agent": turn.key[1],
+                "model": turn.model,
+                "api": turn.shape.name,
+                "status": status,
+                "plan": turn.plan.record(),
+                "recovered_from": None
+                if turn.recovered is None
+                else {
+                    "status": turn.recovered.status,
+                    "kind": turn.recovered.kind,
+                    "counted": turn.recovered.counted,
+                    "limit": turn.recovered.limit,
+                },
+                "recovery_tried": tried,
+                "usage": usage,
+                "usage_label": "measured" if usage else None,
+                "dollars": usage_dollars(turn.model, usage),
+                "stored": stored,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One API request in flight: what the client sent and what the planner chose."""
+
+    shape: Shape
+    body: dict[str, Any]
+    model: str
+    key: tuple[str, str]
+    plan: Plan
+    recovered: Any = None  # the Overflow a retry answers
+
+
+def run(config: ProxyConfig, host: str, port: int) -> None:
+    """Serve until interrupted (what ``snapshot proxy`` runs)."""
+    proxy = Proxy(config)
+    _log(f"listening on http://{host}:{port} → {proxy.upstream}")
+    web.run_app(proxy.app(), host=host, port=port, access_log=None, print=None)

@@ -1,0 +1,178 @@
+"""The ledger: one JSON line per forwarded request, and the savings it measures.
+
+Each record (``schema: snapshot.proxy-ledger/1``) names the conversation,
+agent, model and path; what the planner did (rungs, tokens before and after,
+each labelled exact / reconstructed / estimated); the provider's own ``usage``
+(labelled ``measured``; ``null`` when the reply carried none); and dollars from
+the pinned genai-prices database for that usage. No header, key or message
+text is ever written.
+
+:func:`summarize` turns a ledger folder into the savings measured on live
+traffic: per model, requests, compacted requests, the measured input tokens
+and dollars paid, and the tokens the planner removed (counted before sending).
+
+>>> import tempfile
+>>> from pathlib import Path
+>>> with tempfile.TemporaryDirectory() as d:
+...     ledger = Ledger(Path(d))
+...     ledger.write({"model": "gpt-5.5", "status": 200, "plan": {"compacted": True,
+...         "tokens_before": {"tokens": 900, "label": "exact"},
+...         "tokens_after": {"tokens": 300, "label": "exact"}},
+...         "usage": {"input": 280, "cache_read": 0, "cache_write": 0, "output": 10}})
+...     s = summarize(Path(d))
+>>> s.rows[0]["requests"], s.rows[0]["tokens_removed"], s.rows[0]["measured_input"]
+(1, 600, 280)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from snapshot.errors import InputError
+
+SCHEMA = "snapshot.proxy-ledger/1"
+FILE = "ledger.jsonl"
+
+
+def usage_dollars(model: str, usage: dict[str, int] | None) -> dict[str, Any] | None:
+    """Dollars for a measured usage at the model's genai-prices rates (None: no price)."""
+    if not usage:
+        return None
+    from snapshot.billing.prices import dollars, price_for
+
+    price = price_for(model)
+    if price is None:
+        return None
+    prompt = usage["input"] + usage["cache_read"] + usage["cache_write"]
+    rate = price.at(prompt)
+    parts = {
+        "input": dollars(usage["input"], rate.input),
+        "cache_read": dollars(usage["cache_read"], rate.cache_read or rate.input),
+        "cache_write": dollars(usage["cache_write"], rate.cache_write or rate.input),
+        "output": dollars(usage["output"], rate.output),
+    }
+    total = sum(v for v in parts.values() if v is not None)
+    return {"total": round(total, 9), **parts, "database": price.database}
+
+
+class Ledger:
+    """Appends records to ``DIR/ledger.jsonl`` (one write per record, flushed)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / FILE
+        self._lock = threading.Lock()
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(
+            {"schema": SCHEMA, "time": round(time.time(), 3), **record},
+            ensure_ascii=False,
+            sort_keys=True,
+        )
+        with self._lock:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.write(line + "\n")
+                out.flush()
+                os.fsync(out.fileno())
+
+
+def read_ledger(folder: Path) -> list[dict[str, Any]]:
+    """Every record of a ledger folder (a torn last line, from a kill, is skipped)."""
+    path = folder / FILE
+    if not path.is_file():
+        raise InputError(f"{folder}: no {FILE} here; give the folder passed to --ledger")
+    records = []
+    with open(path, encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and rec.get("schema") == SCHEMA:
+                records.append(rec)
+    return records
+
+
+@dataclass(frozen=True)
+class LedgerSummary:
+    """Savings per model from a ledger; every usage figure is the provider's (measured)."""
+
+    records: int
+    rows: list[dict[str, Any]]
+
+    def markdown(self) -> str:
+        lines = [
+            "## Savings measured on live traffic (snapshot proxy ledger)",
+            "",
+            f"{self.records} forwarded requests. Input tokens and dollars are the providers' "
+            "own `usage` (measured); tokens removed are the proxy's counts before sending "
+            "(label per row).",
+            "",
+            "| model | requests | compacted | tokens removed | count label | measured input "
+            "| measured cache read | measured output | measured $ |",
+            "|---|---:|---:|---:|---|---:|---:|---:|---:|",
+        ]
+        for r in self.rows:
+            lines.append(
+                f"| {r['model']} | {r['requests']} | {r['compacted']} | {r['tokens_removed']:,} "
+                f"| {r['label']} | {r['measured_input']:,} | {r['measured_cache_read']:,} "
+                f"| {r['measured_output']:,} | {r['dollars']:.4f} |"
+            )
+        return "\n".join(lines) + "\n"
+
+
+def summarize(folder: Path) -> LedgerSummary:
+    """Per-model totals of a ledger folder."""
+    records = read_ledger(folder)
+    rows: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        model = str(rec.get("model") or "?")
+        row = rows.setdefault(
+            model,
+            {
+                "model": model,
+                "requests": 0,
+                "compacted": 0,
+                "tokens_removed": 0,
+                "labels": set(),
+                "measured_input": 0,
+                "measured_cache_read": 0,
+                "measured_output": 0,
+                "dollars": 0.0,
+            },
+        )
+        row["requests"] += 1
+        plan = rec.get("plan") or {}
+        if plan.get("compacted"):
+            row["compacted"] += 1
+            before = (plan.get("tokens_before") or {}).get("tokens") or 0
+            after = (plan.get("tokens_after") or {}).get("tokens") or 0
+            row["tokens_removed"] += max(before - after, 0)
+            row["labels"].add((plan.get("tokens_before") or {}).get("label", "estimated"))
+        usage = rec.get("usage") or {}
+        row["measured_input"] += usage.get("input", 0) + usage.get("cache_write", 0)
+        row["measured_cache_read"] += usage.get("cache_read", 0)
+        row["measured_output"] += usage.get("output", 0)
+        row["dollars"] += (rec.get("dollars") or {}).get("total") or 0.0
+    out = []
+    for row in rows.values():
+        labels = row.pop("labels")
+        row["label"] = "/".join(sorted(labels)) or "-"
+        out.append(row)
+    return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]))
+
+
+def ledger_report(folder: Path, out: Path) -> tuple[Path, str]:
+    """``snapshot report --ledger DIR``: the summary's Markdown, written to ``OUT/LEDGER.md``."""
+    text = summarize(folder).markdown()
+    out.mkdir(parents=True, exist_ok=True)
+    written = out / "LEDGER.md"
+    written.write_text(text, encoding="utf-8")
+    return written, text

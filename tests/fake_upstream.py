@@ -1,0 +1,782 @@
+"""An offline stand-in for the providers' APIs behind ``snapshot proxy``: a real aiohttp
+server on 127.0.0.1 (random port) inside the test.
+
+It speaks Anthropic Messages (+ count_tokens), OpenAI Chat Completions and
+Responses, and Gemini generateContent / streamGenerateContent, streams
+server-sent events in each provider's own event format with usage, and:
+
+- enforces a context limit with each provider's real error body (Anthropic 413
+  ``request_too_large`` over ``byte_limit`` and 400 "prompt is too long: N
+  tokens > M maximum"; OpenAI chat 400 ``context_length_exceeded`` with the
+  figures, Responses 400 ``context_length_exceeded`` without them, as the real
+  API words it; Gemini 400 ``INVALID_ARGUMENT`` "The input token count (N)
+  exceeds the maximum number of tokens allowed (M).");
+- counts tokens by its own rule (:func:`fake_tokens`), deliberately not the
+  proxy's, so the proxy must learn a correction;
+- validates every body it accepts with ``snapshot.transcript.validate`` (the
+  streaming flag removed: the validators check the non-streaming params) and
+  refuses an invalid one with a 400 naming the problems (kept on the record);
+- reports ``cache_read`` usage as the tokens of the longest item prefix it saw
+  before (a prompt cache), and records every accepted body.
+
+The server is bounded: ``max_requests`` requests, then 429; it stops after
+``lifetime`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+_GEMINI = re.compile(r"^/(?:v1|v1beta)/models/([^/:]+):(generateContent|streamGenerateContent)$")
+_IMAGE_DATA = re.compile(
+    r'"(data|url|image_url)"\s*:\s*"(data:[^"]{0,40};base64,)?[A-Za-z0-9+/=]{200,}"'
+)
+
+
+def fake_tokens(history: list[Any], extra: Any = None) -> int:
+    """The fake's own count: JSON characters (base64 image data left out) over 3, + 2500 per image (near the large pages the providers bill)."""
+    text = json.dumps([history, extra], ensure_ascii=False)
+    images = len(_IMAGE_DATA.findall(text))
+    return len(_IMAGE_DATA.sub('"data":""', text)) // 3 + 2500 * images
+
+
+@dataclass
+class Accepted:
+    api: str
+    path: str
+    body: dict[str, Any]
+    tokens: int
+    cached: int
+    headers: dict[str, str]
+    raw: bytes
+
+
+Reply = Callable[[str, dict[str, Any]], dict[str, Any]]
+"""(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict)}``."""
+
+
+def default_reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"text": "ok, noted."}
+
+
+@dataclass
+class FakeUpstream:
+    limit: int = 100_000
+    byte_limit: int = 32 * 1024 * 1024
+    reply: Reply = default_reply
+    max_requests: int = 400
+    lifetime: float = 120.0
+    validate: bool = True
+    refuse_invalid: bool = True  # False: problems are recorded, the request still answered
+    chunk_delay: float = 0.0
+    piece: int = 8  # characters per streamed delta
+    accepted: list[Accepted] = field(default_factory=list)
+    rejected: list[tuple[str, int, dict[str, Any]]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    seen_auth: list[str] = field(default_factory=list)
+    requests: int = 0
+
+    def __post_init__(self) -> None:
+        self._prefixes: list[list[str]] = []
+        self._server = _ServerThread(self._app, self.lifetime)
+
+    # -- lifecycle ----------------------------------------------------------------
+
+    def __enter__(self) -> FakeUpstream:
+        self._server.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.stop()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.port}"
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=256 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        return app
+
+    # -- handling -----------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.requests += 1
+        if self.requests > self.max_requests:
+            return web.json_response({"error": {"message": "fake: too many requests"}}, status=429)
+        auth = (
+            request.headers.get("x-api-key")
+            or request.headers.get("authorization")
+            or request.headers.get("x-goog-api-key")
+        )
+        self.seen_auth.append(auth or "")
+        raw = await request.read()
+        path = request.path
+        if request.method == "GET" and path == "/v1/models":
+            return web.json_response(
+                {"object": "list", "data": [{"id": "fake-model", "object": "model"}]}
+            )
+        if path == "/v1/messages/count_tokens":
+            body = json.loads(raw)
+            return web.json_response(
+                {"input_tokens": fake_tokens(body.get("messages") or [], body.get("system"))}
+            )
+        if path == "/v1/messages":
+            return await self._api(request, "anthropic", raw, "messages")
+        if path == "/v1/chat/completions":
+            return await self._api(request, "openai", raw, "messages")
+        if path == "/v1/responses":
+            return await self._api(request, "openai-responses", raw, "input")
+        found = _GEMINI.match(path)
+        if found:
+            return await self._api(
+                request,
+                "gemini",
+                raw,
+                "contents",
+                model=found.group(1),
+                stream=found.group(2) == "streamGenerateContent",
+            )
+        return web.json_response({"error": {"message": f"fake: no route {path}"}}, status=404)
+
+    async def _api(
+        self,
+        request: web.Request,
+        api: str,
+        raw: bytes,
+        key: str,
+        *,
+        model: str | None = None,
+        stream: bool | None = None,
+    ) -> web.StreamResponse:
+        body = json.loads(raw)
+        history = body.get(key) or []
+        system = body.get("system") or body.get("instructions") or body.get("systemInstruction")
+        model = model or body.get("model")
+        tokens = fake_tokens(history, system)
+        if api == "anthropic" and len(raw) > self.byte_limit:
+            return self._reject(
+                api,
+                413,
+                {
+                    "type": "error",
+                    "error": {
+                        "type": "request_too_large",
+                        "message": "Request exceeds the maximum allowed number of bytes. The maximum "
+                        "request size is 32 MB for standard API requests.",
+                    },
+                },
+                body,
+            )
+        if tokens > self.limit:
+            return self._reject(api, 400, overflow_body(api, tokens, self.limit), body)
+        if self.validate:
+            problems = await asyncio.get_running_loop().run_in_executor(
+                None, _problems, api, body, model
+            )
+            self.problems.extend(problems)
+            if problems and self.refuse_invalid:
+                return self._reject(
+                    api,
+                    400,
+                    {
+                        "error": {
+                            "message": "; ".join(problems[:5]),
+                            "type": "invalid_request_error",
+                        }
+                    },
+                    body,
+                )
+        items = [json.dumps(i, sort_keys=True) for i in history]
+        cached_items = max((_common(items, p) for p in self._prefixes), default=0)
+        cached = fake_tokens(history[:cached_items]) if cached_items else 0
+        self._prefixes.append(items)
+        headers = {
+            k.lower(): (
+                "***" if k.lower() in ("x-api-key", "authorization", "x-goog-api-key") else v
+            )
+            for k, v in request.headers.items()
+        }
+        self.accepted.append(Accepted(api, request.path, body, tokens, cached, headers, raw))
+        reply = self.reply(api, body)
+        streaming = stream if stream is not None else body.get("stream") is True
+        usage = (tokens - cached, cached, 7)
+        if not streaming:
+            return web.json_response(_whole(api, model, reply, usage))
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
+        )
+        await response.prepare(request)
+        try:
+            for event in _events(api, model, reply, usage, body, self.piece):
+                await response.write(event.encode())
+                if self.chunk_delay:
+                    await asyncio.sleep(self.chunk_delay)
+            await response.write_eof()
+        except ConnectionError:
+            pass  # the proxy was killed mid-stream (the crash tests)
+        return response
+
+    def _reject(
+        self, api: str, status: int, error: dict[str, Any], body: dict[str, Any]
+    ) -> web.Response:
+        self.rejected.append((api, status, error))
+        return web.json_response(error, status=status)
+
+
+def overflow_body(api: str, tokens: int, limit: int) -> dict[str, Any]:
+    """Each provider's real "too long" error body."""
+    if api == "anthropic":
+        return {
+            "type": "error",
+            "error": {
+                "type": "invalid_request_error",
+                "message": f"prompt is too long: {tokens} tokens > {limit} maximum",
+            },
+            "request_id": "req_011CfakeFAKEfake",
+        }
+    if api == "openai":
+        return {
+            "error": {
+                "message": f"This model's maximum context length is {limit} tokens. "
+                f"However, your messages resulted in {tokens} tokens. Please reduce the length "
+                "of the messages.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        }
+    if api == "openai-responses":
+        return {
+            "error": {
+                "message": "Your input exceeds the context window of this model. "
+                "Please adjust your input and try again.",
+                "type": "invalid_request_error",
+                "param": "input",
+                "code": "context_length_exceeded",
+            }
+        }
+    return {
+        "error": {
+            "code": 400,
+            "message": f"The input token count ({tokens}) exceeds the "
+            f"maximum number of tokens allowed ({limit}).",
+            "status": "INVALID_ARGUMENT",
+        }
+    }
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _problems(api: str, body: dict[str, Any], model: str | None) -> list[str]:
+    from snapshot.transcript.validate import validate
+
+    checked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
+    shape = {
+        "openai": "openai",
+        "openai-responses": "openai-responses",
+        "anthropic": "anthropic",
+        "gemini": "gemini",
+    }[api]
+    return [f"{p.where}: {p.message}" for p in validate(checked, shape, model=model).problems]
+
+
+# -- replies -----------------------------------------------------------------------
+
+
+def _whole(
+    api: str, model: Any, reply: dict[str, Any], usage: tuple[int, int, int]
+) -> dict[str, Any]:
+    fresh, cached, out = usage
+    text, call = reply.get("text"), reply.get("call")
+    if api == "anthropic":
+        content: list[Any] = [{"type": "text", "text": text}] if text else []
+        if call:
+            content.append(
+                {
+                    "type": "tool_use",
+                    "id": call[2] if len(call) > 2 else "toolu_01",
+                    "name": call[0],
+                    "input": call[1],
+                }
+            )
+        return {
+            "id": "msg_fake",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": "tool_use" if call else "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": fresh,
+                "cache_read_input_tokens": cached,
+                "cache_creation_input_tokens": 0,
+                "output_tokens": out,
+            },
+        }
+    if api == "openai":
+        message: dict[str, Any] = {"role": "assistant", "content": text or None, "refusal": None}
+        if call:
+            message["tool_calls"] = [
+                {
+                    "id": call[2] if len(call) > 2 else "call_1",
+                    "type": "function",
+                    "function": {"name": call[0], "arguments": json.dumps(call[1])},
+                }
+            ]
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": 1764633600,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": message,
+                    "logprobs": None,
+                    "finish_reason": "tool_calls" if call else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": fresh + cached,
+                "completion_tokens": out,
+                "total_tokens": fresh + cached + out,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
+        }
+    if api == "openai-responses":
+        output: list[Any] = []
+        if text:
+            output.append(
+                {
+                    "type": "message",
+                    "id": "msg_fake",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            )
+        if call:
+            output.append(
+                {
+                    "type": "function_call",
+                    "id": "fc_fake",
+                    "call_id": call[2] if len(call) > 2 else "call_1",
+                    "name": call[0],
+                    "arguments": json.dumps(call[1]),
+                    "status": "completed",
+                }
+            )
+        return {
+            "id": "resp_fake",
+            "object": "response",
+            "created_at": 1764633600,
+            "status": "completed",
+            "model": model,
+            "output": output,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+            "usage": {
+                "input_tokens": fresh + cached,
+                "input_tokens_details": {"cached_tokens": cached},
+                "output_tokens": out,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": fresh + cached + out,
+            },
+        }
+    parts: list[Any] = [{"text": text}] if text else []
+    if call:
+        parts.append({"functionCall": {"name": call[0], "args": call[1]}})
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+        ],
+        "usageMetadata": {
+            "promptTokenCount": fresh + cached,
+            "cachedContentTokenCount": cached,
+            "candidatesTokenCount": out,
+            "totalTokenCount": fresh + cached + out,
+        },
+        "modelVersion": model,
+    }
+
+
+def _sse(data: Any, event: str | None = None) -> str:
+    head = f"event: {event}\n" if event else ""
+    return f"{head}data: {json.dumps(data)}\n\n"
+
+
+def _events(
+    api: str,
+    model: Any,
+    reply: dict[str, Any],
+    usage: tuple[int, int, int],
+    body: dict[str, Any],
+    piece_size: int = 8,
+) -> list[str]:
+    fresh, cached, out = usage
+    text, call = reply.get("text") or "", reply.get("call")
+    if api == "anthropic":
+        events = [
+            _sse(
+                {
+                    "type": "message_start",
+                    "message": {
+                        "id": "msg_fake",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": model,
+                        "content": [],
+                        "stop_reason": None,
+                        "stop_sequence": None,
+                        "usage": {
+                            "input_tokens": fresh,
+                            "cache_read_input_tokens": cached,
+                            "cache_creation_input_tokens": 0,
+                            "output_tokens": 1,
+                        },
+                    },
+                },
+                "message_start",
+            )
+        ]
+        index = 0
+        if text:
+            events.append(
+                _sse(
+                    {
+                        "type": "content_block_start",
+                        "index": 0,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                    "content_block_start",
+                )
+            )
+            for piece in _pieces(text, piece_size):
+                events.append(
+                    _sse(
+                        {
+                            "type": "content_block_delta",
+                            "index": 0,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                        "content_block_delta",
+                    )
+                )
+            events.append(_sse({"type": "content_block_stop", "index": 0}, "content_block_stop"))
+            index = 1
+        if call:
+            events.append(
+                _sse(
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {
+                            "type": "tool_use",
+                            "id": call[2] if len(call) > 2 else "toolu_01",
+                            "name": call[0],
+                            "input": {},
+                        },
+                    },
+                    "content_block_start",
+                )
+            )
+            args = json.dumps(call[1])
+            for piece in _pieces(args):
+                events.append(
+                    _sse(
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": piece},
+                        },
+                        "content_block_delta",
+                    )
+                )
+            events.append(
+                _sse({"type": "content_block_stop", "index": index}, "content_block_stop")
+            )
+        events.append(
+            _sse(
+                {
+                    "type": "message_delta",
+                    "delta": {
+                        "stop_reason": "tool_use" if call else "end_turn",
+                        "stop_sequence": None,
+                    },
+                    "usage": {"output_tokens": out},
+                },
+                "message_delta",
+            )
+        )
+        events.append(_sse({"type": "message_stop"}, "message_stop"))
+        return events
+    if api == "openai":
+        base = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": 1764633600,
+            "model": model,
+        }
+        events = [
+            _sse(
+                {
+                    **base,
+                    "choices": [
+                        {
+                            "index": 0,
+                            "delta": {"role": "assistant", "content": ""},
+                            "finish_reason": None,
+                        }
+                    ],
+                }
+            )
+        ]
+        for piece in _pieces(text, piece_size):
+            events.append(
+                _sse(
+                    {
+                        **base,
+                        "choices": [
+                            {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                        ],
+                    }
+                )
+            )
+        if call:
+            events.append(
+                _sse(
+                    {
+                        **base,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {
+                                    "tool_calls": [
+                                        {
+                                            "index": 0,
+                                            "id": call[2] if len(call) > 2 else "call_1",
+                                            "type": "function",
+                                            "function": {"name": call[0], "arguments": ""},
+                                        }
+                                    ]
+                                },
+                                "finish_reason": None,
+                            }
+                        ],
+                    }
+                )
+            )
+            for piece in _pieces(json.dumps(call[1])):
+                events.append(
+                    _sse(
+                        {
+                            **base,
+                            "choices": [
+                                {
+                                    "index": 0,
+                                    "delta": {
+                                        "tool_calls": [
+                                            {"index": 0, "function": {"arguments": piece}}
+                                        ]
+                                    },
+                                    "finish_reason": None,
+                                }
+                            ],
+                        }
+                    )
+                )
+        events.append(
+            _sse(
+                {
+                    **base,
+                    "choices": [
+                        {"index": 0, "delta": {}, "finish_reason": "tool_calls" if call else "stop"}
+                    ],
+                }
+            )
+        )
+        if (body.get("stream_options") or {}).get("include_usage"):
+            events.append(
+                _sse(
+                    {
+                        **base,
+                        "choices": [],
+                        "usage": {
+                            "prompt_tokens": fresh + cached,
+                            "completion_tokens": out,
+                            "total_tokens": fresh + cached + out,
+                            "prompt_tokens_details": {"cached_tokens": cached},
+                        },
+                    }
+                )
+            )
+        events.append("data: [DONE]\n\n")
+        return events
+    if api == "openai-responses":
+        whole = _whole(api, model, reply, usage)
+        events = [
+            _sse(
+                {
+                    "type": "response.created",
+                    "sequence_number": 0,
+                    "response": {**whole, "status": "in_progress", "output": [], "usage": None},
+                },
+                "response.created",
+            )
+        ]
+
+        def add(kind: str, **data: Any) -> None:
+            events.append(_sse({"type": kind, "sequence_number": len(events), **data}, kind))
+
+        for index, item in enumerate(whole["output"]):
+            if item["type"] == "message":
+                add(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "status": "in_progress", "content": []},
+                )
+                part = {"type": "output_text", "text": "", "annotations": []}
+                add(
+                    "response.content_part.added",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part=part,
+                )
+                for piece in _pieces(text, piece_size):
+                    add(
+                        "response.output_text.delta",
+                        item_id=item["id"],
+                        output_index=index,
+                        content_index=0,
+                        delta=piece,
+                        logprobs=[],
+                    )
+                add(
+                    "response.output_text.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    text=text,
+                    logprobs=[],
+                )
+                add(
+                    "response.content_part.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    content_index=0,
+                    part=item["content"][0],
+                )
+            else:
+                add(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "status": "in_progress", "arguments": ""},
+                )
+                for piece in _pieces(item["arguments"]):
+                    add(
+                        "response.function_call_arguments.delta",
+                        item_id=item["id"],
+                        output_index=index,
+                        delta=piece,
+                    )
+                add(
+                    "response.function_call_arguments.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    arguments=item["arguments"],
+                )
+            add("response.output_item.done", output_index=index, item=item)
+        add("response.completed", response=whole)
+        return events
+    whole = _whole(api, model, reply, usage)
+    parts = whole["candidates"][0]["content"]["parts"]
+    chunks = []
+    for i, part in enumerate(parts):
+        chunk: dict[str, Any] = {
+            "candidates": [{"content": {"role": "model", "parts": [part]}, "index": 0}],
+            "modelVersion": model,
+        }
+        if i == len(parts) - 1:
+            chunk["candidates"][0]["finishReason"] = "STOP"
+            chunk["usageMetadata"] = whole["usageMetadata"]
+        chunks.append(_sse(chunk))
+    return chunks
+
+
+def _pieces(text: str, size: int = 8) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+# -- a server in a thread --------------------------------------------------------
+
+
+class _ServerThread:
+    """Runs an aiohttp app on 127.0.0.1:0 in a daemon thread, for at most ``lifetime`` s."""
+
+    def __init__(self, make_app: Callable[[], web.Application], lifetime: float) -> None:
+        self.make_app = make_app
+        self.lifetime = lifetime
+        self.port = 0
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise RuntimeError("server thread did not start")
+
+    def stop(self) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        asyncio.run(self._serve())
+
+    async def _serve(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        runner = web.AppRunner(self.make_app(), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._ready.set()
+        try:
+            await asyncio.wait_for(self._stop.wait(), self.lifetime)
+        except TimeoutError:
+            pass
+        finally:
+            await runner.cleanup()
+
+
+def serve_in_thread(
+    make_app: Callable[[], web.Application], lifetime: float = 120.0
+) -> _ServerThread:
+    """Start ``make_app()`` on 127.0.0.1 in a thread (the proxy under test uses this too)."""
+    server = _ServerThread(make_app, lifetime)
+    server.start()
+    return server

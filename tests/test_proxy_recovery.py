@@ -1,0 +1,247 @@
+"""Reactive recovery through ``snapshot proxy`` with each provider's real overflow error, the
+SDKs as clients and ``fake_upstream`` (an offline stand-in) as the provider."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("aiohttp")
+anthropic = pytest.importorskip("anthropic")
+genai = pytest.importorskip("google.genai")
+
+from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
+from test_proxy_sdk import CLAUDE, GEMINI, Running, wait_for_ledger  # noqa: E402
+
+from snapshot.proxy.recovery import Limits, parse_overflow  # noqa: E402
+
+
+def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
+    """A user task, then ``turns`` tool calls with long, uneventful results (elide's work)."""
+    out: list[dict[str, Any]] = []
+    if gemini:
+        out.append({"role": "user", "parts": [{"text": "Check the logs."}]})
+    else:
+        out.append({"role": "user", "content": "Check the logs."})
+    for t in range(turns):
+        result = "\n".join(f"log{t} entry {i}: nothing happened" for i in range(60))
+        if gemini:
+            out.append(
+                {
+                    "role": "model",
+                    "parts": [{"functionCall": {"name": "cat", "args": {"f": f"log{t}"}}}],
+                }
+            )
+            out.append(
+                {
+                    "role": "user",
+                    "parts": [
+                        {"functionResponse": {"name": "cat", "response": {"output": result}}}
+                    ],
+                }
+            )
+        else:
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{t:02d}",
+                            "name": "cat",
+                            "input": {"f": f"log{t}"},
+                        }
+                    ],
+                }
+            )
+            out.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"toolu_{t:02d}", "content": result}
+                    ],
+                }
+            )
+    if gemini:
+        out.append({"role": "user", "parts": [{"text": "And now?"}]})
+    else:
+        out[-1]["content"].append({"type": "text", "text": "And now?"})
+    return out
+
+
+TOOLS = [
+    {
+        "name": "cat",
+        "description": "read a log",
+        "input_schema": {"type": "object", "properties": {"f": {"type": "string"}}},
+    }
+]
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    with FakeUpstream() as fake:
+        r = Running(fake, tmp_path, window=10**6)  # no proactive compaction: the provider decides
+        try:
+            yield r
+        finally:
+            r.server.stop()
+
+
+def test_anthropic_prompt_too_long_is_recovered_once(running: Running) -> None:
+    messages = _tool_history(8)
+    running.fake.limit = fake_tokens(messages) * 2 // 3
+    reply = running.anthropic().messages.create(
+        model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages
+    )
+    assert reply.content[0].text == "ok, noted."
+    [(_api, status, error)] = running.fake.rejected
+    assert status == 400 and "prompt is too long" in error["error"]["message"]
+    assert not running.fake.problems
+    first, retried = running.ledger(2)
+    assert first["status"] == 400 and retried["status"] == 200
+    assert retried["recovered_from"]["limit"] == running.fake.limit
+    assert "elide" in retried["plan"]["rungs"]
+    learned = Limits(running.store_dir / "proxy-limits.json").get(running.fake.url, CLAUDE)
+    assert learned.limit == running.fake.limit and learned.correction != 1.0
+    # The next request plans with what was learned: no second rejection.
+    running.anthropic().messages.create(model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages)
+    assert len(running.fake.rejected) == 1
+
+
+def test_anthropic_413_request_too_large(running: Running) -> None:
+    messages = _tool_history(8)
+    running.fake.byte_limit = len(json.dumps(messages)) // 2
+    reply = running.anthropic().messages.create(
+        model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages
+    )
+    assert reply.content[0].text == "ok, noted."
+    assert [s for _a, s, _e in running.fake.rejected] == [413]
+    assert running.ledger(2)[-1]["recovered_from"]["kind"] == "request_too_large"
+
+
+def test_gemini_input_token_count_exceeds(running: Running) -> None:
+    contents = _tool_history(8, gemini=True)
+    running.fake.limit = fake_tokens(contents) * 2 // 3
+    client = running.gemini()  # held: a collected genai client closes its transport
+    from google.genai import types
+
+    cat = types.FunctionDeclaration(
+        name="cat",
+        description="read a log",
+        parameters_json_schema={"type": "object", "properties": {"f": {"type": "string"}}},
+    )
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[cat])])
+    reply = client.models.generate_content(model=GEMINI, contents=contents, config=config)
+    assert reply.text == "ok, noted."
+    assert [s for _a, s, _e in running.fake.rejected] == [400]
+    assert not running.fake.problems
+
+
+def test_when_free_rungs_cannot_fit_the_providers_error_goes_back_unchanged(
+    running: Running,
+) -> None:
+    messages = _tool_history(8)
+    running.fake.limit = 50  # below the verbatim head and tail
+    with pytest.raises(anthropic.BadRequestError) as exc:
+        running.anthropic().messages.create(
+            model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages
+        )
+    [(_api, _status, error)] = running.fake.rejected
+    assert exc.value.body == error  # the provider's own body, unchanged
+    tried = exc.value.response.headers["X-Snapshot-Recovery"]
+    assert "free rungs" in tried and "not retried" in tried
+    assert wait_for_ledger(running.ledger_dir, 1)[0]["recovery_tried"] == tried
+    assert not running.fake.accepted
+
+
+@pytest.mark.parametrize(
+    ("provider", "status", "body", "counted", "limit"),
+    [
+        (
+            "anthropic",
+            413,
+            {
+                "type": "error",
+                "error": {
+                    "type": "request_too_large",
+                    "message": "Request exceeds the maximum allowed number of bytes.",
+                },
+            },
+            None,
+            None,
+        ),
+        (
+            "openai",
+            400,
+            {
+                "error": {
+                    "code": "context_length_exceeded",
+                    "type": "invalid_request_error",
+                    "message": "This model's maximum context length is 128000 tokens. However, you requested 130500 tokens (129000 in the messages, 1500 in the completion).",
+                }
+            },
+            129000,
+            128000,
+        ),
+        (
+            "openai",
+            400,
+            {
+                "error": {
+                    "code": "context_length_exceeded",
+                    "message": "Your input exceeds the context window of this model.",
+                }
+            },
+            None,
+            None,
+        ),
+        (
+            "google",
+            400,
+            {
+                "error": {
+                    "code": 400,
+                    "status": "INVALID_ARGUMENT",
+                    "message": "The input token count (1,048,600) exceeds the maximum number of tokens allowed (1,048,576).",
+                }
+            },
+            1048600,
+            1048576,
+        ),
+    ],
+)
+def test_parse_overflow(
+    provider: str, status: int, body: Any, counted: int | None, limit: int | None
+) -> None:
+    found = parse_overflow(provider, status, body)
+    assert found is not None and (found.counted, found.limit) == (counted, limit)
+
+
+def test_other_errors_are_not_overflows() -> None:
+    assert (
+        parse_overflow(
+            "anthropic",
+            400,
+            {
+                "type": "error",
+                "error": {
+                    "type": "invalid_request_error",
+                    "message": "messages: roles must alternate",
+                },
+            },
+        )
+        is None
+    )
+    assert (
+        parse_overflow(
+            "google",
+            429,
+            {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "quota"}},
+        )
+        is None
+    )

@@ -1,0 +1,246 @@
+"""``snapshot proxy`` driven by the official SDKs (anthropic, openai, google-genai), sync and
+streaming, against ``fake_upstream`` (an offline stand-in: a real aiohttp server on 127.0.0.1).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("aiohttp")
+anthropic = pytest.importorskip("anthropic")
+openai = pytest.importorskip("openai")
+genai = pytest.importorskip("google.genai")
+
+from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
+
+from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
+from snapshot.proxy.ledger import read_ledger  # noqa: E402
+from snapshot.transcript.store import Store  # noqa: E402
+
+CLAUDE, GPT, GEMINI = "claude-sonnet-5-5", "gpt-5.5", "gemini-3.5-flash-lite"
+KEY = "sk-test-SECRET-0123456789"
+
+
+class Running:
+    def __init__(self, fake: FakeUpstream, tmp: Path, **config: Any) -> None:
+        self.fake = fake
+        self.store_dir = tmp / "store"
+        self.ledger_dir = tmp / "ledger"
+        self.logs: list[str] = []
+        self.proxy = Proxy(
+            ProxyConfig(
+                upstream=fake.url,
+                store=self.store_dir,
+                ledger=self.ledger_dir,
+                **config,
+            ),
+            log=self.logs.append,
+        )
+        self.server = serve_in_thread(self.proxy.app, lifetime=120)
+        self.url = f"http://127.0.0.1:{self.server.port}"
+
+    def anthropic(self) -> Any:
+        return anthropic.Anthropic(api_key=KEY, base_url=self.url, max_retries=0, timeout=60)
+
+    def openai(self) -> Any:
+        return openai.OpenAI(api_key=KEY, base_url=self.url + "/v1", max_retries=0, timeout=60)
+
+    def gemini(self) -> Any:
+        from google.genai import types
+
+        return genai.Client(
+            api_key=KEY, http_options=types.HttpOptions(base_url=self.url, timeout=60_000)
+        )
+
+    def ledger(self, expect: int) -> list[dict[str, Any]]:
+        """The ledger once it holds ``expect`` records (written just after the reply ends)."""
+        return wait_for_ledger(self.ledger_dir, expect)
+
+
+def wait_for_ledger(folder: Path, expect: int, seconds: float = 10.0) -> list[dict[str, Any]]:
+    deadline = time.monotonic() + seconds
+    while True:
+        records = read_ledger(folder) if (folder / "ledger.jsonl").exists() else []
+        if len(records) >= expect or time.monotonic() > deadline:
+            return records
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    with FakeUpstream() as fake:
+        r = Running(fake, tmp_path)
+        try:
+            yield r
+        finally:
+            r.server.stop()
+
+
+def _no_key_anywhere(r: Running) -> None:
+    """The key reached the upstream and nothing else: not the store, ledger or logs."""
+    assert KEY in " ".join(r.fake.seen_auth)
+    for folder in (r.store_dir, r.ledger_dir):
+        for f in folder.rglob("*") if folder.exists() else []:
+            if f.is_file():
+                assert KEY.encode() not in f.read_bytes(), f
+    assert not any(KEY in line for line in r.logs)
+
+
+def test_anthropic_sync_and_stream(running: Running) -> None:
+    client = running.anthropic()
+    first = client.messages.create(
+        model=CLAUDE,
+        max_tokens=50,
+        system="You are terse.",
+        metadata={"user_id": "u-1"},
+        messages=[{"role": "user", "content": "hello"}],
+    )
+    assert first.content[0].text == "ok, noted."
+    with client.messages.stream(
+        model=CLAUDE,
+        max_tokens=50,
+        system="You are terse.",
+        messages=[
+            {"role": "user", "content": "hello"},
+            {"role": "assistant", "content": "ok, noted."},
+            {"role": "user", "content": "again"},
+        ],
+    ) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "ok, noted." and final.usage.output_tokens == 7
+    count = client.messages.count_tokens(model=CLAUDE, messages=[{"role": "user", "content": "x"}])
+    assert count.input_tokens > 0
+    assert not running.fake.problems
+    records = running.ledger(2)
+    assert [r["status"] for r in records] == [200, 200]  # count_tokens is not an API turn
+    assert all(r["usage_label"] == "measured" and r["usage"]["output"] == 7 for r in records)
+    assert records[0]["dollars"]["total"] > 0
+    # Both requests are one conversation (same system prompt and first message), stored.
+    assert records[0]["conversation"] == records[1]["conversation"]
+    stored = Store(running.store_dir).load(records[0]["conversation"])
+    assert [m.text() for m in stored.path()][-2:] == ["again", "ok, noted."]
+    _no_key_anywhere(running)
+
+
+def test_unchanged_request_goes_upstream_byte_identical(running: Running) -> None:
+    import urllib.request
+
+    raw = (
+        b'{"model":"claude-sonnet-5-5",  "max_tokens":10,"x_unknown_field":{"a":[1,2]},'
+        b'"thinking":{"type":"enabled","budget_tokens":1024},'
+        b'"messages":[{"role":"user","content":[{"type":"text","text":"hi",'
+        b'"cache_control":{"type":"ephemeral"}}]}]}'
+    )
+    running.fake.validate = False  # the unknown field is the point here
+    req = urllib.request.Request(
+        running.url + "/v1/messages",
+        data=raw,
+        headers={"x-api-key": KEY, "content-type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=30) as reply:
+        assert reply.status == 200
+    assert running.fake.accepted[-1].raw == raw
+
+
+def test_openai_chat_and_responses(running: Running) -> None:
+    client = running.openai()
+    chat = client.chat.completions.create(
+        model=GPT, messages=[{"role": "user", "content": "hi"}], temperature=0.2
+    )
+    assert chat.choices[0].message.content == "ok, noted."
+    chunks = list(
+        client.chat.completions.create(
+            model=GPT,
+            messages=[{"role": "user", "content": "hi"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "ok, noted."
+    resp = client.responses.create(model=GPT, input="hi", instructions="be brief")
+    assert resp.output_text == "ok, noted."
+    with client.responses.stream(model=GPT, input=[{"role": "user", "content": "hi"}]) as s:
+        done = s.get_final_response()
+    assert done.output_text == "ok, noted."
+    assert not running.fake.problems
+    usage = [r["usage"] for r in running.ledger(4)]
+    assert all(u is not None and u["output"] == 7 for u in usage), usage
+    _no_key_anywhere(running)
+
+
+def test_gemini_sync_and_stream(running: Running) -> None:
+    client = running.gemini()
+    reply = client.models.generate_content(model=GEMINI, contents="hello")
+    assert reply.text == "ok, noted."
+    text = "".join(
+        c.text or "" for c in client.models.generate_content_stream(model=GEMINI, contents="hello")
+    )
+    assert text == "ok, noted."
+    assert not running.fake.problems
+    assert [r["usage"]["output"] for r in running.ledger(2)] == [7, 7]
+    _no_key_anywhere(running)
+
+
+def test_bad_input_gets_the_providers_error_shape(running: Running) -> None:
+    import urllib.error
+    import urllib.request
+
+    def post(path: str, data: bytes) -> tuple[int, Any]:
+        req = urllib.request.Request(running.url + path, data=data, headers={"x-api-key": KEY})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    status, body = post("/v1/messages", b"{not json")
+    assert (
+        status == 400
+        and body["type"] == "error"
+        and body["error"]["type"] == "invalid_request_error"
+    )
+    status, body = post("/v1beta/models/gemini-3.5-flash-lite:generateContent", b"[1]")
+    assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT"
+    status, body = post(
+        "/v1/chat/completions",
+        json.dumps(
+            {"model": "no-such-model-x", "messages": [{"role": "user", "content": "x" * 400_000}]}
+        ).encode(),
+    )
+    assert status == 400 and "no-such-model-x" in body["error"]["message"]
+    assert len(running.logs) == 3 and all(
+        "\n" not in line and "Traceback" not in line for line in running.logs
+    )
+    with pytest.raises(anthropic.APIStatusError) as exc:
+        running.anthropic().messages.create(
+            model=CLAUDE, max_tokens=5, messages=[{"role": "user", "content": "x" * 70_000_000}]
+        )
+    assert exc.value.status_code == 413
+    assert not Store(running.store_dir).conversations()
+
+
+def test_upstream_down_is_a_502_in_shape(tmp_path: Path) -> None:
+    proxy = Proxy(ProxyConfig(upstream="http://127.0.0.1:9"), log=lambda _l: None)
+    server = serve_in_thread(proxy.app, lifetime=60)
+    try:
+        client = openai.OpenAI(
+            api_key=KEY, base_url=f"http://127.0.0.1:{server.port}/v1", max_retries=0
+        )
+        with pytest.raises(openai.APIStatusError) as exc:
+            client.chat.completions.create(model=GPT, messages=[{"role": "user", "content": "hi"}])
+        assert exc.value.status_code == 502
+        assert KEY not in str(exc.value)
+    finally:
+        server.stop()
+
+
+def test_other_paths_are_forwarded_unchanged(running: Running) -> None:
+    models = running.openai().models.list()
+    assert [m.id for m in models.data] == ["fake-model"]
