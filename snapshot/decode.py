@@ -443,41 +443,46 @@ def read(pixels: np.ndarray, font: Font, *, geometry: Geometry | None = None) ->
     return _cells_to_text(idx[start:], font, flow=g.flow, last=last, continued=continued)
 
 
-def _cells_to_text(idx: np.ndarray, font: Font, *, flow: bool, last: bool, continued: bool) -> str:
-    chars = font.chars
+def _cell_strings(font: Font) -> np.ndarray:
+    """What each atlas index reads as: its character, or the marker's text."""
     table = {NEWLINE: "\n", CONTINUE: "", KEPT: KEPT_MARK}
+    out = np.empty(len(font.chars), object)
+    for i, ch in enumerate(font.chars):
+        out[i] = table.get(i, "" if ch == WIDE_TAIL else ch)
+    return out
+
+
+def _cells_to_text(idx: np.ndarray, font: Font, *, flow: bool, last: bool, continued: bool) -> str:
+    idx = np.asarray(idx)
+    strings = font.cached("cell_strings", lambda: _cell_strings(font))
+    # one join per row over a gathered table: no Python call per cell
+    texts = ["".join(row) for row in strings[idx].tolist()] if idx.size else [""] * len(idx)
+    cols = idx.shape[1] if idx.ndim == 2 else 0
+    ends_blank = (idx[:, -1] == SPACE).tolist() if cols else [False] * len(idx)
     wide = font.wide
-    rows = idx.tolist()
+    starts = idx[:, 0].tolist() if cols else []
+    seconds = idx[:, 1].tolist() if cols > 1 else []
 
-    def cell(i: int) -> str:
-        if i in table:
-            return table[i]
-        ch = chars[i]
-        return "" if ch == WIDE_TAIL else ch
-
-    def row_text(r: list[int], drop_pad: bool) -> str:
-        if drop_pad and r and r[-1] == SPACE:
-            r = r[:-1]
-        return "".join(cell(i) for i in r)
-
-    def pads_before(next_row: list[int] | None, first: int) -> bool:
+    def pads_before(n: int, first: int) -> bool:
         # a space in the last column before a wide glyph is layout padding
-        return next_row is not None and len(next_row) > first and bool(wide[next_row[first]])
+        col = starts if first == 0 else seconds
+        return n < len(col) and bool(wide[col[n]])
 
+    def row_text(n: int, drop_pad: bool) -> str:
+        return texts[n][:-1] if drop_pad and ends_blank[n] else texts[n]
+
+    rows = len(texts)
     if flow:
-        parts = []
-        for n, r in enumerate(rows):
-            nxt = rows[n + 1] if n + 1 < len(rows) else None
-            parts.append(row_text(r, pads_before(nxt, 0)))
-        out = "".join(parts)
+        out = "".join(row_text(n, pads_before(n + 1, 0)) for n in range(rows))
         return out.rstrip(" ") if last else out
     lines: list[list[str | bool]] = []  # [text, ended]
-    for n, r in enumerate(rows):
-        nxt = rows[n + 1] if n + 1 < len(rows) else None
-        cont_next = (nxt is not None and nxt[0] == CONTINUE) or (nxt is None and continued)
-        is_cont = bool(r) and r[0] == CONTINUE
-        body = r[1:] if is_cont else r
-        text = row_text(body, cont_next and pads_before(nxt, 1))
+    for n in range(rows):
+        nxt_cont = n + 1 < rows and starts[n + 1] == CONTINUE
+        cont_next = nxt_cont or (n + 1 == rows and continued)
+        is_cont = cols > 0 and starts[n] == CONTINUE
+        # body = the row without its CONTINUE cell (which reads as ""); a 1-cell
+        # continued row has no body to drop padding from
+        text = row_text(n, cont_next and pads_before(n + 1, 1) and (cols > 1 or not is_cont))
         if not cont_next:
             text = text.rstrip(" ")
         if is_cont and lines and not lines[-1][1]:

@@ -128,6 +128,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how much of the legibility lab to run (default quick; full reads more lines with every filter)",
     )
     p.add_argument(
+        "--no-cache",
+        dest="cache",
+        action="store_false",
+        help="run every conversation again instead of reusing the results of unchanged files "
+        "kept in OUT/.cache",
+    )
+    p.add_argument(
         "--readme",
         type=Path,
         help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
@@ -237,6 +244,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
+        cache=args.cache,
     )
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")

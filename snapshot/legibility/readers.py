@@ -122,10 +122,10 @@ class OracleReader:
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         if seen.scale == (1.0, 1.0):
-            from snapshot.decode import read as decode
+            from snapshot.decode_exact import round_trip
 
-            try:
-                text = decode(seen.pixels, layout.geometry.font, geometry=layout.geometry)
+            try:  # the page's own geometry: cells looked up, searched only if that fails
+                text = round_trip(seen.pixels, layout.geometry)
                 lines = text.split("\n")
                 return [lines[r] if r < len(lines) else "" for r in rows]
             except ImageError:
@@ -291,7 +291,13 @@ class TesseractReader:
 
 
 def tesseract_available() -> bool:
-    return shutil.which("tesseract") is not None
+    """The binary and its Python wrapper both: either alone fails only when the lab reads."""
+    import importlib.util
+
+    return (
+        shutil.which("tesseract") is not None
+        and importlib.util.find_spec("pytesseract") is not None
+    )
 
 
 def rapidocr_available() -> bool:

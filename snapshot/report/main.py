@@ -23,6 +23,9 @@ from snapshot.report.sources import (
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
 
+#: Where a report keeps its per-conversation results for the next run, inside ``--out``.
+CACHE_DIR = ".cache"
+
 
 # One model per family for the characters-per-token figure.
 def profile_models(today: str | None = None) -> tuple[str, ...]:
@@ -61,6 +64,25 @@ def profile_rows(models: Sequence[str]) -> list[dict[str, Any]]:
         d["text_chars_per_token"] = len(sample) / max(1, n.tokens)
         d["text_exact"] = n.exact
         rows.append(d)
+    return rows
+
+
+def _cached_profile_rows(cache: Path | None) -> list[dict[str, Any]]:
+    """:func:`profile_rows` of today's lineup; the same for every run of this code, so kept
+    in ``cache`` (it loads every family's tokenizer: seconds of a one-session report)."""
+    import json
+
+    from snapshot.report.cache import ResultCache, code_digest
+
+    models = profile_models()
+    if cache is None:
+        return profile_rows(models)
+    store = ResultCache(cache, json.dumps([code_digest(), list(models)]))
+    key = store.key("chars_per_token", 0)
+    rows = store.get_json(key)
+    if not isinstance(rows, list):
+        rows = profile_rows(models)
+        store.put_json(key, rows)
     return rows
 
 
@@ -124,6 +146,8 @@ def make_report(
     engine: str = "local",
     scheduler: str | None = None,
     probes: Path | None = None,
+    cache: bool = True,
+    say: Callable[[str], None] = lambda line: None,
 ) -> ReportFiles:
     """Run the benchmark and write the report into ``out`` (and nowhere else).
 
@@ -132,12 +156,20 @@ def make_report(
     and says at the top that it is private. ``show_needles``: quote examples of
     the needles (text from the sessions) in the report. ``probes`` is a folder of
     live needle-probe records (``snapshot probe``): they join the needle-recall
-    tables as one more reader per probed profile.
+    tables as one more reader per probed profile. ``cache``: keep each
+    conversation's results in ``out/.cache`` and reuse those of unchanged files
+    (:mod:`snapshot.report.cache`). ``say`` hears, before any work, each
+    optional part the run goes on without (:mod:`snapshot.report.preflight`).
     """
+    from snapshot.report.preflight import missing_markdown, missing_parts
+
     if readme is not None:
         from snapshot.report.readme import readme_block
 
         readme_block(readme)  # a README without the block is refused before the long run
+    missing = missing_parts(models, settings or Settings(), use_ocr=use_ocr, legibility=legibility)
+    for part in missing:
+        say(part.line())
     out.mkdir(parents=True, exist_ok=True)
     live = _probe_columns(probes, models) if probes is not None else []
     given: list[SourceRef] | None = None
@@ -168,6 +200,7 @@ def make_report(
             given=given,
             engine=engine,
             scheduler=scheduler,
+            cache=out / CACHE_DIR if cache else None,
         )
     except BaseException:
         if lab is not None:
@@ -179,17 +212,29 @@ def make_report(
         "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
         "distribution": plots.distribution(result.rows, out / "distribution.png"),
         "chars_per_token": plots.chars_per_token(
-            profile_rows(profile_models()), out / "chars_per_token.png"
+            _cached_profile_rows(out / CACHE_DIR if cache else None), out / "chars_per_token.png"
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }
     sections: list[tuple[str, str]] = list(inventory)
     if given is not None and show_needles:
         sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
+    if missing:
+        sections.append(("Optional parts missing", missing_markdown(missing)))
     if lab is not None:
         # The legibility lab writes its own figures (legibility against resample
         # scale, generational loss) and returns markdown sections for them.
-        sections.extend(lab.result())
+        try:
+            sections.extend(lab.result())
+        except Exception as exc:  # the conversations' results are kept: never a late failure
+            say(f"the legibility lab failed ({type(exc).__name__}: {exc}); the report goes on")
+            sections.append(
+                (
+                    "Legibility lab: not run to the end",
+                    f"The legibility lab failed ({type(exc).__name__}: {exc}); its sections "
+                    "are missing from this report, every other figure is complete.",
+                )
+            )
         sections.append(_lab_note(legibility))
     notice = PRIVACY_NOTICE if found is not None else None
     report = markdown.write(
@@ -334,5 +379,6 @@ def report_command(
         settings=chosen,
         found=found,
         probes=probes,
+        say=say,
         **options,
     )

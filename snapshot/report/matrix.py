@@ -549,9 +549,14 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
 
 
 def evaluate(
-    source: Source, targets: Sequence[Target], settings: Settings, *, ocr: OcrRows | None = None
+    source: Source,
+    targets: Sequence[Target],
+    settings: Settings,
+    *,
+    ocr: OcrRows | None = None,
+    stage: Callable[[str], None] | None = None,
 ) -> list[Row]:
-    """All strategies on one conversation for each target."""
+    """All strategies on one conversation for each target (``stage`` is told each target's model)."""
     needles = needles_for(source, settings)
     # shared across targets: identical pages are read once
     reader = ReadCache(ocr, page_readers=tuple(settings.page_readers))
@@ -560,6 +565,8 @@ def evaluate(
     )
     rows: list[Row] = []
     for target in targets:
+        if stage is not None:
+            stage(target.model)
         run = _Run(source, target, settings, needles, reader)
         rows.extend(_evaluate_target(run, summarizer))
     return rows

@@ -70,9 +70,10 @@ class ReadCache:
         key = _digest(page)
         text = self.cache.get(key)
         if text is None:
-            from snapshot.decode import read
+            from snapshot.decode_exact import round_trip
 
-            text = read(page.pixels, page.geometry.font, geometry=page.geometry)
+            # the page's font, grid and origin are known: cells are looked up, not searched
+            text = round_trip(page.pixels, page.geometry)
             self.cache[key] = text
         return text
 

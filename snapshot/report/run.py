@@ -7,7 +7,7 @@ import json
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -81,11 +81,18 @@ GIVEN = "<given sources>"
 
 
 def _init(
-    models: Sequence[str], settings: Settings, use_ocr: bool, given: Sequence[SourceRef] = ()
+    models: Sequence[str],
+    settings: Settings,
+    use_ocr: bool,
+    given: Sequence[SourceRef] = (),
+    stages: Any = None,
 ) -> None:
     from snapshot.ladder.target import target_for
 
     _STATE["given"] = list(given)
+    if stages is not None:  # a worker process: its stages go to the main process's line
+        pid = os.getpid()
+        _STATE["stage"] = lambda text: stages.put((pid, text))
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["key"] = (tuple(models), settings, use_ocr)
     _STATE["targets"] = [target_for(_with_evidence(m)) for m in models]
@@ -159,14 +166,24 @@ def _work(
     return rows, stats, error, _reader_infos(names) if names and rows else {}
 
 
+def _stage(text: str) -> None:
+    """Tell the progress line what this worker is at (nothing without one)."""
+    hook = _STATE.get("stage")
+    if hook is not None:
+        hook(text)
+
+
 def _evaluate_job(
     job: Job, model: int | None = None
 ) -> tuple[list[Row], SourceStats | None, str | None]:
+    _stage(f"#{job.index + 1}: import")
     try:
         source = _source(job)
     except Exception as exc:  # a source that cannot be imported is reported, not fatal
         return [], None, f"job {job.index}: {type(exc).__name__}: {exc}"
     path = source.conversation.path()
+    short = f"#{job.index + 1} {Path(source.id).name[:24]}"
+    _stage(f"{short}: validation")
     stats = SourceStats(
         id=source.id,
         category=source.category,
@@ -179,7 +196,13 @@ def _evaluate_job(
     )
     try:
         targets = _STATE["targets"] if model is None else [_STATE["targets"][model]]
-        rows = evaluate(source, targets, _STATE["settings"], ocr=_STATE["ocr"])
+        rows = evaluate(
+            source,
+            targets,
+            _STATE["settings"],
+            ocr=_STATE["ocr"],
+            stage=lambda model: _stage(f"{short}: {model}"),
+        )
     except Exception as exc:  # one broken conversation is reported in REPORT.md, not fatal
         import traceback
 
@@ -200,18 +223,36 @@ def jobs_for(corpus: Path | None, limit: int | None = None) -> list[Job]:
     return [Job(str(corpus), i) for i in range(n)][:limit]
 
 
-def measure_summaries(jobs: Sequence[Job]) -> SummarySize:
+def measure_summaries(
+    jobs: Sequence[Job],
+    cache: Path | None = None,
+    origins: dict[Job, tuple[str, int]] | None = None,
+) -> SummarySize:
     """The modelled summary's size, from the real summaries among the jobs' conversations.
 
     A first, import-only pass (cheap next to the benchmark itself): the size must be
     known before any conversation is compacted, and it is the same for all of them.
+    With ``cache`` each conversation's lengths are kept under its ``origins`` key.
     """
+    from snapshot.report.cache import ResultCache, run_salt
+
+    store = ResultCache(cache, run_salt((), Settings(), False)) if cache is not None else None
     lengths: list[int] = []
-    for job in jobs:
+    for job in progress(jobs, desc="summaries", total=len(jobs), unit="conv"):
+        key = (
+            store.key("summaries:" + origins[job][0], origins[job][1]) if store and origins else ""
+        )
+        known = store.get_json(key) if store is not None and key else None
+        if isinstance(known, list):
+            lengths.extend(int(n) for n in known)
+            continue
         try:
-            lengths.extend(real_summary_lengths([_source(job).conversation]))
+            found = real_summary_lengths([_source(job).conversation])
         except Exception:  # the main pass reports a source that cannot be imported
             continue
+        lengths.extend(found)
+        if store is not None and key:
+            store.put_json(key, list(found))
     return summary_size(lengths)
 
 
@@ -227,10 +268,14 @@ def run(
     given: Sequence[SourceRef] | None = None,
     engine: str = "local",
     scheduler: str | None = None,
+    cache: Path | None = None,
 ) -> RunResult:
     """Every strategy on every conversation × profile: on local processes or a Dask cluster.
 
     ``given``: run on these conversations (a user's own) instead of the demo or corpus.
+    ``cache``: a folder of earlier results (:mod:`snapshot.report.cache`); a
+    conversation whose file, the package and the settings are unchanged is read
+    back from it instead of run (local engine).
     ``engine="dask"`` shards conversations × profiles over the cluster at
     ``scheduler`` (or a new local one, see :mod:`snapshot.report.cluster`);
     the rows are the same as the local run's.
@@ -253,7 +298,8 @@ def run(
     given = list(given or ())
     jobs = [Job(GIVEN, i) for i in range(len(given))][:limit] if own else jobs_for(corpus, limit)
     _STATE["given"] = given  # _source() reads given jobs from here
-    size = measure_summaries(jobs)
+    origins = {job: _job_origin(job) for job in jobs} if cache is not None else {}
+    size = measure_summaries(jobs, cache, origins)
     settings = replace(settings, summary_chars=size.mean_chars, summary_size_source=size.source)
     if settings.page_readers and settings.reader_conversations:
         from snapshot.report.readability import reader_sample
@@ -284,6 +330,24 @@ def run(
     # The conversations the page readers read (the slowest by far) first, then the
     # big ones, so the last worker is not left with the longest one.
     ordered = sorted(jobs, key=lambda j: (not _reads_pages(j, settings), -_size_hint(j)))
+    store = None
+    keys: dict[Job, str] = {}
+    if cache is not None and engine == "local":
+        from snapshot.report.cache import ResultCache, run_salt
+
+        store = ResultCache(cache, run_salt(models, settings, use_ocr))
+        keys = {job: store.key(*origins[job]) for job in jobs}
+    hits = {job: store.get(keys[job]) for job in ordered} if store is not None else {}
+    todo = [job for job in ordered if hits.get(job) is None]
+    collect(hit for hit in hits.values() if hit is not None)
+
+    def finish(done: Iterable[tuple[Job, tuple[Any, ...]]], bar: Any) -> Iterator[tuple[Any, ...]]:
+        for job, result in done:
+            if store is not None and result[2] is None:  # a failed conversation is tried again
+                store.put(keys[job], result)
+            bar.done(_size_hint(job), _job_label(job))
+            yield result
+
     if engine == "dask":
         from snapshot.report.cluster import run_shards
 
@@ -299,18 +363,35 @@ def run(
                 args=(tuple(models), settings, use_ocr),
             )
         )
-    elif workers == 1:
-        _init(models, settings, use_ocr, given)
-        results = (_work(j) for j in jobs)
-        collect(progress(results, desc="conversations", total=len(jobs), unit="conv"))
     else:
-        _STATE["given"] = given  # for the size hint below
-        ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
-        with ctx.Pool(
-            workers, initializer=_init, initargs=(tuple(models), settings, use_ocr, given)
-        ) as pool:
-            done = pool.imap_unordered(_work, ordered)
-            collect(progress(done, desc="conversations", total=len(jobs), unit="conv"))
+        from snapshot.report.eta import RunProgress
+
+        bar = RunProgress(
+            [_size_hint(j) for j in ordered], [hits.get(j) is not None for j in ordered]
+        )
+        try:
+            if workers == 1 and todo:
+                _init(models, settings, use_ocr, given)
+                _STATE["stage"] = lambda text: bar.stage(0, text)
+                run_now = set(todo)
+                inline = ((j, _work(j)) for j in jobs if j in run_now)
+                try:
+                    collect(finish(inline, bar))
+                finally:
+                    _STATE.pop("stage", None)
+            elif todo:
+                _STATE["given"] = given  # for the size hint below
+                ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
+                stages = ctx.SimpleQueue()
+                bar.listen(stages)
+                with ctx.Pool(
+                    min(workers, len(todo)),
+                    initializer=_init,
+                    initargs=(tuple(models), settings, use_ocr, given, stages),
+                ) as pool:
+                    collect(finish(pool.imap_unordered(_job_work, todo), bar))
+        finally:
+            bar.close()
     rows.sort(key=lambda r: (r.source, r.model, r.strategy))
     sources.sort(key=lambda s: s.id)
     errors.sort()
@@ -335,6 +416,30 @@ def run(
         engine,
         {n: infos[n] for n in settings.page_readers if n in infos},
     )
+
+
+def _job_work(job: Job) -> tuple[Job, tuple[Any, ...]]:
+    """:func:`_work` with its job, so the main process can store the result under its key."""
+    return job, _work(job)
+
+
+def _job_label(job: Job) -> str:
+    return f"#{job.index + 1}"
+
+
+def _job_origin(job: Job) -> tuple[str, int]:
+    """What a job's result depends on besides code and settings: its file's bytes, by digest."""
+    from snapshot.report.cache import file_digest
+
+    if job.corpus == GIVEN:
+        ref: SourceRef = _STATE["given"][job.index]
+        return f"{file_digest(ref.path)}:{ref.id}:{ref.category}", ref.index
+    if job.corpus is None:
+        return "demo", job.index
+    entry = read_manifest(Path(job.corpus))[job.index]
+    path = Path(job.corpus).parent / str(entry["path"])
+    digest = file_digest(path) if path.exists() else "absent"
+    return f"{digest}:{json.dumps(entry, sort_keys=True, default=str)}", 0
 
 
 def _job_id(job: Job) -> str:
@@ -382,17 +487,19 @@ def model_records(
     >>> model_records(["gemini-3.8-flash"], "2027-01-02")["gemini-3.8-flash"]["price"]["input_per_mtok"]
     1.5
     """
-    from snapshot.ladder.target import target_for
+    from snapshot.billing.text_tokens import resolve_tokenizer
 
     out: dict[str, dict[str, Any]] = {}
     for model in models:
-        target = target_for(_with_evidence(model))
-        price = target.profile.price(today, tier)
+        # what target_for(...) would say, without building a Target: that counts
+        # the demo text with every tokenizer (seconds, for a few table cells)
+        profile = _with_evidence(model)
+        price = profile.price(today, tier)
         out[model] = {
-            **target.profile.lifecycle_record(today),
-            "text_counter": target.text_counter,
+            **profile.lifecycle_record(today),
+            "text_counter": resolve_tokenizer(profile.text_tokenizer).method,
             "price": price.record() if price is not None else None,
-            "uncertain": target.profile.range_record(),
+            "uncertain": profile.range_record(),
         }
     return out
 

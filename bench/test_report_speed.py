@@ -1,0 +1,200 @@
+"""Issue 29: the report's round-trip check and the one-session report, beside main 1e38e1a's code.
+
+- ``test_round_trip[searching|exact]``: every page the one-session report
+  decodes (the session's visible text on the three default profiles' pages and
+  their dense gray pages), read by today's searching decoder
+  (``decode.read``, what main 1e38e1a's report called) and by the exact cell
+  lookup (``decode_exact.round_trip``, what the report calls now). Same text,
+  checked.
+- ``test_one_session_report[baseline|this|this-cached]``: ``snapshot report
+  SESSION --no-legibility --workers 1`` in a fresh interpreter; its CPU
+  seconds (user + sys, from ``RUSAGE_CHILDREN``), which survive a busy machine
+  better than wall time. ``baseline`` runs the checkout named by
+  ``SNAPSHOT_BASELINE_TREE`` (make one with ``git worktree add --detach DIR
+  1e38e1a``); ``this-cached`` is a second run on the same ``--out`` (every
+  result read back from the cache).
+
+Run: ``.venv/bin/pytest bench/test_report_speed.py --benchmark-only -o addopts=""
+--benchmark-timer time.process_time``.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, record
+
+from snapshot.geometry import Geometry
+from snapshot.page import Page
+
+SESSION = Path(
+    "/work/shared/corpus/claude_code_log_real/-Users-dain-workspace-danieldemmel-me-next/"
+    "9e953218-585f-4692-89df-9e0747a31c68.jsonl"
+)
+#: name -> {"cpu": seconds, "load": load average at the start, ...}
+FIGURES: dict[str, dict[str, float]] = {}
+
+
+def _load() -> float:
+    return os.getloadavg()[0]
+
+
+@pytest.fixture(scope="module")
+def report_pages() -> list[tuple[Page, Geometry]]:
+    if not SESSION.is_file():
+        pytest.skip(f"the one-session report's session is absent: {SESSION}")
+    from snapshot.legibility.frontier import dense_geometry
+    from snapshot.page import render_document
+    from snapshot.profiles import profile_for
+    from snapshot.report.readability import visible_text
+    from snapshot.report.run import DEFAULT_MODELS
+    from snapshot.report.sources import path_sources
+    from snapshot.transcript.discover import find
+
+    refs, _ = path_sources(find([str(SESSION)]))
+    text = visible_text(refs[0].load().conversation.path())
+    out = []
+    for model in DEFAULT_MODELS:
+        g = profile_for(model).geometry()
+        for geometry in (g, dense_geometry(g)):
+            out += [(p, geometry) for p in render_document(text, geometry).pages]
+    for page, _ in out:
+        _ = page.pixels  # drawn before timing: the report has them drawn already
+    return out
+
+
+@pytest.mark.benchmark(group="round_trip")
+@pytest.mark.parametrize("decoder", ["searching", "exact"])
+def test_round_trip(
+    benchmark: Any, report_pages: list[tuple[Page, Geometry]], decoder: str
+) -> None:
+    from snapshot.decode import read
+    from snapshot.decode_exact import round_trip
+
+    def searching() -> list[str]:
+        return [read(p.pixels, g.font, geometry=g) for p, g in report_pages]
+
+    def exact() -> list[str]:
+        return [round_trip(p.pixels, g) for p, g in report_pages]
+
+    load = _load()
+    texts = record(
+        benchmark,
+        f"round_trip_{decoder}",
+        searching if decoder == "searching" else exact,
+        rounds=3,
+        iterations=1,
+    )
+    FIGURES[f"round_trip_{decoder}"] = {"pages": len(report_pages), "load": load}
+    assert texts == searching()
+
+
+def _child_cpu(args: list[str], cwd: Path, pythonpath: Path) -> float:
+    """CPU seconds (user + sys) of one command run to its end."""
+    env = {**os.environ, "PYTHONPATH": str(pythonpath), "SNAPSHOT_NO_PROGRESS": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+@pytest.mark.benchmark(group="one_session_report")
+@pytest.mark.parametrize("code", ["baseline", "this", "this-cached"])
+def test_one_session_report(
+    benchmark: Any, tmp_path_factory: pytest.TempPathFactory, code: str
+) -> None:
+    if not SESSION.is_file():
+        pytest.skip(f"the one-session report's session is absent: {SESSION}")
+    tree = ROOT
+    if code == "baseline":
+        given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+        if not given or not (Path(given) / "snapshot").is_dir():
+            pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of main 1e38e1a")
+        tree = Path(given)
+    out = tmp_path_factory.mktemp(f"report_{code}")
+    args = [sys.executable, "-m", "snapshot", "report", str(SESSION), "--out", str(out)]
+    args += ["--no-legibility", "--workers", "1"]
+    if code == "this-cached":
+        _child_cpu(args, tree, tree)  # fills the cache; the measured run reads it back
+    seen: dict[str, float] = {}
+
+    def run() -> None:
+        seen["cpu"] = _child_cpu(args, tree, tree)
+
+    load = _load()
+    record(benchmark, f"report_{code}", run, rounds=1, iterations=1)
+    FIGURES[f"report_{code}"] = {**seen, "load": load, "load_end": _load()}
+
+
+@pytest.mark.benchmark(group="quick_start")
+@pytest.mark.parametrize("code", ["baseline", "this"])
+def test_quick_start(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, code: str) -> None:
+    """The README quick start's ``snapshot report`` (demo, quick lab, every core): CPU seconds."""
+    tree = ROOT
+    if code == "baseline":
+        given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+        if not given or not (Path(given) / "snapshot").is_dir():
+            pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of main 1e38e1a")
+        tree = Path(given)
+    out = tmp_path_factory.mktemp(f"quick_start_{code}")
+    args = [sys.executable, "-m", "snapshot", "report", "--out", str(out)]
+    seen: dict[str, float] = {}
+
+    def run() -> None:
+        seen["cpu"] = _child_cpu(args, tree, tree)
+
+    load = _load()
+    record(benchmark, f"quick_start_{code}", run, rounds=1, iterations=1)
+    FIGURES[f"quick_start_{code}"] = {**seen, "load": load, "load_end": _load()}
+
+
+def summary_lines() -> list[str]:
+    """The ratios of this module's figures, for the run's closing summary."""
+    f = FIGURES
+    out = []
+    s, e = f.get("round_trip_searching"), f.get("round_trip_exact")
+    if s and e:
+        from conftest import MEDIANS
+
+        if "round_trip_searching" in MEDIANS and "round_trip_exact" in MEDIANS:
+            a, b = MEDIANS["round_trip_searching"], MEDIANS["round_trip_exact"]
+            out.append(
+                f"round-trip check of the one-session report's {int(e['pages'])} pages: "
+                f"searching {a:.2f} s, exact lookup {b:.2f} s ({a / b:.1f}x less; load {e['load']:.1f})"
+            )
+    base, this, cached = f.get("report_baseline"), f.get("report_this"), f.get("report_this-cached")
+    for name, fig in (
+        ("main 1e38e1a", base),
+        ("this tree", this),
+        ("this tree, cached re-run", cached),
+    ):
+        if fig:
+            out.append(
+                f"one-session report, {name}: {fig['cpu']:.1f} CPU s "
+                f"(load {fig['load']:.1f} -> {fig['load_end']:.1f})"
+            )
+    if base and this:
+        out.append(
+            f"one-session report CPU, main 1e38e1a / this tree: {base['cpu'] / this['cpu']:.2f}x"
+        )
+    qb, qt = f.get("quick_start_baseline"), f.get("quick_start_this")
+    for name, fig in (("main 1e38e1a", qb), ("this tree", qt)):
+        if fig:
+            out.append(
+                f"README quick start, {name}: {fig['cpu']:.1f} CPU s "
+                f"(load {fig['load']:.1f} -> {fig['load_end']:.1f})"
+            )
+    if qb and qt:
+        out.append(
+            f"README quick start CPU, main 1e38e1a / this tree: {qb['cpu'] / qt['cpu']:.2f}x"
+        )
+    if base and cached:
+        out.append(f"... / cached re-run: {base['cpu'] / cached['cpu']:.1f}x")
+    return out
