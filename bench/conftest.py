@@ -102,6 +102,11 @@ def _ratio_lines(m: dict[str, float]) -> list[str]:
             "JSONDocument element by element vs json.load of the whole file: "
             f"{m['json_document_items'] / m['json_load_whole']:.2f}x the time"
         )
+    if "json_document_items" in m and "ijson_items" in m:
+        out.append(
+            "JSONDocument element by element vs ijson (yajl2_c): "
+            f"{m['json_document_items'] / m['ijson_items']:.2f}x the time"
+        )
     if "png_encode" in m:
         out.append(f"PNG encode of one page: {m['png_encode'] * 1e3:.2f} ms")
     crops = m.get("rapidocr crops given rows")

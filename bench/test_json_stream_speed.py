@@ -1,5 +1,7 @@
 """JSONDocument (a session's one JSON document read element by element) against
-``json.load`` of the whole file, side by side in one run (issue 9).
+``json.load`` of the whole file, side by side in one run (issue 9), and against
+ijson (yajl2_c backend, when installed: ``pip install ijson``), the streaming
+parser issue 23 weighed adopting instead.
 
 The document is a Gemini CLI-shaped chat recording of about
 ``SNAPSHOT_JSON_STREAM_MB`` (default 50) MB, built in pytest's temp dir: 20,000
@@ -61,3 +63,14 @@ def test_json_load_whole(benchmark: Any, document: Path) -> None:
             return len(json.load(fh)["messages"])
 
     assert record(benchmark, "json_load_whole", run, rounds=3, iterations=1) == 20_000
+
+
+@pytest.mark.benchmark(group="json-document")
+def test_ijson_items(benchmark: Any, document: Path) -> None:
+    ijson = pytest.importorskip("ijson", reason="ijson is not installed (pip install ijson)")
+
+    def run() -> int:
+        with document.open("rb") as fh:
+            return sum(1 for _ in ijson.items(fh, "messages.item", use_float=True))
+
+    assert record(benchmark, "ijson_items", run, rounds=3, iterations=1) == 20_000

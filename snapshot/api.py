@@ -17,7 +17,7 @@ A store keeps conversations and their session tree across runs:
 >>> import tempfile
 >>> store = Store(tempfile.mkdtemp())
 >>> store.save(conv).name
-'main.json'
+'main.jsonl'
 >>> store.load(conv.id).id == conv.id
 True
 """
@@ -147,12 +147,15 @@ def export_request(conv: Conversation, to: str, *, model: str | None = None) -> 
     return export(conv, to, model=model).body
 
 
-def compact(conv: Conversation, model: str, budget: int, **options: Any) -> CompactOutcome:
+def compact(
+    conv: Conversation, model: str, budget: int | None = None, **options: Any
+) -> CompactOutcome:
     """Climb the ladder until ``conv`` fits ``budget`` tokens of ``model``; the request and pages.
 
     Options are those of :func:`snapshot.ladder.compact.compact` (``keep_turns``,
-    ``factsheet_chars``, ``summarizer``, ``openai_api``, ``provider_limit``).
-    Offline, with no summarizer, it stops at the free rungs and says so.
+    ``factsheet_chars``, ``summarizer``, ``openai_api``, ``provider_limit``,
+    ``window_share`` instead of ``budget``, ``profiles_file``). Offline, with no
+    summarizer, it stops at the free rungs and says so.
 
     Examples
     --------

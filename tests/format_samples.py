@@ -23,19 +23,38 @@ from snapshot.transcript.model import Conversation, Message, tool_pairing
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _root() -> Path | None:
+def _formats() -> Path:
+    """Where the samples are: $SNAPSHOT_FORMATS, else $SNAPSHOT_CORPUS/formats, else beside the repo."""
+    if os.environ.get("SNAPSHOT_FORMATS"):
+        return Path(os.environ["SNAPSHOT_FORMATS"])
     env = os.environ.get("SNAPSHOT_CORPUS")
-    base = Path(env) if env else REPO.parent / "shared" / "corpus"
-    root = base / "formats"
-    return root if (root / "MANIFEST.json").is_file() else None
+    return (Path(env) if env else REPO.parent / "shared" / "corpus") / "formats"
 
 
-ROOT = _root()
+#: The samples' folder (whether or not it is there).
+FORMATS = _formats()
+#: The samples' folder when its MANIFEST.json is there, else None.
+ROOT = FORMATS if (FORMATS / "MANIFEST.json").is_file() else None
 SKIP = pytest.mark.skipif(
     ROOT is None,
-    reason="format samples not found: put them at ../shared/corpus/formats beside the "
-    "repository or set SNAPSHOT_CORPUS",
+    reason=f"format samples not found at {FORMATS}: put them at ../shared/corpus/formats "
+    "beside the repository or set SNAPSHOT_CORPUS (or SNAPSHOT_FORMATS)",
 )
+needs_samples = SKIP
+
+
+def manifest(fmt: str | None = None) -> list[dict[str, Any]]:
+    """The MANIFEST entries (of one format, by its ``format`` field); empty without the samples."""
+    if ROOT is None:
+        return []
+    files = json.loads((ROOT / "MANIFEST.json").read_text(encoding="utf-8"))["files"]
+    assert isinstance(files, list)
+    return [f for f in files if fmt is None or f["format"] == fmt]
+
+
+def within(got: int, want: int, share: float = 0.05) -> bool:
+    """``got`` within ``share`` of the hand count ``want`` (exact when small)."""
+    return abs(got - want) <= max(share * want, 0)
 
 
 @cache

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+import pytest
 from hypothesis import strategies as st
 
 from snapshot.transcript.model import (
@@ -84,3 +88,16 @@ def random_runs(draw: st.DrawFn) -> Conversation:
                     ),
                 )
     return Conversation(id="rand", messages=tuple(msgs), tip=parent)
+
+
+# The real corpus (read-only): SNAPSHOT_CORPUS, else ../shared/corpus beside the checkout.
+CORPUS = Path(
+    os.environ.get("SNAPSHOT_CORPUS", Path(__file__).resolve().parents[2] / "shared" / "corpus")
+)
+SPOTTER = CORPUS / "claude_code_spotter/4d5611e5-241a-462a-8d15-5122611a9569"
+# Issue 22's repro: a Claude Code subagent run, and the 294-message session it belongs to.
+REPRO = SPOTTER / "subagents/agent-a2898e3.jsonl"
+SESSION = SPOTTER.with_suffix(".jsonl")
+needs_repro = pytest.mark.skipif(
+    not REPRO.is_file(), reason=f"corpus conversation not found: {REPRO} (set SNAPSHOT_CORPUS)"
+)

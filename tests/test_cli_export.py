@@ -107,16 +107,14 @@ def test_stored_conversation_by_file_and_by_id(
     )
     assert code == 0 and out2 == out
     # A store file copied out of its workspace still exports.
-    copy = tmp_path / "copy.json"
+    copy = tmp_path / "copy.jsonl"
     copy.write_bytes(stored.read_bytes())
     code, out3, err = run(["export", str(copy), "--to", "gemini"], capsys, monkeypatch)
     assert code == 0 and out3 == out, err
     # A newer schema than this snapshot knows is refused, not misread.
-    doc = json.loads(stored.read_text())
-    doc["schema_version"] = 99
-    copy.write_text(json.dumps(doc))
+    copy.write_bytes(stored.read_bytes().replace(b'"snapshot_store":2', b'"snapshot_store":99'))
     code, _, err = run(["export", str(copy), "--to", "gemini"], capsys, monkeypatch)
-    assert code == 2 and "schema_version 99" in err
+    assert code == 2 and "version 99 is newer" in err
 
 
 def test_bad_requests_fail_on_one_line_with_status_2(

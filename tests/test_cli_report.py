@@ -86,7 +86,7 @@ def test_compact_writes_request_pages_and_record(
             "--model",
             "gemini-3-pro-preview",
             "--budget",
-            "5000",
+            "1800",  # below what elide alone reaches: pages are drawn
             "--out",
             str(tmp_path),
             "--json",

@@ -266,7 +266,7 @@ def test_a_file_with_an_unsafe_id_or_many_conversations(
     code, _, err = run(capsys, "fork", str(log), "--workspace", "ws")
     assert code == 0 and "stored as" in err
     assert not (tmp_path / "etc").exists()
-    stored = [p.parent.name for p in (tmp_path / "ws").glob("*/main.json")]
+    stored = [p.parent.name for p in (tmp_path / "ws").glob("*/main.jsonl")]
     assert len(stored) == 1 and stored[0].startswith("etc_passwd-") and "fork" in stored[0]
     a = Conversation("a", demo().messages, "a4", meta={"task": "1"})
     b = Conversation("b", demo().messages, "a4", meta={"task": "2"})
@@ -301,11 +301,20 @@ def test_bad_conv_arguments_and_store_files(ws: Store, capsys: pytest.CaptureFix
     code, _, err = run(capsys, "tree", "demo", "--agent", "sub")
     assert "has no agent 'sub'" in one_line_error(code, err)
     path = ws.path_for("demo")
-    path.write_text('{"schema_version": 1, "conversation": {')
+    path.write_text('{"snapshot_store": 2, "type": "conversation", "id": \n')
     code, _, err = run(capsys, "tree", "demo")
     line = one_line_error(code, err)
-    assert ".snapshot/demo/main.json: corrupted store file" in line
-    path.write_text(json.dumps({"schema_version": 99, "conversation": {}}))
+    assert ".snapshot/demo/main.jsonl:1: corrupted store log" in line
+    path.write_text(json.dumps({"snapshot_store": 99, "type": "conversation"}) + "\n")
+    code, _, err = run(capsys, "branch", "demo", "--to", "u1")
+    assert "newer than this snapshot understands" in one_line_error(code, err)
+    # A store of the one-document format: its own errors, as before.
+    path.unlink()
+    old = path.with_suffix(".json")
+    old.write_text('{"schema_version": 1, "conversation": {')
+    code, _, err = run(capsys, "tree", "demo")
+    assert ".snapshot/demo/main.json: corrupted store file" in one_line_error(code, err)
+    old.write_text(json.dumps({"schema_version": 99, "conversation": {}}))
     code, _, err = run(capsys, "branch", "demo", "--to", "u1")
     assert "newer than this snapshot understands" in one_line_error(code, err)
 

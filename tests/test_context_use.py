@@ -47,6 +47,12 @@ def test_record_is_the_totals_and_the_models_lifecycle() -> None:
         "model": "claude-sonnet-5-5",
         "conversation": "c/main",
         "messages": 2,
+        "context_window": {
+            "tokens": 1_000_000,
+            "source": profiles.context_window("claude-sonnet-5-5").source,  # type: ignore[union-attr]
+            "date": "2026-11-09",
+        },
+        "window_share": use.counted.total / 1_000_000,
         **lifecycle,
     }
     assert doc["image_tokens"] == use.billed_images > 0

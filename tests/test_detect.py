@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, manifest, needs_samples
 
 from snapshot.cli import main
 from snapshot.errors import TranscriptError
@@ -28,12 +29,7 @@ from snapshot.transcript.formats import (
     rank,
 )
 
-REPO = Path(__file__).resolve().parents[1]
-FORMATS = Path(os.environ.get("SNAPSHOT_FORMATS", REPO.parent / "shared" / "corpus" / "formats"))
-pytestmark = pytest.mark.skipif(
-    not (FORMATS / "MANIFEST.json").is_file(),
-    reason=f"format samples not found at {FORMATS} (set SNAPSHOT_FORMATS)",
-)
+pytestmark = needs_samples
 
 # The MANIFEST's format names, where the importer's name differs.
 IMPORTER_OF = {
@@ -53,11 +49,7 @@ IMPORTER_OF = {
 
 
 def _samples() -> list[dict[str, Any]]:
-    if not (FORMATS / "MANIFEST.json").is_file():
-        return []
-    files = json.loads((FORMATS / "MANIFEST.json").read_text(encoding="utf-8"))["files"]
-    assert isinstance(files, list)
-    return files
+    return manifest()
 
 
 # Samples another importer reads on this branch, and why (skipped with the reason).
@@ -319,7 +311,6 @@ def test_a_detected_format_that_keeps_nothing_is_an_error_not_exit_0(
 
 def test_the_sampled_measure_is_the_same_in_every_process() -> None:
     """The sample is chosen by a stable hash, not the per-process salted one."""
-    import os
     import subprocess
     import sys
 

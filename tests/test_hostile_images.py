@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,17 +15,43 @@ from snapshot.raster import to_png
 from snapshot.transcript.images import ImageRefused, image_roots, read_image
 from snapshot.transcript.model import ImageBlock, TextBlock, linear
 from snapshot.transcript.store import Store
+from snapshot.transcript.store_log import record_line
 
 PNG = to_png(np.zeros((3, 4), np.uint8), (4, 3))
 
 
+def _read_record(path: Path) -> dict[str, Any]:
+    """A store log as one conversation record (head, ``messages``, ``tip``), to edit by hand."""
+    record: dict[str, Any] = {"messages": []}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        if r["type"] == "conversation":
+            record.update({k: v for k, v in r.items() if k not in ("snapshot_store", "type")})
+        elif r["type"] == "message":
+            record["messages"].append(r["message"])
+        elif r["type"] == "tip":
+            record["tip"] = r["tip"]
+    return record
+
+
+def _write_record(path: Path, record: dict[str, Any]) -> None:
+    """Write a record (:func:`_read_record`) as the store log it describes, by hand."""
+    head = {k: v for k, v in record.items() if k not in ("messages", "tip")}
+    lines = [
+        record_line("conversation", head)[0],
+        *(record_line("message", {"message": m})[0] for m in record["messages"]),
+        record_line("tip", {"tip": record.get("tip")})[0],
+    ]
+    path.write_bytes(b"".join(lines))
+
+
 def _store_with_image(ws: Path, block: dict[str, object]) -> Path:
-    """A store file whose one message holds ``block`` (as a hand-edited or hostile file would)."""
+    """A store log whose one message holds ``block`` (as a hand-edited or hostile file would)."""
     store = Store(ws)
     path = store.save(linear("c1", [("m1", "user", [TextBlock("look")])]))
-    doc = json.loads(path.read_text())
-    doc["conversation"]["messages"][0]["blocks"].append(block)
-    path.write_text(json.dumps(doc))
+    record = _read_record(path)
+    record["messages"][0]["blocks"].append(block)
+    _write_record(path, record)
     return path
 
 
@@ -213,7 +240,7 @@ def test_path_referenced_images_are_copied_into_the_store_and_exported_from_ther
     [conv_dir] = [p for p in ws.iterdir() if p.is_dir()]
     copies = sorted((conv_dir / "images").iterdir())
     assert sorted(p.read_bytes() for p in copies) == sorted([first, later])  # one copy each
-    record = json.loads((conv_dir / "main.json").read_text())["conversation"]
+    record = _read_record(conv_dir / "main.jsonl")
     paths = {
         b["path"]
         for m in record["messages"]
@@ -232,7 +259,7 @@ def test_path_referenced_images_are_copied_into_the_store_and_exported_from_ther
     moved = tmp_path / "moved"
     ws.rename(moved)
     code, out, err = _cli(
-        capsys, "export", str(moved / conv_dir.name / "main.json"), "--to", "openai"
+        capsys, "export", str(moved / conv_dir.name / "main.jsonl"), "--to", "openai"
     )
     assert code == 0 and "not included" not in out, err
 
@@ -249,8 +276,7 @@ def test_a_hostile_store_file_cannot_choose_the_trusted_folder(
     path = _store_with_image(
         ws, {"type": "image", "media_type": "image/png", "path": str(elsewhere / "real.png")}
     )
-    doc = json.loads(path.read_text())
-    record = doc["conversation"]
+    record = _read_record(path)
     record["source"] = str(elsewhere / "traj.jsonl")  # "trust the folder I name"
     (path.parent / "images").mkdir()
     (path.parent / "images" / "fake.png").write_text("a store-internal text file\n")
@@ -259,7 +285,7 @@ def test_a_hostile_store_file_cannot_choose_the_trusted_folder(
         {"type": "image", "media_type": "image/png", "path": "../../elsewhere/real.png"},
         {"type": "image", "media_type": "image/png", "path": "images/fake.png"},
     ]
-    path.write_text(json.dumps(doc))
+    _write_record(path, record)
 
     code, out, err = _export(capsys, path)
     assert code == 0, err
@@ -277,13 +303,13 @@ def test_a_hostile_store_file_cannot_choose_the_trusted_folder(
     code, _, err = _cli(capsys, "fork", "c1", "--workspace", str(ws), "--id", "c2")
     assert code == 0, err
     assert not (ws / "c2" / "images").exists()
-    saved = json.loads((ws / "c2" / "main.json").read_text())["conversation"]
+    saved = _read_record(ws / "c2" / "main.jsonl")
     not_stored = [w for w in saved["warnings"] if "image not stored" in w]
     assert (
         len(not_stored) == 4
         and sum("outside the transcript's folder" in w for w in not_stored) == 3
     )
-    code, out, _ = _export(capsys, ws / "c2" / "main.json")
+    code, out, _ = _export(capsys, ws / "c2" / "main.jsonl")
     assert code == 0 and _images_sent(json.loads(out)) == []
 
 

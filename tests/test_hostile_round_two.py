@@ -83,6 +83,16 @@ def test_fork_with_a_taken_id_is_still_refused(tmp_path: Path) -> None:
 # --- compact on a full disk ------------------------------------------------------------
 
 
+def _many_pages(folder: Path) -> list[str]:
+    """Options under which compact draws several pages of the demo: elide alone reaches
+    most budgets, so a profile with a small page (8x16 cells, 400x300 px) is used."""
+    profile = folder / "small-page.toml"
+    profile.write_text(
+        'model = "claude-sonnet-4-6"\nfont = "snap8x16"\npage = [400, 300]\n', encoding="utf-8"
+    )
+    return ["--model", "claude-sonnet-4-6", "--profile", str(profile), "--budget", "2200"]
+
+
 @pytest.mark.parametrize("failing", ["page-002.png", "request.json", "record.json"])
 def test_compact_on_a_full_disk_leaves_no_pages(
     failing: str,
@@ -108,7 +118,7 @@ def test_compact_on_a_full_disk_leaves_no_pages(
     monkeypatch.setattr(Path, "write_bytes", write_bytes)
     monkeypatch.setattr(Path, "write_text", write_text)
     out = tmp_path / "out"
-    args = ["--model", "gemini-3-pro-preview", "--budget", "5000", "--out", str(out)]
+    args = [*_many_pages(tmp_path), "--out", str(out)]
     code = main(["compact", str(_demo("demo-coding.json")), *args, "--summarizer", "none"])
     err = capsys.readouterr().err
     assert code == 2
@@ -122,7 +132,7 @@ def test_compact_with_room_writes_pages_request_and_record(
 ) -> None:
     """The control for the full-disk test: the same run writes at least two pages."""
     out = tmp_path / "out"
-    args = ["--model", "gemini-3-pro-preview", "--budget", "5000", "--out", str(out)]
+    args = [*_many_pages(tmp_path), "--out", str(out)]
     main(["compact", str(_demo("demo-coding.json")), *args, "--summarizer", "none"])
     names = {p.name for p in out.iterdir()}
     assert {"page-001.png", "page-002.png", "request.json", "record.json"} <= names
@@ -162,23 +172,30 @@ def test_a_refused_images_absolute_path_is_not_written_into_the_request(tmp_path
 # --- checkpoints with a schema_version that is not a number -----------------------------
 
 
+def _one_document_store(root: Path) -> Store:
+    """A store whose conversation c1 is kept as before the log: ``main.json`` (its labels beside)."""
+    from snapshot.transcript.model import conversation_to_dict
+
+    store = Store(root)
+    store.document_path("c1").parent.mkdir(parents=True)
+    doc = {"schema_version": 1, "conversation": conversation_to_dict(_chat())}
+    store.document_path("c1").write_text(json.dumps(doc))
+    return store
+
+
 @pytest.mark.parametrize("version", [True, 1.0, "1", None])
 def test_a_checkpoints_file_whose_schema_version_is_not_an_integer_is_refused(
     version: object, tmp_path: Path
 ) -> None:
-    store = Store(tmp_path)
-    store.save(_chat())
+    store = _one_document_store(tmp_path)
     path = store.checkpoints_path("c1")
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"schema_version": version, "checkpoints": []}))
     with pytest.raises(TranscriptError, match="corrupted checkpoints file"):
         store.load_checkpoints("c1")
 
 
 def test_a_checkpoints_file_of_the_current_version_is_read(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    store.save(_chat())
+    store = _one_document_store(tmp_path)
     path = store.checkpoints_path("c1")
-    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"schema_version": 1, "checkpoints": []}))
     assert store.load_checkpoints("c1") == ()

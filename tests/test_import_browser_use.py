@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, manifest, needs_samples
 
 from snapshot.transcript.formats import detect, import_path
 from snapshot.transcript.model import stats, tool_pairing
-from tests._format_samples import FORMATS, needs_samples, samples
 
-SAMPLES = samples("browser-use")
+SAMPLES = manifest("browser-use")
 
 
 @needs_samples

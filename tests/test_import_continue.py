@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, manifest, needs_samples, within
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import detect, import_path
 from snapshot.transcript.model import stats, tool_pairing
-from tests._format_samples import FORMATS, needs_samples, samples, within
 
-SAMPLES = samples("continue")
+SAMPLES = manifest("continue")
 
 
 @needs_samples

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, manifest, needs_samples, within
 
 from snapshot.transcript.formats import detect, import_path
 from snapshot.transcript.model import ThinkingBlock, stats, tool_pairing
-from tests._format_samples import FORMATS, needs_samples, samples, within
 
-SAMPLES = samples("openhands-v1")
+SAMPLES = manifest("openhands-v1")
 
 
 @needs_samples

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, manifest, needs_samples, within
 
 from snapshot.transcript.formats import detect, import_path
 from snapshot.transcript.model import ThinkingBlock, stats
-from tests._format_samples import FORMATS, needs_samples, samples, within
 
-SAMPLES = samples("pi")
+SAMPLES = manifest("pi")
 
 
 @needs_samples

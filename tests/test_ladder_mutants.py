@@ -19,7 +19,7 @@ from snapshot.ladder.cut import find_cut, head_end
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import Rejection, _what_tokens, recover, run_ladder
 from snapshot.ladder.record import recent_start
-from snapshot.ladder.sheets import SheetOptions, factsheet, reading_guide, snapshot
+from snapshot.ladder.sheets import SheetOptions, factsheet, reading_guide, resume_note, snapshot
 from snapshot.ladder.summary import corpus_summarizer
 from snapshot.ladder.target import Target, split_by_chars, target_for
 from snapshot.transcript.model import ImageBlock, Message, TextBlock, ToolCall, ToolResult, linear
@@ -100,7 +100,7 @@ def test_recover_records_the_correction_and_names_a_final_refusal(claude: Target
     result = recover(conv, claude, budget, once)
     first = result.steps[0]
     assert first.rung == "recover"
-    assert set(first.data) == {"provider_count", "correction"}
+    assert set(first.data) == {"provider_count", "provider_limit", "planned_budget", "correction"}
     assert first.data["provider_count"] == budget * 2
     assert first.notes[0].startswith(f"provider counted {budget * 2:,} > {budget:,}: ")
 
@@ -164,7 +164,7 @@ def test_an_image_limit_images_the_oldest_part_that_fits(claude: Target) -> None
         "refused: not even the oldest middle messages fit in 0 pages "
         "(0 images per request, 0 already in the head and tail)",
     )
-    assert refused.record.data == {"refused": "max_images"}
+    assert refused.record.data == {"refused": "max_images", "earlier": 0}
 
 
 def test_factsheet_lists_the_most_frequent_identifier_first() -> None:
@@ -177,9 +177,9 @@ def test_factsheet_lists_the_most_frequent_identifier_first() -> None:
 
 
 def test_reading_guide_without_a_middle_says_so(claude: Target) -> None:
-    guide = reading_guide([], [], None, "snap5x8")
+    guide = reading_guide([], [], "snap5x8")
     assert "(no messages, 0 messages)" in guide
-    assert "No verbatim messages follow the pages." in guide
+    assert resume_note(None) == "No verbatim messages follow the pages."
 
 
 # --------------------------------------------------------------------------- compact
@@ -201,10 +201,13 @@ def test_compact_offline_stops_at_the_free_rungs_and_says_why() -> None:
 
 def test_compact_with_a_provider_limit_is_checked_by_it(claude: Target) -> None:
     conv = agent_run(40)
-    budget = claude.tokens(conv.path()) // 3
+    budget = claude.tokens(conv.path()) * 2 // 3  # the free rungs can meet it
     outcome = compact(conv, MODEL, budget, provider_limit=budget)
     assert outcome.checked_by is not None
     assert outcome.result.fits
+    # Below what the free rungs reach it is "not met", never a modelled summary.
+    tight = compact(conv, MODEL, budget // 4, provider_limit=budget // 4)
+    assert not tight.result.fits and tight.result.summary is None
 
 
 def test_request_shape_by_provider_and_api() -> None:

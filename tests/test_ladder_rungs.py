@@ -19,15 +19,16 @@ from snapshot.transcript.model import (
 
 
 def test_elide_replaces_old_results_and_keeps_recent_ones() -> None:
-    conv = agent_run(9)  # user turns open at u0, u3, u6 and u9
-    out = elide(conv, keep_turns=2)
+    conv = agent_run(9)  # assistant steps a0 … a8, then the final answer
+    out = elide(conv, keep_steps=3)
     path = out.conversation.path()
     results = [b for m in path for b in m.tool_results()]
     elided = [r for r in results if r.text().startswith("[elided:")]
     assert out.record.changed == len(elided) > 0
-    # Results from the last two turns (u6 onwards: r6, r7, r8) are recent and stay verbatim.
-    assert len(elided) == 6
-    assert not any(r.text().startswith("[elided:") for r in results[6:])
+    # The unit of "recent" is an assistant step: the results of a7 and a8 (and the final
+    # answer, which has none) stay verbatim, user prompts between them notwithstanding.
+    assert len(elided) == 7
+    assert not any(r.text().startswith("[elided:") for r in results[7:])
     assert out.record.chars_removed > 0
     assert tool_pairing(path).ok
 
@@ -46,7 +47,7 @@ def test_elide_keeps_errors_and_referenced_results() -> None:
             ("u2", "user", [TextBlock("thanks")]),
         ],
     )
-    path = elide(conv, keep_turns=1).conversation.path()
+    path = elide(conv, keep_steps=0).conversation.path()
     texts = {r.call_id: r.text() for m in path for r in m.tool_results()}
     assert texts["t1"].startswith("report_2024_final.csv")  # referenced by a later call
     assert texts["t2"].startswith("boom")  # an error stays
@@ -55,7 +56,7 @@ def test_elide_keeps_errors_and_referenced_results() -> None:
 
 def test_elide_leaves_head_and_tail_messages_identical() -> None:
     conv = agent_run(12)
-    out = elide(conv, keep_turns=2).conversation.path()
+    out = elide(conv, keep_steps=2).conversation.path()
     src = conv.path()
     assert out[0] == src[0]
     assert out[-3:] == src[-3:]
@@ -94,7 +95,7 @@ def test_cut_never_separates_a_call_from_its_result(conv: Conversation) -> None:
 @given(random_runs())
 def test_free_text_rungs_keep_pairing_and_ids(conv: Conversation) -> None:
     for out in (
-        elide(conv, keep_turns=1).conversation,
+        elide(conv, keep_steps=1).conversation,
         drop_images(conv, keep_turns=1).conversation,
     ):
         assert [m.id for m in out.path()] == [m.id for m in conv.path()]

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from format_samples import FORMATS, needs_samples
 
 from snapshot.cli import main
 from snapshot.transcript.discover import find, session_of, usual_places
-from tests._format_samples import FORMATS, needs_samples
 
 FAST = ["--workers", "1", "--no-legibility", "--model", "gpt-5.1"]
 

@@ -660,15 +660,17 @@ def test_map_images_over_a_spill_writes_a_new_spill_message_by_message(
 ) -> None:
     from dataclasses import replace
 
-    from snapshot.transcript import model
+    from snapshot.transcript import spill as spill_module
     from snapshot.transcript.model import map_images
 
     msgs = _imaged()
     held = Conversation(id="c", messages=tuple(msgs), tip="m5")
     spilled = Conversation(id="c", messages=SpilledMessages(msgs), tip="m5")
     parsed: list[str] = []
-    parse = model.message_from_dict
-    monkeypatch.setattr(model, "message_from_dict", lambda d: parsed.append(d["id"]) or parse(d))
+    parse = spill_module.message_from_dict
+    monkeypatch.setattr(
+        spill_module, "message_from_dict", lambda d: parsed.append(d["id"]) or parse(d)
+    )
 
     def moved(img: ImageBlock) -> ImageBlock:
         return replace(img, path=f"moved/{img.path or 'inline'}")
@@ -700,7 +702,8 @@ def test_the_store_writes_a_spill_message_by_message_and_the_same_bytes(
     from snapshot.raster import to_png
     from snapshot.transcript import model
     from snapshot.transcript.encodable import encodable_value
-    from snapshot.transcript.store import SCHEMA_VERSION, Store
+    from snapshot.transcript.store import Store
+    from snapshot.transcript.store_log import record_line
 
     src = tmp_path / "src"
     src.mkdir()
@@ -711,15 +714,26 @@ def test_the_store_writes_a_spill_message_by_message_and_the_same_bytes(
     held = Conversation(messages=tuple(msgs), **common)  # type: ignore[arg-type]
     spilled = Conversation(messages=SpilledMessages(msgs), **common)  # type: ignore[arg-type]
     held_bytes = _stored_bytes(held, tmp_path / "held")
-    # What one json.dumps of the whole record (the store before it streamed) writes.
+    # The log: the head, one record per message (cleaned), the head again with the
+    # count of what was replaced, the tip.
     kept = Store(tmp_path / "held")._keep_images(held)
     record, replaced = encodable_value(model.conversation_to_dict(kept))
     assert replaced == 1 and kept.messages[3].blocks[0].path.startswith("images/")  # type: ignore[union-attr]
-    record["warnings"].append(
-        "1 unencodable character(s) (lone surrogates) replaced with U+FFFD when stored"
-    )
-    whole = {"schema_version": SCHEMA_VERSION, "conversation": record}
-    assert held_bytes == json.dumps(whole, ensure_ascii=False, separators=(",", ":")).encode()
+    messages, tip = record.pop("messages"), record.pop("tip")
+    warned = {
+        **record,
+        "warnings": [
+            *record["warnings"],
+            "1 unencodable character(s) (lone surrogates) replaced with U+FFFD when stored",
+        ],
+    }
+    lines = [
+        record_line("conversation", record)[0],
+        *(record_line("message", {"message": m})[0] for m in messages),
+        record_line("conversation", warned)[0],
+        record_line("tip", {"tip": tip})[0],
+    ]
+    assert held_bytes == b"".join(lines)
     with monkeypatch.context() as m:
         # Never every message parsed in one go (a list, a record): one at a time, by position.
         m.setattr(SpilledMessages, "__iter__", lambda self: pytest.fail("iterated whole"))
@@ -756,16 +770,12 @@ def _load_both(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Conversatio
     return whole, spilled
 
 
-@pytest.mark.parametrize("window", [None, 1, 7])
-def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
-    window: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_large_store_log_loads_into_a_spill_as_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Equal to the file read whole; ``window``: bytes decoded at a time (values cut anywhere)."""
-    from snapshot.transcript import store
+    """Equal to the log read into a tuple, a line at a time; also a log edited by hand."""
     from snapshot.transcript.store import Store
 
-    if window is not None:
-        monkeypatch.setattr(store._Text, "WINDOW", window)
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "shot.png").write_bytes(b"\x89PNG")
     msgs = _imaged()
@@ -774,13 +784,14 @@ def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
     assert spilled == whole and spilled.warnings == whole.warnings
     assert spilled.image_folders == whole.image_folders == (str(tmp_path / "c"),)
     assert spilled.get("m4").images()[0].path == str(tmp_path / "c" / "shot.png")
-    # A file written by hand: spaces, an escaped lone surrogate, keys in another order.
-    record = json.loads((tmp_path / "c" / "main.json").read_text())["conversation"]
-    record["messages"][0]["blocks"][0]["text"] = "x \ud83d y"
-    record["source"] = "\udc00"
-    record["meta"] = {"n": 12345678901234567890, "f": -1.5e-300, "é": ["ü😀", True, None]}
-    doc = {"schema_version": 1, "conversation": {"messages": record.pop("messages"), **record}}
-    (tmp_path / "c" / "main.json").write_text(json.dumps(doc, ensure_ascii=True))
+    # A log written by hand: spaces, an escaped lone surrogate, keys in another order.
+    path = tmp_path / "c" / "main.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    records[1]["message"]["blocks"][0]["text"] = "x \ud83d y"
+    records[0]["source"] = "\udc00"
+    records[0]["meta"] = {"n": 12345678901234567890, "f": -1.5e-300, "é": ["ü😀", True, None]}
+    records = [{**dict(reversed(list(r.items())))} for r in records]
+    path.write_text("".join(json.dumps(r, ensure_ascii=True) + "\n" for r in records))
     whole, spilled = _load_both(tmp_path, monkeypatch)
     assert spilled == whole and spilled.warnings == whole.warnings
     assert whole.warnings[-1].startswith("2 unencodable character(s)")
@@ -796,26 +807,25 @@ def test_a_large_store_file_loads_into_a_spill_as_it_is_read(
         '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]}} x',
         '{"schema_version":9,"conversation":{"id":"c","tip":null,"messages":[]}}',
         '{"schema_version":1,"conversation":{"id":"d","tip":null,"messages":[]}}',
-        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":{}}}',
         '{"schema_version":1,"conversation":[]}',
-        # Repeated keys: json.loads keeps the last, and so must a spilled read.
-        '{"schema_version":1,"conversation":{"id":"c","tip":null,'
-        '"messages":[{"id":"a","parent":null,"role":"user"}],"messages":[]}}',
-        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]},'
-        '"conversation":{"id":"c","tip":"a","messages":[{"id":"a","parent":null,"role":"user"}]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":"a",'
+        '"messages":[{"id":"a","parent":null,"role":"user","blocks":[]}]}}',
     ],
 )
-def test_a_large_store_file_not_as_written_reads_as_when_read_whole(
+def test_a_large_one_document_store_file_reads_as_when_read_whole(
     text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """What the store did not write this way is read whole: the same conversation or error."""
+    """A store file of the one-document format, streamed when large: the same conversation,
+    or an error naming the file (the streaming reader's, with line and column)."""
     from snapshot.transcript.store import Store
 
     def outcome() -> object:
         try:
             conv = Store(tmp_path).load("c")
         except TranscriptError as exc:
-            return str(exc)
+            assert str(exc).startswith(str(tmp_path / "c" / "main.json"))
+            return "error"
         return conv, conv.warnings, list(conv.messages)
 
     (tmp_path / "c").mkdir()
@@ -823,6 +833,28 @@ def test_a_large_store_file_not_as_written_reads_as_when_read_whole(
     whole = outcome()
     monkeypatch.setattr(spill, "SPILL_BYTES", 0)
     assert outcome() == whole
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,'
+        '"messages":[{"id":"a","parent":null,"role":"user"}],"messages":[]}}',
+        '{"schema_version":1,"conversation":{"id":"c","tip":null,"messages":[]},'
+        '"conversation":{"id":"c","tip":"a","messages":[{"id":"a","parent":null,"role":"user"}]}}',
+    ],
+)
+def test_a_large_one_document_store_file_with_a_repeated_key_is_refused(
+    text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """json.loads keeps the last of a repeated key, a stream has read the first: refused."""
+    from snapshot.transcript.store import Store
+
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "main.json").write_text(text)
+    monkeypatch.setattr(spill, "SPILL_BYTES", 0)
+    with pytest.raises(TranscriptError, match=r"main.json: corrupted store file \(a repeated key"):
+        Store(tmp_path).load("c")
 
 
 def test_a_fork_of_a_spilled_conversation_is_a_spill_equal_to_the_held_fork() -> None:

@@ -61,10 +61,10 @@ def test_round_trip_keeps_everything(tmp_path: Path) -> None:
     store = Store(tmp_path / "ws")
     conv = sample()
     path = store.save(conv)
-    assert path == tmp_path / "ws" / "c1" / "main.json"
+    assert path == tmp_path / "ws" / "c1" / "main.jsonl"
     assert store.load("c1") == conv
-    doc = json.loads(path.read_text())
-    assert doc["schema_version"] == SCHEMA_VERSION == 1
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert {r["snapshot_store"] for r in records} == {SCHEMA_VERSION} == {2}
     assert store.conversations() == ["c1"]
 
 
@@ -72,9 +72,9 @@ def test_two_agents_of_one_conversation_keep_two_files(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.save(sample(agent="main"))
     store.save(sample(agent="agent-a1b2"))
-    assert sorted(p.name for p in (tmp_path / "c1").glob("*.json")) == [
-        "agent-a1b2.json",
-        "main.json",
+    assert sorted(p.name for p in (tmp_path / "c1").glob("*.jsonl")) == [
+        "agent-a1b2.jsonl",
+        "main.jsonl",
     ]
     assert store.agents("c1") == ["agent-a1b2", "main"]
     assert store.load("c1", "agent-a1b2").agent == "agent-a1b2"
@@ -146,20 +146,20 @@ def test_safe_id_maps_any_string_to_a_stable_distinct_file_name() -> None:
 def test_corrupted_file_is_a_clear_error_naming_the_file(tmp_path: Path) -> None:
     store = Store(tmp_path)
     path = store.save(sample())
-    path.write_bytes(path.read_bytes()[:50])  # truncated by hand
-    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store file") as info:
+    path.write_bytes(path.read_bytes()[:50])  # truncated by hand: not even the head is whole
+    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store log") as info:
         store.load("c1")
     assert "\n" not in str(info.value)
-    path.write_text("[1, 2]")
-    with pytest.raises(TranscriptError, match="expected a JSON object"):
+    path.write_text("[1, 2]\n")
+    with pytest.raises(TranscriptError, match=rf"{path}:1: corrupted store log.*not a JSON object"):
         store.load("c1")
-    path.write_text(json.dumps({"schema_version": 1, "conversation": {"id": "c1"}}))
-    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store file.*messages"):
+    path.write_text('{"snapshot_store":2,"type":"conversation","id":"c1"}\n')
+    with pytest.raises(TranscriptError, match=rf"{path}: corrupted store log.*warnings"):
         store.load("c1")
-    path.write_text(json.dumps({"schema_version": 1}))
+    path.write_text('{"snapshot_store":2,"type":"tip","tip":null}\n')
     with pytest.raises(TranscriptError, match="no conversation record"):
         store.load("c1")
-    path.write_bytes(b"\xff\xfe garbage")
+    path.write_bytes(b"\xff\xfe garbage\n")
     with pytest.raises(TranscriptError, match="corrupted"):
         store.load("c1")
 
@@ -168,7 +168,7 @@ def test_a_file_holding_another_conversation_is_refused(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.save(sample("c2"))
     (tmp_path / "c1").mkdir()
-    (tmp_path / "c2" / "main.json").rename(tmp_path / "c1" / "main.json")
+    (tmp_path / "c2" / "main.jsonl").rename(tmp_path / "c1" / "main.jsonl")
     with pytest.raises(TranscriptError, match="moved or copied by hand"):
         store.load("c1")
 
@@ -185,13 +185,20 @@ def test_missing_conversation_names_the_stored_agents(tmp_path: Path) -> None:
 def test_a_newer_schema_is_refused(tmp_path: Path) -> None:
     store = Store(tmp_path)
     path = store.save(sample())
-    doc = json.loads(path.read_text())
-    doc["schema_version"] = SCHEMA_VERSION + 1
-    path.write_text(json.dumps(doc))
+    first, rest = path.read_bytes().split(b"\n", 1)
+    path.write_bytes(first.replace(b'"snapshot_store":2', b'"snapshot_store":3') + b"\n" + rest)
+    with pytest.raises(TranscriptError, match=r"version 3 is newer.*upgrade snapshot"):
+        store.load("c1")
+    path.write_bytes(first.replace(b'"snapshot_store":2', b'"snapshot_store":"one"') + b"\n" + rest)
+    with pytest.raises(TranscriptError, match="no snapshot_store version"):
+        store.load("c1")
+    # The one-document format's own version check still holds for stores written before.
+    legacy = path.with_suffix(".json")
+    path.unlink()
+    legacy.write_text(json.dumps({"schema_version": 2, "conversation": {}}))
     with pytest.raises(TranscriptError, match=r"schema_version 2 is newer.*upgrade snapshot"):
         store.load("c1")
-    doc["schema_version"] = "one"
-    path.write_text(json.dumps(doc))
+    legacy.write_text(json.dumps({"schema_version": "one", "conversation": {}}))
     with pytest.raises(TranscriptError, match="not a version number"):
         store.load("c1")
 
@@ -230,31 +237,46 @@ def test_a_version_0_file_is_migrated(tmp_path: Path) -> None:
     assert conv.tip == "c"  # the last message recorded
     assert [m.parent for m in conv.messages] == [None, "a", "a"]
     assert conv.format == "claude-code-jsonl"
-    # Saving writes the current version.
+    # Saving writes the current version: a log, and the old document goes.
     store.save(conv)
-    assert json.loads((tmp_path / "old" / "sub.json").read_text())["schema_version"] == 1
+    assert not (tmp_path / "old" / "sub.json").exists()
+    assert (
+        json.loads((tmp_path / "old" / "sub.jsonl").read_text().splitlines()[0])["snapshot_store"]
+        == SCHEMA_VERSION
+    )
+    assert Store(tmp_path).load("old", "sub") == conv
 
 
 def test_checkpoints_survive_a_restart(tmp_path: Path) -> None:
     Store(tmp_path).save_all(sample(), [Checkpoint("start", "m1"), Checkpoint("done", "m4")])
     fresh = Store(tmp_path)  # a new process would build a new Store
     assert fresh.load_checkpoints("c1") == (Checkpoint("start", "m1"), Checkpoint("done", "m4"))
-    assert (tmp_path / "c1" / "main.checkpoints.json").is_file()
+    assert [p.name for p in (tmp_path / "c1").iterdir() if p.suffix != ".lock"] == ["main.jsonl"]
     assert fresh.agents("c1") == ["main"]  # the checkpoints file is not an agent
     assert fresh.load_checkpoints("c1", "other") == ()
 
 
 def test_corrupted_or_newer_checkpoints_file(tmp_path: Path) -> None:
     store = Store(tmp_path)
+    store.save(sample())
     store.save_checkpoints("c1", "main", [Checkpoint("a", "m1")])
-    path = store.checkpoints_path("c1")
-    path.write_text("{not json")
-    with pytest.raises(TranscriptError, match=rf"{path}: corrupted"):
+    path = store.path_for("c1")
+    whole = path.read_bytes()
+    path.write_bytes(
+        whole + b'{"snapshot_store":2,"type":"checkpoints","checkpoints":[{"label":3}]}\n'
+    )
+    with pytest.raises(TranscriptError, match=rf"{path}:\d+: corrupted store log \(bad checkpoint"):
+        Store(tmp_path).load_checkpoints("c1")
+    # A checkpoints file of the one-document format, read while no log exists.
+    path.unlink()
+    old = store.checkpoints_path("c1")
+    old.write_text("{not json")
+    with pytest.raises(TranscriptError, match=rf"{old}: corrupted"):
         store.load_checkpoints("c1")
-    path.write_text(json.dumps({"schema_version": 9, "checkpoints": []}))
+    old.write_text(json.dumps({"schema_version": 9, "checkpoints": []}))
     with pytest.raises(TranscriptError, match="newer"):
         store.load_checkpoints("c1")
-    path.write_text(json.dumps({"schema_version": 1, "checkpoints": [{"label": 3}]}))
+    old.write_text(json.dumps({"schema_version": 1, "checkpoints": [{"label": 3}]}))
     with pytest.raises(TranscriptError, match="bad entry"):
         store.load_checkpoints("c1")
 
@@ -273,10 +295,10 @@ def test_atomic_write_leaves_no_temp_and_replaces(tmp_path: Path) -> None:
 def test_a_stale_temp_file_from_a_killed_writer_is_cleaned(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.save(sample())
-    stale = tmp_path / "c1" / ".main.json.abc123.tmp"
+    stale = tmp_path / "c1" / ".main.jsonl.abc123.tmp"
     stale.write_bytes(b"{half a fi")
     assert store.load("c1") == sample()  # a temp file never shadows the real one
-    store.save(sample())
+    store.save(branch(sample(), "m1"))
     assert not stale.exists()
 
 
@@ -284,16 +306,18 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path, monkeypatch: pytest.M
     store = Store(tmp_path)
     store.save(sample())
 
-    def boom(src: str, dst: str) -> None:
-        raise OSError("disk full")
+    def boom(*args: object) -> None:
+        raise OSError(28, "disk full")
 
-    monkeypatch.setattr(os, "replace", boom)
+    monkeypatch.setattr(os, "pwrite", boom)
     with pytest.raises(
-        TranscriptError, match=r"main.json: cannot be written \(disk full\).*intact"
+        TranscriptError, match=r"main.jsonl: cannot be written \(disk full\).*intact"
     ):
         store.save(branch(sample(), "m1"))
     monkeypatch.undo()
     assert store.load("c1").tip == "m4"
+    store.save(branch(sample(), "m1"))  # the next write works
+    assert Store(tmp_path).load("c1").tip == "m1"
     assert [p.name for p in (tmp_path / "c1").iterdir() if p.suffix == ".tmp"] == []
 
 

@@ -22,7 +22,6 @@ import pytest
 from snapshot.errors import TranscriptError
 from snapshot.transcript import store_log
 from snapshot.transcript.model import (
-    Conversation,
     Message,
     TextBlock,
     ToolCall,
@@ -297,3 +296,42 @@ def test_kill_9_mid_append_loses_no_acknowledged_turn(tmp_path: Path) -> None:
         conv = Store(ws).load("c")
         assert set(acked) <= set(conv.index), round_
         assert conv.tip is not None and conv.tip.startswith("a")
+
+
+def test_the_compact_command_rewrites_every_agent_and_says_how_much(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshot.cli import main
+
+    store = Store(tmp_path)
+    store.append("c", [user("u1", None), reply("a1", "u1")])
+    store.append("c", [user("s1", None)], agent="sub")
+    for _ in range(3):
+        store.append("c", [], tip="u1")
+        store.append("c", [], tip="a1")
+    before = store.load("c")
+    assert main(["store", "compact", "c", "--workspace", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == ["c (main)", "c (sub)"]
+    assert Store(tmp_path).load("c") == before and Store(tmp_path).load("c", "sub").tip == "s1"
+    assert main(["store", "compact", "nope", "--workspace", str(tmp_path)]) == 2
+    assert "no conversation 'nope' is stored" in capsys.readouterr().err
+
+
+def test_a_line_longer_than_any_record_is_refused_not_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path)
+    store.append("c", [user("u1", None, "x" * 5000)])
+    monkeypatch.setattr(store_log, "MAX_RECORD_BYTES", 1000)
+    with pytest.raises(TranscriptError, match=r"main.jsonl: a line of more than 1000 bytes"):
+        Store(tmp_path).load("c")
+
+
+def test_the_store_command_is_thin() -> None:
+    from one_library_call import assert_one_library_call, module_level_library_imports
+
+    from snapshot.cli import store as store_cli
+
+    assert_one_library_call(store_cli.cmd_compact, "snapshot.transcript.store.Store")
+    assert module_level_library_imports(store_cli) == []

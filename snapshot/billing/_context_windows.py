@@ -114,6 +114,9 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "gpt-6.1-sol": _gp(1_050_000, "openai"),
     "gpt-6.1-terra": _gp(1_050_000, "openai"),
     "gpt-5.5": _gp(1_000_000, "openai"),
+    "gpt-5.5-pro": _gp(1_000_000, "openai"),
+    "gpt-5.4-pro": _gp(1_050_000, "openai"),
+    "chatgpt-4o-latest": _gp(128_000, "openai"),
     "gpt-5.4": _gp(1_050_000, "openai"),
     "gpt-5.4-mini": _gp(400_000, "openai"),
     "gpt-5.4-nano": _gp(400_000, "openai"),
@@ -150,6 +153,10 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "gemini-2.5-flash-lite": _gp(1_000_000, "google"),
     "gemini-2.0-flash": _gp(1_000_000, "google"),
     "grok-4.5": _gp(500_000, "x-ai"),
+    "grok-4.6": _gp(500_000, "x-ai"),
+    "grok-4.7": _gp(500_000, "x-ai"),
+    "grok-4.20": _gp(1_000_000, "x-ai"),
+    "grok-4.3": _gp(1_000_000, "x-ai"),
     # grok-4: no source read states a window (genai-prices x-ai: none)
     # pixtral-12b: no source read states a window (genai-prices mistral: none)
     # pixtral-large: no source read states a window (genai-prices mistral: none)

@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.legibility",
     "snapshot.cli.proxy",
     "snapshot.cli.facts",
+    "snapshot.cli.store",
 )
 
 

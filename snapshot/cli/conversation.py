@@ -1,7 +1,7 @@
 """What CONV means on the command line, in one place for every command that takes it.
 
 CONV is a conversation stored in the workspace (its id, or ``store:ID`` to
-insist), a store file (``<workspace>/<id>/<agent>.json``), or any file
+insist), a store file (``<workspace>/<id>/<agent>.jsonl``), or any file
 ``snapshot import`` understands. An existing file wins over a stored id; a bare
 name that is both is refused with an error naming both.
 """

@@ -53,6 +53,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="append",
         help="profile to include (repeatable; default: Claude, OpenAI and Gemini defaults)",
     )
+    p.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="JSON/TOML profiles file (from `snapshot tune`) whose profiles win over the tables",
+    )
     p.add_argument("--workers", type=at_least(1), help="processes (default: one per core)")
     # -- engine (issue 15): where the conversations × profiles run
     p.add_argument(
@@ -170,7 +175,25 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.add_argument(
         "--model", required=True, help="the reader's model id (decides pages, prices, limits)"
     )
-    c.add_argument("--budget", type=at_least(1), required=True, help="token budget for the request")
+    size = c.add_mutually_exclusive_group(required=True)
+    size.add_argument("--budget", type=at_least(1), help="token budget for the request")
+    size.add_argument(
+        "--window-share",
+        type=finite_float(0.0, 1.0),
+        metavar="F",
+        help="budget as a share of the model's context window (its source and date go into the record)",
+    )
+    c.add_argument(
+        "--profile",
+        metavar="FILE",
+        help="JSON/TOML profiles file (from `snapshot tune`) overriding or adding profiles",
+    )
+    c.add_argument(
+        "--save",
+        action="store_true",
+        help="store the compacted conversation as the new tip of a branch (the path before it "
+        "stays one `snapshot branch` away), so a second compact runs on the stored result",
+    )
     c.add_argument(
         "--out", type=Path, required=True, help="folder for request.json, pages and record.json"
     )
@@ -232,6 +255,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             "reader_pages": args.reader_pages,
             "reader_conversations": args.reader_conversations,
             "page_needles_per_class": args.page_needles_per_class,
+            "profiles_file": args.profile,
         },
         say=lambda line: print(line, file=sys.stderr),
         command=command_line(args),
@@ -268,29 +292,33 @@ def command_line(args: argparse.Namespace) -> str:
 
 
 def cmd_compact(args: argparse.Namespace) -> int:
-    from snapshot.cli.conversation import load_conversation
+    from snapshot.cli.conversation import resolve
     from snapshot.ladder.compact import compact_to
 
-    conv = load_conversation(args)
     record = compact_to(
         args.out,
-        conv,
+        resolve(args),
         args.model,
         args.budget,
+        window_share=args.window_share,
+        profiles_file=args.profile,
         summarizer=args.summarizer,
         keep_turns=args.keep_turns,
         factsheet_chars=args.factsheet,
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,
+        save=args.save,
+        note=lambda line: print(line, file=sys.stderr),
     )
     if args.json:
         print(json.dumps(record, indent=1, ensure_ascii=False))
     else:
+        rungs = " → ".join(record["rungs_taken"]) or ("none needed" if record["fits"] else "none")
         print(
             f"{record['tokens_before']:,} → {record['tokens_after']:,} tokens "
-            f"(budget {args.budget:,}, {'met' if record['fits'] else 'NOT met'}); "
-            f"rungs: {' → '.join(record['rungs_taken']) or 'none needed'}; "
+            f"(budget {record['budget']:,}, {'met' if record['fits'] else 'NOT met'}); "
+            f"rungs: {rungs}; "
             f"{len(record['pages'])} page(s); request: {record['request_file']}"
         )
         for note in record["notes"]:
@@ -312,5 +340,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
             )
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
+        if record["saved"] is not None:
+            s = record["saved"]
+            print(
+                f"  saved: {s['conversation']}/{s['agent']} tip {s['tip']} "
+                f"(+{s['messages_added']} messages); the path before is one branch away: "
+                f"snapshot branch {s['conversation']} --to {s['tip_before']}",
+                file=sys.stderr,
+            )
     invalid = record["validation"] is not None and not record["validation"]["ok"]
     return 0 if record["fits"] and not invalid else 1

@@ -1,9 +1,9 @@
-"""``snapshot tree|branch|fork|checkpoint|rewind|resume|retry|context``: the session tree.
+"""``snapshot tree|branch|fork|checkpoint|rewind|resume|retry|context|show``: the session tree.
 
 CONV is resolved the way every command resolves it
 (:mod:`snapshot.transcript.resolve`): ``store:ID`` forces a conversation
 stored in the workspace (``--workspace``, default ``.snapshot/``), an existing
-file wins otherwise (a store file ``<ws>/<id>/<agent>.json`` is worked on in
+file wins otherwise (a store file ``<ws>/<id>/<agent>.jsonl`` is worked on in
 its own workspace), else CONV is a stored id. A file is imported; commands that change something then store the result so the
 change persists, and say so. Importing the same file again finds the stored
 copy instead of starting over. Commands that change a stored conversation
@@ -106,6 +106,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--model", required=True, metavar="M", help="the model id to count tokens for")
     p.add_argument("--json", action="store_true", help="print JSON ({'total_tokens': N, ...})")
     p.set_defaults(func=cmd_context)
+
+    p = subparsers.add_parser(
+        "show",
+        parents=[common],
+        help="print what a compaction placeholder stands for (its ref), as the original bytes",
+    )
+    p.add_argument(
+        "ref", metavar="REF", help="MESSAGE#BLOCK[.ITEM], as an elided or dropped placeholder says"
+    )
+    p.set_defaults(func=cmd_show)
 
 
 # --- resolving CONV --------------------------------------------------------------
@@ -374,6 +384,14 @@ def cmd_context(args: argparse.Namespace) -> int:
         if group.unknown:
             line += f", {group.unknown} of unknown size not priced"
         _say(line)
+    if use.window is not None:
+        w = use.window
+        _say(
+            f"context window: {w.tokens:,} tokens ({w.source}, {w.date}); "
+            f"in use: {use.window_share:.1%}"
+        )
+    else:
+        _say(f"context window: no source states one for {args.model}")
     if not use.images:
         _say("images: none")
     if not use.vision:
@@ -383,4 +401,19 @@ def cmd_context(args: argparse.Namespace) -> int:
             f"total: {counted.total:,} tokens (text: {counted.counter}; images per the "
             f"{args.model} profile)"
         )
+    return 0
+
+
+# --- show -------------------------------------------------------------------------------
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from snapshot.cli.conversation import load_conversation
+    from snapshot.ladder.restore import original
+
+    data = original(load_conversation(args), args.ref)
+    sys.stdout.buffer.write(data)
+    if sys.stdout.isatty() and not data.endswith(b"\n"):
+        sys.stdout.buffer.write(b"\n")
+    sys.stdout.flush()
     return 0

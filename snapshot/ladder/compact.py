@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, LadderResult, recover, run_ladder
@@ -21,6 +22,9 @@ from snapshot.ladder.sheets import SheetOptions
 from snapshot.ladder.summary import Summarizer
 from snapshot.ladder.target import Target, target_for
 from snapshot.transcript.model import Conversation
+
+if TYPE_CHECKING:
+    from snapshot.transcript.resolve import Resolved
 
 # Which request shape each provider takes; OpenAI-compatible APIs take chat bodies.
 REQUEST_SHAPES = {"anthropic": "anthropic", "openai": "openai", "google": "gemini"}
@@ -38,6 +42,8 @@ class CompactOutcome:
     synthetic_results: tuple[str, ...] = ()
     # The body checked against the provider's schema and rules (``check=True``), as JSON.
     validation: dict[str, Any] | None = None
+    # How the budget was set: the tokens asked, or a share of the model's context window.
+    budget_from: dict[str, Any] | None = None
 
     def record(self, request_file: str, page_files: list[str]) -> dict[str, Any]:
         r = self.result
@@ -67,23 +73,38 @@ class CompactOutcome:
             "notes": list(self.notes),
             "synthetic_results": list(self.synthetic_results),
             "validation": self.validation,
+            "budget_from": self.budget_from,
         }
 
-    def write(self, out: Path) -> dict[str, Any]:
-        """Write the pages, request.json and record.json: all of them, or none (a full disk)."""
+    def write(self, out: Path, *, saved: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Write the pages, request.json and record.json: all of them, or none (a full disk).
+
+        A previous run's pages are removed first (they would sit beside a record that
+        does not list them); the pages written are every page the request carries,
+        those an earlier pass drew included.
+        """
         written: list[Path] = []
         try:
             out.mkdir(parents=True, exist_ok=True)
+            for old in out.glob("page-[0-9][0-9][0-9].png"):
+                old.unlink()
+            pngs = [
+                img.data
+                for m in self.result.conversation.path()
+                if m.meta.get("kind") == "snapshot"
+                for img in m.images()
+                if img.data is not None
+            ]
             pages = []
-            for i, page in enumerate(self.result.pages, start=1):
+            for i, png in enumerate(pngs, start=1):
                 name = f"page-{i:03d}.png"
                 written.append(out / name)  # before writing: a partial file is removed too
-                (out / name).write_bytes(page.png())
+                (out / name).write_bytes(png)
                 pages.append(name)
             request = out / "request.json"
             written.append(request)
             request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
-            record = self.record(request.name, pages)
+            record = {**self.record(request.name, pages), "saved": saved}
             written.append(out / "record.json")
             (out / "record.json").write_text(
                 json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -126,11 +147,50 @@ def _check_budgets(body: Any, target: Target) -> list[str]:
     return notes
 
 
+def budget_for(
+    profile: Any, budget: int | None, window_share: float | None
+) -> tuple[int, dict[str, Any]]:
+    """The token budget asked (``budget``) or ``window_share`` of the model's context window.
+
+    Raises :class:`~snapshot.errors.InputError` when neither or both are given, or
+    when no source states the model's window.
+
+    >>> from snapshot.profiles import profile_for
+    >>> tokens, how = budget_for(profile_for("claude-sonnet-4-6"), None, 0.5)
+    >>> tokens, how["window_tokens"], how["share"]
+    (500000, 1000000, 0.5)
+    """
+    from snapshot.profiles import context_window
+
+    if (budget is None) == (window_share is None):
+        raise InputError("give a token budget or a share of the context window, not both")
+    if budget is not None:
+        return budget, {"tokens": budget}
+    assert window_share is not None
+    if not 0.0 < window_share <= 1.0:
+        raise InputError(f"the window share must be in (0, 1], got {window_share}")
+    window = context_window(profile.canonical)
+    if window is None:
+        raise InputError(
+            f"no source states the context window of {profile.canonical}; give --budget"
+        )
+    tokens = max(1, int(window.tokens * window_share))
+    return tokens, {
+        "share": window_share,
+        "window_tokens": window.tokens,
+        "window_source": window.source,
+        "window_date": window.date,
+        "tokens": tokens,
+    }
+
+
 def compact(
     conv: Conversation,
     model: str,
-    budget: int,
+    budget: int | None = None,
     *,
+    window_share: float | None = None,
+    profiles_file: str | Path | None = None,
     keep_turns: int = 2,
     factsheet_chars: int = 0,
     summarizer: Summarizer | None = None,
@@ -138,29 +198,48 @@ def compact(
     provider_limit: int | None = None,
     check: bool = False,
 ) -> CompactOutcome:
+    """Compact ``conv`` for ``model`` to ``budget`` tokens (or ``window_share`` of its window).
+
+    A request never carries a summary without text: offline (no summarizer, or
+    a summarizer that only models its size) the ladder stops at the free rungs
+    and the result says "not met" when they cannot fit.
+    """
+    from snapshot.profiles.options import resolve_profile
     from snapshot.transcript.export import export
 
-    target = target_for(model)
+    profile = resolve_profile(model, profiles_file=profiles_file)
+    target = target_for(profile)
+    budget, budget_from = budget_for(profile, budget, window_share)
     options = LadderOptions(
         keep_turns=keep_turns, sheets=SheetOptions(factsheet_chars=factsheet_chars)
     )
+    free = replace(options, rungs=FREE_RUNGS)
     checked_by = None
+    offline = False
     if provider_limit is not None:
         provider = SimulatedProvider(limit=provider_limit, image_tokens=target.image_tokens)
-        result = recover(conv, target, budget, provider, options=options)
+        result = recover(conv, target, budget, provider, options=free)
         checked_by = provider.name
-    elif summarizer is None:
-        # Offline there is no summary to send: a provider-ready request stops at the
-        # free rungs and says so, rather than carrying a placeholder for one.
-        result = run_ladder(conv, target, budget, options=replace(options, rungs=FREE_RUNGS))
-        if not result.fits:
-            result = replace(
-                result,
-                failure=f"{result.failure}; the next rung is a summary, and no summarizer is "
-                "available offline (use --summarizer live:MODEL)",
-            )
     else:
-        result = run_ladder(conv, target, budget, summarizer=summarizer, options=options)
+        with_summary = (
+            None
+            if summarizer is None
+            else run_ladder(conv, target, budget, summarizer=summarizer, options=options)
+        )
+        if with_summary is None or (
+            with_summary.summary is not None and with_summary.summary.text is None
+        ):
+            # Offline there is no summary to send: a provider-ready request stops at the
+            # free rungs and says so, rather than carrying a placeholder for one.
+            result, offline = run_ladder(conv, target, budget, options=free), True
+        else:
+            result = with_summary
+    if offline and not result.fits:
+        result = replace(
+            result,
+            failure=f"{result.failure}; the next rung is a summary, and no summarizer is "
+            "available offline (use --summarizer live:MODEL)",
+        )
     api = request_shape(target, openai_api)
     exported = export(result.conversation, api, model=target.model)
     notes = [*exported.notes, *_check_budgets(exported.body, target)]
@@ -178,16 +257,19 @@ def compact(
         checked_by,
         exported.synthetic_results,
         validation,
+        budget_from,
     )
 
 
 def compact_to(
     out: Path,
-    conv: Conversation,
+    conv: Conversation | Resolved,
     model: str,
-    budget: int,
+    budget: int | None = None,
     *,
     summarizer: str = "auto",
+    save: bool = False,
+    note: Callable[[str], None] = lambda line: None,
     **options: Any,
 ) -> dict[str, Any]:
     """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
@@ -196,11 +278,17 @@ def compact_to(
     ----------
     out : Path
         The folder for ``page-NNN.png``, ``request.json`` and ``record.json``.
-    conv : Conversation
+    conv : Conversation or Resolved
+        The conversation, or what CONV resolved to (needed with ``save``).
     model, budget
-        The reader and its token budget.
+        The reader and its token budget (or ``window_share=`` of its context window).
     summarizer : str
         ``auto``, ``none`` or ``live:MODEL`` (:func:`snapshot.ladder.summary.summarizer_for`).
+    save : bool
+        Store the compacted path as the new tip of the resolved conversation
+        (:func:`snapshot.ladder.save.save_compacted`); the record says where.
+    note : callable
+        Receives the store's announcements (a file stored for the first time).
     **options
         The other options of :func:`compact`.
 
@@ -223,6 +311,27 @@ def compact_to(
     (True, 'request.json', True)
     """
     from snapshot.ladder.summary import summarizer_for
+    from snapshot.transcript.resolve import Resolved
+    from snapshot.transcript.session import open_target
 
+    target = None
+    if isinstance(conv, Resolved):
+        target = open_target(conv, writes=True, note=note) if save else None
+        conv = target.conv if target is not None else conv.conv
+    elif save:
+        raise InputError("--save needs a stored conversation or a file to store, not a value")
     outcome = compact(conv, model, budget, summarizer=summarizer_for(summarizer, conv), **options)
-    return outcome.write(out)
+    saved = None
+    if target is not None:
+        from snapshot.ladder.save import save_compacted
+
+        done = save_compacted(target, outcome.result.conversation)
+        saved = {
+            "conversation": done.after.id,
+            "agent": done.after.agent,
+            "tip": done.after.tip,
+            "tip_before": done.before_tip,
+            "messages_added": done.added,
+            "imported": done.imported,
+        }
+    return outcome.write(out, saved=saved)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from snapshot.billing._context_windows import ContextWindow
 from snapshot.ladder.target import ContextTokens, split_by_chars, target_for
 from snapshot.transcript.model import Conversation, Message
 
@@ -66,6 +67,22 @@ class ContextUse:
     text_tokens: dict[str, int]
     images: tuple[ImageUse, ...]
     vision: bool
+    # The model's context window (None: no source states it) and the share in use.
+    window: ContextWindow | None = None
+
+    @property
+    def window_share(self) -> float | None:
+        """Share of the context window the path uses (None without a window).
+
+        >>> from snapshot.profiles import context_window
+        >>> use = ContextUse("claude-sonnet-4-6", 1, ContextTokens(250_000, 0, "exact"), {}, {},
+        ...                  (), True, context_window("claude-sonnet-4-6"))
+        >>> use.window_share
+        0.25
+        """
+        if self.window is None:
+            return None
+        return self.counted.total / self.window.tokens
 
     @property
     def billed_images(self) -> int:
@@ -127,6 +144,14 @@ class ContextUse:
             "model": self.model,
             "conversation": conversation,
             "messages": self.messages,
+            "context_window": None
+            if self.window is None
+            else {
+                "tokens": self.window.tokens,
+                "source": self.window.source,
+                "date": self.window.date,
+            },
+            "window_share": self.window_share,
             **profiles.profile_for(self.model).lifecycle_record(),
         }
 
@@ -158,7 +183,14 @@ def context_use(conv: Conversation, model: str) -> ContextUse:
             billed = int(profiles.image_tokens(profile, *size)) if profile.vision else 0
         images.append(ImageUse(kind, img.size, size, billed))
     return ContextUse(
-        model, len(path), counted, dict(share.chars), text_tokens, tuple(images), profile.vision
+        model,
+        len(path),
+        counted,
+        dict(share.chars),
+        text_tokens,
+        tuple(images),
+        profile.vision,
+        profiles.context_window(model),
     )
 
 

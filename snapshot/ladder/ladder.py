@@ -33,6 +33,8 @@ RUNGS = (*FREE_RUNGS, "summary")
 @dataclass(frozen=True)
 class LadderOptions:
     keep_turns: int = 2
+    # Elide keeps the results of the last this many assistant steps (its unit of "recent").
+    elide_keep_steps: int = 2
     elide_min_chars: int = 200
     sheets: SheetOptions = field(default_factory=SheetOptions)
     rungs: tuple[str, ...] = RUNGS
@@ -53,7 +55,8 @@ class LadderResult:
 
     @property
     def fits(self) -> bool:
-        return self.tokens_after <= self.budget
+        """Under budget and nothing refused it (a provider's rejection is never a fit)."""
+        return self.failure is None and self.tokens_after <= self.budget
 
     @property
     def rungs_taken(self) -> tuple[str, ...]:
@@ -153,7 +156,24 @@ def run_ladder(
     summarizer: Summarizer | None = None,
     options: LadderOptions | None = None,
 ) -> LadderResult:
-    """Climb the ladder until the conversation's path fits ``budget`` tokens."""
+    """Climb the ladder until the conversation's path fits ``budget`` tokens.
+
+    The free rungs (elide, drop images, snapshot) come first, then the summary
+    (``options.rungs`` picks them; ``FREE_RUNGS`` for a request sent as is). A pass
+    on a conversation an earlier pass compacted keeps its snapshot pages (redrawn
+    from their text into the same bytes) and widens the imaged middle.
+
+    >>> from snapshot.ladder.target import target_for
+    >>> from snapshot.transcript.model import linear, TextBlock, ToolCall, ToolResult
+    >>> conv = linear("c", [("u", "user", [TextBlock("task")])] + [
+    ...     m for i in range(20) for m in (
+    ...         (f"a{i}", "assistant", [ToolCall(f"t{i}", "bash", {"cmd": f"step {i}"})]),
+    ...         (f"r{i}", "tool", [ToolResult(f"t{i}", (TextBlock("ok " * 300),))]))
+    ... ] + [("z", "assistant", [TextBlock("done")])])
+    >>> result = run_ladder(conv, target_for("gpt-5.5"), 3_000, options=LadderOptions(rungs=FREE_RUNGS))
+    >>> result.fits, result.rungs_taken
+    (True, ('elide',))
+    """
     opts = options or LadderOptions()
     before = target.tokens(conv.path())
     steps: list[RungRecord] = []
@@ -230,7 +250,7 @@ def _apply(
     rung: str, conv: Conversation, target: Target, opts: LadderOptions, budget: int
 ) -> StrategyResult:
     if rung == "elide":
-        return elide(conv, keep_turns=opts.keep_turns, min_chars=opts.elide_min_chars)
+        return elide(conv, keep_steps=opts.elide_keep_steps, min_chars=opts.elide_min_chars)
     if rung == "drop_images":
         return drop_images(conv, keep_turns=opts.keep_turns)
     if rung == "snapshot":
@@ -300,6 +320,21 @@ class Rejection:
 
 Send = Callable[[Sequence[Message]], Rejection | None]
 
+#: The share of a provider's stated limit a recovery plan leaves free: the estimator
+#: is corrected by one count, and the next request may count a little differently.
+RECOVERY_MARGIN = 0.05
+
+
+def recovery_budget(budget: int, rejection: Rejection, margin: float = RECOVERY_MARGIN) -> int:
+    """What a plan after ``rejection`` aims at: the provider's limit less ``margin``, or less.
+
+    >>> recovery_budget(200_000, Rejection(counted=130_000, limit=100_000, message="too long"))
+    95000
+    >>> recovery_budget(50_000, Rejection(counted=130_000, limit=100_000, message="too long"))
+    50000
+    """
+    return max(1, min(budget, int(rejection.limit * (1.0 - margin))))
+
 
 def recover(
     conv: Conversation,
@@ -309,16 +344,36 @@ def recover(
     *,
     options: LadderOptions | None = None,
     attempts: int = 3,
+    margin: float = RECOVERY_MARGIN,
 ) -> LadderResult:
-    """Send, and on a rejection re-plan with free rungs only under a corrected estimator.
+    """Send; on a rejection re-plan, with free rungs only, to the provider's stated limit.
 
-    The correction is the provider's count over our estimate for the same
-    request, so later plans (``LadderResult.correction``) start out right.
+    The first plan takes the free rungs (elide, drop images, snapshot) to
+    ``budget``; a summary is never planned here (offline it has no text, and a
+    live one would overflow too). Each rejection corrects the estimator by the
+    provider's count over ours for the same request (``LadderResult.correction``)
+    and the next plan aims at the smaller of ``budget`` and the provider's
+    ``limit`` less ``margin`` (:func:`recovery_budget`). The result ``fits`` only
+    when the provider accepted the last request; otherwise ``failure`` says
+    "provider still rejects".
+
+    >>> from snapshot.ladder.provider import SimulatedProvider
+    >>> from snapshot.ladder.target import target_for
+    >>> from snapshot.transcript.model import linear, TextBlock, ToolCall, ToolResult
+    >>> conv = linear("c", [("u", "user", [TextBlock("task")])] + [
+    ...     m for i in range(20) for m in (
+    ...         (f"a{i}", "assistant", [ToolCall(f"t{i}", "bash", {"cmd": "cat log"})]),
+    ...         (f"r{i}", "tool", [ToolResult(f"t{i}", (TextBlock("ok " * 300),))]))
+    ... ] + [("z", "assistant", [TextBlock("done")])])
+    >>> provider = SimulatedProvider(limit=2_000)  # offline stand-in, counts exactly
+    >>> result = recover(conv, target_for("gpt-5.1"), 10**6, provider)
+    >>> result.fits, result.budget <= 1_900, provider(result.conversation.path()) is None
+    (True, True, True)
     """
-    opts = options or LadderOptions()
-    result = run_ladder(conv, target, budget, options=opts, summarizer=None)
+    opts = replace(options or LadderOptions(), rungs=FREE_RUNGS)
+    result = run_ladder(conv, target, budget, options=opts)
     current_target = target
-    free = replace(opts, rungs=FREE_RUNGS)
+    free = opts
     for _ in range(attempts):
         rejection = send(result.conversation.path())
         if rejection is None:
@@ -328,9 +383,15 @@ def recover(
         current_target = current_target.with_correction(
             max(factor, current_target.correction * 1.01)
         )
+        plan = recovery_budget(budget, rejection, margin)
         # Tighter plan: fewer verbatim turns, every uneventful result elided.
-        free = replace(free, keep_turns=max(1, free.keep_turns - 1), elide_min_chars=0)
-        result = run_ladder(conv, current_target, budget, options=free)
+        free = replace(
+            free,
+            keep_turns=max(1, free.keep_turns - 1),
+            elide_keep_steps=max(1, free.elide_keep_steps - 1),
+            elide_min_chars=0,
+        )
+        result = run_ladder(conv, current_target, plan, options=free)
         result = replace(
             result,
             steps=(
@@ -338,10 +399,14 @@ def recover(
                     "recover",
                     notes=(
                         f"provider counted {rejection.counted:,} > {rejection.limit:,}: "
-                        f"estimator corrected ×{current_target.correction:.3f}",
+                        f"estimator corrected ×{current_target.correction:.3f}; planning to "
+                        f"{plan:,} tokens (the provider's limit less {margin:.0%}, "
+                        f"or the budget if smaller)",
                     ),
                     data={
                         "provider_count": rejection.counted,
+                        "provider_limit": rejection.limit,
+                        "planned_budget": plan,
                         "correction": current_target.correction,
                     },
                 ),

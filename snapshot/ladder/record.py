@@ -61,11 +61,17 @@ def linear_copy(source: Conversation, path: Sequence[Message]) -> Conversation:
 
 
 def turn_starts(path: Sequence[Message]) -> list[int]:
-    """Indexes of messages that open a turn: a user message carrying text, not tool results."""
+    """Indexes of messages that open a turn: a user message carrying text, not tool results.
+
+    A snapshot or summary an earlier pass wrote is history, not a user's prompt.
+    """
     return [
         i
         for i, m in enumerate(path)
-        if m.role == "user" and not m.tool_results() and not m.meta.get("compact_summary")
+        if m.role == "user"
+        and not m.tool_results()
+        and not m.meta.get("compact_summary")
+        and not m.meta.get("kind")
     ]
 
 

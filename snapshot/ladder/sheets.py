@@ -21,6 +21,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from snapshot.geometry import Geometry
 from snapshot.ladder.cut import find_cut, split_oversized
@@ -69,23 +70,42 @@ def factsheet(source: str, budget: int) -> str:
 
 
 def reading_guide(
-    pages: Sequence[Page], middle: Sequence[Message], tail_first: Message | None, fonts: str
+    pages: Sequence[Page], covers: Sequence[str], fonts: str, *, first: bool = True
 ) -> str:
-    covered = f"messages #{middle[0].id[-8:]} to #{middle[-1].id[-8:]}" if middle else "no messages"
-    resume = (
-        f"The verbatim conversation resumes after the pages with message #{tail_first.id[-8:]}."
-        if tail_first is not None
-        else "No verbatim messages follow the pages."
-    )
+    """What one segment's pages hold and how to read them; fixed by the segment alone.
+
+    Nothing in it depends on later passes (the resume point is :func:`resume_note`),
+    so a segment's guide and pages are the same bytes on every pass.
+
+    >>> reading_guide([], [], "snap5x8", first=False)[:49]
+    'The next 0 image(s) are pages of the conversation'
+    """
+    covered = f"messages #{covers[0][-8:]} to #{covers[-1][-8:]}" if covers else "no messages"
+    if not first:
+        return (
+            f"The next {len(pages)} image(s) are pages of the conversation after those "
+            f"({covered}, {len(covers)} messages), drawn the same way in {fonts}; their page "
+            "numbers start again at 1."
+        )
     roles = ", ".join(ROLE_MARKERS[k] for k in ("user", "assistant", "tool_call", "tool_result"))
     return (
         f"The {len(pages)} image(s) below are pages of the earlier conversation "
-        f"({covered}, {len(middle)} messages), drawn as plain text in {fonts}. "
+        f"({covered}, {len(covers)} messages), drawn as plain text in {fonts}. "
         "Read each page left to right, top to bottom; its first row says 'page i/n'. "
         f"Each message starts with a role line: {roles}. "
-        "A small reverse-video arrow cell marks a line break inside the flowed text. "
-        f"{resume}"
+        "A small reverse-video arrow cell marks a line break inside the flowed text."
     )
+
+
+def resume_note(tail_first: Message | None) -> str:
+    """Where the verbatim conversation resumes after the pages.
+
+    >>> resume_note(None)
+    'No verbatim messages follow the pages.'
+    """
+    if tail_first is None:
+        return "No verbatim messages follow the pages."
+    return f"The verbatim conversation resumes after the pages with message #{tail_first.id[-8:]}."
 
 
 def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Page], list[str]]:
@@ -110,11 +130,64 @@ def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Pa
     return pages, kept
 
 
+@dataclass(frozen=True)
+class Segment:
+    """One span of the middle imaged as its own page run: its source text and message ids.
+
+    A later pass keeps an earlier snapshot's segments and adds one for the
+    messages it newly images, so the pages of an unchanged span are redrawn from
+    its text into the same bytes (the prompt-cache prefix holds).
+    """
+
+    source: str
+    covers: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source_text": self.source, "covers": list(self.covers)}
+
+
+def segments_of(message: Message) -> list[Segment]:
+    """The segments an earlier snapshot message holds (one, for a snapshot without a list)."""
+    listed = message.meta.get("segments")
+    if isinstance(listed, list) and listed:
+        return [Segment(str(s["source_text"]), tuple(s.get("covers", ()))) for s in listed]
+    return [Segment(str(message.meta["source_text"]), tuple(message.meta.get("covers", ())))]
+
+
+@dataclass
+class _Drawn:
+    segment: Segment
+    pages: list[Page]
+    kept: list[str]
+
+
 def snapshot(
     conv: Conversation, target: Target, options: SheetOptions | None = None
 ) -> StrategyResult:
-    """Image the middle of ``conv`` for ``target``; head and tail stay byte-identical."""
+    """Image the middle of ``conv`` for ``target``; head and tail stay byte-identical.
+
+    An earlier snapshot in the middle keeps its segments (redrawn from their
+    source text into the same bytes); the messages newly imaged become one more
+    segment after them. Only when that is refused (too many pages, unprofitable)
+    or leaves messages as text is everything redrawn as one segment instead.
+    """
     opts = options or SheetOptions()
+    result = _snapshot(conv, target, opts, merge=False)
+    data = result.record.data
+    segmented = data.get("segments", 1) > 1 or data.get("earlier")
+    if segmented and (data.get("refused") or data.get("left_as_text")):
+        merged = _snapshot(conv, target, opts, merge=True)
+        if merged.record.data.get("refused") is None and (
+            result.record.data.get("refused")
+            or merged.record.data.get("left_as_text", 0) < result.record.data["left_as_text"]
+        ):
+            return merged
+    return result
+
+
+def _snapshot(
+    conv: Conversation, target: Target, opts: SheetOptions, *, merge: bool
+) -> StrategyResult:
     path = split_oversized(conv.path(), tail_share=opts.tail_share)  # one huge reply: image most
     if not target.vision or target.geometry is None:
         return StrategyResult(conv, RungRecord("snapshot", notes=("reader cannot see images",)))
@@ -127,9 +200,14 @@ def snapshot(
     if not fresh:
         note = "no middle to image" if not earlier else "nothing new since the last snapshot"
         return StrategyResult(conv, RungRecord("snapshot", notes=(note,)))
-    earlier_text = [str(m.meta["source_text"]) for m in earlier]
-    source = "\n".join([*earlier_text, serialize(fresh)])
-    pages, kept = _render(source, target, opts)
+    kept_segments = [seg for m in earlier for seg in segments_of(m)]
+    prefix: list[Segment] = []
+    if merge:  # one segment: the earlier source text, then the new messages
+        prefix, kept_segments = kept_segments, []
+    drawn = [_Drawn(seg, *_render(seg.source, target, opts)) for seg in kept_segments]
+    earlier_pages = sum(len(d.pages) for d in drawn)
+    fresh_source = "\n".join([*(seg.source for seg in prefix), serialize(fresh)])
+    pages, kept = _render(fresh_source, target, opts)
     if len(pages) == 0:
         return StrategyResult(
             conv, RungRecord("snapshot", notes=("middle is empty after normalization",))
@@ -139,10 +217,12 @@ def snapshot(
     allowed = target.max_images - existing_images
     left: list[Message] = []
     overflow_note = ""
-    if len(pages) > allowed:
+    if earlier_pages + len(pages) > allowed:
         # More pages than the request may carry: image the oldest part that fits
         # and leave the rest as (already elided) text, rather than imaging nothing.
-        imaged = _fitting_prefix(fresh, earlier_text, allowed, target, opts)
+        imaged = _fitting_prefix(
+            fresh, [seg.source for seg in prefix], allowed - earlier_pages, target, opts
+        )
         if imaged == 0:
             return StrategyResult(
                 conv,
@@ -151,23 +231,26 @@ def snapshot(
                     notes=(
                         f"refused: not even the oldest middle messages fit in {max(allowed, 0)} "
                         f"pages ({target.max_images} images per request, {existing_images} "
-                        "already in the head and tail)",
+                        f"already in the head and tail"
+                        + (f", {earlier_pages} earlier pages)" if earlier_pages else ")"),
                     ),
-                    data={"refused": "max_images"},
+                    data={"refused": "max_images", "earlier": earlier_pages},
                 ),
             )
         fresh, left = fresh[:imaged], fresh[imaged:]
         middle = [*earlier, *fresh]
-        source = "\n".join([*earlier_text, serialize(fresh)])
-        pages, kept = _render(source, target, opts)
+        fresh_source = "\n".join([*(seg.source for seg in prefix), serialize(fresh)])
+        pages, kept = _render(fresh_source, target, opts)
         overflow_note = (
             f"image limit: {target.max_images} images per request ({existing_images} in the "
             f"head and tail) leave room for {allowed} pages; imaged the oldest {len(fresh)} "
             f"middle messages, the {len(left)} after them ({sum(m.chars() for m in left):,} "
             "characters) stay as text"
         )
-    covered = [mid for m in earlier for mid in m.meta.get("covers", ())] + [m.id for m in fresh]
-    pngs = [p.png() for p in pages]
+    covers = tuple(i for seg in prefix for i in seg.covers) + tuple(m.id for m in fresh)
+    drawn.append(_Drawn(Segment(fresh_source, covers), pages, kept))
+    all_pages = [p for d in drawn for p in d.pages]
+    pngs = [p.png() for p in all_pages]
     too_big = [i + 1 for i, b in enumerate(pngs) if _base64_len(len(b)) > target.max_image_bytes]
     if too_big:
         return StrategyResult(
@@ -179,10 +262,11 @@ def snapshot(
             ),
         )
 
+    source = "\n".join(d.segment.source for d in drawn)
     text_cost = target.tokens(middle)
-    page_cost = sum(target.image_tokens(*p.geometry.size) for p in pages)
+    page_cost = sum(target.image_tokens(*p.geometry.size) for p in all_pages)
     facts = factsheet(source, opts.factsheet_chars)
-    kept_text = "\n".join(kept)
+    kept_text = "\n".join(k for d in drawn for k in d.kept)
     side_cost = round(target.text_tokens(facts + kept_text) * target.correction)
     if page_cost + side_cost > opts.max_cost_ratio * text_cost:
         return StrategyResult(
@@ -190,10 +274,11 @@ def snapshot(
             RungRecord(
                 "snapshot",
                 notes=(
-                    f"unprofitable: {len(pages)} pages cost {page_cost:,} tokens, "
+                    f"unprofitable: {len(all_pages)} pages cost {page_cost:,} tokens, "
                     f"the text {text_cost:,}",
                 ),
                 data={
+                    "earlier": earlier_pages,
                     "refused": "unprofitable",
                     "page_tokens": page_cost,
                     "text_tokens": text_cost,
@@ -201,27 +286,27 @@ def snapshot(
             ),
         )
 
-    fonts = " and ".join(sorted({p.geometry.font.name for p in pages}))
-    blocks: list[TextBlock | ImageBlock] = [
-        TextBlock(
-            reading_guide(
-                pages, fresh if not earlier else middle, next(iter([*left, *tail]), None), fonts
+    blocks: list[TextBlock | ImageBlock] = []
+    png_iter = iter(pngs)
+    for k, d in enumerate(drawn):
+        fonts = " and ".join(sorted({p.geometry.font.name for p in d.pages}))
+        blocks.append(TextBlock(reading_guide(d.pages, d.segment.covers, fonts, first=k == 0)))
+        for i, page in enumerate(d.pages, start=1):
+            w, h = page.geometry.size
+            origin = f"snapshot page {i}/{len(d.pages)}"
+            if len(drawn) > 1:
+                origin = f"snapshot segment {k + 1} page {i}/{len(d.pages)}"
+            blocks.append(
+                ImageBlock("image/png", data=next(png_iter), width=w, height=h, origin=origin)
             )
-        )
-    ]
-    for i, (page, png) in enumerate(zip(pages, pngs, strict=True), start=1):
-        w, h = page.geometry.size
-        blocks.append(
-            ImageBlock(
-                "image/png", data=png, width=w, height=h, origin=f"snapshot page {i}/{len(pages)}"
-            )
-        )
+    blocks.append(TextBlock(resume_note(next(iter([*left, *tail]), None))))
     if facts:
         blocks.append(TextBlock(facts))
     if kept_text:
         blocks.append(TextBlock("Text the page fonts cannot draw, in page order:\n" + kept_text))
 
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    covered = [mid for d in drawn for mid in d.segment.covers]
     message = Message(
         id=f"snapshot-{digest[:16]}",
         parent=None,
@@ -232,30 +317,36 @@ def snapshot(
             "source_text": source,
             "source_sha256": digest,
             "covers": covered,
+            "segments": [d.segment.to_json() for d in drawn],
             "model": target.model,
         },
     )
-    notes: tuple[str, ...] = (f"{len(middle)} messages → {len(pages)} pages",)
+    notes: tuple[str, ...] = (f"{len(middle)} messages → {len(all_pages)} pages",)
+    if earlier_pages:
+        notes = (*notes, f"{earlier_pages} earlier pages redrawn from their source text")
     if overflow_note:
         notes = (*notes, overflow_note)
     record = RungRecord(
         "snapshot",
         changed=len(middle),
-        chars_removed=len(source),
+        chars_removed=len(fresh_source),
         notes=notes,
         data={
             "left_as_text": len(left),
-            "pages": len(pages),
+            "pages": len(all_pages),
+            "segments": len(drawn),
             "page_bytes": sum(len(b) for b in pngs),
             "page_tokens": page_cost,
             "text_tokens": text_cost,
             "factsheet_chars": len(facts),
             "kept_chars": len(kept_text),
             "source_sha256": digest,
-            "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in pages}),
+            "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in all_pages}),
         },
     )
-    return StrategyResult(linear_copy(conv, [*head, message, *left, *tail]), record, tuple(pages))
+    return StrategyResult(
+        linear_copy(conv, [*head, message, *left, *tail]), record, tuple(all_pages)
+    )
 
 
 def _split_points(messages: Sequence[Message]) -> list[int]:

@@ -42,7 +42,6 @@ class Target:
     text_estimate_label: str = "estimate"
     correction: float = 1.0
     profile: Any = field(default=None, compare=False)
-    medium_geometry: Geometry | None = None
     # The price of the id as given (snapshot.billing.prices.Price), None = "no price".
     price: Any = field(default=None, compare=False)
 
@@ -148,14 +147,6 @@ def target_for(model: str | Any, *, fallback: bool = False) -> Target:
         else tokenizer.chars_per_token
     )
     geometry = profile.geometry() if profile.vision else None
-    medium = None
-    if geometry is not None:
-        from snapshot.geometry import Geometry
-        from snapshot.glyphs import load_font
-
-        medium_font = load_font(MEDIUM_FONT)
-        if medium_font.cell != geometry.font.cell:
-            medium = Geometry.fit(medium_font, *geometry.size, padding=geometry.padding)
     max_pages = profile.max_pages_per_request() if profile.vision else 0
     return Target(
         model=profile.canonical,
@@ -168,10 +159,5 @@ def target_for(model: str | Any, *, fallback: bool = False) -> Target:
         chars_per_token=cpt,
         text_estimate_label=tokenizer.method,
         profile=profile,
-        medium_geometry=medium,
         price=profile.price(),
     )
-
-
-# Foveation draws the pages nearest the tail with the project's medium face.
-MEDIUM_FONT = "snap8x16"

@@ -73,10 +73,14 @@ def summary_call_dollars(
     return (input_tokens * rates.input + output_tokens * (rates.output or price.output)) / 1e6
 
 
-def check_tier(models: Sequence[str], tier: str, day: str | None = None) -> None:
+def check_tier(
+    models: Sequence[str], tier: str, day: str | None = None, profiles_file: str | None = None
+) -> None:
     """Refuse a run whose price tier one of its models' vendors lacks, before it starts.
 
-    Raises :class:`~snapshot.errors.InputError` naming the model and the tiers it has.
+    The models are the report's (:func:`snapshot.report.run.profile_of`, with
+    ``profiles_file``). Raises :class:`~snapshot.errors.InputError` naming the model
+    and the tiers it has.
 
     >>> check_tier(["gpt-6.1-sol", "gemini-3.8-flash"], "batch", "2026-12-02")
     >>> check_tier(["claude-sonnet-5-5"], "flex", "2026-12-02")
@@ -85,12 +89,12 @@ def check_tier(models: Sequence[str], tier: str, day: str | None = None) -> None
     snapshot.errors.InputError: --tier flex: claude-sonnet-5-5: anthropic has no 'flex' price tier here; tiers: standard, batch
     """
     from snapshot.errors import InputError
-    from snapshot.profiles import profile_for
+    from snapshot.report.run import profile_of
 
     if tier == "standard":
         return
     for model in models:
         try:
-            profile_for(model, warn=False).price(day or None, tier)
+            profile_of(model, profiles_file).price(day or None, tier)
         except InputError as exc:
             raise InputError(f"--tier {tier}: {exc}") from None

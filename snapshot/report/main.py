@@ -371,7 +371,7 @@ def report_command(
     found = sessions_to_read(paths, discover, corpus=corpus, say=say)
     chosen = Settings(page_readers=parse_reader_names(page_readers), **(settings or {}))
     models = tuple(models or DEFAULT_MODELS)
-    check_tier(models, chosen.tier, chosen.priced_on)
+    check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)
     return make_report(
         corpus,
         out,

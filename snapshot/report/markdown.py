@@ -63,6 +63,29 @@ def _strategy_table(aggs: Sequence[Aggregate], readers: Sequence[ReaderRecall]) 
     return lines
 
 
+def _elide_line(result: RunResult) -> list[str]:
+    """Elide alone, pooled for the Claude profile: the share of tool-result characters it
+    took out and the needle recall of what stays text (both measured, per conversation in
+    results.json as ``elided_share``)."""
+    from snapshot.report.run import profile_of
+
+    files = result.settings.profiles_file
+    claude = next((m for m in result.models if profile_of(m, files).provider == "anthropic"), None)
+    rows = [r for r in result.rows if r.strategy == "elide" and r.model == claude]
+    total = sum(r.tool_result_chars for r in rows)
+    if not rows or not total:
+        return []
+    gone = sum(r.tool_result_chars_elided for r in rows)
+    recalls = [r.recall_text for r in rows if r.recall_text is not None]
+    recall = f"{100 * sum(recalls) / len(recalls):.1f} %" if recalls else "n/m"
+    return [
+        f"Elide alone (`{claude}`): {100 * gone / total:.1f} % of the tool-result characters "
+        f"({gone:,} of {total:,}, pooled over {len(rows)} conversations) elided, measured; needle "
+        f"recall of what stays text {recall} (mean per conversation, measured).",
+        "",
+    ]
+
+
 def _mod(v: float | None) -> str:
     return "" if v is None else marker("modelled")
 
@@ -99,7 +122,7 @@ def _prices(result: RunResult) -> list[str]:
         "2026-12-31). Lifecycle as of the same day, per the route's own schedule where the "
         "route sets one.",
     ]
-    records = model_records(result.models, priced_on, tier)
+    records = model_records(result.models, priced_on, result.settings.profiles_file, tier=tier)
     for model, rec in records.items():
         price = rec.get("price")
         status = rec.get("status", "")
@@ -269,6 +292,7 @@ def write(
         "",
         *_strategy_table(aggs, readers),
         "",
+        *_elide_line(result),
     ]
     if "distribution" in names:
         lines += [f"![tokens kept per conversation]({names['distribution']})", ""]

@@ -10,7 +10,7 @@ from typing import Any
 
 from snapshot.billing.prices import Price
 from snapshot.ladder.cut import find_cut
-from snapshot.ladder.elide import elide
+from snapshot.ladder.elide import elide, elided_chars, tool_result_chars
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
 from snapshot.ladder.needles import Needle, found, sample_needles
@@ -69,6 +69,9 @@ class Settings:
     # summaries (snapshot/report/summaries.py), this default only when it has none.
     summary_chars: int = MEASURED_SUMMARY_CHARS
     summary_size_source: str = MEASURED_SUMMARY_SOURCE
+    # A JSON/TOML profiles file (``--profile``, e.g. from ``snapshot tune``) whose profiles
+    # win over the tables for the models it names.
+    profiles_file: str | None = None
     # Whole-page readers (snapshot.legibility.page_readers names) and their sample:
     # full pages per conversation × profile, needles per class on each page, and
     # the strategies whose pages they read.
@@ -137,6 +140,16 @@ class Row:
     request_validation: dict[str, Any] = field(default_factory=dict)
     # tokens_after split by where each part's count comes from.
     tokens_provenance: dict[str, int] = field(default_factory=dict)
+    # The elide row: tool-result characters on the path, and those elide took out (measured).
+    tool_result_chars: int = 0
+    tool_result_chars_elided: int = 0
+
+    @property
+    def elided_share(self) -> float | None:
+        """Share of this conversation's tool-result characters elided (elide row only)."""
+        if self.strategy != "elide" or not self.tool_result_chars:
+            return None
+        return self.tool_result_chars_elided / self.tool_result_chars
 
     @property
     def free_rungs_only(self) -> bool:
@@ -168,7 +181,7 @@ class Row:
         return None if hits is None or n == 0 else sum(hits.values()) / n
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "elided_share": self.elided_share}
 
 
 def source_seed(source_id: str, settings: Settings) -> int:
@@ -448,7 +461,7 @@ def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
         page_bytes=int(snap.data.get("page_bytes", 0)) if snap else 0,
         call_usd=run.summary_usd(lad.summary),
         summary_source=lad.summary.source if lad.summary else None,
-        rungs=" → ".join(lad.rungs_taken) or "none needed",
+        rungs=" → ".join(lad.rungs_taken) or ("none needed" if lad.fits else "not met"),
         **kw,
     )
 
@@ -500,8 +513,18 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
             tokens_provenance=dict(run.before_parts),
         )
     ]
-    for name, rung in (("elide", elide), ("drop_images", drop_images)):
-        res, dt = _timed(rung, conv, keep_turns=keep)
+    free_rungs: tuple[tuple[str, Any, dict[str, int]], ...] = (
+        ("elide", elide, {"keep_steps": LadderOptions().elide_keep_steps}),
+        ("drop_images", drop_images, {"keep_turns": keep}),
+    )
+    for name, rung, options in free_rungs:
+        res, dt = _timed(rung, conv, **options)
+        share: dict[str, int] = {}
+        if name == "elide":  # the elided share of tool-result characters (issue 22)
+            share = {
+                "tool_result_chars": tool_result_chars(conv.path()),
+                "tool_result_chars_elided": elided_chars(res.record),
+            }
         rows.append(
             run.tokens_row(
                 name,
@@ -510,6 +533,7 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
                 recall_text=run.text_recall(res.conversation),
                 rungs=name,
                 note=f"{res.record.changed} replaced",
+                **share,
             )
         )
     sheet = SheetOptions(keep_turns=keep, tail_share=settings.tail_share)

@@ -87,7 +87,6 @@ def _init(
     given: Sequence[SourceRef] = (),
     stages: Any = None,
 ) -> None:
-    from snapshot.ladder.target import target_for
 
     _STATE["given"] = list(given)
     if stages is not None:  # a worker process: its stages go to the main process's line
@@ -95,7 +94,7 @@ def _init(
         _STATE["stage"] = lambda text: stages.put((pid, text))
     os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
     _STATE["key"] = (tuple(models), settings, use_ocr)
-    _STATE["targets"] = [target_for(_with_evidence(m)) for m in models]
+    _STATE["targets"] = [reader_for(m, settings.profiles_file) for m in models]
     _STATE["settings"] = settings
     _STATE["ocr"] = _ocr_reader() if use_ocr else None
 
@@ -465,16 +464,34 @@ def _size_hint(job: Job) -> int:
     return int(entry.get("chars", 0))
 
 
-def _with_evidence(model: str) -> Any:
-    """The model's profile with any usage-probe record that settles a disputed fact."""
-    from snapshot.profiles import profile_for
-    from snapshot.profiles.options import with_evidence
+def profile_of(model: str, profiles_file: str | None = None) -> Any:
+    """The report's profile of ``model``: a profiles file's overrides applied, with any
+    usage-probe record that settles a disputed fact.
 
-    return with_evidence(profile_for(model))
+    >>> profile_of("gpt-5.5").canonical
+    'gpt-5.5'
+    """
+    from snapshot.profiles.options import resolve_profile, with_evidence
+
+    return with_evidence(resolve_profile(model, profiles_file=profiles_file))
+
+
+def reader_for(model: str, profiles_file: str | None = None) -> Any:
+    """The report's reader of ``model`` (:func:`profile_of` as a target).
+
+    >>> reader_for("gpt-5.5").model
+    'gpt-5.5'
+    """
+    from snapshot.ladder.target import target_for
+
+    return target_for(profile_of(model, profiles_file))
 
 
 def model_records(
-    models: Sequence[str], today: str | None = None, tier: str = "standard"
+    models: Sequence[str],
+    today: str | None = None,
+    profiles_file: str | None = None,
+    tier: str = "standard",
 ) -> dict[str, dict[str, Any]]:
     """Per profile: its lifecycle and the price it was billed at on ``today`` (the run's day).
 
@@ -493,7 +510,7 @@ def model_records(
     for model in models:
         # what target_for(...) would say, without building a Target: that counts
         # the demo text with every tokenizer (seconds, for a few table cells)
-        profile = _with_evidence(model)
+        profile = profile_of(model, profiles_file)
         price = profile.price(today, tier)
         out[model] = {
             **profile.lifecycle_record(today),
@@ -533,7 +550,10 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
         "profiles": model_records(
-            result.models, result.settings.priced_on or None, result.settings.tier
+            result.models,
+            result.settings.priced_on or None,
+            result.settings.profiles_file,
+            tier=result.settings.tier,
         ),
         "ranges": [r.to_json() for r in range_rows(result.rows, result.models)],
         "validation": validation_count(result),

@@ -339,7 +339,9 @@ def _orphan_blocks(result: ToolResult) -> list[Block]:
 
 
 def _plan(conv: Conversation) -> _Plan:
-    return _Planner(conv).plan()
+    from snapshot.transcript.rewind_notes import with_rewind_notes
+
+    return _Planner(with_rewind_notes(conv)).plan()
 
 
 def _tool_schemas(conv: Conversation) -> dict[str, tuple[str, dict[str, Any]]]:
@@ -902,7 +904,9 @@ def _image_line(img: ImageBlock) -> str:
 
 def export_markdown(conv: Conversation) -> Export:
     """A readable Markdown transcript of the path: roles, text, calls, results, images."""
-    path = conv.path()
+    from snapshot.transcript.rewind_notes import with_rewind_notes
+
+    path = with_rewind_notes(conv).path()
     lines = [f"# {conv.id}" + (f" ({conv.agent})" if conv.agent != "main" else "")]
     if conv.format or conv.source:
         lines.append(

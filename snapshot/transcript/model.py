@@ -22,12 +22,14 @@ from __future__ import annotations
 import base64
 import json
 import os
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 from snapshot.errors import TranscriptError
+from snapshot.transcript.image_header import referenced_image_bytes
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 ROLES: tuple[Role, ...] = ("system", "user", "assistant", "tool")
@@ -74,8 +76,6 @@ class ImageBlock:
             return len(self.data)
         if self.path is None:
             return 0
-        from snapshot.transcript.images import referenced_image_bytes
-
         return referenced_image_bytes(Path(self.path))
 
 
@@ -158,6 +158,40 @@ def block_chars(block: Block) -> int:
     return 0
 
 
+class IndexedMessages(Sequence[Message]):
+    """Messages held somewhere other than in memory, that find a message and its parent by id.
+
+    What a :class:`Conversation` asks of a sequence that is not a tuple: the
+    position of an id, the parent id at a position and a by-id mapping, all
+    without parsing a message, so :meth:`Conversation.path_ids` walks the
+    path without reading the messages; and :meth:`mapped`, a copy with some
+    messages changed that leaves the others as stored. The model does not
+    know where or how they are kept: the store and the importers' large-input
+    path (:class:`snapshot.transcript.spill.SpilledMessages`) implement it.
+    """
+
+    @abstractmethod
+    def position(self, message_id: str) -> int | None:
+        """Where the message ``message_id`` is (the last one, for a repeated id), or ``None``."""
+
+    @abstractmethod
+    def parent_id(self, i: int) -> str | None:
+        """The parent id of message ``i``, without parsing it."""
+
+    @abstractmethod
+    def ids(self) -> Mapping[str, Message]:
+        """The messages by id, parsed on access."""
+
+    @abstractmethod
+    def mapped(self, change: Callable[[Message], Message], marker: str) -> IndexedMessages:
+        """A copy with ``change`` applied to each message whose JSON form holds ``marker``.
+
+        The JSON form is :func:`message_to_dict` as ``json.dumps`` writes it;
+        the other messages are copied as they are kept, unread. ``self`` when
+        no message holds ``marker``.
+        """
+
+
 @dataclass(frozen=True)
 class Conversation:
     """One agent's transcript: every message ever recorded, and the current tip.
@@ -194,11 +228,9 @@ class Conversation:
     @property
     def index(self) -> Mapping[str, Message]:
         """The messages by id (for messages kept on disk, parsed on access)."""
-        from snapshot.transcript.spill import SpilledMessages
-
         cached: Mapping[str, Message] | None = self.__dict__.get("_index")
         if cached is None:
-            if isinstance(self.messages, SpilledMessages):
+            if isinstance(self.messages, IndexedMessages):
                 cached = self.messages.ids()
             else:
                 cached = {m.id: m for m in self.messages}
@@ -216,7 +248,7 @@ class Conversation:
     def path_ids(self, tip: str | None = None) -> list[str]:
         """Ids of the messages from the root to ``tip`` (default: the current tip).
 
-        For messages kept on disk (:mod:`snapshot.transcript.spill`) nothing is
+        For messages kept elsewhere (:class:`IndexedMessages`) nothing is
         parsed: read the messages one at a time with :meth:`get`.
 
         Examples
@@ -225,9 +257,7 @@ class Conversation:
         >>> conv.path_ids(), conv.path_ids("a")
         (['a', 'b'], ['a'])
         """
-        from snapshot.transcript.spill import SpilledMessages
-
-        spill = self.messages if isinstance(self.messages, SpilledMessages) else None
+        spill = self.messages if isinstance(self.messages, IndexedMessages) else None
         node = self.tip if tip is None else tip
         out: list[str] = []
         seen: set[str] = set()
@@ -271,9 +301,7 @@ class Conversation:
 
     def with_messages(self, messages: Sequence[Message], tip: str | None) -> Conversation:
         """A copy holding ``messages`` with ``tip``; the index is rebuilt."""
-        from snapshot.transcript.spill import SpilledMessages
-
-        kept = messages if isinstance(messages, SpilledMessages) else tuple(messages)
+        kept = messages if isinstance(messages, IndexedMessages) else tuple(messages)
         fresh = replace(self, messages=kept, tip=tip)
         fresh.__dict__.pop("_index", None)
         return fresh
@@ -542,33 +570,26 @@ def conversation_from_dict(
     return map_images(conv, rooted)
 
 
-# Every image block's stored JSON text holds this (block_to_dict puts "type" first,
-# json.dumps writes ": " between key and value); text inside a string cannot hold
-# its unescaped quotes, so a message whose text lacks it has no image.
-_IMAGE_JSON = '"type": "image"'
+#: Every image block's JSON text holds this (block_to_dict puts "type" first,
+#: json.dumps writes ": " between key and value); text inside a string cannot hold
+#: its unescaped quotes, so a message whose text lacks it has no image.
+IMAGE_JSON = '"type": "image"'
 
 
 def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -> Conversation:
     """``conv`` with every image block (in messages and in tool results) replaced by ``change(block)``.
 
-    Messages kept on disk (:mod:`snapshot.transcript.spill`) stay on disk: a
-    new spill is written message by message, a message without images copied
-    as its stored text without being parsed, and a spill holding no image at
-    all is kept as it is.
+    Messages kept elsewhere (:class:`IndexedMessages`) stay there: only those
+    holding an image are read and changed (:meth:`IndexedMessages.mapped`).
 
     Examples
     --------
-    >>> from snapshot.transcript.spill import SpilledMessages
     >>> img = ImageBlock("image/png", path="a.png")
     >>> conv = linear("c", [("m", "user", [img]), ("n", "user", [TextBlock("x")])])
-    >>> on_disk = conv.with_messages(SpilledMessages(conv.messages), conv.tip)
-    >>> out = map_images(on_disk, lambda b: replace(b, path="b.png"))
-    >>> type(out.messages).__name__, out.messages[0].blocks[0].path
-    ('SpilledMessages', 'b.png')
-    >>> out == map_images(conv, lambda b: replace(b, path="b.png"))
-    True
+    >>> out = map_images(conv, lambda b: replace(b, path="b.png"))
+    >>> out.messages[0].blocks[0].path, out.messages[1] is conv.messages[1]
+    ('b.png', True)
     """
-    from snapshot.transcript.spill import SpilledMessages
 
     def one(b: Block) -> Block:
         if isinstance(b, ImageBlock):
@@ -581,18 +602,9 @@ def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -
     def changed(m: Message) -> Message:
         return replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
 
-    if not isinstance(conv.messages, SpilledMessages):
-        return conv.with_messages([changed(m) for m in conv.messages], conv.tip)
-    spill = conv.messages
-    if not any(_IMAGE_JSON in text for text in spill.texts()):
-        return conv.with_messages(spill, conv.tip)
-    out = SpilledMessages()
-    for i, text in enumerate(spill.texts()):
-        if _IMAGE_JSON in text:
-            out.append(changed(message_from_dict(json.loads(text))))
-        else:
-            out.append_text(spill.id_at(i), spill.parent_id(i), text)
-    return conv.with_messages(out, conv.tip)
+    if isinstance(conv.messages, IndexedMessages):
+        return conv.with_messages(conv.messages.mapped(changed, IMAGE_JSON), conv.tip)
+    return conv.with_messages([changed(m) for m in conv.messages], conv.tip)
 
 
 def iter_blocks(messages: Iterable[Message]) -> Iterator[tuple[Message, Block]]:

@@ -39,10 +39,10 @@ import json
 import tempfile
 import threading
 from array import array
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
-from snapshot.transcript.model import Message, message_from_dict, message_to_dict
+from snapshot.transcript.model import IndexedMessages, Message, message_from_dict, message_to_dict
 
 __all__ = [
     "SPILL_BYTES",
@@ -110,7 +110,7 @@ class SpillFile:
         self.file.close()
 
 
-class SpilledMessages(Sequence[Message]):
+class SpilledMessages(IndexedMessages):
     """A sequence of messages stored as JSON text in an anonymous temporary file.
 
     Append messages in order (:meth:`append`), change one already stored
@@ -282,6 +282,29 @@ class SpilledMessages(Sequence[Message]):
     def ids(self) -> Mapping[str, Message]:
         """The messages by id, parsed on access (what ``Conversation.index`` is for a spill)."""
         return _ById(self)
+
+    def mapped(self, change: Callable[[Message], Message], marker: str) -> SpilledMessages:
+        """A new spill with ``change`` applied to each message whose stored text holds ``marker``.
+
+        The other messages are copied as their stored text, unparsed; ``self``
+        when none holds it.
+
+        >>> from snapshot.transcript.model import Message, TextBlock
+        >>> s = SpilledMessages([Message("a", None, "user", (TextBlock("x"),))])
+        >>> s.mapped(lambda m: m, "nothing") is s
+        True
+        >>> s.mapped(lambda m: Message(m.id, None, "user", ()), '"x"')[0].blocks
+        ()
+        """
+        if not any(marker in text for text in self.texts()):
+            return self
+        out = SpilledMessages()
+        for i, text in enumerate(self.texts()):
+            if marker in text:
+                out.append(change(message_from_dict(json.loads(text))))
+            else:
+                out.append_text(self.id_at(i), self.parent_id(i), text)
+        return out
 
 
 def _restored(

@@ -504,6 +504,7 @@ class Store:
         """
         path = self.path_for(conv_id, agent)
         key = (conv_id, agent)
+        self._remove_stale_temps(path)
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -944,6 +945,23 @@ class Store:
             notes = self.records(conv_id, agent)
             self._write_whole(self._keep_images(conv), checkpoints, notes)
             return before, path.stat().st_size
+
+    def compact_agents(self, conv_id: str, agent: str | None = None) -> list[tuple[str, int, int]]:
+        """:meth:`compact` each agent of a conversation (or only ``agent``): (agent, before, after).
+
+        >>> import tempfile
+        >>> from snapshot.transcript.model import linear
+        >>> ws = Store(tempfile.mkdtemp())
+        >>> _ = ws.save(linear("c", [("m", "user", [])]))
+        >>> [a for a, _, _ in ws.compact_agents("c")]
+        ['main']
+        """
+        agents = self.agents(conv_id) if agent is None else [agent]
+        if not agents:
+            raise TranscriptError(
+                f"no conversation {conv_id!r} is stored in {self.root}; give a stored id"
+            )
+        return [(a, *self.compact(conv_id, a)) for a in agents]
 
 
 def _labels(checkpoints: Iterable[Checkpoint]) -> list[dict[str, str]]:

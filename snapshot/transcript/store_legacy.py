@@ -219,7 +219,7 @@ def read_checkpoints(path: Path) -> tuple[Checkpoint, ...]:
     except FileNotFoundError:
         return ()
     version = doc.get("schema_version")
-    if not isinstance(version, int) or version < 1:
+    if type(version) is not int or version < 1:  # true is an int to isinstance
         raise TranscriptError(f"{path}: corrupted checkpoints file (no schema_version)")
     if version > DOCUMENT_VERSION:
         raise TranscriptError(

@@ -43,6 +43,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,7 @@ from typing import Any, BinaryIO
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.encodable import encodable_value
+from snapshot.transcript.files import require_regular_file
 from snapshot.transcript.model import Message, message_from_dict, message_to_dict
 from snapshot.transcript.spill import SpilledMessages
 from snapshot.transcript.tree import Checkpoint
@@ -72,6 +74,9 @@ LOG_VERSION = 2
 LOG_SUFFIX = ".jsonl"
 #: The record types that make the conversation; any other type is a note.
 STRUCTURE = frozenset({"conversation", "message", "tip", "checkpoints", "trim"})
+
+#: A line longer than this is not a record the store wrote (a record is read whole).
+MAX_RECORD_BYTES = 1 << 30
 
 _VERSION_KEY = "snapshot_store"
 _HEAD = b'{"snapshot_store":'
@@ -184,13 +189,34 @@ def stamp_of(st: os.stat_result) -> tuple[int, int, int]:
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
-def _lines(fh: BinaryIO, limit: int | None) -> Iterator[tuple[int, bytes]]:
+def _open_regular(path: Path) -> BinaryIO:
+    """``path`` open for reading; a FIFO, device or folder is refused, never waited on or read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        require_regular_file(path)  # raises, naming what it is
+        raise TranscriptError(f"{path}: not a regular file")  # replaced in between
+    return os.fdopen(fd, "rb")
+
+
+def _lines(path: Path, fh: BinaryIO, limit: int | None) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of each line, the last one without its newline if torn."""
     at = 0
     while limit is None or at < limit:
-        line = fh.readline() if limit is None else fh.readline(limit - at)
+        most = MAX_RECORD_BYTES + 1 if limit is None else min(MAX_RECORD_BYTES + 1, limit - at)
+        line = fh.readline(most)
         if not line:
             return
+        if len(line) > MAX_RECORD_BYTES:
+            raise TranscriptError(
+                f"{path}: a line of more than {MAX_RECORD_BYTES} bytes at byte {at}: not a "
+                "record the store wrote; restore the log from a backup"
+            )
         yield at, line
         at += len(line)
 
@@ -276,10 +302,10 @@ def scan(
     """
     state = LogState()
     pending = 0  # message records since the last commit
-    with path.open("rb") as fh:
+    with _open_regular(path) as fh:
         state.stamp = stamp_of(os.fstat(fh.fileno()))
         number = 0
-        for at, line in _lines(fh, limit):
+        for at, line in _lines(path, fh, limit):
             number += 1
             if not line.endswith(b"\n"):
                 state.warnings.append(

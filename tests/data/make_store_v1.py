@@ -1,16 +1,29 @@
-"""Writes tests/data/store_v1 with the store of snapshot at 1e38e1a (one JSON file per conversation)."""
+"""Writes tests/data/store_v1_1e38e1a with the store of snapshot at 1e38e1a (one JSON document
+per conversation and agent), for the migration test in tests/test_store_log.py.
 
-import sys, shutil
+Run with that commit's package, not this one's::
+
+    git archive 1e38e1a snapshot | tar -x -C /tmp/main1e38
+    PYTHONPATH=/tmp/main1e38 python tests/data/make_store_v1.py tests/data/store_v1_1e38e1a /tmp/src
+    rm tests/data/store_v1_1e38e1a/legacy/*.lock
+
+(/tmp/src: any folder outside the repository, for the image the store copies in.)
+"""
+
+import shutil
+import sys
 from pathlib import Path
+
 import numpy as np
+
 from snapshot.raster import to_png
 from snapshot.transcript.model import (
     Conversation,
+    ImageBlock,
     Message,
     TextBlock,
     ToolCall,
     ToolResult,
-    ImageBlock,
 )
 from snapshot.transcript.store import Store
 from snapshot.transcript.tree import Checkpoint

@@ -178,12 +178,7 @@ class Format:
 def _modules() -> list[Format]:
     formats: list[Format] = []
     for name in FORMAT_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # not written yet; any other missing import is a bug
-                continue
-            raise
+        module = importlib.import_module(name)
         fmt: Format = module.FORMAT
         if not fmt.unread_keys and fmt.name in LEGACY_UNREAD_KEYS:
             fmt = replace(fmt, unread_keys=LEGACY_UNREAD_KEYS[fmt.name])
@@ -302,7 +297,7 @@ def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
 def _known_unsupported(path: Path) -> str | None:
     """What a file no importer reads is, when it is a format snapshot knows but refuses."""
     from snapshot.transcript.formats._common import head_records
-    from snapshot.transcript.formats.claude_code import QWEN_REFUSAL, is_qwen_code
+    from snapshot.transcript.formats.qwen_code import QWEN_REFUSAL, is_qwen_code
 
     try:
         head = b"" if path.is_dir() else read_head(path)
@@ -413,7 +408,7 @@ def _check_kept(
 
 
 def import_path(
-    path: str | Path, *, format: str | None = None, select: Mapping[str, str] | None = None
+    path: str | Path, *, format: str | None = None, select: Mapping[str, object] | None = None
 ) -> list[Conversation]:
     """Every conversation in ``path``, auto-detecting the format unless given.
 
@@ -424,7 +419,8 @@ def import_path(
     format
         A format name to use instead of detection (``--format``).
     select
-        KEY=VALUE pairs picking conversations of a multi-conversation file.
+        KEY=VALUE pairs picking conversations of a multi-conversation file; a
+        value that is not a string (a manifest's integer task id) is compared as text.
 
     Returns
     -------
@@ -457,8 +453,9 @@ def import_path(
     if empty:
         raise TranscriptError(f"{p}: {empty}; nothing to import")
     fmt = get_format(format) if format else detect(p)
+    chosen = {str(k): str(v) for k, v in (select or {}).items()}
     try:
-        conversations = _guarded_load(fmt, p, ImportOptions(select=dict(select or {})))
+        conversations = _guarded_load(fmt, p, ImportOptions(select=chosen))
     except WrongFormatError:
         raise
     except TranscriptError as exc:

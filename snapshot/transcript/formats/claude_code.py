@@ -81,6 +81,7 @@ from snapshot.transcript.formats._common import (
     read_sibling,
     str_field,
 )
+from snapshot.transcript.formats.qwen_code import QWEN_REFUSAL, is_qwen_code
 from snapshot.transcript.model import (
     Block,
     Conversation,
@@ -895,34 +896,6 @@ def _load_sdk(path: Path, options: ImportOptions) -> list[Conversation]:
 
 
 # --- the format ------------------------------------------------------------------------
-
-
-def is_qwen_code(records: Sequence[Mapping[str, Any]]) -> bool:
-    """Do these records come from Qwen Code's chat recorder rather than Claude Code?
-
-    Qwen Code (``~/.qwen/projects/<project>/chats/<session>.jsonl``) writes the
-    same ``uuid``/``parentUuid``/``sessionId`` links, but its ``message`` is a
-    Gemini ``Content`` (``role`` + ``parts``) and tool results are records of
-    type ``tool_result``: read as Claude Code, every message would be empty.
-
-    >>> is_qwen_code([{"type": "user", "uuid": "u", "message": {"role": "user", "parts": []}}])
-    True
-    >>> is_qwen_code([{"type": "user", "uuid": "u", "message": {"role": "user", "content": "hi"}}])
-    False
-    """
-    for r in records:
-        msg = r.get("message")
-        if isinstance(msg, dict) and "parts" in msg and "content" not in msg:
-            return True
-        if r.get("type") == "tool_result" and "uuid" in r and "parentUuid" in r:
-            return True
-    return False
-
-
-QWEN_REFUSAL = (
-    "a Qwen Code chat recording (Gemini 'parts' in Claude Code-like records); snapshot does "
-    "not import Qwen Code yet (no real sample to check an importer against)"
-)
 
 
 def sniff(path: Path, head: bytes) -> bool:

@@ -1,0 +1,273 @@
+"""Recording one turn: the append-only log against today's rewrite (1e38e1a), side by side (issue 23).
+
+The conversation is a real Claude Code session grown by
+``bench/claude_code_session.py`` to ``SNAPSHOT_STORE_SESSION_MB`` (default 60)
+MB of JSONL and imported, which stores as about 33 MB. Each round records one
+more turn (a user message with a 2 KB tool result, then a 1 KB assistant
+answer, new ids each round):
+
+- ``rewrite_1e38e1a``: ``Store.save`` of the store at commit 1e38e1a (read
+  from git), which rewrites the whole file;
+- ``append_warm``: ``Store.append`` on a Store object that has written the log
+  (a live agent keeps one);
+- ``append_cold``: ``Store.append`` on a new Store object (it reads the ids);
+- ``save_diff``: ``Store.save`` of the whole conversation plus the turn (what
+  the session commands call), which appends only what differs.
+
+Besides pytest-benchmark's wall times, each test prints the median CPU time
+(``time.process_time``) and the bytes it wrote (``wchar`` of /proc/self/io)
+against the turn's own JSON bytes. ``test_load_500mb_log_peak_memory`` builds
+a log of ``SNAPSHOT_STORE_LOG_MB`` (default 500) MB by appending turns and
+loads it in a fresh process, printing the peak RSS beside that of a process
+that only imports the store.
+
+Run: ``nice -n 19 .venv/bin/python -m pytest bench/test_store_append.py
+--benchmark-only -s -p no:cacheprovider``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_code_session import SAMPLE, build
+from conftest import ROOT, record, shared_dir
+
+from snapshot.transcript.formats import import_path
+from snapshot.transcript.model import (
+    Conversation,
+    Message,
+    TextBlock,
+    ToolCall,
+    ToolResult,
+    message_to_dict,
+)
+from snapshot.transcript.store import Store
+
+SESSION_MB = float(os.environ.get("SNAPSHOT_STORE_SESSION_MB", "60"))
+LOG_MB = float(os.environ.get("SNAPSHOT_STORE_LOG_MB", "500"))
+BASELINE = "1e38e1a"
+ROUNDS = 7
+
+
+def _wchar() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+def turn(n: int, parent: str | None) -> list[Message]:
+    """One turn: an assistant call, its 2 KB result, the answer (new ids for round ``n``)."""
+    out = "\n".join(f"src/module_{i}.py: {i * 37} lines, ok" for i in range(70))[:2000]
+    return [
+        Message(f"b{n}-call", parent, "assistant", (ToolCall(f"bc{n}", "Bash", {"cmd": "ls"}),)),
+        Message(f"b{n}-res", f"b{n}-call", "user", (ToolResult(f"bc{n}", (TextBlock(out),)),)),
+        Message(f"b{n}-ans", f"b{n}-res", "assistant", (TextBlock("All modules pass. " * 55),)),
+    ]
+
+
+def turn_bytes(messages: list[Message]) -> int:
+    return sum(len(json.dumps(message_to_dict(m), ensure_ascii=False).encode()) for m in messages)
+
+
+@pytest.fixture(scope="module")
+def conversation(tmp_path_factory: pytest.TempPathFactory) -> Conversation:
+    base = shared_dir()
+    sample = None if base is None else base / SAMPLE
+    if sample is None or not sample.is_file():
+        pytest.skip(f"the real session {SAMPLE} is not under the shared folder (SNAPSHOT_SHARED)")
+    path = tmp_path_factory.mktemp("session") / "session.jsonl"
+    build(sample, path, SESSION_MB)
+    [conv, *_] = [c for c in import_path(path) if c.agent == "main"]
+    return conv
+
+
+def _old_store() -> Any:
+    try:
+        source = subprocess.run(
+            ["git", "show", f"{BASELINE}:snapshot/transcript/store.py"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"the store of {BASELINE} is not in this checkout's git history: {exc}")
+    path = Path(__file__).parent / ".store_1e38e1a.py"
+    path.write_bytes(source)
+    spec = importlib.util.spec_from_file_location("store_1e38e1a", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path.unlink()
+    return module
+
+
+def _measure(
+    benchmark: Any, name: str, capsys: pytest.CaptureFixture[str], one: Callable[[int], int]
+) -> None:
+    """Run ``one(round)`` ROUNDS times under the benchmark; print CPU and bytes written."""
+    cpu: list[float] = []
+    written: list[int] = []
+    turns: list[int] = []
+    counter = iter(range(1, 10_000))
+
+    def run() -> None:
+        n = next(counter)
+        w0, c0 = _wchar(), time.process_time()
+        turns.append(one(n))
+        cpu.append(time.process_time() - c0)
+        written.append(_wchar() - w0)
+
+    record(benchmark, name, run, rounds=ROUNDS, iterations=1)
+    with capsys.disabled():
+        print(
+            f"\n{name}: median CPU {statistics.median(cpu) * 1e3:.2f} ms, wrote "
+            f"{statistics.median(written):,.0f} bytes for a turn of "
+            f"{statistics.median(turns):,.0f} bytes "
+            f"({statistics.median(written) / statistics.median(turns):.2f}x); "
+            f"load average {Path('/proc/loadavg').read_text().split()[0]}"
+        )
+
+
+@pytest.mark.benchmark(group="store-turn")
+def test_rewrite_1e38e1a(
+    benchmark: Any, conversation: Conversation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _old_store().Store(tmp_path)
+    old.save(conversation)
+    with capsys.disabled():
+        size = old.path_for(conversation.id, conversation.agent).stat().st_size
+        print(f"\nthe stored conversation (1e38e1a's file): {size / 1e6:.1f} MB")
+    state = {"conv": conversation}
+
+    def one(n: int) -> int:
+        conv = state["conv"]
+        new = turn(n, conv.tip)
+        conv = conv.with_messages([*conv.messages, *new], new[-1].id)
+        old.save(conv)
+        state["conv"] = conv
+        return turn_bytes(new)
+
+    _measure(benchmark, "rewrite_1e38e1a", capsys, one)
+
+
+@pytest.mark.benchmark(group="store-turn")
+def test_append_warm(
+    benchmark: Any, conversation: Conversation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store(tmp_path)
+    store.save(conversation)
+    with capsys.disabled():
+        size = store.path_for(conversation.id, conversation.agent).stat().st_size
+        print(f"\nthe stored conversation (log): {size / 1e6:.1f} MB")
+    tip = [conversation.tip]
+
+    def one(n: int) -> int:
+        new = turn(n, tip[0])
+        store.append(conversation.id, new, agent=conversation.agent)
+        tip[0] = new[-1].id
+        return turn_bytes(new)
+
+    _measure(benchmark, "append_warm", capsys, one)
+
+
+@pytest.mark.benchmark(group="store-turn")
+def test_append_cold(
+    benchmark: Any, conversation: Conversation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Store(tmp_path).save(conversation)
+    tip = [conversation.tip]
+
+    def one(n: int) -> int:
+        new = turn(n, tip[0])
+        Store(tmp_path).append(conversation.id, new, agent=conversation.agent)
+        tip[0] = new[-1].id
+        return turn_bytes(new)
+
+    _measure(benchmark, "append_cold", capsys, one)
+
+
+@pytest.mark.benchmark(group="store-turn")
+def test_save_diff(
+    benchmark: Any, conversation: Conversation, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = Store(tmp_path)
+    store.save(conversation)
+    state = {"conv": conversation}
+
+    def one(n: int) -> int:
+        conv = state["conv"]
+        new = turn(n, conv.tip)
+        conv = conv.with_messages([*conv.messages, *new], new[-1].id)
+        store.save(conv)
+        state["conv"] = conv
+        return turn_bytes(new)
+
+    _measure(benchmark, "save_diff", capsys, one)
+
+
+_LOAD = """
+import resource, sys, time
+from snapshot.transcript.store import Store
+t = time.process_time()
+if sys.argv[2] == "load":
+    conv = Store(sys.argv[1]).load("big")
+    n = sum(1 for _ in conv.path_ids())
+else:
+    n = 0
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, n, time.process_time() - t)
+"""
+
+
+def test_load_500mb_log_peak_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = shared_dir()
+    sample = None if base is None else base / SAMPLE
+    if sample is None or not sample.is_file():
+        pytest.skip(f"the real session {SAMPLE} is not under the shared folder (SNAPSHOT_SHARED)")
+    store = Store(tmp_path)
+    path = store.path_for("big")
+    # Real text: 200 KB of the session's own lines, as one user message a turn.
+    body = sample.read_text(encoding="utf-8")[:200_000]
+    parent: str | None = None
+    n = 0
+    while not path.exists() or path.stat().st_size < LOG_MB * 1e6:
+        batch = []
+        for _ in range(50):
+            batch.append(Message(f"u{n}", parent, "user", (TextBlock(body),)))
+            batch.append(Message(f"a{n}", f"u{n}", "assistant", (TextBlock(body[:20_000]),)))
+            parent, n = f"a{n}", n + 1
+        store.append("big", batch)
+    size = path.stat().st_size
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    base = subprocess.run(
+        [sys.executable, "-c", _LOAD, str(tmp_path), "import"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.split()
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOAD, str(tmp_path), "load"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout.split()
+    with capsys.disabled():
+        print(
+            f"\nload of a {size / 1e6:.0f} MB log ({2 * n:,} messages, path {loaded[1]}): peak RSS "
+            f"{int(loaded[0]) / 1024:.0f} MB (a process that only imports the store: "
+            f"{int(base[0]) / 1024:.0f} MB), CPU {float(loaded[2]):.1f} s; load average "
+            f"{Path('/proc/loadavg').read_text().split()[0]}"
+        )
+    assert int(loaded[1]) == 2 * n
