@@ -31,6 +31,7 @@ ONE_CALL = {
     (cli_probe, "_run_needles"): "snapshot.report.needle_probe.probe_needles_and_save",
     (cli_legibility, "run_legibility"): "snapshot.legibility.lab.legibility_table",
     (cli_legibility, "_run_page"): "snapshot.legibility.lab.measure_page",
+    (cli_legibility, "_run_gate"): "snapshot.legibility.gate.gate",
     (cli_legibility, "run_tune"): "snapshot.legibility.tune.tune_and_write",
     (cli_legibility, "_run_tune_pages"): "snapshot.legibility.tune.tune_pages_and_write",
     (cli_legibility, "run_frontier"): "snapshot.legibility.frontier.frontier_report",

@@ -35,6 +35,7 @@ ONE_CALL = {
     (export, "cmd_export"): "snapshot.transcript.validate.export_report",
     (report, "cmd_compact"): "snapshot.ladder.compact.compact_to",
     (report, "cmd_report"): "snapshot.report.main.report_command",
+    (report, "cmd_ledger_report"): "snapshot.proxy.ledger.ledger_report",
 }
 
 

@@ -136,8 +136,9 @@ def _billing() -> Billing:
 
 def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     cache = PointCache(tmp_path / "c.jsonl")
+    sizes = ((420, 140), (424, 144), (416, 136))  # the page and ±4 px
     reader = KnownPagesReader(
-        tuple(Layout("snap5x8", row_gap=g, page=(420, 140)) for g in (0, 1, 2))
+        tuple(Layout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
     )
     result = tune_pages(
         "claude-sonnet-4-5",
@@ -151,6 +152,8 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     assert result.winner.candidate.layout.row_gap == 1  # gap 0 misread; gap 1 denser than 2
     assert [t.passed for t in result.trials] == [False, True]
     assert result.trials[0].resampled is None  # rejected before paying for the resample
+    assert [j.layout.page for j in result.winner.jitter] == [(424, 144), (416, 136)]
+    assert not result.winner.unstable
     doc = page_profile_document(result)
     path = tmp_path / "p.json"
     path.write_text(json.dumps(doc))
@@ -158,7 +161,20 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     assert (prof.font, prof.row_gap, prof.page) == ("snap5x8", 1, (420, 140))
     # the cache answers the second run without reading
     again = PointCache(tmp_path / "c.jsonl")
-    assert len(again.points()) == len(cache.points()) == 3
+    assert len(again.points()) == len(cache.points()) == 5
+
+
+def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Path) -> None:
+    # the reader reads the real page and nothing at ±4 px (as PP-OCRv6 at a 32-px multiple)
+    reader = KnownPagesReader((Layout("snap5x8", row_gap=1, page=(420, 140)),))
+    result = tune_pages(
+        "claude-sonnet-4-5", reader, styles=(("snap5x8", None, "1-bit"),), row_gaps=(1,),
+        billing=_billing(), cache=PointCache(tmp_path / "c.jsonl"),
+    )  # fmt: skip
+    assert result.winner is None
+    (trial,) = result.trials
+    assert trial.unstable and trial.native.char_accuracy == 1.0
+    assert [j.char_accuracy for j in trial.jitter] == [0.0, 0.0]
 
 
 def test_tune_pages_refuses_the_held_out_seed() -> None:

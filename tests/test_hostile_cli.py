@@ -103,7 +103,7 @@ def test_safe_line_escapes_what_a_terminal_would_obey() -> None:
 
 
 def test_forcing_the_wrong_format_says_so(tmp_path: Path) -> None:
-    from snapshot.transcript.formats import import_path
+    from snapshot.transcript.formats import WrongFormatError, import_path
 
     body = {
         "model": "claude-x",
@@ -117,7 +117,9 @@ def test_forcing_the_wrong_format_says_so(tmp_path: Path) -> None:
     }
     p = tmp_path / "body.json"
     p.write_text(json.dumps(body))
-    (conv,) = import_path(p, format="openai-chat")
-    assert "looks like anthropic-messages" in conv.warnings[0]
+    # A forced format that reads none of the file's tool calls is an error naming the
+    # right one (issue 26), no longer a warning beside a conversation without them.
+    with pytest.raises(WrongFormatError, match="looks like anthropic-messages"):
+        import_path(p, format="openai-chat")
     (right,) = import_path(p, format="anthropic-messages")
     assert not any("looks like" in w for w in right.warnings)

@@ -199,3 +199,17 @@ def test_a_checkpoints_file_of_the_current_version_is_read(tmp_path: Path) -> No
     path = store.checkpoints_path("c1")
     path.write_text(json.dumps({"schema_version": 1, "checkpoints": []}))
     assert store.load_checkpoints("c1") == ()
+
+
+@pytest.mark.parametrize("version", [True, 2.0, "2"])
+def test_a_store_log_record_whose_version_is_not_an_integer_is_refused(
+    version: object, tmp_path: Path
+) -> None:
+    store = Store(tmp_path)
+    path = store.save(_chat())
+    lines = path.read_text().splitlines()
+    first = json.loads(lines[0])
+    first["snapshot_store"] = version
+    path.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    with pytest.raises(TranscriptError, match="corrupted"):
+        Store(tmp_path).load("c1")

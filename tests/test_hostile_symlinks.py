@@ -407,3 +407,32 @@ def test_the_guarded_reader_refuses_what_is_not_a_small_regular_file_inside(tmp_
         read_inside(inside / ".." / "secret", inside)
     with pytest.raises(FileNotFoundError):
         read_inside(inside / "missing", inside)
+
+
+OPENCODE_DB = (
+    Path(__file__).resolve().parents[1].parent
+    / "shared"
+    / "corpus"
+    / "formats-2026-12"
+    / "opencode-go"
+    / "noora-opencode.db"
+)
+
+
+@pytest.mark.skipif(not OPENCODE_DB.is_file(), reason=f"sample not found: {OPENCODE_DB}")
+def test_a_databases_wal_linked_out_of_its_folder_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """opencode/Crush read the ``-wal`` beside the database: a link out is refused."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    folder = tmp_path / "proj" / ".opencode"
+    folder.mkdir(parents=True)
+    db = folder / "opencode.db"
+    db.write_bytes(OPENCODE_DB.read_bytes())
+    (outside / "wal").write_text(MARKER)
+    (folder / "opencode.db-wal").symlink_to(outside / "wal")
+    text = _outputs(db, tmp_path / "work", capsys, compact=False)
+    assert MARKER not in text and "elsewhere" not in text
+    # Refused on one line naming the database (read through the link, it would import).
+    assert "snapshot: error: " in text and "opencode.db: " in text

@@ -57,7 +57,9 @@ def _reader_or_skip(name: str) -> PageReader:
 
 
 def test_names_are_the_contract() -> None:
-    assert page_reader_names() == ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
+    assert page_reader_names() == (
+        "ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2", "easyocr-en"
+    )  # fmt: skip
 
 
 def test_unknown_reader_names_the_choices() -> None:

@@ -254,6 +254,10 @@ def run_profiles(args: argparse.Namespace) -> int:
         evidence=args.evidence,
     )
     if args.json:
+        if args.model:  # the weakest OCR reader at its real page, from measured points
+            from snapshot.legibility.weakest import profile_readability
+
+            records[0]["readability"] = profile_readability(records[0]["model"])
         _emit(records[0] if args.model else records)
         return 0
     head = f"{'model':26} {'status':10} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  scheme"
@@ -295,4 +299,8 @@ def run_profiles(args: argparse.Namespace) -> int:
         )
         for e in records[0]["evidence"]:
             print(f"  evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
+        if records[0]["vision"]:
+            from snapshot.legibility.weakest import profile_readability, readability_line
+
+            print("  " + readability_line(profile_readability(records[0]["model"])))
     return 0

@@ -13,7 +13,7 @@ from snapshot.errors import SnapshotError
 
 READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
 #: Whole-page readers (snapshot.legibility.page_readers): what `tune` and `frontier` use.
-PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
+PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2", "easyocr-en")
 FILTER_CHOICES = ("nearest", "bilinear", "bicubic", "lanczos", "box", "all")
 
 
@@ -62,6 +62,36 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--page", metavar="PNG", help="measure this page (read by the oracle as ground truth)"
     )
+    p.add_argument(
+        "--min",
+        type=finite_float(0.0, 1.0),
+        metavar="ACC",
+        help="gate: read full pages of held-out text in the model's layout at its real page "
+        "size with independent whole-page readers; exit 1 when the weakest reads fewer "
+        "characters than ACC (the round-trip check never gates)",
+    )
+    p.add_argument(
+        "--page-reader",
+        action="append",
+        choices=PAGE_READERS,
+        help="--min: whole-page reader (repeatable; default: the first installed of "
+        + ", ".join(PAGE_READERS)
+        + ")",
+    )
+    p.add_argument(
+        "--text",
+        choices=("hardlines", "corpus"),
+        default="hardlines",
+        help="--min: generated hard lines (held-out seed) or held-out corpus transcript text",
+    )
+    p.add_argument(
+        "--size",
+        metavar="WxH",
+        type=page_size_or_own,
+        default="own",
+        help="--min: page size to draw (default 'own': the model's real page)",
+    )
+    p.add_argument("--pages", type=at_least(1), default=1, help="--min: full pages per reader")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run_legibility)
 
@@ -123,9 +153,10 @@ def register(sub: Any) -> None:
         "--measure-page",
         metavar="WxH",
         type=page_size_or_own,
-        default="784x728",
-        help="page readers: read each style on full pages of this size, or 'own' for each "
-        "candidate's own page size (default 784x728, the frontier's sample page)",
+        default="own",
+        help="page readers: read each candidate on its own page size and, once it passes, "
+        "at ±4 px (default 'own'), or every style on full pages of this size (e.g. 784x728, "
+        "the frontier's sample page: cheaper, but not the page the provider gets)",
     )
     t.add_argument(
         "--base-url",
@@ -156,6 +187,12 @@ def register(sub: Any) -> None:
     f.add_argument(
         "--cached-only", action="store_true", help="use cached points only, measure nothing"
     )
+    f.add_argument(
+        "--real-pages",
+        action="store_true",
+        help="also read each default profile's layout and the dense layout at the profiles' "
+        "real page sizes and ±4 px, on hard lines and held-out corpus text (slow: full pages)",
+    )
     f.set_defaults(func=run_frontier)
 
 
@@ -166,6 +203,8 @@ def _check_counts(lines: int) -> None:
 
 def run_legibility(args: argparse.Namespace) -> int:
     _check_counts(args.lines)
+    if args.min is not None:
+        return _run_gate(args)
     if args.page:
         return _run_page(args)
     from snapshot.legibility.lab import legibility_table
@@ -185,6 +224,69 @@ def run_legibility(args: argparse.Namespace) -> int:
         return 0
     _print_table(table)
     return 0
+
+
+def _run_gate(args: argparse.Namespace) -> int:
+    from snapshot.legibility.gate import gate
+
+    if args.reader:
+        raise SnapshotError(
+            "--min gates on independent whole-page readers (--page-reader); --reader picks "
+            "crop readers and the round-trip check, which never gate"
+        )
+    if args.page:
+        raise SnapshotError("--min draws its own held-out pages; --page cannot be gated")
+    result = gate(
+        args.model,
+        args.min,
+        readers=args.page_reader or (),
+        size=None if args.size == "own" else args.size,
+        text=args.text,
+        pages=args.pages,
+    )
+    if args.json:
+        json.dump(
+            {
+                "model": result.model,
+                "min": result.minimum,
+                "text": result.text,
+                "passed": result.passed,
+                "weakest": result.weakest.reader_name,
+                "readings": [p.as_dict() for p in result.points],
+                "unavailable": list(result.unavailable),
+            },
+            sys.stdout,
+            indent=2,
+            ensure_ascii=False,
+        )
+        print()
+    else:
+        _print_gate(result)
+    return 0 if result.passed else 1
+
+
+def _print_gate(result: Any) -> None:
+    from snapshot.legibility.corpus_text import describe_text
+
+    first = result.points[0]
+    w, h = first.layout.page
+    print(
+        f"model {result.model}: {first.layout.key}, {first.pages} full page(s) of "
+        f"{describe_text(result.text, first.seed)}, read whole"
+    )
+    for u in result.unavailable:
+        print(f"not installed: {u}")
+    for p in result.points:
+        print(
+            f"{p.reader_name:<14} chars {p.char_accuracy:.3f}  hard tokens "
+            f"{p.hard_tokens_exact}/{p.hard_tokens} ({p.hard_token_accuracy:.3f})"
+        )
+    weak = result.weakest
+    verdict = "PASS" if result.passed else "FAIL"
+    print(
+        f"{verdict}: weakest reader {weak.reader_name} reads {weak.char_accuracy:.3f} of the "
+        f"characters on {w}x{h} (bar {result.minimum:g})"
+    )
 
 
 def _print_table_json(table: Any) -> None:
@@ -354,7 +456,7 @@ def _print_tune_pages(outcome: Any) -> None:
         print(
             f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
             f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
-            f"x0.9 {res}"
+            f"x0.9 {res}" + ("  unstable at ±4 px" if t.unstable else "")
         )
     _print_tune_end(outcome)
 
@@ -371,6 +473,7 @@ def run_frontier(args: argparse.Namespace) -> int:
         pages=args.pages,
         resample_check=not args.no_resample,
         measure_missing=not args.cached_only,
+        real_pages=args.real_pages,
     )
     for u in report.unavailable:
         print(f"not measured: {u}")

@@ -230,14 +230,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.set_defaults(func=cmd_compact)
 
 
+def cmd_ledger_report(args: argparse.Namespace) -> int:
+    from snapshot.proxy.ledger import ledger_report
+
+    written, text = ledger_report(args.ledger, args.out)
+    print(text, end="")
+    print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if args.ledger is not None:
-        from snapshot.proxy.ledger import ledger_report
-
-        written, text = ledger_report(args.ledger, args.out)
-        print(text, end="")
-        print(f"wrote {written}", file=sys.stderr)
-        return 0
+        return cmd_ledger_report(args)
     from snapshot.report.main import report_command
 
     files = report_command(

@@ -39,7 +39,9 @@ CLASSES = ("hex", "uuid", "path", "number", "error", "identifier", "phrase")
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "hex": re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b"),
     "number": re.compile(r"(?<![\w.])\d{4,}(?:\.\d+)?(?![\w.])"),
-    "path": re.compile(r"(?<![\w/])(?:[\w.-]+/)+[\w.-]*\w\.\w{1,5}\b"),
+    # Starts only where a run of path characters starts, and each segment is taken
+    # whole (possessive): linear on a megabyte of dots (issue 28), same matches.
+    "path": re.compile(r"(?<![\w/.-])(?:[\w.-]++/)+[\w.-]*\w\.\w{1,5}\b"),
     "error": re.compile(r"^.*\b(?:\w*Error|Exception|FAILED|fatal|panic)\b.*$", re.MULTILINE),
     # camelCase / PascalCase with an inner capital: the names models swap case on.
     "name": re.compile(r"\b(?:[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+|[A-Z]{2,}[a-z][A-Za-z0-9]*)\b"),
@@ -113,8 +115,12 @@ def combined(parts: Iterable[str]) -> str:
 # ---------------------------------------------------------------------------- independent sample
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_HEX = re.compile(r"(?:0x)?(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}")
-_PATHLIKE = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*://)?[\w.~@%+-]*(?:/[\w.~@%+-]*)+")
+# Used with fullmatch; the lookbehinds (true at a token's start) and possessive runs
+# keep them linear under search too (issue 28: no regex rescans a run from every start).
+_HEX = re.compile(r"(?<![0-9a-fA-F])(?:0x)?(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}")
+_PATHLIKE = re.compile(
+    r"(?<![\w.~@%+/:-])(?:[A-Za-z][A-Za-z0-9+.-]*+://)?[\w.~@%+-]*+(?:/[\w.~@%+-]*+)+"
+)
 _NUMBER = re.compile(r"[-+]?\d[\d,._:]*\d")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")

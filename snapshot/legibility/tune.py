@@ -373,6 +373,8 @@ def write_profile(result: TuneResult, path: str | os.PathLike[str]) -> Path:
 
 #: Layout styles searched by default: font × pixel size × shade × row gap × column gap.
 DEFAULT_STYLES: tuple[tuple[str, int | None, str], ...] = (
+    ("snap5x9", None, "gray"),  # the project's dense face: gray edges, not 1-bit
+    ("snap5x10", None, "gray"),
     ("snap5x10", None, "1-bit"),
     ("snap5x8", None, "1-bit"),
     ("snap8x16", None, "1-bit"),
@@ -405,6 +407,9 @@ class PageTrial:
     native: Any  # frontier.Point
     resampled: Any | None  # frontier.Point, or None when rejected at native scale
     passed: bool
+    # native readings at the page ±JITTER px (own-page tuning, once the page itself passed)
+    jitter: tuple[Any, ...] = ()
+    unstable: bool = False  # a jittered page's verdict differs: never a winner
 
 
 @dataclass(frozen=True)
@@ -495,6 +500,7 @@ def tune_pages(
         measure_cached,
     )
     from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED
+    from snapshot.legibility.weakest import jittered
 
     seed = TUNING_SEED if seed is None else seed
     if seed == HELD_OUT_SEED:
@@ -518,11 +524,22 @@ def tune_pages(
             read_as = Layout.from_dict({**cand.layout.as_dict(), "page": list(measure_page)})
         nat = measure_cached(read_as, reader, cache, seed=seed, pages=pages)
         res = None
+        jitter: tuple[Any, ...] = ()
         if target.passes(nat, None):
             res = measure_cached(
                 read_as, reader, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE
             )
-        trial = PageTrial(cand, nat, res, target.passes(nat, res) and res is not None)
+        if measure_page is None and target.passes(nat, res) and res is not None:
+            jitter = tuple(  # a verdict that flips with a 4 px change is no verdict
+                measure_cached(
+                    Layout.from_dict({**read_as.as_dict(), "page": list(size)}),
+                    reader, cache, seed=seed, pages=pages,
+                )
+                for size in jittered(read_as.page)[1:]
+            )  # fmt: skip
+        unstable = any(not target.passes(j, None) for j in jitter)
+        passed = target.passes(nat, res) and res is not None and not unstable
+        trial = PageTrial(cand, nat, res, passed, jitter, unstable)
         trials.append(trial)
         if trial.passed:
             winner = trial
@@ -610,6 +627,10 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
                         t.resampled.char_accuracy if t.resampled is not None else None
                     ),
                     "passed": t.passed,
+                    "jitter_char_accuracy": {
+                        "x".join(map(str, j.layout.page)): j.char_accuracy for j in t.jitter
+                    },
+                    "unstable": t.unstable,
                 }
                 for t in result.trials
             ],

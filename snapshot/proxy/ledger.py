@@ -169,9 +169,15 @@ def summarize(folder: Path) -> LedgerSummary:
     return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]))
 
 
-def ledger_report(folder: Path, out: Path) -> tuple[Path, str]:
-    """``snapshot report --ledger DIR``: the summary's Markdown, written to ``OUT/LEDGER.md``."""
+def ledger_report(folder: Path, out: Path | None) -> tuple[Path, str]:
+    """``snapshot report --ledger DIR``: the summary's Markdown, written to ``OUT/LEDGER.md``.
+
+    Without ``out``, the report's default folder (never the current folder).
+    """
+    from snapshot.report.out_folder import default_report_folder
+
     text = summarize(folder).markdown()
+    out = default_report_folder() if out is None else out
     out.mkdir(parents=True, exist_ok=True)
     written = out / "LEDGER.md"
     written.write_text(text, encoding="utf-8")

@@ -1,0 +1,436 @@
+"""The weakest reader decides: verdicts at the pages providers get, ±4 px, on both texts.
+
+A layout is *readable* when the weakest whole-page reader that measured it
+reaches the :class:`~snapshot.legibility.frontier.Goal` (≥ 0.97 characters and
+≥ 0.90 exact hard tokens native, ≥ 0.90 characters after the 0.9× bicubic
+resample) on both texts (generated hard lines and held-out corpus text), at a
+default profile's real page size. A reader whose verdict changes when the page
+grows or shrinks by :data:`JITTER` px is *unstable for that layout*: its
+verdicts are shown side by side, never averaged.
+
+Everything here works on measured :class:`~snapshot.legibility.frontier.Point`
+records (the ``PointCache``); nothing is measured or assumed.
+
+>>> jittered((1536, 1568))
+((1536, 1568), (1540, 1572), (1532, 1564))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from snapshot.legibility.corpus_text import TEXTS
+
+if TYPE_CHECKING:
+    from snapshot.legibility.frontier import Goal, Layout, Point
+
+#: How far a page grows and shrinks (both sides) to test a verdict's stability.
+JITTER = 4
+#: The profiles whose real pages the frontier reads (each family's default page).
+PROFILE_MODELS: tuple[str, ...] = (
+    "claude-sonnet-5-5",
+    "gpt-6.1-sol",
+    "gpt-5.4",
+    "gemini-3.8-flash",
+    "grok-4",
+    "mistral-large-4",
+)
+
+
+def jittered(page: tuple[int, int], delta: int = JITTER) -> tuple[tuple[int, int], ...]:
+    """The page, then grown and shrunk by ``delta`` px on both sides."""
+    w, h = page
+    return ((w, h), (w + delta, h + delta), (w - delta, h - delta))
+
+
+@dataclass(frozen=True)
+class ProfilePage:
+    """A profile's real page and its default layout (font, shade, gaps) on it."""
+
+    model: str
+    layout: Layout
+
+    @property
+    def page(self) -> tuple[int, int]:
+        return self.layout.page
+
+
+def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
+    """Each model's default layout on its real page size (models without a profile skipped).
+
+    >>> [(p.model, p.page) for p in profile_pages(("gpt-6.1-sol",))]
+    [('gpt-6.1-sol', (1536, 1568))]
+    """
+    from snapshot import profiles
+    from snapshot.errors import SnapshotError
+    from snapshot.legibility.frontier import Layout
+
+    out = []
+    for model in models:
+        try:
+            g = profiles.profile_for(model).geometry()
+        except SnapshotError:
+            continue
+        lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
+        out.append(ProfilePage(model, lay))
+    return out
+
+
+def real_page_plan(
+    pages: Sequence[ProfilePage], extra_styles: Sequence[Layout] = ()
+) -> list[tuple[Layout, str]]:
+    """(layout, text) to read: each profile's default layout and each of ``extra_styles``
+    (e.g. the dense layout) at the real page and ±:data:`JITTER` px, on both texts; the
+    real pages first, so a run cut short has the verdicts before the stability checks.
+
+    >>> from snapshot.legibility.frontier import Layout
+    >>> plan = real_page_plan(profile_pages(("grok-4",)))
+    >>> [(lay.key, text) for lay, text in plan][:2]
+    [('snap8x16 1-bit gap 0x0 768x1568', 'hardlines'), ('snap8x16 1-bit gap 0x0 768x1568', 'corpus')]
+    >>> len(plan)
+    6
+    """
+    first: list[tuple[Layout, str]] = []
+    then: list[tuple[Layout, str]] = []
+    for pp in pages:
+        styles = [pp.layout, *(_with_page(x, pp.page) for x in extra_styles)]
+        for lay in dict.fromkeys(styles):
+            for i, size in enumerate(jittered(pp.page)):
+                for text in TEXTS:
+                    (first if i == 0 else then).append((_with_page(lay, size), text))
+    return list(dict.fromkeys(first + then))
+
+
+def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
+    from snapshot.legibility.frontier import Layout
+
+    return Layout.from_dict({**layout.as_dict(), "page": list(page)})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One reader's reading of one layout on one text at one page size."""
+
+    reader: str
+    text: str
+    page: tuple[int, int]
+    native: Point
+    resampled: Point | None
+    passed: bool
+
+
+def verdicts(
+    points: Iterable[Point], layout: Layout, text: str, goal: Goal
+) -> dict[str, list[Verdict]]:
+    """reader → its verdicts at the jittered sizes of ``layout`` that were measured."""
+    pts = [p for p in points if p.text == text and p.layout.style == layout.style]
+    out: dict[str, list[Verdict]] = {}
+    for size in jittered(layout.page):
+        key = _with_page(layout, size).key
+        for p in pts:
+            if p.layout.key != key or p.scale != 1.0:
+                continue
+            res = next(
+                (
+                    q
+                    for q in pts
+                    if q.layout.key == key and q.scale != 1.0 and q.reader_name == p.reader_name
+                ),
+                None,
+            )
+            passed = res is not None and goal.passes(p, res)  # the resample is part of the bar
+            out.setdefault(p.reader_name, []).append(
+                Verdict(p.reader_name, text, size, p, res, passed)
+            )
+    return out
+
+
+def stability(vs: Sequence[Verdict], goal: Goal) -> str:
+    """``"stable"`` when every measured size agrees, ``"unstable"`` when they differ,
+    ``"one size"`` when only one was measured.
+
+    Agreement is on the native verdict (characters and exact hard tokens against
+    ``goal``), so a page the detector cannot read (0.000) next to one it reads
+    is unstable even before its resampled reading is paid for.
+    """
+    if len(vs) < 2:
+        return "one size"
+    flips = {goal.passes(v.native, None) for v in vs}
+    return "stable" if len(flips) == 1 else "unstable"
+
+
+@dataclass(frozen=True)
+class Weakest:
+    """The weakest reader of one layout at its real page: who, what, and the verdict."""
+
+    layout: Layout
+    readers: tuple[str, ...]  # readers with a native reading at the real page, both texts pooled
+    texts: tuple[str, ...]  # texts measured
+    char: tuple[str, str, float] | None  # (reader, text, accuracy): the lowest native chars
+    hard: tuple[str, str, float] | None  # the lowest exact hard tokens
+    resampled: tuple[str, str, float] | None  # the lowest chars after the resample
+    unstable: tuple[str, ...]  # "reader on text" unstable under the ±4 px jitter
+    # every measured reader passes on both texts, resample included, stable at ±4 px
+    readable: bool
+    jitter_measured: bool = False  # some reader was read at a ±4 px page too
+
+    @property
+    def why(self) -> str:
+        if self.readable:
+            return "readable: every measured reader meets the goal on both texts"
+        gaps = []
+        if set(self.texts) != set(TEXTS):
+            gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
+        if self.unstable:
+            gaps.append(f"unstable: {', '.join(self.unstable)}")
+        if not self.jitter_measured:
+            gaps.append("±4 px not measured")
+        return "not readable" + (f" ({'; '.join(gaps)})" if gaps else "")
+
+
+def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
+    """The weakest measured reader of ``layout`` (at its own page) over both texts."""
+    char = hard = resampled = None
+    readers: set[str] = set()
+    texts: list[str] = []
+    unstable: list[str] = []
+    every_pass = True
+    jitter_measured = False
+    for text in TEXTS:
+        by_reader = verdicts(points, layout, text, goal)
+        at_page = {
+            r: next((v for v in vs if v.page == layout.page), None) for r, vs in by_reader.items()
+        }
+        if any(at_page.values()):
+            texts.append(text)
+        for reader, vs in sorted(by_reader.items()):
+            jitter_measured = jitter_measured or len(vs) > 1
+            if stability(vs, goal) == "unstable":
+                unstable.append(f"{reader} on {text}")
+            v = at_page[reader]
+            if v is None:
+                continue
+            readers.add(reader)
+            every_pass = every_pass and v.passed
+            n = v.native
+            if char is None or n.char_accuracy < char[2]:
+                char = (reader, text, n.char_accuracy)
+            if hard is None or n.hard_token_accuracy < hard[2]:
+                hard = (reader, text, n.hard_token_accuracy)
+            if v.resampled is not None and (
+                resampled is None or v.resampled.char_accuracy < resampled[2]
+            ):
+                resampled = (reader, text, v.resampled.char_accuracy)
+    readable = (
+        bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
+        and jitter_measured
+    )  # fmt: skip
+    return Weakest(
+        layout,
+        tuple(sorted(readers)),
+        tuple(texts),
+        char,
+        hard,
+        resampled,
+        tuple(unstable),
+        readable,
+        jitter_measured,
+    )
+
+
+def _jitter(w: Weakest) -> str:
+    if w.unstable:
+        return "unstable: " + ", ".join(w.unstable)
+    return "stable where measured" if w.jitter_measured else "not measured"
+
+
+def _fmt(v: tuple[str, str, float] | None) -> str:
+    return f"{v[2]:.3f} ({v[0]}, {v[1]})" if v else "–"
+
+
+def weakest_table(
+    points: Sequence[Point], layouts: Sequence[tuple[str, Layout]], goal: Goal
+) -> str:
+    """Markdown: per (profile, layout at its real page), the weakest reader's figures and
+    the verdict."""
+    rows = [
+        "| profile | layout (real page) | readers measured | texts | weakest chars "
+        "| weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for model, lay in layouts:
+        w = weakest(points, lay, goal)
+        if not w.readers:
+            continue
+        rows.append(
+            f"| {model} | {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
+            f"{_fmt(w.hard)} | {_fmt(w.resampled)} | "
+            f"{_jitter(w)} "
+            f"| {w.why} |"
+        )
+    return "\n".join(rows) + "\n"
+
+
+def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal: Goal) -> str:
+    """Markdown: each profile's default layout (and any other measured style) at its real page
+    and ±4 px, per reader and text: native chars (hard tokens), the verdict per size."""
+    rows = [
+        "| profile | layout | reader | text | "
+        + " | ".join(("real page", f"+{JITTER} px", f"−{JITTER} px"))
+        + " | ±4 px |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for pp in pages:
+        styles = sorted(
+            {p.layout.style for p in points if p.layout.page in jittered(pp.page)},
+            key=lambda s: (s != pp.layout.style, str(s)),
+        )
+        for style in styles:
+            lay = _with_page(pp.layout, pp.page)
+            lay = type(lay)(style[0], style[1], style[2], style[3], style[4], pp.page, style[5])
+            for text in TEXTS:
+                for reader, vs in sorted(verdicts(points, lay, text, goal).items()):
+                    cells = []
+                    for size in jittered(pp.page):
+                        v = next((x for x in vs if x.page == size), None)
+                        cells.append(
+                            f"{v.native.char_accuracy:.3f} ({v.native.hard_token_accuracy:.2f}) "
+                            f"{size[0]}x{size[1]}"
+                            if v
+                            else "–"
+                        )
+                    rows.append(
+                        f"| {pp.model} | {lay.key.rsplit(' ', 1)[0]} | {reader} | {text} | "
+                        + " | ".join(cells)
+                        + f" | {stability(vs, goal)} |"
+                    )
+    return "\n".join(rows) + "\n"
+
+
+def committed_points() -> Path:
+    """The repository's measured readings (``reports/frontier-points.jsonl``)."""
+    return Path(__file__).resolve().parents[2] / "reports" / "frontier-points.jsonl"
+
+
+def profile_readability(model: str, points_file: Path | None = None) -> dict[str, object]:
+    """The weakest whole-page reader of ``model``'s default layout at its real page.
+
+    Read from measured points (default :func:`committed_points`); a page nobody
+    measured says so (``"measured": False``), it is never filled in.
+
+    >>> profile_readability("gpt-6.1-sol", Path("/nonexistent.jsonl"))["measured"]
+    False
+    """
+    from snapshot.legibility.frontier import Goal, PointCache
+
+    (pp,) = profile_pages((model,)) or (None,)
+    src = points_file or committed_points()
+    if pp is None:
+        return {"measured": False, "why": f"{model}: no profile"}
+    if not src.is_file():
+        return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
+    w = weakest(PointCache(src).points(), pp.layout, Goal())
+    if not w.readers:
+        return {"measured": False, "layout": pp.layout.key, "why": "not measured at this page"}
+    return {
+        "measured": True,
+        "layout": pp.layout.key,
+        "source": str(src.name),
+        "readers": list(w.readers),
+        "texts": list(w.texts),
+        "weakest_chars": list(w.char) if w.char else None,
+        "weakest_hard_tokens": list(w.hard) if w.hard else None,
+        "weakest_resampled_chars": list(w.resampled) if w.resampled else None,
+        "unstable": list(w.unstable),
+        "readable": w.readable,
+        "verdict": w.why,
+        "better_ocr_layout": _better(model, PointCache(src).points()),
+    }
+
+
+def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
+    found = better_at_page(model, points)
+    if found is None:
+        return None
+    lay, rel = found
+    return {"layout": lay.key, "density_vs_default": round(rel, 2)}
+
+
+def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] | None:
+    """A layout read at ``model``'s real page that every reader measured on both it and the
+    default reads better (native characters, same text), densest first; with its density
+    relative to the default's. None when no such layout was measured.
+
+    OCR evidence only: whether models read it better is the model evidence's to say.
+
+    >>> better_at_page("gpt-6.1-sol", []) is None
+    True
+    """
+    (pp,) = profile_pages((model,)) or (None,)
+    if pp is None:
+        return None
+    at_page = [p for p in points if p.layout.page == pp.page and p.scale == 1.0]
+    base = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == pp.layout}
+    if not base:
+        return None
+    best: tuple[Layout, float] | None = None
+    for lay in {p.layout for p in at_page if p.layout != pp.layout}:
+        mine = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == lay}
+        common = base.keys() & mine.keys()
+        if common and all(mine[k] > base[k] for k in common):
+            rel = lay.chars_per_kpx / pp.layout.chars_per_kpx
+            if best is None or rel > best[1]:
+                best = (lay, rel)
+    return best
+
+
+def readability_line(r: dict[str, object]) -> str:
+    """One line for ``snapshot profiles --model M``.
+
+    >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
+    'readability (OCR, whole page): x not measured at this page'
+    """
+    if not r.get("measured"):
+        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
+
+    def fig(key: str) -> str:
+        v = r.get(key)
+        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
+
+    better = r.get("better_ocr_layout")
+    tail = (
+        f"; every reader measured on both reads {better['layout']} better at this page "  # type: ignore[index]
+        f"({better['density_vs_default']:.2f}× the density; OCR evidence only)"  # type: ignore[index]
+        if better
+        else ""
+    )
+    return (
+        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
+        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
+        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
+        f"{fig('weakest_resampled_chars')}; {r['verdict']}{tail}"
+    )
+
+
+__all__ = [
+    "JITTER",
+    "PROFILE_MODELS",
+    "ProfilePage",
+    "Verdict",
+    "Weakest",
+    "better_at_page",
+    "committed_points",
+    "jittered",
+    "profile_pages",
+    "profile_readability",
+    "readability_line",
+    "real_page_plan",
+    "stability",
+    "stability_table",
+    "verdicts",
+    "weakest",
+    "weakest_table",
+]
