@@ -189,6 +189,10 @@ def test_price_record_keys() -> None:
         "priced_on",
         "tier",
         "tier_source",
+        "inference_geo",
+        "inference_geo_source",
+        "cache_storage_per_mtok_hour",
+        "cache_storage_source",
     ]
     assert record["price_provider"] == price.provider
     assert record["label"] == price.fact.label

@@ -9,7 +9,6 @@ import pytest
 from snapshot.billing import prices, providers
 from snapshot.billing.providers import (
     ALIASES,
-    FAMILIES,
     LIMIT_FACTS,
     MEASUREMENTS,
     MODELS,
@@ -17,6 +16,7 @@ from snapshot.billing.providers import (
     Fact,
 )
 from snapshot.billing.schemes import LABELS, GeminiFlat
+from snapshot.profiles.families import FAMILIES
 
 DATE = re.compile(r"^(\d{4}(-\d{2}(-\d{2})?)?)$")
 

@@ -393,3 +393,10 @@ def test_cost_text_says_which_counter_and_prices_by_the_id(run, tmp_path: Path) 
     )
     data = json.loads(out)
     assert data["text_counter"] == "exact" and data["price"]["matched_model"] == "gpt-4.1-mini"
+
+
+def test_cost_and_report_share_the_tier_choices_of_the_billing_table() -> None:
+    from snapshot.billing.prices import TIERS
+    from snapshot.cli.argtypes import PRICE_TIERS
+
+    assert PRICE_TIERS == TIERS

@@ -30,12 +30,23 @@ def test_report_on_the_demo_writes_the_report_results_and_plots(tmp_path: Path) 
             "--no-legibility",
             "--model",
             "gpt-5.1",
+            # the same flags as `snapshot cost` (one spelling): the run prices at them
+            "--tier",
+            "batch",
+            "--date",
+            "2027-01-02",
         ]
     )
     assert code == 0
     report = (out / "REPORT.md").read_text(encoding="utf-8")
+    assert "Priced on **2027-01-02** at the **batch** tier" in report
     assert "bundled demo transcripts" in report and "| gpt-5.1 | snapshot |" in report
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["settings"]["tier"] == "batch"
+    assert results["settings"]["priced_on"] == "2027-01-02"
+    price = results["profiles"]["gpt-5.1"]["price"]
+    assert price["tier"] == "batch" and price["priced_on"] == "2027-01-02"
+    assert price["input_per_mtok"] == pytest.approx(1.25 / 2)  # list $1.25, batch -50 %
     strategies = {r["strategy"] for r in results["rows"]}
     assert {"none", "elide", "drop_images", "snapshot", "summary", "ladder"} <= strategies
     snap = [r for r in results["rows"] if r["strategy"] == "snapshot" and r["pages"]]
@@ -50,6 +61,18 @@ def test_report_refuses_a_missing_manifest(
 ) -> None:
     assert main(["report", "--corpus", str(tmp_path / "nope.json"), "--out", str(tmp_path)]) == 2
     assert "no such manifest" in capsys.readouterr().err
+
+
+def test_report_refuses_a_tier_a_model_lacks_before_running(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        ["report", "--out", str(tmp_path), "--model", "claude-sonnet-5-5", "--tier", "flex"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "--tier flex: claude-sonnet-5-5: anthropic has no 'flex' price tier" in err
+    assert not (tmp_path / "results.json").exists()
 
 
 def test_compact_writes_request_pages_and_record(

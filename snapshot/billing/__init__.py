@@ -2,8 +2,10 @@
 
 - :mod:`snapshot.billing.schemes`: pure functions per scheme, ``seen(w, h)`` and ``tokens(w, h)``.
 - :mod:`snapshot.billing.rows`: the row types of the provider tables (with lifecycle).
-- :mod:`snapshot.billing.providers`: the tables (models, families, routes, limits, reader
-  evidence), every row with its source, label and date; checked at import.
+- :mod:`snapshot.billing.providers`: the tables (models, routes, limits, prices, text
+  counters), every row with its source, label and date; checked at import. The reader
+  evidence behind each family's font and page is profile data
+  (:mod:`snapshot.profiles.families`).
 - :mod:`snapshot.billing.prices`: dollars from the pinned ``genai-prices`` database, by the
   id as given, with cache and long-context rates.
 - :mod:`snapshot.billing.text_tokens`: the one text counter (exact / reconstruction /

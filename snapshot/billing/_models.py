@@ -161,6 +161,16 @@ _F_QWEN3 = Fact(
     SRC_PERCEPTRON, "documented", "2026", "hosting provider: 32 px per token, 2560 tokens"
 )
 _F_DEEPSEEK = Fact(SRC_BRIEF, "uncertain", COMPILED, "text-only chat model")
+#: The conservative fallback profile's fact: its scheme (here) and its page and font
+#: (snapshot.profiles._readers) rest on it.
+FALLBACK_FACT = Fact(
+    "derived from the tables",
+    "uncertain",
+    COMPILED,
+    "768x1024 is passed unresampled by every documented scheme here except Gemini 2.x tiling "
+    "(Anthropic both tiers, OpenAI tiles and 1536-patch boxes, Mistral, Grok, Qwen); billed as "
+    "28-px patches, the costliest per pixel of the documented schemes",
+)
 _F_PATCH_PRO = Fact(
     SRC_MODELPIN,
     "uncertain",

@@ -109,6 +109,10 @@ SRC_CLAUDE_DEPRECATIONS_3 = (
     "schedules'"
 )
 SRC_CLAUDE_GEO = "https://platform.claude.com/docs/en/manage-claude/data-residency [A-geo]"
+SRC_GEMINI_CACHE_STORAGE = (
+    "https://ai.google.dev/gemini-api/docs/pricing via genai-prices 0.2.3 price_comments [GP]: "
+    "'The cache storage price ($0.50 per 1M tokens per hour)'"
+)
 SRC_AZURE_LEGACY = (
     "https://learn.microsoft.com/en-us/azure/ai-foundry/openai/concepts/legacy-models [AZ-leg]"
 )

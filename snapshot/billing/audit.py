@@ -26,6 +26,7 @@ from typing import Any
 
 from snapshot.billing import providers as tables
 from snapshot.billing.rows import Fact
+from snapshot.profiles.families import FAMILIES
 
 #: Vendor documentation hosts: a source naming one of these is official.
 OFFICIAL_HOSTS: tuple[str, ...] = (
@@ -141,7 +142,7 @@ def _iter_facts() -> Iterator[FactRow]:
         yield FactRow("route", f"{route.name}: {route.pattern.pattern}", route.fact)
     for lf in (*tables.LIMIT_FACTS, *tables.FALLBACK_LIMIT_FACTS):
         yield FactRow("limit", f"{lf.route} {lf.field} = {lf.value}", lf.fact)
-    for fam in tables.FAMILIES.values():
+    for fam in FAMILIES.values():
         for ev in fam.evidence:
             yield FactRow("reader evidence", f"{fam.name}: {ev.claim[:60]}", ev.fact)
     for model, tok in tables.TEXT_TOKENIZER_BY_MODEL.items():
@@ -154,6 +155,12 @@ def _iter_facts() -> Iterator[FactRow]:
         yield FactRow("own price", f"{own.model} from {own.start}", own.fact)
     for tier in tables.TIERS:
         yield FactRow("price tier", f"{tier.provider} {tier.tier} x{tier.multiplier}", tier.fact)
+    for geo in tables.GEOS:
+        yield FactRow("inference geo", f"{geo.provider} {geo.geo} x{geo.multiplier}", geo.fact)
+    for storage in tables.CACHE_STORAGE.values():
+        yield FactRow(
+            "cache storage", f"{storage.model} ${storage.per_mtok_hour}/Mtok/h", storage.fact
+        )
 
 
 def check(

@@ -45,8 +45,13 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from snapshot.billing._own_prices import OWN_PRICE_ROWS, TIER_ROWS
-from snapshot.billing.rows import Fact, OwnPrice, PriceTierName
+from snapshot.billing._own_prices import (
+    CACHE_STORAGE_ROWS,
+    GEO_ROWS,
+    OWN_PRICE_ROWS,
+    TIER_ROWS,
+)
+from snapshot.billing.rows import Fact, GeoRow, OwnPrice, PriceTierName
 from snapshot.errors import InputError
 
 #: The tiers ``--tier`` accepts ("standard" is the list price).
@@ -98,6 +103,12 @@ class Price:
     tier: str = "standard"
     # Where the tier's rates come from (the database's variant or a vendor multiplier row).
     tier_fact: Fact | None = None
+    # Data residency (Anthropic ``inference_geo``): "global" is the list price.
+    geo: str = "global"
+    geo_fact: Fact | None = None
+    # Explicit context-cache storage, dollars per million tokens per hour (Gemini).
+    cache_storage_per_mtok_hour: float | None = None
+    cache_storage_fact: Fact | None = None
 
     def at(self, prompt_tokens: int) -> Price:
         """The rates a prompt of ``prompt_tokens`` input tokens pays (its long-context tier)."""
@@ -130,6 +141,12 @@ class Price:
             "priced_on": self.fact.date,
             "tier": self.tier,
             "tier_source": None if self.tier_fact is None else self.tier_fact.cite(),
+            "inference_geo": self.geo,
+            "inference_geo_source": None if self.geo_fact is None else self.geo_fact.cite(),
+            "cache_storage_per_mtok_hour": self.cache_storage_per_mtok_hour,
+            "cache_storage_source": None
+            if self.cache_storage_fact is None
+            else self.cache_storage_fact.cite(),
         }
 
 
@@ -306,6 +323,76 @@ def _own_price(row: OwnPrice, model_id: str, day: str, base: Price | None) -> Pr
     )
 
 
+def _scaled(price: Price, m: float) -> Price:
+    """Every token rate of ``price`` (and of its long-context tiers) times ``m``."""
+
+    def scaled(v: float | None) -> float | None:
+        return None if v is None else round(v * m, 9)
+
+    tiers = tuple(
+        replace(t, **{k: scaled(getattr(t, k)) for k in _RATES})  # type: ignore[arg-type]
+        for t in price.tiers
+    )
+    return replace(
+        price,
+        **{k: scaled(getattr(price, k)) for k in _RATES},  # type: ignore[arg-type]
+        tiers=tiers,
+    )
+
+
+def geo_row(geo: str, vendor: str, route: str, model: str) -> GeoRow | None:
+    """The residency row pricing ``geo`` for ``model`` on ``route``; None for ``global``.
+
+    Raises :class:`~snapshot.errors.InputError` where the route or model offers no such geo.
+
+    >>> geo_row("us", "anthropic", "anthropic", "claude-opus-5").multiplier
+    1.1
+    >>> geo_row("us", "anthropic", "bedrock", "claude-opus-5")
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: claude-opus-5 via bedrock: no inference_geo 'us' here; it is a Claude API option for: claude-opus-4-6, claude-sonnet-4-6, claude-opus-4-7, ... (15 models)
+    """
+    if geo == "global":
+        return None
+    rows = [r for r in GEO_ROWS if r.geo == geo and r.provider == vendor]
+    for row in rows:
+        if row.route == route and model in row.models:
+            return row
+    if not rows:
+        raise InputError(f"{model}: {vendor} offers no inference_geo {geo!r}; use global")
+    names = rows[0].models
+    listed = ", ".join(names[:3]) + (f", ... ({len(names)} models)" if len(names) > 3 else "")
+    raise InputError(
+        f"{model} via {route}: no inference_geo {geo!r} here; it is a Claude API option for: "
+        f"{listed}"
+    )
+
+
+def at_geo(price: Price, row: GeoRow | None) -> Price:
+    """``price`` with data residency: every token rate times the row's multiplier.
+
+    >>> p = price_for("claude-opus-5", today="2026-12-02")
+    >>> us = at_geo(p, geo_row("us", "anthropic", "anthropic", "claude-opus-5"))
+    >>> (p.input, p.output), (us.input, us.output), us.record()["inference_geo"]
+    ((5.0, 25.0), (5.5, 27.5), 'us')
+    """
+    if row is None:
+        return price
+    m = row.multiplier
+    fact = Fact(row.fact.source, row.fact.label, row.fact.date, f"x{m} on every token rate")
+    return replace(_scaled(price, m), geo=row.geo, geo_fact=fact)
+
+
+def _with_storage(price: Price) -> Price:
+    """``price`` with the vendor's context-cache storage rate, where a row gives one."""
+    for row in CACHE_STORAGE_ROWS:
+        if row.model == price.matched_model and price.provider == "google":
+            return replace(
+                price, cache_storage_per_mtok_hour=row.per_mtok_hour, cache_storage_fact=row.fact
+            )
+    return price
+
+
 def at_tier(price: Price, tier: str, vendor: str) -> Price:
     """``price`` at a tier: the database's variant if it was found, else the vendor's multiplier.
 
@@ -326,18 +413,8 @@ def at_tier(price: Price, tier: str, vendor: str) -> Price:
     for row in TIER_ROWS:
         if row.provider == vendor and row.tier == tier:
             m = row.multiplier
-
-            def scaled(v: float | None, m: float = m) -> float | None:
-                return None if v is None else round(v * m, 9)
-
-            tiers = tuple(
-                replace(t, **{k: scaled(getattr(t, k)) for k in _RATES})  # type: ignore[arg-type]
-                for t in price.tiers
-            )
             return replace(
-                price,
-                **{k: scaled(getattr(price, k)) for k in _RATES},  # type: ignore[arg-type]
-                tiers=tiers,
+                _scaled(price, m),
                 tier=tier,
                 tier_fact=Fact(row.fact.source, row.fact.label, row.fact.date, f"x{m} on standard"),
             )
@@ -378,8 +455,8 @@ def price_for(
     if own is not None and own.over_database and tier != "standard":
         found = _lookup(ref, provider, day, "standard")  # the tier multiplier applies after
     if own is not None and (own.over_database or found is None):
-        return _own_price(own, ref, day, found)
-    return found
+        found = _own_price(own, ref, day, found)
+    return None if found is None else _with_storage(found)
 
 
 def dollars(tokens: int, per_million: float | None) -> float | None:
@@ -398,8 +475,10 @@ __all__ = [
     "TIERS",
     "Price",
     "PriceTier",
+    "at_geo",
     "at_tier",
     "database_version",
     "dollars",
+    "geo_row",
     "price_for",
 ]

@@ -1,11 +1,13 @@
-"""Provider tables: models, families, aliases, prefixes, routes, limits, evidence.
+"""Provider tables: models, aliases, prefixes, routes, limits, prices, text counters.
 
 Every provider fact lives in exactly one row, with where it comes from
 (``source``: a URL, a repository path, or a measurement), how far to trust it
 (``label``: documented / measured / uncertain) and when (``date``). The rows are
 pure data in private modules (:mod:`~snapshot.billing._models`,
-:mod:`~snapshot.billing._readers`, :mod:`~snapshot.billing._routes`,
-:mod:`~snapshot.billing._text`); their types are in :mod:`snapshot.billing.rows`.
+:mod:`~snapshot.billing._routes`, :mod:`~snapshot.billing._text`); their types are
+in :mod:`snapshot.billing.rows`. Each model names its family; the families' readers
+(font, page bound and the reader evidence behind them) are profile data, in
+:mod:`snapshot.profiles.families`.
 This module joins them into read-only tables and checks them once at import
 (:func:`validate_tables` raises :class:`~snapshot.billing.rows.TableError`).
 
@@ -33,16 +35,17 @@ from snapshot.billing import (
     _models,
     _own_prices,
     _ranges,
-    _readers,
     _routes,
     _text,
 )
 from snapshot.billing._sources import COMPILED
 from snapshot.billing.rows import (
     LIMIT_FIELDS,
+    CacheStorageRow,
     Evidence,
     Fact,
     Family,
+    GeoRow,
     Lifecycle,
     LimitFact,
     LimitField,
@@ -71,9 +74,6 @@ PROVIDERS: tuple[Provider, ...] = (
     "deepseek",
 )
 
-FAMILIES: MappingProxyType[str, Family] = MappingProxyType(
-    {f.name: f for f in _readers.FAMILY_ROWS}
-)
 MODELS: MappingProxyType[str, Model] = MappingProxyType({m.model: m for m in _models.MODEL_ROWS})
 ALIASES: MappingProxyType[str, tuple[str, Fact]] = MappingProxyType(_models.ALIAS_ROWS)
 DATE_SUFFIXES = _models.DATED_SUFFIXES
@@ -124,10 +124,15 @@ ROUTE_SCHEDULES: MappingProxyType[str, tuple[str, Fact]] = MappingProxyType(
 VENDOR_SCHEDULES: MappingProxyType[str, str] = MappingProxyType(_lifecycles.VENDOR_SCHEDULES)
 OWN_PRICES: tuple[OwnPrice, ...] = _own_prices.OWN_PRICE_ROWS
 TIERS: tuple[TierRow, ...] = _own_prices.TIER_ROWS
+#: Data-residency options that scale the token rates (Anthropic ``inference_geo``).
+GEOS: tuple[GeoRow, ...] = _own_prices.GEO_ROWS
+#: Context-cache storage per hour, by the price database's model id (Gemini).
+CACHE_STORAGE: MappingProxyType[str, CacheStorageRow] = MappingProxyType(
+    {r.model: r for r in _own_prices.CACHE_STORAGE_ROWS}
+)
 
-FALLBACK_FAMILY: Family = _readers.FALLBACK_FAMILY
 FALLBACK_MODEL = Model(
-    "fallback", "fallback", AnthropicPatches(label="uncertain"), _readers.FALLBACK_FACT
+    "fallback", "fallback", AnthropicPatches(label="uncertain"), _models.FALLBACK_FACT
 )
 
 #: Every route name a limit row may use ("direct" resolves to the provider's own).
@@ -168,10 +173,6 @@ def validate_tables() -> None:
     if len(MODELS) != len(_models.MODEL_ROWS):
         raise TableError("two model rows share one id")
     for m in MODELS.values():
-        if m.family not in FAMILIES:
-            raise TableError(f"{m.model}: unknown family {m.family!r}")
-        if (m.scheme.kind == "none") == FAMILIES[m.family].vision:
-            raise TableError(f"{m.model}: scheme {m.scheme.kind} contradicts family vision flag")
         check_lifecycle(m.model, m.lifecycle)
         for other in (m.lifecycle.successor, m.lifecycle.routed_to):
             if other is not None and other not in MODELS:
@@ -189,8 +190,6 @@ def validate_tables() -> None:
     for lf in LIMIT_FACTS:
         if lf.route not in ROUTE_NAMES or lf.field not in LIMIT_FIELDS:
             raise TableError(f"limit row with unknown route or field: {lf}")
-    if set(TEXT_TOKENIZER_BY_FAMILY) != {*FAMILIES, "fallback"}:
-        raise TableError("every family needs exactly one text-token row")
     for model in TEXT_TOKENIZER_BY_MODEL:
         if model not in MODELS:
             raise TableError(f"text-token row for unknown model {model!r}")
@@ -207,6 +206,13 @@ def validate_tables() -> None:
     for own in OWN_PRICES:
         if own.model not in MODELS:
             raise TableError(f"own price row for unknown model {own.model!r}")
+    for geo in GEOS:
+        for mid in geo.models:
+            if mid not in MODELS:
+                raise TableError(f"inference geo {geo.geo!r}: {mid!r} is no model row")
+    for storage in CACHE_STORAGE.values():
+        if storage.model not in MODELS:
+            raise TableError(f"cache storage row for unknown model {storage.model!r}")
     for name, (levels, _) in DETAIL_LEVELS.items():
         # the row's own scheme must be one of its levels (a multiplier typo would break this)
         if name not in MODELS or MODELS[name].scheme not in levels.values():
@@ -217,14 +223,14 @@ validate_tables()
 
 __all__ = [
     "ALIASES",
+    "CACHE_STORAGE",
     "COMPILED",
     "DATE_SUFFIXES",
     "DETAIL_LEVELS",
     "DIRECT_ROUTE",
-    "FALLBACK_FAMILY",
     "FALLBACK_LIMIT_FACTS",
     "FALLBACK_MODEL",
-    "FAMILIES",
+    "GEOS",
     "LIMIT_FACTS",
     "LIMIT_FIELDS",
     "MEASUREMENTS",

@@ -281,6 +281,43 @@ class TierRow:
     context: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class GeoRow:
+    """A data-residency option that scales every token rate (Anthropic ``inference_geo``).
+
+    Offered on ``route`` (the vendor's own API) for the canonical ids in ``models``
+    only; ``multiplier`` applies to input, output, cache-write and cache-read rates.
+
+    >>> row = GeoRow("anthropic", "anthropic", "us", 1.1, ("claude-opus-5",), Fact("x", "documented", "2026-12-01"))
+    >>> "claude-opus-5" in row.models, row.multiplier
+    (True, 1.1)
+    """
+
+    provider: str
+    route: str
+    geo: str
+    multiplier: float
+    models: tuple[str, ...]
+    fact: Fact
+
+
+@dataclass(frozen=True)
+class CacheStorageRow:
+    """What keeping tokens in an explicit context cache costs per hour (Gemini bills storage).
+
+    ``model`` is the price database's id (a :class:`~snapshot.billing.prices.Price`'s
+    ``matched_model``) of the vendor's own API.
+
+    >>> row = CacheStorageRow("gemini-3.8-flash", 0.5, Fact("x", "documented", "2026-11-09"))
+    >>> round(100_000 * row.per_mtok_hour / 1e6, 4)  # dollars per hour for 100k cached tokens
+    0.05
+    """
+
+    model: str
+    per_mtok_hour: float
+    fact: Fact
+
+
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -310,9 +347,11 @@ def check_lifecycle(model: str, life: Lifecycle) -> None:
 
 __all__ = [
     "LIMIT_FIELDS",
+    "CacheStorageRow",
     "Evidence",
     "Fact",
     "Family",
+    "GeoRow",
     "Lifecycle",
     "LimitFact",
     "Measurement",

@@ -160,3 +160,30 @@ def iso_day(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give a real day as YYYY-MM-DD, e.g. 2027-01-02"
         ) from None
+
+
+#: ``--tier`` choices (the same as :data:`snapshot.billing.prices.TIERS`; the CLI imports
+#: no library module at start-up).
+PRICE_TIERS = ("standard", "batch", "flex", "priority")
+
+
+def pricing_arguments(p: argparse.ArgumentParser, *, date_help: str) -> None:
+    """Add ``--tier`` and ``--date``: the price tier and the day a command prices at.
+
+    ``snapshot cost`` and ``snapshot report`` share them (one spelling, one check).
+
+    >>> p = argparse.ArgumentParser()
+    >>> pricing_arguments(p, date_help="the day")
+    >>> p.parse_args(["--tier", "batch", "--date", "2027-01-02"])
+    Namespace(tier='batch', date='2027-01-02')
+    >>> p.parse_args([]).tier
+    'standard'
+    """
+    p.add_argument(
+        "--tier",
+        choices=PRICE_TIERS,
+        default="standard",
+        help="price tier where the provider has it (batch -50%%; OpenAI flex/priority, "
+        "Gemini priority); default standard",
+    )
+    p.add_argument("--date", type=iso_day, default=None, metavar="YYYY-MM-DD", help=date_help)

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from snapshot.cli.argtypes import iso_day
+from snapshot.cli.argtypes import pricing_arguments
 
 
 def register(subparsers: Any) -> None:
@@ -44,19 +44,15 @@ def register(subparsers: Any) -> None:
         metavar="B",
         help="with --size: the encoded size of each image (checks the route's byte limit)",
     )
-    c.add_argument(
-        "--tier",
-        choices=("standard", "batch", "flex", "priority"),
-        default="standard",
-        help="price tier where the provider has it (batch -50%%; OpenAI flex/priority, "
-        "Gemini priority); default standard",
+    pricing_arguments(
+        c, date_help="the request's date: prices and lifecycle of that day (default: today)"
     )
     c.add_argument(
-        "--date",
-        type=iso_day,
-        default=None,
-        metavar="YYYY-MM-DD",
-        help="the request's date: prices and lifecycle of that day (default: today)",
+        "--inference-geo",
+        choices=("global", "us"),
+        default="global",
+        help="data residency the request asks for: us is a Claude API option (Opus 4.6 and "
+        "later) at a documented multiplier on every token rate; default global",
     )
     c.set_defaults(func=run_cost)
 
@@ -119,6 +115,8 @@ def _price_note(record: dict[str, Any]) -> str:
     if not price:
         return ""
     tier = "" if price["tier"] == "standard" else f", {price['tier']} tier"
+    if price["inference_geo"] != "global":
+        tier += f", inference_geo {price['inference_geo']}"
     return (
         f" [{price['database']}, matched {price['matched_model']}{tier}, "
         f"priced on {price['priced_on']}]"
@@ -140,6 +138,7 @@ def run_cost(args: argparse.Namespace) -> int:
         today=args.date,
         tier=args.tier,
         evidence=args.evidence,
+        inference_geo=args.inference_geo,
     )
     record = quote.record
     if args.json:
@@ -158,6 +157,8 @@ def run_cost(args: argparse.Namespace) -> int:
     )
     if "seen_note" in record:
         print(f"  note: {record['seen_note']}")
+    _print_geo(record)
+    _print_storage(record, ("", "these tokens"))
     rng = record.get("range")
     if rng:
         ends = ", ".join(
@@ -168,6 +169,23 @@ def run_cost(args: argparse.Namespace) -> int:
             print(f"    {e['value']} [{e['source']}]")
     _print_settled(record)
     return 0
+
+
+def _print_geo(record: dict[str, Any]) -> None:
+    price = record.get("price")
+    if price and price["inference_geo_source"]:
+        print(f"  inference_geo {price['inference_geo']}: {price['inference_geo_source']}")
+
+
+def _print_storage(record: dict[str, Any], *sides: tuple[str, str]) -> None:
+    """Gemini's context-cache storage per hour, for each (key prefix, what) side."""
+    for prefix, what in sides:
+        per_hour = record.get(f"{prefix}cache_storage_dollars_per_hour")
+        if per_hour is not None:
+            print(f"  cache storage: {_money(per_hour)} per hour to keep {what} cached")
+    source = (record.get("price") or {}).get("cache_storage_source")
+    if source:
+        print(f"    [{source}]")
 
 
 def _print_settled(record: dict[str, Any]) -> None:
@@ -204,6 +222,8 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
         f"  break-even: pages must pack more than {approx}{r['break_even_chars_per_token']:.2f} "
         f"chars per image token{est}; these pack {r['image_chars_per_token']:.2f}"
     )
+    _print_geo(r)
+    _print_storage(r, ("text_", "the text"), ("image_", "the pages"))
     rng = r.get("range")
     if rng:
         print(f"  UNCERTAIN {rng['name']}: the result at each end of the range")

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from snapshot.cli.argtypes import at_least, finite_float
+from snapshot.cli.argtypes import at_least, finite_float, pricing_arguments
 from snapshot.cli.conversation import conversation_arguments
 
 
@@ -122,6 +122,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=finite_float(0.0, 1.0),
         default=0.3,
         help="ladder budget as a share of each conversation's tokens (default 0.3)",
+    )
+    pricing_arguments(
+        p, date_help="price and date the profiles' lifecycle at that day (default: the run's day)"
     )
     p.add_argument(
         "--legibility",
@@ -249,6 +252,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         probes=args.probes,
         page_readers=args.page_readers,
         settings={
+            "priced_on": args.date or "",
+            "tier": args.tier,
             "ocr_rows": args.ocr_rows,
             "budget_ratio": args.budget_ratio,
             "reader_pages": args.reader_pages,

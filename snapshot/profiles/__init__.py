@@ -3,7 +3,8 @@
 A :class:`Profile` joins what the tables in :mod:`snapshot.billing.providers`
 say about one model id: the billing scheme (decided by the model), the request
 limits (decided by the route: the vendor's API, Bedrock, Vertex, OpenRouter),
-the default font (decided by the reader evidence of the model's family), the
+the default font (decided by the reader evidence of the model's family,
+:mod:`~snapshot.profiles.families`), the
 lifecycle (current / deprecated / retired, with successor), the price (from
 genai-prices, by the id as given) and the text-token counter.
 

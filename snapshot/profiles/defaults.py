@@ -10,6 +10,7 @@ from datetime import date
 
 from snapshot.billing import providers as tables
 from snapshot.billing.rows import Model
+from snapshot.profiles.families import FAMILIES
 
 #: The providers a default benchmark covers, in report order.
 DEFAULT_PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "google")
@@ -24,7 +25,7 @@ def current_lineup(provider: str, today: str | date | None = None) -> list[Model
     rows = [
         m
         for m in tables.MODELS.values()
-        if tables.FAMILIES[m.family].provider == provider and m.lifecycle.status(today) == "current"
+        if FAMILIES[m.family].provider == provider and m.lifecycle.status(today) == "current"
     ]
     return sorted(rows, key=lambda m: (m.lifecycle.released or "", m.model), reverse=True)
 
@@ -38,9 +39,7 @@ def current_default_models(today: str | date | None = None) -> tuple[str, ...]:
     out: list[str] = []
     for provider in DEFAULT_PROVIDERS:
         picks = [
-            m
-            for m in current_lineup(provider, today)
-            if m.benchmark and tables.FAMILIES[m.family].vision
+            m for m in current_lineup(provider, today) if m.benchmark and FAMILIES[m.family].vision
         ]
         if picks:
             out.append(picks[0].model)
@@ -63,7 +62,7 @@ def lineup(today: str | date | None = None, *, current_only: bool = False) -> li
         released = m.lifecycle.released or ""
         # newest first: invert the date's characters into a descending sort key
         inverted = "".join(chr(0x10FFFF - ord(c)) for c in released) or "\U0010ffff"
-        provider = tables.FAMILIES[m.family].provider
+        provider = FAMILIES[m.family].provider
         return (order.get(provider, len(order)), status, inverted, m.model)
 
     rows = sorted(tables.MODELS.values(), key=key)

@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from snapshot.billing import providers as tables
 from snapshot.billing.rows import Evidence, Fact
 from snapshot.billing.schemes import scheme_from_dict, scheme_to_dict
 from snapshot.errors import InputError, UnknownModelError
+from snapshot.profiles.families import FAMILIES
 from snapshot.profiles.profile import Profile
 from snapshot.profiles.resolution import _build, _unknown_message, fallback_profile, resolve_id
 
@@ -70,7 +70,7 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
     found = resolve_id(str(base_id))
     if found is not None:
         base = _build(
-            model, found.model, tables.FAMILIES[found.model.family], found.route, resolution=found
+            model, found.model, FAMILIES[found.model.family], found.route, resolution=found
         )
     elif "scheme" in entry:
         base = dataclasses.replace(

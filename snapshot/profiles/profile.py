@@ -14,8 +14,8 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from snapshot.billing import providers as tables
-from snapshot.billing.prices import Price, at_tier, price_for
-from snapshot.billing.rows import Evidence, Fact, Lifecycle, Status, TextTokenizer
+from snapshot.billing.prices import Price, at_geo, at_tier, geo_row, price_for
+from snapshot.billing.rows import Evidence, Fact, GeoRow, Lifecycle, Status, TextTokenizer
 from snapshot.billing.schemes import Scheme
 from snapshot.billing.text_tokens import resolve_tokenizer
 from snapshot.billing.uncertain import Settled, range_for, scheme_at
@@ -74,6 +74,8 @@ class Profile:
     # Outline fonts' pixel size: set by `snapshot tune` (ported from the typography branch).
     font_size: int | None = None
     shade: str = "1-bit"  # "1-bit" or "gray" (set by `snapshot tune`)
+    # Data residency the request asks for (Anthropic ``inference_geo``); it scales the price.
+    inference_geo: str = "global"
 
     def with_detail(self, detail: str) -> Profile:
         """The same profile at another OpenAI ``detail`` / Gemini 3 ``media_resolution`` level.
@@ -189,8 +191,27 @@ class Profile:
         for model_id, provider in self.price_ids:
             found = price_for(model_id, provider=provider, today=today, tier=tier)
             if found is not None:
-                return at_tier(found, tier, self.provider)
+                return at_geo(at_tier(found, tier, self.provider), self._geo_row())
         return None
+
+    def _geo_row(self) -> GeoRow | None:
+        return geo_row(self.inference_geo, self.provider, self.route, self.canonical)
+
+    def with_inference_geo(self, geo: str) -> Profile:
+        """This profile with requests pinned to a data-residency region (``global``: none).
+
+        Raises :class:`~snapshot.errors.InputError` where the route or model lacks it.
+
+        >>> from snapshot.profiles import profile_for
+        >>> p = profile_for("claude-sonnet-5-5").with_inference_geo("us")
+        >>> p.price("2026-12-02").input, p.price("2026-12-02", "batch").input
+        (2.2, 1.1)
+        """
+        if geo == self.inference_geo:
+            return self
+        profile = dataclasses.replace(self, inference_geo=geo)
+        profile._geo_row()  # refuses a geo the route or model does not offer, here
+        return profile
 
     def range_ends(self) -> list[tuple[str, Fact, Profile]]:
         """A disputed scheme field's ends: (value, source, this profile billed at it).

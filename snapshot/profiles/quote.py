@@ -89,6 +89,11 @@ def _price_part(
     return dollars(tokens, rates.input), price.record()
 
 
+def _storage_per_hour(price: dict[str, Any] | None, tokens: int) -> float | None:
+    """Dollars per hour to keep ``tokens`` in an explicit context cache (None: no such rate)."""
+    return dollars(tokens, None if price is None else price["cache_storage_per_mtok_hour"])
+
+
 def quote_image(
     profile: Profile,
     width: int,
@@ -128,6 +133,7 @@ def quote_image(
         "resized": tuple(seen) != (width, height),
         "dollars": cost,
         "price": price,
+        "cache_storage_dollars_per_hour": _storage_per_hour(price, tokens),
         "range": _image_range(profile, width, height, today, tier),
         "settled": None if profile.settled is None else profile.settled.record(),
     }
@@ -180,7 +186,7 @@ def _imaged(
     pages = len(layout(normalized, profile.geometry()))
     sol = profile.solution()
     comp = compare(counted, pages=pages, tokens_per_page=sol.tokens, chars_imaged=len(normalized))
-    image_dollars, _ = _price_part(profile, comp.image_tokens, today, tier)
+    image_dollars, price = _price_part(profile, comp.image_tokens, today, tier)
     return {
         "font": profile.font,
         "page": list(sol.size),
@@ -188,6 +194,7 @@ def _imaged(
         "tokens_per_page": sol.tokens,
         "image_tokens": comp.image_tokens,
         "image_dollars": image_dollars,
+        "image_cache_storage_dollars_per_hour": _storage_per_hour(price, comp.image_tokens),
         "saved_tokens": comp.saved_tokens,
         "saved_fraction": round(comp.saved_fraction, 4),
         "saved_dollars": None
@@ -227,6 +234,7 @@ def quote_text(
         "text_method": counted.method,
         "text_source": counted.source,
         "text_dollars": text_dollars,
+        "text_cache_storage_dollars_per_hour": _storage_per_hour(price, counted.tokens),
         "price": price,
     }
     if not profile.vision:
@@ -331,6 +339,7 @@ def quote_request(
     today: str | date | None = None,
     tier: str = "standard",
     evidence: str | Path | None = DEFAULT_EVIDENCE_DIR,
+    inference_geo: str = "global",
 ) -> Quote:
     """The ``cost`` command's quote: an image size, or a text file imaged vs kept as text.
 
@@ -354,6 +363,9 @@ def quote_request(
         Price tier: ``standard``, ``batch``, ``flex`` or ``priority`` where the vendor has it.
     evidence : str or Path, optional
         Usage-probe records that settle a disputed fact (see :func:`resolve_profile`).
+    inference_geo : str
+        Data residency the request asks for: ``global`` (the list price) or ``us``
+        (Claude API, x1.1 on every token rate; see :meth:`Profile.with_inference_geo`).
 
     Returns
     -------
@@ -363,8 +375,8 @@ def quote_request(
     Raises
     ------
     InputError
-        Neither ``size`` nor ``text``, a malformed size, an unreadable file, or
-        an image quoted for a text-only model.
+        Neither ``size`` nor ``text``, a malformed size, an unreadable file, an
+        image quoted for a text-only model, or a tier or geo the route lacks.
     RequestRefused
         The route would refuse the request (names the rule).
 
@@ -373,10 +385,13 @@ def quote_request(
     >>> q = quote_request("claude-opus-5", size="2000x1500", today="2026-12-01")
     >>> q.size, q.record["tokens"]
     ((2000, 1500), 3888)
+    >>> q = quote_request("claude-opus-5", size="2000x1500", today="2026-12-01", inference_geo="us")
+    >>> q.record["dollars"], q.record["price"]["inference_geo"]
+    (0.021384, 'us')
     """
     profile = resolve_profile(
         model, profiles_file=profiles_file, fallback=fallback, detail=detail, evidence=evidence
-    )
+    ).with_inference_geo(inference_geo)
     if size is not None:
         width, height = parse_size(size)
         record = quote_image(

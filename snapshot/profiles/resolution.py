@@ -32,6 +32,7 @@ from snapshot.billing import providers as tables
 from snapshot.billing.rows import Family, Lifecycle, LimitFact, Model
 from snapshot.billing.text_tokens import TextCount, count_text
 from snapshot.errors import UnknownModelError
+from snapshot.profiles.families import FALLBACK_FAMILY, FAMILIES
 from snapshot.profiles.limits import Limits
 from snapshot.profiles.profile import Profile
 
@@ -106,7 +107,7 @@ def resolve_id(model_id: str) -> Resolution | None:
                 continue
             row, how, prefix = found
             if route.name == "direct":
-                provider = tables.FAMILIES[row.family].provider
+                provider = FAMILIES[row.family].provider
                 return Resolution(row, tables.DIRECT_ROUTE[provider], how, prefix, v)
             return Resolution(
                 row, route.name, how, prefix, v, route.price_provider, route.price_inner
@@ -115,7 +116,7 @@ def resolve_id(model_id: str) -> Resolution | None:
     if found is None:
         return None
     row, how, prefix = found
-    provider = tables.FAMILIES[row.family].provider
+    provider = FAMILIES[row.family].provider
     return Resolution(row, tables.DIRECT_ROUTE[provider], how, prefix, name)
 
 
@@ -152,7 +153,7 @@ def nearest_current_ids(
     name = model_id.strip().lower()
     pool = current_ids(today)
     if provider is not None:
-        same = [m for m in pool if tables.FAMILIES[tables.MODELS[m].family].provider == provider]
+        same = [m for m in pool if FAMILIES[tables.MODELS[m].family].provider == provider]
     else:
         stem = name.split("-")[0]
         same = [m for m in pool if m.split("-")[0] == stem]
@@ -244,9 +245,7 @@ def fallback_profile(model_id: str = "fallback") -> Profile:
     >>> p.font, p.legible_max, p.fallback, p.price() is None
     ('snap8x16', (768, 1024), True, True)
     """
-    return _build(
-        model_id, tables.FALLBACK_MODEL, tables.FALLBACK_FAMILY, "fallback", fallback=True
-    )
+    return _build(model_id, tables.FALLBACK_MODEL, FALLBACK_FAMILY, "fallback", fallback=True)
 
 
 _NOTIFIED: set[str] = set()
@@ -332,7 +331,7 @@ def profile_for(
             profile = _build(
                 model_id,
                 found.model,
-                tables.FAMILIES[found.model.family],
+                FAMILIES[found.model.family],
                 found.route,
                 resolution=found,
             )

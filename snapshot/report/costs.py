@@ -17,6 +17,8 @@ that changes the prefix every turn pays it again every turn.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from snapshot.billing.prices import Price
 
 
@@ -69,3 +71,30 @@ def summary_call_dollars(
         return None
     rates = price.at(input_tokens)
     return (input_tokens * rates.input + output_tokens * (rates.output or price.output)) / 1e6
+
+
+def check_tier(
+    models: Sequence[str], tier: str, day: str | None = None, profiles_file: str | None = None
+) -> None:
+    """Refuse a run whose price tier one of its models' vendors lacks, before it starts.
+
+    The models are the report's (:func:`snapshot.report.run.profile_of`, with
+    ``profiles_file``). Raises :class:`~snapshot.errors.InputError` naming the model
+    and the tiers it has.
+
+    >>> check_tier(["gpt-6.1-sol", "gemini-3.8-flash"], "batch", "2026-12-02")
+    >>> check_tier(["claude-sonnet-5-5"], "flex", "2026-12-02")
+    Traceback (most recent call last):
+    ...
+    snapshot.errors.InputError: --tier flex: claude-sonnet-5-5: anthropic has no 'flex' price tier here; tiers: standard, batch
+    """
+    from snapshot.errors import InputError
+    from snapshot.report.run import profile_of
+
+    if tier == "standard":
+        return
+    for model in models:
+        try:
+            profile_of(model, profiles_file).price(day or None, tier)
+        except InputError as exc:
+            raise InputError(f"--tier {tier}: {exc}") from None

@@ -10,6 +10,7 @@ from typing import Any
 
 from snapshot.errors import InputError
 from snapshot.report import markdown, plots
+from snapshot.report.costs import check_tier
 from snapshot.report.matrix import Settings
 from snapshot.report.run import DEFAULT_MODELS, RunResult, run, save_json
 from snapshot.report.sources import (
@@ -369,10 +370,12 @@ def report_command(
         raise InputError(f"--probes {probes}: no such folder of probe records")
     found = sessions_to_read(paths, discover, corpus=corpus, say=say)
     chosen = Settings(page_readers=parse_reader_names(page_readers), **(settings or {}))
+    models = tuple(models or DEFAULT_MODELS)
+    check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)
     return make_report(
         corpus,
         out,
-        models=tuple(models or DEFAULT_MODELS),
+        models=models,
         settings=chosen,
         found=found,
         probes=probes,

@@ -114,15 +114,16 @@ def _prices(result: RunResult) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     priced_on = result.settings.priced_on or dt.date.today().isoformat()
+    tier = result.settings.tier
     lines[1:1] = [
         "",
-        f"Priced on **{priced_on}** (the run's date: prices change by date, e.g. Gemini 3.x "
-        "Flash's introductory rate ends on 2026-12-31). Lifecycle as of the same day, per the "
-        "route's own schedule where the route sets one.",
+        f"Priced on **{priced_on}** at the **{tier}** tier (`--date`, `--tier`; default the "
+        "run's date: prices change by date, e.g. Gemini 3.x Flash's introductory rate ends on "
+        "2026-12-31). Lifecycle as of the same day, per the route's own schedule where the "
+        "route sets one.",
     ]
-    for model, rec in model_records(
-        result.models, priced_on, result.settings.profiles_file
-    ).items():
+    records = model_records(result.models, priced_on, result.settings.profiles_file, tier=tier)
+    for model, rec in records.items():
         price = rec.get("price")
         status = rec.get("status", "")
         if rec.get("successor"):
@@ -152,6 +153,12 @@ def _prices(result: RunResult) -> list[str]:
         "the tokens carry their own provenance). `n/p`: the database has no such rate.",
         "",
     ]
+    if tier != "standard":
+        lines += [
+            f"- {model} at the {tier} tier: {rec['price']['tier_source']}"
+            for model, rec in records.items()
+            if rec.get("price")
+        ] + [""]
     return lines
 
 

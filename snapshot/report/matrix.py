@@ -86,6 +86,8 @@ class Settings:
     # The day every price is read for (YYYY-MM-DD; empty: the run's own day). Prices
     # change by date: Gemini 3.x Flash doubles on 2027-01-01.
     priced_on: str = ""
+    # The price tier every dollar figure is billed at (snapshot.billing.prices.TIERS).
+    tier: str = "standard"
 
     def reads_pages_of(self, source_id: str) -> bool:
         """Whether the whole-page readers read this conversation's pages."""
@@ -229,7 +231,7 @@ class _Run:
         # The id as given, from genai-prices at the run's pricing day (None: no price).
         profile = self.target.profile
         self.price = (
-            profile.price(self.settings.priced_on)
+            profile.price(self.settings.priced_on, self.settings.tier)
             if self.settings.priced_on and profile is not None
             else self.target.price
         )

@@ -488,9 +488,15 @@ def reader_for(model: str, profiles_file: str | None = None) -> Any:
 
 
 def model_records(
-    models: Sequence[str], today: str | None = None, profiles_file: str | None = None
+    models: Sequence[str],
+    today: str | None = None,
+    profiles_file: str | None = None,
+    tier: str = "standard",
 ) -> dict[str, dict[str, Any]]:
     """Per profile: its lifecycle and the price it was billed at on ``today`` (the run's day).
+
+    ``tier``: the price tier of the run (an absent tier is an InputError, see
+    :func:`snapshot.billing.prices.at_tier`).
 
     >>> rec = model_records(["gpt-6.1-sol"], "2026-12-02")["gpt-6.1-sol"]
     >>> rec["price"]["matched_model"], rec["status"], rec["price"]["priced_on"]
@@ -505,7 +511,7 @@ def model_records(
         # what target_for(...) would say, without building a Target: that counts
         # the demo text with every tokenizer (seconds, for a few table cells)
         profile = profile_of(model, profiles_file)
-        price = profile.price(today)
+        price = profile.price(today, tier)
         out[model] = {
             **profile.lifecycle_record(today),
             "text_counter": resolve_tokenizer(profile.text_tokenizer).method,
@@ -544,7 +550,10 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "provenance_labels": list(LABELS),
         "provenance_legend": LEGEND,
         "profiles": model_records(
-            result.models, result.settings.priced_on or None, result.settings.profiles_file
+            result.models,
+            result.settings.priced_on or None,
+            result.settings.profiles_file,
+            tier=result.settings.tier,
         ),
         "ranges": [r.to_json() for r in range_rows(result.rows, result.models)],
         "validation": validation_count(result),

@@ -1,8 +1,11 @@
 """Reader evidence and model families: the font and page bound each reader gets. Pure data.
 
 Every claim carries its source, label and date (:class:`~snapshot.billing.rows.Fact`).
+Joined and checked by :mod:`snapshot.profiles.families`; the billing tables name a
+model's family, these rows say how its reader reads.
 """
 
+from snapshot.billing._models import FALLBACK_FACT
 from snapshot.billing._sources import (
     COMPILED,
     SRC_BRIEF,
@@ -156,14 +159,6 @@ FAMILY_ROWS: tuple[Family, ...] = (
     Family("deepseek-text", "deepseek", "snap8x16", (0, 0), (_E_TEXT_ONLY,), vision=False),
 )
 
-_F_FALLBACK = Fact(
-    "derived from the tables",
-    "uncertain",
-    COMPILED,
-    "768x1024 is passed unresampled by every documented scheme here except Gemini 2.x tiling "
-    "(Anthropic both tiers, OpenAI tiles and 1536-patch boxes, Mistral, Grok, Qwen); billed as "
-    "28-px patches, the costliest per pixel of the documented schemes",
-)
 #: The family of the conservative profile used for an unknown model when asked for.
 FALLBACK_FAMILY = Family(
     "fallback",
@@ -172,9 +167,8 @@ FALLBACK_FAMILY = Family(
     (768, 1024),
     (
         Evidence(
-            "unknown reader: the large font, which every measured reader read best", _F_FALLBACK
+            "unknown reader: the large font, which every measured reader read best", FALLBACK_FACT
         ),
         _E_DEFAULT_PAGE,
     ),
 )
-FALLBACK_FACT = _F_FALLBACK
