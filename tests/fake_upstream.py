@@ -70,6 +70,7 @@ def default_reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
 @dataclass
 class FakeUpstream:
     limit: int = 100_000
+    model_limits: dict[str, int] = field(default_factory=dict)  # a model's own, over ``limit``
     byte_limit: int = 32 * 1024 * 1024
     reply: Reply = default_reply
     max_requests: int = 400
@@ -176,8 +177,9 @@ class FakeUpstream:
                 },
                 body,
             )
-        if tokens > self.limit:
-            return self._reject(api, 400, overflow_body(api, tokens, self.limit), body)
+        limit = self.model_limits.get(model or "", self.limit)
+        if tokens > limit:
+            return self._reject(api, 400, overflow_body(api, tokens, limit), body)
         if self.validate:
             problems = await asyncio.get_running_loop().run_in_executor(
                 None, _problems, api, body, model

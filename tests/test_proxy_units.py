@@ -143,7 +143,8 @@ def test_report_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     )
     text = (tmp_path / "out" / "LEDGER.md").read_text()
     assert (
-        "| claude-sonnet-5-5 | 2 | 1 | 3,000 | reconstructed | 3,600 | 200 | 100 | 0.0120 |" in text
+        "| claude-sonnet-5-5 | 2 | 0 | 1 | 3,000 | reconstructed | 3,600 | 200 | 100 | 0.0120 |"
+        in text
     )
     assert text in capsys.readouterr().out
     assert main(["report", "--ledger", str(tmp_path / "none"), "--out", str(tmp_path / "o2")]) == 2

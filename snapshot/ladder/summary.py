@@ -53,6 +53,8 @@ class Summary:
     output_chars: int
     model: str | None = None
     note: str = ""
+    # The provider's own usage of a live call (input, cache_read, cache_write, output).
+    usage: dict[str, int] | None = None
 
     @property
     def readable(self) -> bool:
@@ -137,7 +139,8 @@ class LiveSummarizer:
         claude = self.model.startswith(("claude", "anthropic"))
         call = self._anthropic if claude else self._openai
         # No key in the summary, the request file or an error, even if the server echoes it.
-        text = redact_reply(guarded_call(f"{self.model}: live summary", lambda: call(prompt)))
+        reply, usage = guarded_call(f"{self.model}: live summary", lambda: call(prompt))
+        text = redact_reply(reply)
         return Summary(
             text=text,
             source="model",
@@ -145,9 +148,10 @@ class LiveSummarizer:
             output_chars=len(text),
             model=self.model,
             note="live model call",
+            usage=usage,
         )
 
-    def _anthropic(self, prompt: str) -> str:
+    def _anthropic(self, prompt: str) -> tuple[str, dict[str, int] | None]:
         if not os.environ.get("ANTHROPIC_API_KEY"):
             raise SnapshotError("a live summary needs ANTHROPIC_API_KEY in the environment")
         try:
@@ -160,9 +164,17 @@ class LiveSummarizer:
             max_tokens=self.max_output_tokens,
             messages=[{"role": "user", "content": prompt}],
         )
-        return "".join(getattr(b, "text", "") for b in reply.content)
+        text = "".join(getattr(b, "text", "") for b in reply.content)
+        u = reply.usage
+        usage = {
+            "input": u.input_tokens,
+            "cache_read": u.cache_read_input_tokens or 0,
+            "cache_write": u.cache_creation_input_tokens or 0,
+            "output": u.output_tokens,
+        }
+        return text, usage
 
-    def _openai(self, prompt: str) -> str:
+    def _openai(self, prompt: str) -> tuple[str, dict[str, int] | None]:
         if not os.environ.get("OPENAI_API_KEY"):
             raise SnapshotError("a live summary needs OPENAI_API_KEY in the environment")
         try:
@@ -173,7 +185,19 @@ class LiveSummarizer:
         reply = client.chat.completions.create(
             model=self.model, messages=[{"role": "user", "content": prompt}]
         )
-        return reply.choices[0].message.content or ""
+        text = reply.choices[0].message.content or ""
+        u = reply.usage
+        if u is None:
+            return text, None
+        details = u.prompt_tokens_details
+        cached = (details.cached_tokens or 0) if details is not None else 0
+        usage = {
+            "input": u.prompt_tokens - cached,
+            "cache_read": cached,
+            "cache_write": 0,
+            "output": u.completion_tokens,
+        }
+        return text, usage
 
 
 def summarizer_for(spec: str, conv: Conversation) -> Summarizer | None:

@@ -113,15 +113,17 @@ class LedgerSummary:
             "",
             f"{self.records} forwarded requests. Input tokens and dollars are the providers' "
             "own `usage` (measured); tokens removed are the proxy's counts before sending "
-            "(label per row).",
+            "(label per row). A summary call (`--summarizer`) is its own model's row, "
+            "its usage measured.",
             "",
-            "| model | requests | compacted | tokens removed | count label | measured input "
-            "| measured cache read | measured output | measured $ |",
-            "|---|---:|---:|---:|---|---:|---:|---:|---:|",
+            "| model | requests | summary calls | compacted | tokens removed | count label "
+            "| measured input | measured cache read | measured output | measured $ |",
+            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
         ]
         for r in self.rows:
             lines.append(
-                f"| {r['model']} | {r['requests']} | {r['compacted']} | {r['tokens_removed']:,} "
+                f"| {r['model']} | {r['requests']} | {r['summary_calls']} | {r['compacted']} "
+                f"| {r['tokens_removed']:,} "
                 f"| {r['label']} | {r['measured_input']:,} | {r['measured_cache_read']:,} "
                 f"| {r['measured_output']:,} | {r['dollars']:.4f} |"
             )
@@ -132,13 +134,14 @@ def summarize(folder: Path) -> LedgerSummary:
     """Per-model totals of a ledger folder."""
     records = read_ledger(folder)
     rows: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        model = str(rec.get("model") or "?")
-        row = rows.setdefault(
+
+    def row_of(model: str) -> dict[str, Any]:
+        return rows.setdefault(
             model,
             {
                 "model": model,
                 "requests": 0,
+                "summary_calls": 0,
                 "compacted": 0,
                 "tokens_removed": 0,
                 "labels": set(),
@@ -148,6 +151,15 @@ def summarize(folder: Path) -> LedgerSummary:
                 "dollars": 0.0,
             },
         )
+
+    def add_usage(row: dict[str, Any], usage: dict[str, int], dollars: Any) -> None:
+        row["measured_input"] += usage.get("input", 0) + usage.get("cache_write", 0)
+        row["measured_cache_read"] += usage.get("cache_read", 0)
+        row["measured_output"] += usage.get("output", 0)
+        row["dollars"] += (dollars or {}).get("total") or 0.0
+
+    for rec in records:
+        row = row_of(str(rec.get("model") or "?"))
         row["requests"] += 1
         plan = rec.get("plan") or {}
         if plan.get("compacted"):
@@ -156,11 +168,12 @@ def summarize(folder: Path) -> LedgerSummary:
             after = (plan.get("tokens_after") or {}).get("tokens") or 0
             row["tokens_removed"] += max(before - after, 0)
             row["labels"].add((plan.get("tokens_before") or {}).get("label", "estimated"))
-        usage = rec.get("usage") or {}
-        row["measured_input"] += usage.get("input", 0) + usage.get("cache_write", 0)
-        row["measured_cache_read"] += usage.get("cache_read", 0)
-        row["measured_output"] += usage.get("output", 0)
-        row["dollars"] += (rec.get("dollars") or {}).get("total") or 0.0
+        add_usage(row, rec.get("usage") or {}, rec.get("dollars"))
+        summary = plan.get("summary")
+        if summary:
+            called = row_of(str(summary.get("model") or "?"))
+            called["summary_calls"] += 1
+            add_usage(called, summary.get("usage") or {}, summary.get("dollars"))
     out = []
     for row in rows.values():
         labels = row.pop("labels")

@@ -20,7 +20,10 @@ The window is the model's (``snapshot.profiles.context_window``), or a smaller
 maximum a provider has stated (:class:`~snapshot.proxy.recovery.Limits`); the
 counter carries the correction a provider's count taught. :meth:`Planner.recover`
 re-plans after a rejection to the stated limit less :data:`RECOVERY_MARGIN`,
-with the free rungs only.
+with the free rungs only. With ``--summarizer MODEL``, when the free rungs
+cannot reach the goal, the summary rung makes its own small request to that
+model (the prompt and the retained source text of the middle, never the body
+that overflowed), sent to the proxy's own upstream.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ class Plan:
     failure: str | None = None
     pages: int = 0
     reused_pass: bool = False
+    # The summary rung's own request (``--summarizer``): model, size and measured usage.
+    summary: dict[str, Any] | None = None
     conversation: Conversation | None = field(default=None, compare=False)
 
     def record(self) -> dict[str, Any]:
@@ -77,6 +82,7 @@ class Plan:
             "pages": self.pages,
             "fits": self.fits,
             "failure": self.failure,
+            "summary": self.summary,
         }
 
 
@@ -293,6 +299,7 @@ class Planner:
             fits=result.fits,
             failure=result.failure,
             pages=len(result.pages),
+            summary=_summary_record(result),
             conversation=conv,
         )
 
@@ -306,10 +313,20 @@ class Planner:
         # A summary only from its own small request (the retained text), never the overflow.
         from snapshot.ladder.summary import LiveSummarizer
 
-        summarizer = LiveSummarizer(self.summarizer, base_url=self.upstream or None)
+        summarizer = LiveSummarizer(self.summarizer, base_url=self._summarizer_url())
         return run_ladder(
             conv, target, budget, summarizer=summarizer, options=LadderOptions(rungs=RUNGS)
         )
+
+    def _summarizer_url(self) -> str | None:
+        """The proxy's upstream as the summarizer SDK's base URL (OpenAI's SDK wants ``/v1``)."""
+        if not self.upstream:
+            return None
+        assert self.summarizer is not None
+        claude = self.summarizer.startswith(("claude", "anthropic"))
+        if claude or self.upstream.endswith("/v1"):
+            return self.upstream
+        return self.upstream + "/v1"
 
     # -- recovery --------------------------------------------------------------------
 
@@ -322,7 +339,11 @@ class Planner:
         overflow: Overflow,
         sent: Plan,
     ) -> Plan:
-        """Learn from a rejection, then plan the client's body to the stated limit, free rungs only."""
+        """Learn from a rejection, then plan the client's body to the stated limit.
+
+        Free rungs only, unless a summarizer is configured: then a summary of the
+        retained source text when they cannot reach the limit.
+        """
         target = self.target(model)
         conv = sent.conversation or conversation_of(shape, body, key[0])
         if sent.changed or sent.counter == "bytes bound":
@@ -344,5 +365,23 @@ class Planner:
         limit = overflow.limit if overflow.limit is not None else int(estimate * PASS_FILL)
         goal = int(limit * (1 - RECOVERY_MARGIN))
         return self._new_pass(
-            shape, body, model, key, conv, tokens, goal, target, self.window(model), free_only=True
+            shape, body, model, key, conv, tokens, goal, target, self.window(model)
         )
+
+
+def _summary_record(result: LadderResult) -> dict[str, Any] | None:
+    """The summary rung's own request as the ledger writes it (None: no model call)."""
+    summary = result.summary
+    if summary is None or summary.source != "model":
+        return None
+    from snapshot.proxy.ledger import usage_dollars
+
+    model = summary.model or ""
+    return {
+        "model": model,
+        "request_chars": summary.input_chars,
+        "summary_chars": summary.output_chars,
+        "usage": summary.usage,
+        "usage_label": "measured" if summary.usage else None,
+        "dollars": usage_dollars(model, summary.usage),
+    }
