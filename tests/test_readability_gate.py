@@ -185,7 +185,8 @@ def test_the_weakest_reader_decides_on_both_texts() -> None:
 
 
 def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) -> None:
-    from snapshot.legibility.weakest import profile_readability, readability_line
+    from snapshot.cli.cost import readability_line
+    from snapshot.legibility.weakest import profile_readability
 
     cache = PointCache(tmp_path / "p.jsonl")
     page = (1536, 1568)  # gpt-6.1-sol's real page

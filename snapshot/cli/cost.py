@@ -254,10 +254,6 @@ def run_profiles(args: argparse.Namespace) -> int:
         evidence=args.evidence,
     )
     if args.json:
-        if args.model:  # the weakest OCR reader at its real page, from measured points
-            from snapshot.legibility.weakest import profile_readability
-
-            records[0]["readability"] = profile_readability(records[0]["model"])
         _emit(records[0] if args.model else records)
         return 0
     head = f"{'model':26} {'status':10} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  scheme"
@@ -299,8 +295,34 @@ def run_profiles(args: argparse.Namespace) -> int:
         )
         for e in records[0]["evidence"]:
             print(f"  evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
-        if records[0]["vision"]:
-            from snapshot.legibility.weakest import profile_readability, readability_line
-
-            print("  " + readability_line(profile_readability(records[0]["model"])))
+        if "readability" in records[0]:
+            print("  " + readability_line(records[0]["readability"]))
     return 0
+
+
+def readability_line(r: dict[str, object]) -> str:
+    """One line for ``snapshot profiles --model M``.
+
+    >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
+    'readability (OCR, whole page): x not measured at this page'
+    """
+    if not r.get("measured"):
+        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
+
+    def fig(key: str) -> str:
+        v = r.get(key)
+        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
+
+    better = r.get("better_ocr_layout")
+    tail = (
+        f"; every reader measured on both reads {better['layout']} better at this page "  # type: ignore[index]
+        f"({better['density_vs_default']:.2f}× the density; OCR evidence only)"  # type: ignore[index]
+        if better
+        else ""
+    )
+    return (
+        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
+        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
+        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
+        f"{fig('weakest_resampled_chars')}; {r['verdict']}{tail}"
+    )

@@ -387,34 +387,6 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] 
     return best
 
 
-def readability_line(r: dict[str, object]) -> str:
-    """One line for ``snapshot profiles --model M``.
-
-    >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
-    'readability (OCR, whole page): x not measured at this page'
-    """
-    if not r.get("measured"):
-        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
-
-    def fig(key: str) -> str:
-        v = r.get(key)
-        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
-
-    better = r.get("better_ocr_layout")
-    tail = (
-        f"; every reader measured on both reads {better['layout']} better at this page "  # type: ignore[index]
-        f"({better['density_vs_default']:.2f}× the density; OCR evidence only)"  # type: ignore[index]
-        if better
-        else ""
-    )
-    return (
-        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
-        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
-        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
-        f"{fig('weakest_resampled_chars')}; {r['verdict']}{tail}"
-    )
-
-
 __all__ = [
     "JITTER",
     "PROFILE_MODELS",
@@ -426,7 +398,6 @@ __all__ = [
     "jittered",
     "profile_pages",
     "profile_readability",
-    "readability_line",
     "real_page_plan",
     "stability",
     "stability_table",

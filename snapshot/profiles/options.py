@@ -131,7 +131,12 @@ def profile_records(
         profile = resolve_profile(
             model, profiles_file=profiles_file, fallback=fallback, detail=detail, evidence=evidence
         )
-        return [profile.as_dict()]
+        record = profile.as_dict()
+        if record["vision"]:  # the weakest OCR reader at its real page, from measured points
+            from snapshot.legibility.weakest import profile_readability
+
+            record["readability"] = profile_readability(record["model"])
+        return [record]
     if profiles_file:
         return [p.as_dict() for p in load_profiles(profiles_file).values()]
     return [

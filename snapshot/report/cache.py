@@ -126,7 +126,7 @@ class ResultCache:
 
         data = self.get_json(key)
         try:
-            rows = [Row(**r) for r in data["rows"]]
+            rows = [Row.from_json(r) for r in data["rows"]]
             stats = SourceStats(**data["stats"]) if data["stats"] is not None else None
             result: Result = (rows, stats, data["error"], data["infos"])
         except (TypeError, KeyError):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from snapshot.billing.prices import Price
@@ -182,6 +182,11 @@ class Row:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "elided_share": self.elided_share}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Row:
+        """The row :meth:`to_json` wrote (its derived figures, such as ``elided_share``, left out)."""
+        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
 
 def source_seed(source_id: str, settings: Settings) -> int:
