@@ -11,14 +11,11 @@ modest (``max_examples``), each case stopped by an alarm if it hangs.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
+from fuzz_inputs import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -170,22 +167,8 @@ def _commands(arena: dict[str, str]) -> st.SearchStrategy[list[str]]:
     )
 
 
-@contextlib.contextmanager
-def _bounded(seconds: int) -> Iterator[None]:
-    def hang(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"case ran longer than {seconds} s: a hang")
-
-    old = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
-    with _bounded(CASE_LIMIT_S):
+    with bounded(CASE_LIMIT_S):
         code = cli.main(argv)
     out, err = capsys.readouterr()
     assert "Traceback" not in err and "Traceback" not in out, (argv, err)

@@ -16,14 +16,13 @@ alarm and reported as a hang (a bound, not a timing assertion).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzz_inputs import bounded
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -213,20 +212,6 @@ def _mutate(doc: Any, data: st.DataObject) -> Any:
 # --- the property -------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def _bounded(seconds: int) -> Iterator[None]:
-    def hang(signum: int, frame: Any) -> None:
-        raise TimeoutError(f"case ran longer than {seconds} s: a hang")
-
-    old = signal.signal(signal.SIGALRM, hang)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def _write(path: Path, kind: str, doc: Any) -> None:
     # Surrogates written as \ud83d escapes, the way JavaScript agents write them.
     if kind == "jsonl" and isinstance(doc, list):
@@ -282,7 +267,7 @@ def test_mutated_records_import_or_fail_clearly(
     mutated = _mutate(doc, data)
     path = tmp_path_factory.mktemp("fuzz") / f"case.{kind}"
     _write(path, kind, mutated)
-    with _bounded(CASE_LIMIT_S):
+    with bounded(CASE_LIMIT_S):
         _check_usable(path, fmt)  # forced format
         _check_usable(path, None)  # detection
 
