@@ -489,3 +489,21 @@ def _error(provider: str, status: int, message: str) -> dict[str, Any]:
     if provider == "gemini":
         return {"error": {"code": status, "message": message, "status": "INVALID_ARGUMENT"}}
     return {"error": {"message": message, "type": "invalid_request_error", "code": None}}
+
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def loopback_only(monkeypatch: Any) -> None:
+    """Fail any socket connection that is not to loopback (where the fake server is)."""
+    import socket
+
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in LOOPBACK:
+            raise AssertionError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)

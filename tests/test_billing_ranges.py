@@ -10,12 +10,11 @@ from __future__ import annotations
 import io
 import json
 import math
-import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_provider import FakeProvider, Recorded
+from fake_provider import FakeProvider, Recorded, loopback_only
 
 import snapshot.cli as cli
 from snapshot.billing import providers
@@ -139,19 +138,7 @@ def test_report_rows_at_both_ends() -> None:
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in (
-            "127.0.0.1",
-            "::1",
-            "localhost",
-        ):
-            raise AssertionError(f"test tried to reach the network: {address!r}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
+    loopback_only(monkeypatch)
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
 

@@ -11,14 +11,13 @@ import functools
 import io
 import json
 import logging
-import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_provider import FakeProvider
+from fake_provider import FakeProvider, loopback_only
 
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility import live, probes, records
@@ -55,19 +54,7 @@ SDKS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google.genai"}
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fail any connection that is not to the loopback fake server."""
-    real_connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in (
-            "127.0.0.1",
-            "::1",
-            "localhost",
-        ):
-            raise AssertionError(f"test tried to reach the network: {address!r}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
+    loopback_only(monkeypatch)
 
 
 @pytest.fixture(autouse=True)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_provider import FakeProvider, Recorded
+from fake_provider import FakeProvider, Recorded, loopback_only
 
 from snapshot.errors import InputError
 from snapshot.report import needle_probe
@@ -33,19 +32,7 @@ MODEL = "claude-sonnet-4-5"  # a report default profile: the probe reads the rep
 
 @pytest.fixture(autouse=True)
 def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in (
-            "127.0.0.1",
-            "::1",
-            "localhost",
-        ):
-            raise AssertionError(f"test tried to reach the network: {address!r}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", guarded)
+    loopback_only(monkeypatch)
     for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
