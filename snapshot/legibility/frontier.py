@@ -859,7 +859,10 @@ def _report_lines(
 #: The project's dense frontier layout: the densest layout of the committed frontier run
 #: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
 #: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
-DENSE_LAYOUT = Layout("snap5x9", shade="gray")
+#: Its face is snap5x9v2 (snap5x9 with ``/ \ S`` redrawn): on held-out corpus text at
+#: Gemini's 1568x728 page every reader measured read it at least as well, the weakest on
+#: hard tokens (Tesseract) 86/184 exact against 54 (reports/face.md, issue 25 item 5).
+DENSE_LAYOUT = Layout("snap5x9v2", shade="gray")
 
 
 def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
@@ -869,7 +872,7 @@ def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
     >>> from snapshot.glyphs import load_font
     >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
     >>> g.font.name, g.shade, g.size
-    ('snap5x9', 'gray', (1568, 728))
+    ('snap5x9v2', 'gray', (1568, 728))
     """
     from snapshot.geometry import Geometry
     from snapshot.glyphs import load_font
