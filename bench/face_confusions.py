@@ -242,19 +242,21 @@ def report(records: Sequence[dict[str, Any]]) -> str:
     by = {_key(r): r for r in records}
     out += [
         "",
-        "### Weakest reader per variant (lowest character accuracy among the readers run)",
+        "### Weakest reader per variant and page (among the readers run on it)",
         "",
-        "| variant | text | page | weakest reader | chars | exact hard tokens | readers |",
-        "|---|---|---|---|---|---|---|",
+        "| variant | text | page | readers | weakest chars | weakest exact hard tokens |",
+        "|---|---|---|---|---|---|",
     ]
     groups: dict[tuple[str, str, str, int], list[dict[str, Any]]] = {}
     for r in records:
         groups.setdefault((r["variant"], r["text"], _page(r), r["pages"]), []).append(r)
     for (variant, text, page, _), rs in groups.items():
-        w = min(rs, key=lambda r: r["char_accuracy"])
+        c = min(rs, key=lambda r: r["char_accuracy"])
+        h = min(rs, key=lambda r: r["hard_tokens_exact"] / max(1, r["hard_tokens"]))
         out.append(
-            f"| {variant} | {text} | {page} | {w['reader']['name']} | {w['char_accuracy']:.4f} "
-            f"| {w['hard_tokens_exact']}/{w['hard_tokens']} | {len(rs)} |"
+            f"| {variant} | {text} | {page} | {', '.join(r['reader']['name'] for r in rs)} "
+            f"| {c['char_accuracy']:.4f} ({c['reader']['name']}) "
+            f"| {h['hard_tokens_exact']}/{h['hard_tokens']} ({h['reader']['name']}) |"
         )
     out += [
         "",
