@@ -1,0 +1,133 @@
+"""The SDKs' request types as data (``type_tree``) give the SDK types' own verdicts.
+
+On real bodies (every format sample of ``../shared/corpus/formats`` exported to
+each SDK-checked shape) and on seeded breakages of them (a key dropped, an unknown
+key, a wrong type tag, a wrong scalar), the data's problems equal
+``sdk_types.check_value``'s problem for problem. The data must also be the one the
+installed SDKs compile to today.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snapshot.transcript.validate import sdk_types, type_tree
+
+REPO = Path(__file__).resolve().parents[1]
+_ENV = os.environ.get("SNAPSHOT_CORPUS")
+CORPUS = Path(_ENV) if _ENV else REPO.parent / "shared" / "corpus"
+SHAPES = tuple(sdk_types.REQUEST_TYPES)
+#: Format samples whose exports are checked (small: a few seconds for all of them).
+SAMPLES = 12
+
+
+def _tree() -> type_tree.Tree:
+    tree = type_tree.load()
+    assert tree is not None, f"{type_tree.DATA} is missing"
+    if any(type_tree.current(shape) is None for shape in SHAPES):
+        pytest.skip(
+            f"the installed SDKs ({type_tree.sdk_versions()}) are not the ones the data was "
+            f"written from ({tree['versions']}): run python -m snapshot.transcript.validate.type_tree"
+        )
+    return tree
+
+
+def test_the_data_is_what_the_installed_sdks_compile_to() -> None:
+    tree = _tree()
+    assert json.loads(json.dumps(type_tree.build())) == tree
+
+
+def _bodies() -> list[tuple[str, str, Any]]:
+    from snapshot.errors import SnapshotError
+    from snapshot.transcript.export import export
+    from snapshot.transcript.formats import import_path
+    from snapshot.transcript.validate.corpus import corpus_files
+
+    if not (CORPUS / "formats" / "MANIFEST.json").is_file():
+        pytest.skip(f"corpus not found at {CORPUS}: set SNAPSHOT_CORPUS")
+    files = [f for f in corpus_files(CORPUS) if "formats" in f.path.parts][:SAMPLES]
+    out = []
+    for entry in files:
+        try:
+            convs = import_path(entry.path)
+        except SnapshotError:
+            continue
+        for conv in convs[:1]:
+            for shape in SHAPES:
+                try:
+                    out.append((f"{entry.path.name} {shape}", shape, export(conv, shape).body))
+                except SnapshotError:
+                    continue
+    assert out, "no format sample exported"
+    return out
+
+
+def _places(body: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every JSON path in ``body`` (objects' keys and arrays' items)."""
+    out = [path]
+    items = (
+        body.items()
+        if isinstance(body, dict)
+        else enumerate(body)
+        if isinstance(body, list)
+        else ()
+    )
+    for key, value in items:
+        out += _places(value, (*path, key))
+    return out
+
+
+def _broken(body: Any, rng: random.Random) -> Any:
+    """``body`` with one seeded breakage at a random place."""
+    body = copy.deepcopy(body)
+    place = rng.choice(_places(body)[1:] or [()])
+    parent: Any = body
+    for key in place[:-1]:
+        parent = parent[key]
+    if not place:
+        return {**body, "no_such_field": 1}
+    key = place[-1]
+    kind = rng.randrange(6)
+    if kind == 0 and isinstance(parent, dict):
+        del parent[key]
+    elif kind == 1 and isinstance(parent[key], dict):
+        parent[key]["no_such_field"] = "x"
+    elif kind == 2 and isinstance(parent[key], dict):
+        parent[key]["type"] = "no_such_type"
+    elif kind == 3:
+        parent[key] = 7
+    elif kind == 4:
+        parent[key] = None
+    else:
+        parent[key] = [parent[key]]
+    return body
+
+
+def test_the_data_and_the_sdk_types_find_the_same_problems() -> None:
+    tree = _tree()
+    rng = random.Random(29)
+    checked = broken = 0
+    for label, shape, body in _bodies():
+        sdk = sdk_types._request_type(shape)
+        cases = [body] + [_broken(body, rng) for _ in range(8)]
+        for case in cases:
+            want = sdk_types.check_value(case, sdk, ())
+            assert type_tree.check(case, tree, shape) == want, label
+            checked += 1
+            broken += bool(want)
+    assert broken > 0 and checked > broken  # both verdicts were met
+
+
+def test_validate_sdk_reports_the_sdk_types_problems(monkeypatch: pytest.MonkeyPatch) -> None:
+    _tree()
+    body = {"model": "m", "max_tokens": "many", "messages": [{"role": "bot", "content": "x"}]}
+    with_data = sdk_types.validate_sdk(body, "anthropic")
+    monkeypatch.setattr(type_tree, "current", lambda shape: None)
+    assert with_data == sdk_types.validate_sdk(body, "anthropic") != []
