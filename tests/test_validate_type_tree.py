@@ -25,7 +25,7 @@ _ENV = os.environ.get("SNAPSHOT_CORPUS")
 CORPUS = Path(_ENV) if _ENV else REPO.parent / "shared" / "corpus"
 SHAPES = tuple(sdk_types.REQUEST_TYPES)
 #: Format samples whose exports are checked (small: a few seconds for all of them).
-SAMPLES = 12
+SAMPLES = 8
 
 
 def _tree() -> type_tree.Tree:
@@ -39,9 +39,33 @@ def _tree() -> type_tree.Tree:
     return tree
 
 
+def _unordered(node: Any) -> Any:
+    """The tree with each literal's values sorted: ``typing`` caches ``Literal["a", "b"]``
+    and ``Literal["b", "a"]`` as one object, in whichever order a module made it first."""
+    if isinstance(node, dict):
+        out = {k: _unordered(v) for k, v in node.items()}
+        if out.get("k") == "lit":
+            out["v"] = sorted(out["v"], key=repr)
+        return out
+    if isinstance(node, list):
+        return [_unordered(v) for v in node]
+    return node
+
+
+def _messages(problems: list[Any]) -> list[tuple[str, str]]:
+    """(where, message) with a literal list's order left out (see :func:`_unordered`)."""
+    out = []
+    for p in problems:
+        head, sep, tail = p.message.partition(" is not one of [")
+        if sep:
+            tail = "[" + ", ".join(sorted(tail.rstrip("]").split(", "))) + "]"
+        out.append((p.where, head + sep + tail))
+    return out
+
+
 def test_the_data_is_what_the_installed_sdks_compile_to() -> None:
     tree = _tree()
-    assert json.loads(json.dumps(type_tree.build())) == tree
+    assert _unordered(json.loads(json.dumps(type_tree.build()))) == _unordered(tree)
 
 
 def _bodies() -> list[tuple[str, str, Any]]:
@@ -116,10 +140,10 @@ def test_the_data_and_the_sdk_types_find_the_same_problems() -> None:
     checked = broken = 0
     for label, shape, body in _bodies():
         sdk = sdk_types._request_type(shape)
-        cases = [body] + [_broken(body, rng) for _ in range(8)]
+        cases = [body] + [_broken(body, rng) for _ in range(6)]
         for case in cases:
             want = sdk_types.check_value(case, sdk, ())
-            assert type_tree.check(case, tree, shape) == want, label
+            assert _messages(type_tree.check(case, tree, shape)) == _messages(want), label
             checked += 1
             broken += bool(want)
     assert broken > 0 and checked > broken  # both verdicts were met
