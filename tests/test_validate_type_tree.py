@@ -9,7 +9,6 @@ installed SDKs compile to today.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import random
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from body_mutations import broken as break_body
 
 from snapshot.transcript.validate import sdk_types, type_tree
 
@@ -93,54 +93,13 @@ def _bodies() -> list[tuple[str, str, Any]]:
     return out
 
 
-def _places(body: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Every JSON path in ``body`` (objects' keys and arrays' items)."""
-    out = [path]
-    items = (
-        body.items()
-        if isinstance(body, dict)
-        else enumerate(body)
-        if isinstance(body, list)
-        else ()
-    )
-    for key, value in items:
-        out += _places(value, (*path, key))
-    return out
-
-
-def _broken(body: Any, rng: random.Random) -> Any:
-    """``body`` with one seeded breakage at a random place."""
-    body = copy.deepcopy(body)
-    place = rng.choice(_places(body)[1:] or [()])
-    parent: Any = body
-    for key in place[:-1]:
-        parent = parent[key]
-    if not place:
-        return {**body, "no_such_field": 1}
-    key = place[-1]
-    kind = rng.randrange(6)
-    if kind == 0 and isinstance(parent, dict):
-        del parent[key]
-    elif kind == 1 and isinstance(parent[key], dict):
-        parent[key]["no_such_field"] = "x"
-    elif kind == 2 and isinstance(parent[key], dict):
-        parent[key]["type"] = "no_such_type"
-    elif kind == 3:
-        parent[key] = 7
-    elif kind == 4:
-        parent[key] = None
-    else:
-        parent[key] = [parent[key]]
-    return body
-
-
 def test_the_data_and_the_sdk_types_find_the_same_problems() -> None:
     tree = _tree()
     rng = random.Random(29)
     checked = broken = 0
     for label, shape, body in _bodies():
         sdk = sdk_types._request_type(shape)
-        cases = [body] + [_broken(body, rng) for _ in range(6)]
+        cases = [body] + [break_body(body, rng) for _ in range(6)]
         for case in cases:
             want = sdk_types.check_value(case, sdk, ())
             assert _messages(type_tree.check(case, tree, shape)) == _messages(want), label
