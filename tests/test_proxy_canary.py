@@ -23,7 +23,7 @@ pytest.importorskip("anthropic")
 
 from fake_upstream import FakeUpstream
 from ladder_helpers import REPRO, needs_repro
-from test_proxy_sdk import CLAUDE, KEY, Running
+from test_proxy_sdk import CLAUDE, GPT, KEY, Running
 
 from snapshot.errors import InputError
 from snapshot.proxy.canary import client_key, cut_region, pick
@@ -74,14 +74,19 @@ def _wait_for(path: Path, seconds: float = 300.0) -> None:
         time.sleep(0.1)
 
 
-def _run(tmp: Path, rate: float) -> dict[str, Any]:
+def _run(tmp: Path, rate: float, api: str = "anthropic") -> dict[str, Any]:
     """One compacting request through the proxy; what the client, upstream and files saw."""
     with FakeUpstream(ocr=OCR) as fake:
         # Three rows, not the default eight: the stand-in's OCR is the slow part. Not two:
         # PP-OCRv6 drops one row of a 48 px high crop (0.47-0.49 characters, measured here).
         r = Running(fake, tmp, window=8000, canary=rate, canary_rows=3)
         try:
-            reply = r.anthropic().messages.create(model=CLAUDE, max_tokens=50, messages=_messages())
+            if api == "anthropic":
+                reply = r.anthropic().messages.create(
+                    model=CLAUDE, max_tokens=50, messages=_messages()
+                )
+            else:
+                reply = r.openai().responses.create(model=GPT, input=_messages())
             if rate > 0:
                 _wait_for(r.ledger_dir / "evidence.jsonl")
                 r.ledger(2)
@@ -163,6 +168,24 @@ def test_canary_at_rate_one_records_a_real_reading_and_rate_zero_none(
     assert main(["profiles", "--evidence", str(loud["ledger_dir"] / "evidence.jsonl")]) == 0
     out = capsys.readouterr().out
     assert "read by offline stand-in: ppocrv6-small" in out and "[offline stand-in" in out
+
+
+@needs_repro
+@pytest.mark.slow
+def test_an_openai_responses_canary_speaks_responses(tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    why = _ocr_available()
+    if why:
+        pytest.skip(f"the offline stand-in's reader is not installed: {why}")
+    run = _run(tmp_path, 1.0, api="openai-responses")
+    assert run["reply"]["output"][0]["content"][0]["text"] == "ok, noted."
+    client, canary = run["accepted"]
+    assert client.path == canary.path == "/v1/responses" and canary.body["model"] == GPT
+    assert '"input_image"' in canary.raw.decode() and not run["problems"]
+    [rec] = run["evidence"]
+    assert rec["api"] == "openai-responses" and rec["provider"] == "openai"
+    assert rec["image_options"]["detail"] and 0.9 <= rec["char_accuracy"] <= 1.0
+    assert rec["reader"].startswith("offline stand-in") and rec["usage"]["input"] == canary.tokens
 
 
 # -- the draw and the region ---------------------------------------------------------
@@ -292,6 +315,17 @@ def test_a_bad_evidence_file_is_one_line_naming_it(
     assert main(["profiles", "--evidence", str(bad)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and str(bad) in err[0] and problem in err[0]
+
+
+def test_a_missing_evidence_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshot.cli import main
+
+    missing = tmp_path / "nope.jsonl"
+    assert main(["profiles", "--evidence", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(missing) in err[0] and "cannot read" in err[0]
 
 
 def test_a_field_of_the_wrong_type_names_the_line(tmp_path: Path) -> None:

@@ -253,7 +253,8 @@ def run_model_evidence(args: argparse.Namespace) -> int:
 
 
 def run_profiles(args: argparse.Namespace) -> int:
-    if Path(args.evidence).is_file():  # a canary evidence file, not a probe-record folder
+    evidence = Path(args.evidence)
+    if evidence.is_file() or evidence.suffix == ".jsonl":  # canary records, not probe records
         return run_model_evidence(args)
     from snapshot.profiles.options import profile_records
 
