@@ -7,6 +7,12 @@ The public surface is small and loaded lazily, so ``import snapshot`` is cheap::
     >>> pages = snapshot.render("hello, world", snapshot.Geometry(font, cols=80, rows=10))
     >>> snapshot.read(pages[0].pixels, font).splitlines()[-1]
     'hello, world'
+
+``__version__`` is the installed distribution's version::
+
+    >>> from importlib.metadata import version
+    >>> snapshot.__version__ == version("snapshot")
+    True
 """
 
 from __future__ import annotations

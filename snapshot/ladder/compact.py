@@ -87,6 +87,25 @@ class CompactOptions:
 
 @dataclass(frozen=True)
 class CompactOutcome:
+    """What :func:`compact` made: the reader, the ladder's result and the request body.
+
+    ``api`` is the request's shape (``anthropic``, ``openai``, ``openai-responses``,
+    ``gemini``); ``notes`` are what the exporter and the image budgets said;
+    ``checked_by`` names the simulated provider that checked it, if any;
+    :meth:`record` is ``record.json`` and :meth:`write` writes the pages, the
+    request and the record into a folder.
+
+    >>> from importlib import resources
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> out = compact(conv, "claude-opus-5", 4000)
+    >>> out.api, out.result.fits, out.body["messages"][0]["role"]
+    ('anthropic', True, 'user')
+    >>> out.record("request.json", [])["rungs_taken"]
+    ['elide', 'snapshot']
+    """
+
     target: Target
     result: LadderResult
     api: str

@@ -42,6 +42,26 @@ class LadderOptions:
 
 @dataclass(frozen=True)
 class LadderResult:
+    """What :func:`run_ladder` did: the conversation after it, each rung's record, the tokens.
+
+    ``steps`` holds one :class:`~snapshot.ladder.record.RungRecord` per rung
+    tried (``rungs_taken``: those that changed something); ``fits`` says the
+    budget was met and nothing refused it; ``failure`` says why not; ``summary``
+    and ``model_calls`` are the summary rung's; ``pages`` the snapshot rung's.
+
+    >>> from importlib import resources
+    >>> from pathlib import Path
+    >>> from snapshot.ladder.target import target_for
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> result = run_ladder(conv, target_for("claude-opus-5"), 4000)
+    >>> result.fits, result.rungs_taken, result.tokens_after <= result.budget < result.tokens_before
+    (True, ('elide', 'snapshot'), True)
+    >>> len(result.pages) > 0
+    True
+    """
+
     conversation: Conversation
     steps: tuple[RungRecord, ...]
     tokens_before: int
