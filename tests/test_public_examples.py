@@ -24,7 +24,7 @@ def _is_plain_value(value: object) -> bool:
 
 def _collected_examples(value: object) -> list[doctest.Example]:
     """The examples ``--doctest-modules`` collects from ``value``'s own docstring."""
-    module = importlib.import_module(value.__module__)  # type: ignore[attr-defined]
+    module = importlib.import_module(value.__module__)
     name = f"{module.__name__}.{value.__qualname__}"  # type: ignore[attr-defined]
     tests = doctest.DocTestFinder(recurse=True).find(module)
     return [e for t in tests if t.name == name for e in t.examples]
@@ -41,7 +41,7 @@ def missing_example(name: str, value: object) -> str | None:
     if ">>>" not in own:
         return f"snapshot.{name} needs a docstring with a worked (>>>) example"
     if not _collected_examples(value):
-        where = value.__module__  # type: ignore[attr-defined]
+        where = value.__module__
         return f"snapshot.{name}: its example is not collected by --doctest-modules in {where}"
     return None
 
