@@ -79,7 +79,7 @@ class CompactOptions:
     profiles_file: str | Path | None = None
     keep_turns: int = 2
     factsheet_chars: int = 0
-    summarizer: str | Summarizer | None = "none"
+    summarizer: str | Summarizer = "none"
     openai_api: str = "chat"
     provider_limit: int | None = None
     check: bool = False
@@ -264,19 +264,19 @@ def compact(
     budget: int | None = None,
     options: CompactOptions | None = None,
 ) -> CompactOutcome:
-    """Compact ``conv`` for ``model`` to ``budget`` tokens (or ``options.window_share`` of its window).
+    """Compact ``conv`` for ``model`` to ``budget`` tokens (or a share of its context window).
 
     A request never carries a summary without text: offline (no summarizer, or
     a summarizer that only models its size) the ladder stops at the free rungs
     and the result says "not met" when they cannot fit. ``options``: see
-    :class:`CompactOptions` (default: its defaults).
+    :class:`CompactOptions` (default: its defaults; ``window_share`` in place of ``budget``).
     """
     from snapshot.ladder.summary import summarizer_for
     from snapshot.profiles.options import resolve_profile
     from snapshot.transcript.export import export
 
     opts = CompactOptions() if options is None else options
-    summarizer = (
+    summarizer: Summarizer | None = (
         summarizer_for(opts.summarizer, conv)
         if isinstance(opts.summarizer, str)
         else opts.summarizer

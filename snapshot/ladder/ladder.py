@@ -32,6 +32,18 @@ RUNGS = (*FREE_RUNGS, "summary")
 
 @dataclass(frozen=True)
 class LadderOptions:
+    """How :func:`run_ladder` climbs, besides the reader and the budget.
+
+    ``keep_turns``: recent turns every rung keeps verbatim; ``elide_keep_steps``
+    and ``elide_min_chars``: elide keeps the results of the last that many
+    assistant steps and leaves shorter results alone; ``sheets``: the snapshot
+    rung's :class:`~snapshot.ladder.sheets.SheetOptions`; ``rungs``: the rungs
+    tried, in order (:data:`FREE_RUNGS` for a request sent as it is).
+
+    >>> LadderOptions(rungs=FREE_RUNGS).rungs, LadderOptions().keep_turns
+    (('elide', 'drop_images', 'snapshot'), 2)
+    """
+
     keep_turns: int = 2
     # Elide keeps the results of the last this many assistant steps (its unit of "recent").
     elide_keep_steps: int = 2
