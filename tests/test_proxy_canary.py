@@ -188,6 +188,24 @@ def test_an_openai_responses_canary_speaks_responses(tmp_path: Path) -> None:
     assert rec["reader"].startswith("offline stand-in") and rec["usage"]["input"] == canary.tokens
 
 
+@needs_repro
+def test_a_failed_canary_is_one_log_line_and_a_ledger_line(tmp_path: Path) -> None:
+    # The provider refuses the canary (429 after one request): the client never notices.
+    with FakeUpstream(max_requests=1) as fake:
+        r = Running(fake, tmp_path, window=8000, canary=1.0, canary_rows=3)
+        try:
+            reply = r.anthropic().messages.create(model=CLAUDE, max_tokens=50, messages=_messages())
+            turn, failed = r.ledger(2)
+        finally:
+            r.server.stop()
+    assert reply.content[0].text == "ok, noted." and turn["status"] == 200
+    assert failed["kind"] == "canary" and failed["status"] == "failed" and failed["usage"] is None
+    assert not (r.ledger_dir / "evidence.jsonl").exists()
+    [line] = [x for x in r.logs if "canary" in x]
+    assert line.startswith(f"{CLAUDE}: canary failed (LiveError)") and "\n" not in line
+    assert KEY not in line and KEY not in json.dumps([turn, failed])
+
+
 # -- the draw and the region ---------------------------------------------------------
 
 
