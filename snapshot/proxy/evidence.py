@@ -188,7 +188,7 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
         "a band of a page just sent, transcribed by the model; Wilson 95 % lower bounds, "
         "each character and hard token one trial (pooled over regions)",
         f"{'model':24} {'layout':36} {'c/kpx':>6} {'n':>4} {'chars':>7} {'acc':>6} "
-        f"{'lower':>6} {'tokens':>6} {'exact':>6} {'lower':>6} {'$':>8}  verdict",
+        f"{'lower':>6} {'tokens':>6} {'t.acc':>6} {'lower':>6} {'$':>8}  verdict",
     ]
     reader = None
     for g in groups:
@@ -212,8 +212,8 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
         label = " [offline stand-in, not a model]" if r.startswith(STAND_IN) else ""
         lines.append(f"densest layout {m} reads (by {r}){label}: {pick}")
     lines.append(
-        f"bar: lower bound ≥ {goal.char_accuracy} characters and ≥ {goal.hard_tokens} exact "
-        "hard tokens (the weakest-reader bar)"
+        f"bar: lower bound ≥ {goal.char_accuracy:.2f} characters and ≥ {goal.hard_tokens:.2f} "
+        "exact hard tokens (the weakest-reader bar); c/kpx = characters per 1000 px²"
     )
     return lines
 
