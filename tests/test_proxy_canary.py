@@ -87,6 +87,8 @@ def _run(tmp: Path, rate: float, api: str = "anthropic") -> dict[str, Any]:
                 )
             else:
                 reply = r.openai().responses.create(model=GPT, input=_messages())
+            # The reply came back before the canary (an SDK call and an OCR read) could end.
+            early = (r.ledger_dir / "evidence.jsonl").exists()
             if rate > 0:
                 _wait_for(r.ledger_dir / "evidence.jsonl")
                 r.ledger(2)
@@ -104,6 +106,7 @@ def _run(tmp: Path, rate: float, api: str = "anthropic") -> dict[str, Any]:
         "logs": list(r.logs),
         "files": [f for d in (r.ledger_dir, r.store_dir) if d.exists() for f in d.rglob("*")],
         "ledger_dir": r.ledger_dir,
+        "evidence_before_reply": early,
     }
 
 
@@ -120,6 +123,7 @@ def test_canary_at_rate_one_records_a_real_reading_and_rate_zero_none(
 
     # The client's reply and the compacted request it made are the same either way.
     assert quiet["reply"] == loud["reply"] and loud["reply"]["content"][0]["text"] == "ok, noted."
+    assert not loud["evidence_before_reply"]
     assert len(quiet["accepted"]) == 1 and len(loud["accepted"]) == 2
     client, canary = loud["accepted"]
     assert client.raw == quiet["accepted"][0].raw

@@ -12,8 +12,8 @@ the evidence file (:mod:`snapshot.proxy.evidence`), one to the ledger (kind
 ``canary``, the call's measured usage and dollars).
 
 It runs in the background on its own small thread pool, never before the
-client's reply and never changing it; at most :data:`MAX_PENDING` wait, the
-rest are skipped. A failure is one log line. The call uses the key the client
+client's reply and never changing it; at most :data:`MAX_PENDING` are in
+flight, the rest are skipped. A failure is one log line. The call uses the key the client
 sent with the request (else the provider's key from the environment); the key
 goes to the SDK only, never to the evidence, the ledger or the log.
 
@@ -168,7 +168,7 @@ class Canary:
         if bits is None:
             return
         if len(self._tasks) >= MAX_PENDING:
-            self.log(f"{model}: canary skipped ({MAX_PENDING} already waiting)")
+            self.log(f"{model}: canary skipped ({MAX_PENDING} already in flight)")
             return
         key = client_key(headers, query)
         loop = asyncio.get_running_loop()
