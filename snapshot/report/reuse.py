@@ -7,11 +7,11 @@ or measuring again (:mod:`snapshot.report.cache` keeps the conversations' result
 Without a cache folder every output is made as before.
 
 >>> import tempfile
->>> folder = Path(tempfile.mkdtemp())
+>>> cache, one, two = (Path(tempfile.mkdtemp()) for _ in range(3))
 >>> def draw(path):
 ...     path.write_text("drawn"); return path
->>> kept = cached_file(folder / "cache", ["the numbers"], folder / "a.png", draw)
->>> again = cached_file(folder / "cache", ["the numbers"], folder / "b.png", print)
+>>> made = cached_file(cache, ["the numbers"], one / "fig.png", draw)
+>>> again = cached_file(cache, ["the numbers"], two / "fig.png", print)  # not drawn: copied
 >>> again.read_text()
 'drawn'
 """
