@@ -25,7 +25,6 @@ from __future__ import annotations
 import base64
 import binascii
 import enum
-import json
 import math
 import re
 import types
@@ -175,10 +174,10 @@ def build() -> Tree:
 
 
 def write(path: Path = DATA) -> Path:
-    """Compile the installed types into ``path`` (sorted, stable JSON)."""
-    text = json.dumps(build(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    path.write_text(text + "\n", encoding="utf-8")
-    return path
+    """Compile the installed types into ``path``."""
+    from snapshot.transcript.validate.type_tree import save
+
+    return save(build(), path)
 
 
 # --- checking ----------------------------------------------------------------------------
@@ -187,9 +186,10 @@ def write(path: Path = DATA) -> Path:
 @cache
 def current() -> Tree | None:
     """The compiled types when they were written from the installed versions, else None."""
-    try:
-        tree: Tree = json.loads(DATA.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    from snapshot.transcript.validate.type_tree import load
+
+    tree = load(DATA)
+    if tree is None:
         return None
     installed = versions()
     if None in installed.values() or tree.get("versions") != installed:

@@ -128,11 +128,16 @@ def build() -> Tree:
     return {**compile_tree(roots), "versions": sdk_versions()}
 
 
-def write(path: Path = DATA) -> Path:
-    """Compile the installed SDKs' request types into ``path`` (sorted, stable JSON)."""
-    text = json.dumps(build(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def save(tree: Tree, path: Path) -> Path:
+    """Write compiled types to ``path`` as sorted, stable JSON (one line)."""
+    text = json.dumps(tree, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     path.write_text(text + "\n", encoding="utf-8")
     return path
+
+
+def write(path: Path = DATA) -> Path:
+    """Compile the installed SDKs' request types into ``path``."""
+    return save(build(), path)
 
 
 # --- checking: a body against the data ---------------------------------------------------
