@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -285,7 +286,9 @@ def test_a_full_disk_leaves_no_page_behind(capsys, tmp_path: Path, monkeypatch) 
     )
     line = _one_error_line(err)
     assert code == 2 and "No space left on device" in line and "page-003.png" in line
-    assert "removed the 2 page(s) written before it" in line
+    # pages are written on two threads: the ones around page 3 may be done too
+    removed = re.search(r"removed the (\d+) page\(s\) this run wrote", line)
+    assert removed is not None and 2 <= int(removed[1]) <= 2 + pagefiles.WRITES_AHEAD
     assert list(out.iterdir()) == []
 
 
