@@ -26,7 +26,7 @@ import numpy as np
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
-from snapshot.parallel import check_workers, ordered_map
+from snapshot.parallel import check_workers, ordered_map, prefetch
 from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
 from snapshot.text import (
     LAYOUT_PIECE,
@@ -344,7 +344,8 @@ class PageStream:
                 yield text[start : start + LAYOUT_PIECE]
             return
         stream = NormalizeStream(src)
-        yield from stream
+        # reading, decoding and normalizing the next piece overlap laying out this one
+        yield from prefetch(stream)
         self._normalized = stream.counts()
 
     @property

@@ -257,12 +257,12 @@ def test_a_full_disk_leaves_no_page_behind(capsys, tmp_path: Path, monkeypatch) 
 
     import snapshot.pagefiles as pagefiles
 
-    calls = {"n": 0}
     real_open = open
 
     class HalfWriter:
         def __init__(self, path: Path) -> None:
             self.f = real_open(path, "wb")
+            self.full = "page-003" in Path(path).name
 
         def __enter__(self):  # type: ignore[no-untyped-def]
             return self
@@ -271,8 +271,7 @@ def test_a_full_disk_leaves_no_page_behind(capsys, tmp_path: Path, monkeypatch) 
             self.f.close()
 
         def write(self, data: bytes) -> int:
-            calls["n"] += 1
-            if calls["n"] == 3:  # the third page hits a full disk halfway
+            if self.full:  # the third page hits a full disk halfway
                 self.f.write(data[: len(data) // 2])
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
             return self.f.write(data)
