@@ -147,7 +147,8 @@ def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
     try:
         for page in pages:
             check_readable(page)
-            pending.append(pool.submit(_write_page, page, out))
+            # the bytes only: the page's grid and pixels are freed before it is written
+            pending.append(pool.submit(_write_page, out, page.number, page.png(), len(page.text)))
             while len(pending) > WRITES_AHEAD or (pending and pending[0].done()):
                 written.append(pending.popleft().result())
         while pending:
@@ -167,11 +168,10 @@ def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
     return written
 
 
-def _write_page(page: Page, out: Path) -> WrittenPage:
+def _write_page(out: Path, number: int, data: bytes, chars: int) -> WrittenPage:
     """One page under a temporary name, renamed into place (no partial file is left)."""
-    path = out / page_name(page.number)
+    path = out / page_name(number)
     partial = out / f".{path.name}.partial"
-    data = page.png()
     try:
         with open(partial, "wb") as f:
             f.write(data)
@@ -182,7 +182,7 @@ def _write_page(page: Page, out: Path) -> WrittenPage:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    return WrittenPage(path, page.number, len(page.text), len(data))
+    return WrittenPage(path, number, chars, len(data))
 
 
 def _clean_up(out: Path, written: list[WrittenPage]) -> int:
