@@ -43,8 +43,8 @@ from snapshot.text import (
 __all__ = ["KeptSpan", "Page", "PageStream", "Rendering", "iter_pages", "render", "render_document"]
 
 #: Cells and text a :class:`PageStream` keeps in memory from its first pass
-#: (about 450 default pages, 12 M characters); the pages after them wait in a
-#: temporary file (:class:`_CellSpool`), so no text is read or laid out twice.
+#: (about 450 default pages, 12 M characters); a longer text's pages all wait in
+#: a temporary file (:class:`_CellSpool`), so no text is read or laid out twice.
 LAYOUT_CACHE_BYTES = 64 << 20
 
 
@@ -263,9 +263,9 @@ class PageStream:
     ``source`` is a ``str`` or an iterable of text chunks (e.g.
     :class:`snapshot.text.TextReader`, or a generator), read once. Every page
     header states the page count, so a first pass lays the whole text out
-    before the first page is drawn; it keeps the pages' cells in memory while
-    they fit :data:`LAYOUT_CACHE_BYTES` and the rest in an anonymous temporary
-    file (about 2 bytes per character). Rasterizing (and, with
+    before the first page is drawn; it keeps the pages' cells in memory when
+    they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
+    (about 2 bytes per character). Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
     (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
@@ -323,8 +323,11 @@ class PageStream:
                 if spool is None and held <= LAYOUT_CACHE_BYTES:
                     cache.append(cells)
                     continue
-                if spool is None:
+                if spool is None:  # too long to hold: every page waits on disk, memory is freed
                     spool = _CellSpool()
+                    for kept in cache:
+                        spool.write(kept)
+                    cache = []
                 spool.write(cells)
         self._cache, self._spool = cache, spool
         self._total = total
