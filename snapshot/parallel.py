@@ -88,7 +88,8 @@ def prefetch(items: Iterable[T], *, ahead: int = 2) -> Iterator[T]:
     For a pipeline whose stages hold the GIL only part of the time (reading and
     decoding a file while the consumer lays out the previous piece). Order and
     values are those of ``items``; an exception in ``items`` is raised here, at
-    the point it occurred. Closing the iterator early stops the producer.
+    the point it occurred. Closing the iterator early stops the producer at its
+    next item.
 
     >>> list(prefetch(str(i) for i in range(4)))
     ['0', '1', '2', '3']
@@ -126,4 +127,6 @@ def prefetch(items: Iterable[T], *, ahead: int = 2) -> Iterator[T]:
             yield item
     finally:
         stop.set()
-        thread.join()
+        # a producer blocked in a read (a silent stdin after Ctrl-C) is not waited
+        # for: it is a daemon, and nothing reads ``items`` after an early close
+        thread.join(timeout=1.0)
