@@ -134,7 +134,7 @@ def _fmt(name: str, value: float) -> Format:
     def never(path: Path, options: Any) -> list[Any]:
         raise AssertionError("not loaded")
 
-    return Format(name, name, lambda p, h: value > 0, never, score=lambda p, h: value)
+    return Format(name, name, score=lambda p, h: value, load=never)
 
 
 def test_a_close_second_is_ambiguous_and_lists_both(tmp_path: Path) -> None:
