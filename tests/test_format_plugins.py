@@ -26,33 +26,18 @@ from snapshot.transcript.formats import (
     plugin_formats,
 )
 
-# A small but complete importer: a header line marks the file; then one turn a line.
-PLUGIN_SOURCE = """
-from pathlib import Path
-
-from snapshot.errors import TranscriptError
-from snapshot.transcript.formats import Format, ImportOptions
-from snapshot.transcript.model import Conversation, TextBlock, linear
+REPO = Path(__file__).resolve().parents[1]
+GUIDE = REPO / "docs" / "format-plugins.md"
 
 
-def score(path: Path, head: bytes) -> float:
-    return 1.0 if head.startswith(b"MYFMT 1\\n") else 0.0
+def _guide_example() -> str:
+    """The worked example of docs/format-plugins.md (its first Python block), run as is."""
+    text = GUIDE.read_text(encoding="utf-8")
+    start = text.index("```python\n") + len("```python\n")
+    return text[start : text.index("```", start)]
 
 
-def load(path: Path, options: ImportOptions) -> list[Conversation]:
-    lines = path.read_text(encoding="utf-8").splitlines()
-    if not lines or lines[0] != "MYFMT 1":
-        raise TranscriptError(f"{path}: no MYFMT 1 header")
-    turns = [
-        (f"m{i}", ("user", "assistant")[i % 2], [TextBlock(text)])
-        for i, text in enumerate(lines[1:])
-    ]
-    return [linear(path.stem, turns, format="my-format", source=str(path))]
-
-
-FORMAT = Format("my-format", "My tool's log: a MYFMT 1 header, then one turn a line",
-                score=score, load=load)
-"""
+PLUGIN_SOURCE = _guide_example()
 
 
 def install(site: Path, dist: str, module: str, source: str, entry: str) -> None:
@@ -121,7 +106,8 @@ def test_broken_plugins_are_left_out_with_one_line_each(
         tmp_path, "a-broken", "broken_plugin", "import no_such_module_here\n", "a = broken_plugin"
     )
     install(tmp_path, "b-wrong", "wrong_plugin", "FORMAT = 42\n", "b = wrong_plugin:FORMAT")
-    clash = PLUGIN_SOURCE.replace('Format("my-format"', 'Format("pi"')
+    clash = PLUGIN_SOURCE.replace('    "my-format",\n', '    "pi",\n')
+    assert clash != PLUGIN_SOURCE
     install(tmp_path, "c-clash", "clash_plugin", clash, "c = clash_plugin")
     monkeypatch.syspath_prepend(str(tmp_path))
     lines: list[str] = []
