@@ -302,7 +302,7 @@ def test_a_real_session_imports_the_same_spilled_or_held(
         monkeypatch,
         capsys,
         count=(SpilledMessages, "__setitem__", counting),
-        one_open_draft=(cc, "OPEN_DRAFTS", 1),  # so API messages really are rewritten
+        one_open_draft=(cc_session, "OPEN_DRAFTS", 1),  # so API messages really are rewritten
     )
     if name.startswith("claude_code_spotter"):
         # Parallel tool calls with results between their records: merged late.
