@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.report import markdown, plots
@@ -22,6 +22,9 @@ from snapshot.report.sources import (
 )
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
+
+if TYPE_CHECKING:
+    from snapshot.report.options import ReportOptions
 
 #: Where a report keeps its per-conversation results for the next run, inside ``--out``.
 CACHE_DIR = ".cache"
@@ -86,29 +89,84 @@ def _cached_profile_rows(cache: Path | None) -> list[dict[str, Any]]:
     return rows
 
 
-class _Lab:
-    """The legibility lab running in a process of its own, beside the conversations."""
+def _figures(result: RunResult, out: Path, cache: Path | None) -> dict[str, Path | None]:
+    """The report's figures; with ``cache``, one drawn before from the same numbers is copied."""
+    from dataclasses import replace
 
-    def __init__(self, out: Path, size: str) -> None:
+    from snapshot.report.reuse import cached_file
+
+    aggregates = aggregate(result.rows)
+    # The rows as the distribution draws them: the measured seconds are not drawn.
+    drawn_rows = [replace(r, seconds=0.0) for r in result.rows]
+    return {
+        "pareto": cached_file(
+            cache, aggregates, out / "pareto.png", lambda p: plots.pareto(aggregates, p)
+        ),
+        "distribution": cached_file(
+            cache, drawn_rows, out / "distribution.png", lambda p: plots.distribution(drawn_rows, p)
+        ),
+        "chars_per_token": cached_file(
+            cache,
+            list(profile_models()),
+            out / "chars_per_token.png",
+            lambda p: plots.chars_per_token(_cached_profile_rows(cache), p),
+        ),
+        "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
+    }
+
+
+class _Lab:
+    """The legibility lab running in a process of its own, beside the conversations.
+
+    With a ``cache`` folder its files and sections are kept there (:mod:`snapshot.report.reuse`):
+    the same code, size and readers measure the same, so a re-run copies them back.
+    """
+
+    def __init__(self, out: Path, size: str, cache: Path | None = None) -> None:
         import multiprocessing as mp
         import os
+        import shutil
         from concurrent.futures import ProcessPoolExecutor
 
         from snapshot.legibility.report import write_sections
+        from snapshot.report.reuse import LabFiles
 
+        self._out = out
+        self._kept = LabFiles(cache, size) if cache is not None else None
+        self._sections = self._kept.sections() if self._kept is not None else None
+        self._pool: Any = None
+        if self._sections is not None:
+            return
+        self._staged = out
+        if self._kept is not None:  # written beside the cache entry, kept when complete
+            folder = self._kept.folder
+            self._staged = folder.with_name(f"{folder.name}.{os.getpid()}.partial")
+            shutil.rmtree(self._staged, ignore_errors=True)
+            self._staged.mkdir(parents=True)
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         self._pool = ProcessPoolExecutor(1, mp_context=ctx)
-        self._future = self._pool.submit(write_sections, out, size)
+        self._future = self._pool.submit(write_sections, self._staged, size)
 
     def result(self) -> list[tuple[str, str]]:
-        """The lab's REPORT.md sections, once it has written its files."""
+        """The lab's REPORT.md sections, once its files are in the report folder."""
+        import shutil
+
+        if self._kept is not None and self._sections is not None:
+            self._kept.copy_to(self._out)
+            return self._sections
         try:
-            return self._future.result()
+            sections: list[tuple[str, str]] = self._future.result()
         finally:
             self._pool.shutdown(wait=True)
+        if self._kept is not None:
+            for path in sorted(self._staged.iterdir()):
+                shutil.copyfile(path, self._out / path.name)
+            self._kept.keep(self._staged, sections)
+        return sections
 
     def abandon(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _lab_note(size: str) -> tuple[str, str]:
@@ -187,7 +245,9 @@ def make_report(
         write_inventory(units, out / "sources.json")
     # The legibility lab is one process of work: it runs beside the conversations
     # (which take the other cores) instead of after them.
-    lab = _Lab(out, legibility) if legibility != "none" else None
+    lab = (
+        _Lab(out, legibility, out / CACHE_DIR if cache else None) if legibility != "none" else None
+    )
     try:
         result = run(
             corpus,
@@ -208,14 +268,7 @@ def make_report(
         raise
     results = out / "results.json"
     save_json(result, results, probes=live)
-    figures: dict[str, Path | None] = {
-        "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
-        "distribution": plots.distribution(result.rows, out / "distribution.png"),
-        "chars_per_token": plots.chars_per_token(
-            _cached_profile_rows(out / CACHE_DIR if cache else None), out / "chars_per_token.png"
-        ),
-        "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
-    }
+    figures = _figures(result, out, out / CACHE_DIR if cache else None)
     sections: list[tuple[str, str]] = list(inventory)
     if given is not None and show_needles:
         sections.append(("Needle examples", _needle_examples(given, settings or Settings())))
@@ -309,16 +362,9 @@ def sessions_to_read(
 
 def report_command(
     out: Path | None,
+    options: ReportOptions | None = None,
     *,
-    corpus: Path | None = None,
-    paths: Sequence[str] = (),
-    discover: bool = False,
-    probes: Path | None = None,
-    page_readers: str = "",
-    models: Sequence[str] | None = None,
-    settings: dict[str, Any] | None = None,
     say: Callable[[str], None] = lambda line: None,
-    **options: Any,
 ) -> ReportFiles:
     """What ``snapshot report`` runs: its checks, the paths it reads, then :func:`make_report`.
 
@@ -327,50 +373,47 @@ def report_command(
     out : Path or None
         The report folder; ``None``: :func:`~snapshot.report.out_folder.default_report_folder`
         (the user's data folder, never the current folder, which may be a checkout).
-    corpus : Path, optional
-        A benchmark manifest (``--corpus``); must exist.
-    paths, discover
-        A user's own transcripts (:func:`sessions_to_read`, listed through ``say``).
-    probes : Path, optional
-        A folder of ``snapshot probe`` records; must exist.
-    page_readers : str
-        ``--page-readers`` as given (:func:`snapshot.legibility.page_readers.parse_reader_names`).
-    models : sequence of str, optional
-        The profiles (default :data:`~snapshot.report.run.DEFAULT_MODELS`).
-    settings : dict, optional
-        The other :class:`~snapshot.report.matrix.Settings` fields.
+    options : ReportOptions, optional
+        What to run on and how (:class:`~snapshot.report.options.ReportOptions`;
+        default: its defaults, the demo transcripts).
     say : callable
-        Where the list of paths to read goes (the CLI: standard error).
-    **options
-        The other arguments of :func:`make_report`.
+        Where the list of paths to read and the optional parts the run goes on
+        without go (the CLI: standard error).
 
     Raises
     ------
     InputError
-        A missing manifest or probe folder, PATHs together with ``corpus``, or
-        ``discover`` finding nothing.
+        A missing manifest or probe folder, PATHs together with ``corpus``,
+        ``discover`` finding nothing, or an unknown page reader.
 
     Examples
     --------
-    >>> report_command(Path("r"), corpus=Path("/no/such.manifest.json"))
+    >>> from snapshot.report.options import ReportOptions
+    >>> report_command(Path("r"), ReportOptions(corpus=Path("/no/such.manifest.json")))
     Traceback (most recent call last):
     ...
     snapshot.errors.InputError: --corpus /no/such.manifest.json: no such manifest file (give .../benchmark.manifest.json)
     """
+    from dataclasses import replace
+
     from snapshot.legibility.page_readers import parse_reader_names
+    from snapshot.report.options import ReportOptions
     from snapshot.report.out_folder import default_report_folder
 
+    opts = ReportOptions() if options is None else options
     if out is None:
         out = default_report_folder()
+    corpus, probes = opts.corpus, opts.probes
     if corpus is not None and not corpus.is_file():
         raise InputError(
             f"--corpus {corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
     if probes is not None and not probes.is_dir():
         raise InputError(f"--probes {probes}: no such folder of probe records")
-    found = sessions_to_read(paths, discover, corpus=corpus, say=say)
-    chosen = Settings(page_readers=parse_reader_names(page_readers), **(settings or {}))
-    models = tuple(models or DEFAULT_MODELS)
+    found = sessions_to_read(opts.paths, opts.discover, corpus=corpus, say=say)
+    readers = parse_reader_names(",".join(opts.settings.page_readers))
+    chosen = replace(opts.settings, page_readers=readers)
+    models = tuple(opts.models or DEFAULT_MODELS)
     check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)
     return make_report(
         corpus,
@@ -380,5 +423,14 @@ def report_command(
         found=found,
         probes=probes,
         say=say,
-        **options,
+        workers=opts.workers,
+        limit=opts.limit,
+        use_ocr=chosen.ocr_rows > 0,
+        legibility=opts.legibility,
+        command=opts.command,
+        readme=opts.readme,
+        show_needles=opts.show_needles,
+        engine=opts.engine,
+        scheduler=opts.scheduler,
+        cache=opts.cache,
     )
