@@ -35,6 +35,9 @@ from typing import TYPE_CHECKING, Any
 from snapshot.geometry import DEFAULT_PAGE
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.profiles.dense import DENSE_STYLE
+
+# re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
+from snapshot.profiles.dense import dense_geometry as dense_geometry
 from snapshot.progress import progress
 
 if TYPE_CHECKING:
