@@ -1,7 +1,7 @@
 """The density frontier: how densely a page can be set and still be read whole.
 
 A :class:`Layout` is one point of the design space (font × pixel size × shade
-× row gap × column gap × page size). :func:`measure` renders full pages of
+× row gap × column gap × stroke weight × page size). :func:`measure` renders full pages of
 held-out transcript-like lines in it (:func:`~snapshot.legibility.hardlines.full_page_rows`:
 every row edge to edge), hands each page, and nothing else, to a whole-page
 reader (:mod:`snapshot.legibility.page_readers`), optionally after a provider
@@ -47,7 +47,9 @@ RESAMPLE_SCALE = 0.9
 
 @dataclass(frozen=True)
 class Layout:
-    """One page design: font and pixel size (outline fonts), shade, gaps, page size."""
+    """One page design: font and pixel size (outline fonts), shade, gaps, page size, and
+    ``stroke``, extra stroke width in pixels (a lab axis: :mod:`snapshot.legibility.stroke`).
+    """
 
     font: str
     size: int | None = None
@@ -56,14 +58,25 @@ class Layout:
     col_gap: int = 0
     page: tuple[int, int] = DEFAULT_PAGE
     ink: str = "black-on-white"
+    stroke: int = 0
 
     @property
     def key(self) -> str:
-        """A stable one-line name: ``font[@size] shade gap CxR WxH``."""
+        """A stable one-line name: ``font[@size] shade gap CxR WxH[ ink][ stroke+N]``
+        (keys of layouts measured before an axis existed stay as they were)."""
         font = self.font if self.size is None else f"{self.font}@{self.size}"
         ink = "" if self.ink == "black-on-white" else f" {self.ink}"
+        stroke = f" stroke+{self.stroke}" if self.stroke else ""
         w, h = self.page
-        return f"{font} {self.shade} gap {self.col_gap}x{self.row_gap} {w}x{h}{ink}"
+        return f"{font} {self.shade} gap {self.col_gap}x{self.row_gap} {w}x{h}{ink}{stroke}"
+
+    def with_page(self, page: tuple[int, int]) -> Layout:
+        """The same design on another page size.
+
+        >>> Layout("snap5x9", shade="gray", stroke=1).with_page((1540, 732)).key
+        'snap5x9 gray gap 0x0 1540x732 stroke+1'
+        """
+        return Layout.from_dict({**self.as_dict(), "page": list(page)})
 
     def geometry(self) -> Geometry:
         """The page geometry (lines mode, header row on), as the renderer would draw it."""
@@ -82,9 +95,9 @@ class Layout:
         )
 
     @property
-    def style(self) -> tuple[str, int | None, str, int, int, str]:
+    def style(self) -> tuple[str, int | None, str, int, int, str, int]:
         """Everything but the page size: what "today's default layout" names."""
-        return (self.font, self.size, self.shade, self.row_gap, self.col_gap, self.ink)
+        return (self.font, self.size, self.shade, self.row_gap, self.col_gap, self.ink, self.stroke)
 
     @property
     def cell(self) -> tuple[int, int]:
@@ -113,21 +126,26 @@ class Layout:
 SAMPLE_PAGE = (784, 728)
 
 #: The coarse grid the frontier run measures: each font at the gaps worth reading.
-GRID: tuple[Layout, ...] = tuple(
-    Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
-    for font, size, shade, row_gap in (
-        ("snap8x16", None, "1-bit", 0),
-        ("misc-6x12", None, "1-bit", 0),
-        ("snap5x8", None, "1-bit", 0),
-        ("snap5x8", None, "1-bit", 1),
-        ("snap5x8", None, "1-bit", 2),
-        ("snap5x10", None, "1-bit", 0),
-        ("snap5x10", None, "gray", 0),
-        ("snap5x9", None, "gray", 0),
-        ("snap5x9", None, "gray", 1),  # the dense face with a row gap (issue 25: search gaps)
-        ("dejavu-sans-mono", 8, "gray", 0),
-        ("dejavu-sans-mono", 7, "gray", 0),
-    )
+GRID: tuple[Layout, ...] = (
+    *(
+        Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
+        for font, size, shade, row_gap in (
+            ("snap8x16", None, "1-bit", 0),
+            ("misc-6x12", None, "1-bit", 0),
+            ("snap5x8", None, "1-bit", 0),
+            ("snap5x8", None, "1-bit", 1),
+            ("snap5x8", None, "1-bit", 2),
+            ("snap5x10", None, "1-bit", 0),
+            ("snap5x10", None, "gray", 0),
+            ("snap5x9", None, "gray", 0),
+            ("snap5x9", None, "gray", 1),  # the dense face with a row gap (issue 25: search gaps)
+            ("dejavu-sans-mono", 8, "gray", 0),
+            ("dejavu-sans-mono", 7, "gray", 0),
+        )
+    ),
+    # stroke weight (issue 25): the dense faces one pixel heavier
+    Layout("snap5x9", shade="gray", page=SAMPLE_PAGE, stroke=1),
+    Layout("snap5x8", page=SAMPLE_PAGE, row_gap=2, stroke=1),
 )
 #: Today's defaults on the sample page, marked on the frontier.
 DEFAULT_LAYOUTS: tuple[Layout, ...] = (
@@ -257,6 +275,7 @@ def measure(
     """
     from snapshot.legibility.page_readers import page_expected_text, score_page
     from snapshot.legibility.resample import resample
+    from snapshot.legibility.stroke import embolden
     from snapshot.page import render
 
     g = layout.geometry()
@@ -267,6 +286,8 @@ def measure(
         drawn = render(page_text(g, seed=seed, page=i, text=text), g)[0]
         expected = page_expected_text(drawn)
         pixels = drawn.pixels
+        if layout.stroke:
+            pixels = embolden(pixels, layout.stroke, layout.ink)
         if scale != 1.0:
             pixels = resample(pixels, scale, filter)  # type: ignore[arg-type]
         read = reader.read_page(pixels)
@@ -808,7 +829,7 @@ def _report_lines(
     real_layouts: list[tuple[str, Layout]] = []
     for p in pp:
         for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
-            lay = Layout(style[0], style[1], style[2], style[3], style[4], p.page, style[5])
+            lay = next(q.layout for q in every if q.layout.style == style).with_page(p.page)
             if lay not in [x for _, x in real_layouts]:
                 real_layouts.append((p.model, lay))
     lines += [

@@ -105,9 +105,7 @@ def real_page_plan(
 
 
 def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
-    from snapshot.legibility.frontier import Layout
-
-    return Layout.from_dict({**layout.as_dict(), "page": list(page)})
+    return layout.with_page(page)
 
 
 @dataclass(frozen=True)
@@ -289,8 +287,7 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
             key=lambda s: (s != pp.layout.style, str(s)),
         )
         for style in styles:
-            lay = _with_page(pp.layout, pp.page)
-            lay = type(lay)(style[0], style[1], style[2], style[3], style[4], pp.page, style[5])
+            lay = next(p.layout for p in points if p.layout.style == style).with_page(pp.page)
             for text in TEXTS:
                 for reader, vs in sorted(verdicts(points, lay, text, goal).items()):
                     cells = []

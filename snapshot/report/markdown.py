@@ -506,6 +506,10 @@ def _needle_section(
             f"| {by} | {notes} |"
         )
     lines.append("")
+    from snapshot.report.page_jitter import jitter_lines
+
+    if jittered := jitter_lines(sampled, result.models):  # the readers at the real page, ±4 px
+        lines += ["### Whole-page readers at the real page and ±4 px", "", *jittered, ""]
     if result.page_readers:
         lines += [
             "Readers as run (name, package version, sha256 over the model files, settings):",
