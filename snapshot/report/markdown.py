@@ -299,6 +299,7 @@ def write(
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
     lines += _needle_section(result, readers, probes)
+    lines += _rests_on(result)
 
     folder = out if out.is_dir() else out.parent
     if (folder / "frontier.md").is_file():  # written by `snapshot frontier` (typography)
@@ -442,6 +443,15 @@ def _interval(f: int, n: int) -> str:
         return "–"
     lo, hi = wilson_interval(f, n)
     return f"{f}/{n} [{100 * lo:.0f}–{100 * hi:.0f}]"
+
+
+def _rests_on(result: RunResult) -> list[str]:
+    """Model and OCR evidence behind each vision profile's default (issue 25 item 6)."""
+    from snapshot import profiles
+    from snapshot.legibility.rests_on import rests_on_lines
+
+    vision = [m for m in result.models if profiles.profile_for(m, warn=False).vision]
+    return rests_on_lines(vision) if vision else []
 
 
 def _needle_section(
