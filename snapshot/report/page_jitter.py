@@ -20,11 +20,12 @@ unstable reader is shown at every size, never averaged.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from snapshot.legibility.metrics import Score
 from snapshot.legibility.weakest import JITTER
 
 if TYPE_CHECKING:
@@ -65,38 +66,31 @@ def text_margin(geometry: object) -> tuple[int, int, int, int]:
 
 @dataclass(frozen=True)
 class SizeScore:
-    """One reader's pooled score at one page size over the pages it read."""
+    """One reader's pooled page-text score at one page size (pages as ``lines``)."""
 
-    chars: int = 0
-    errors: int = 0
-    hard: int = 0
-    exact: int = 0
+    score: Score = field(default_factory=lambda: Score(0, 0, 0, 0, 0, 0))
     size: str = ""  # "WxH" of the (first) page read at this size
 
     @property
     def char_accuracy(self) -> float:
-        return 1.0 - self.errors / self.chars if self.chars else 1.0
+        return self.score.char_accuracy
 
     @property
     def hard_token_accuracy(self) -> float:
-        return self.exact / self.hard if self.hard else 1.0
+        return self.score.token_accuracy
 
     def add(self, other: SizeScore) -> SizeScore:
-        return SizeScore(
-            self.chars + other.chars,
-            self.errors + other.errors,
-            self.hard + other.hard,
-            self.exact + other.exact,
-            self.size or other.size,
-        )
+        return SizeScore(self.score + other.score, self.size or other.size)
 
     def as_list(self) -> list[int | str]:
-        return [self.chars, self.errors, self.hard, self.exact, self.size]
+        """``[chars, char errors, hard tokens, exact hard tokens, "WxH"]`` (a Row's JSON)."""
+        s = self.score
+        return [s.chars, s.char_errors, s.tokens, s.tokens_exact, self.size]
 
     @classmethod
     def from_list(cls, v: Sequence[int | str]) -> SizeScore:
-        c, e, h, x, s = v
-        return cls(int(c), int(e), int(h), int(x), str(s))
+        c, e, h, x, size = v
+        return cls(Score(int(c), int(e), int(h), int(x), 1, int(e == 0)), str(size))
 
 
 def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
@@ -105,8 +99,9 @@ def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
 
     s = score_page(expected, read)
     n = len(expected)
-    return SizeScore(n, round((1.0 - s.char_accuracy) * n), s.hard_tokens, s.hard_tokens_exact,
-                     f"{size[0]}x{size[1]}")  # fmt: skip
+    errors = round((1.0 - s.char_accuracy) * n)
+    tally = Score(n, errors, s.hard_tokens, s.hard_tokens_exact, 1, int(errors == 0))
+    return SizeScore(tally, f"{size[0]}x{size[1]}")
 
 
 def passes(s: SizeScore, goal: Goal | None = None) -> bool:
@@ -120,7 +115,7 @@ def passes(s: SizeScore, goal: Goal | None = None) -> bool:
 def verdict(by_size: Mapping[str, SizeScore], goal: Goal | None = None) -> str:
     """``stable`` / ``unstable`` across the sizes read; ``one size`` when only one was.
 
-    >>> good, bad = SizeScore(100, 1, 10, 10), SizeScore(100, 100, 10, 0)
+    >>> good, bad = SizeScore.from_list([100, 1, 10, 10, ""]), SizeScore.from_list([100, 100, 10, 0, ""])
     >>> verdict({"real": bad, "+4": good}), verdict({"real": good, "+4": good})
     ('unstable', 'stable')
     """
