@@ -176,6 +176,10 @@ class Point:
     text: str = "hardlines"
     # the reader's most frequent substitutions: (drawn, read, count), most frequent first
     confusions: tuple[tuple[str, str, int], ...] = field(default=(), compare=False)
+    # when (UTC, minute) and at what 1-minute load average the reading ended ("" / None:
+    # not recorded, points of before 2026-12-02 04:00)
+    measured_at: str = field(default="", compare=False)
+    load: float | None = field(default=None, compare=False)
 
     @property
     def reader_name(self) -> str:
@@ -312,6 +316,8 @@ def measure(
         hard_tokens=hard,
         hard_tokens_exact=exact,
         seconds=round(time.perf_counter() - started, 1),
+        measured_at=time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        load=load_average(),
         confusions=tuple(
             (a, b, n)
             for (a, b), n in sorted(confused.items(), key=lambda kv: (-kv[1], kv[0]))[
@@ -320,6 +326,15 @@ def measure(
         ),
         text=text,
     )
+
+
+def load_average() -> float | None:
+    """The 1-minute load average (None where the system does not say): recorded with every
+    reading, since reading time and this machine's load go together."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 class PointCache:

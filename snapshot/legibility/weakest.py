@@ -278,8 +278,8 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
     rows = [
         "| profile | layout | reader | text | "
         + " | ".join(("real page", f"+{JITTER} px", f"−{JITTER} px"))
-        + " | ±4 px |",
-        "|---|---|---|---|---|---|---|---|",
+        + " | ±4 px | measured (UTC, load average) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for pp in pages:
         styles = sorted(
@@ -302,9 +302,29 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
                     rows.append(
                         f"| {pp.model} | {lay.key.rsplit(' ', 1)[0]} | {reader} | {text} | "
                         + " | ".join(cells)
-                        + f" | {stability(vs, goal)} |"
+                        + f" | {stability(vs, goal)} | {when(v.native for v in vs)} |"
                     )
     return "\n".join(rows) + "\n"
+
+
+def when(points: Iterable[Point]) -> str:
+    """When and at what load the readings were taken, as the points recorded it.
+
+    >>> from types import SimpleNamespace as P
+    >>> when([P(measured_at="2026-12-02 04:10", load=14.2), P(measured_at="", load=None)])
+    '2026-12-02 04:10 (14.2); 1 not recorded'
+    """
+    seen, missing = [], 0
+    for p in points:
+        if p.measured_at:
+            load = "load not recorded" if p.load is None else f"{p.load:.1f}"
+            seen.append(f"{p.measured_at} ({load})")
+        else:
+            missing += 1
+    parts = [", ".join(seen)] if seen else []
+    if missing:
+        parts.append(f"{missing} not recorded")
+    return "; ".join(parts)
 
 
 def committed_points() -> Path:
@@ -401,4 +421,5 @@ __all__ = [
     "verdicts",
     "weakest",
     "weakest_table",
+    "when",
 ]
