@@ -664,6 +664,9 @@ def plot_frontier(
 FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash")
 #: The whole-page readers ``snapshot frontier`` measures when none is named.
 FRONTIER_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
+#: The readers a readability claim needs (issue 25: every whole-page reader; EasyOCR only
+#: where installed, so never listed as missing).
+CLAIM_READERS: tuple[str, ...] = (*FRONTIER_READERS, "tesseract-x2")
 
 
 @dataclass(frozen=True)
@@ -806,6 +809,7 @@ def _report_lines(
         JITTER,
         profile_pages,
         stability_table,
+        unmeasured,
         weakest_table,
     )
 
@@ -859,13 +863,23 @@ def _report_lines(
         "reported, not averaged.",
         "",
         stability_table(every, pp, target),
+        "### Not measured yet",
+        "",
+        "Native readings each profile's default layout and the dense layout still lack at the "
+        f"real page (reader on text), and how many at ±{JITTER} px (readers: "
+        f"{', '.join(CLAIM_READERS)}; EasyOCR is not installed here). A claim about a layout "
+        "listed here rests only on the readers that did measure it, named above.",
+        "",
+        *(f"- {line}" for line in unmeasured(every, pp, (DENSE_LAYOUT,), CLAIM_READERS)),
+        "",
         "## The sample-page frontier (784×728 and 1568×728, text: hardlines)",
         "",
         "Density is the cell pitch (1000 / pitch area); chars/token is one full page of "
         "the layout, at the page size in its name, priced by each profile's billing scheme. "
         "(✓) meets the target for that one reader; `*` today's defaults, `F` on the native "
-        "frontier. These pages are resampled by PP-OCR's detector; the real pages above "
-        "are what providers get.",
+        "frontier. These pages are resampled by PP-OCR's detector and are no provider's "
+        "page: their figures explore density and are not readability claims (those are the "
+        "real pages above).",
         "",
         frontier_table(grid, models=models, target=target),
     ]

@@ -307,6 +307,42 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
     return "\n".join(rows) + "\n"
 
 
+def unmeasured(
+    points: Iterable[Point],
+    pages: Sequence[ProfilePage],
+    extra: Sequence[Layout],
+    readers: Sequence[str],
+) -> list[str]:
+    """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
+    text) native readings no point holds there, and how many of the ±:data:`JITTER` px
+    readings are missing: what a claim about that layout still lacks.
+
+    >>> from snapshot.legibility.frontier import Layout
+    >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
+    ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
+    """
+    have = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale == 1.0}
+    out = []
+    for pp in pages:
+        for style in dict.fromkeys([pp.layout, *(x.with_page(pp.page) for x in extra)]):
+            real = [f"{r} on {t}" for t in TEXTS for r in readers if (style.key, r, t) not in have]
+            sizes = jittered(pp.page)[1:]
+            todo = [
+                1
+                for size in sizes
+                for t in TEXTS
+                for r in readers
+                if (style.with_page(size).key, r, t) not in have
+            ]
+            if real or todo:
+                n = len(sizes) * len(TEXTS) * len(readers)
+                out.append(
+                    f"{pp.model}, {style.key}: {', '.join(real) or 'all measured'}; "
+                    f"±{JITTER} px: {len(todo)} of {n} missing"
+                )
+    return out
+
+
 def when(points: Iterable[Point]) -> str:
     """When and at what load the readings were taken, as the points recorded it.
 
@@ -418,6 +454,7 @@ __all__ = [
     "real_page_plan",
     "stability",
     "stability_table",
+    "unmeasured",
     "verdicts",
     "weakest",
     "weakest_table",
