@@ -296,12 +296,9 @@ def run_profiles(args: argparse.Namespace) -> int:
         for e in records[0]["evidence"]:
             print(f"  model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
         if "readability" in records[0]:
-            from snapshot.legibility.rests_on import better_line
-
             print("  " + readability_line(records[0]["readability"]))
-            better = records[0]["readability"].get("better_ocr_layout")
-            if line := better_line(better, records[0]["evidence"]):
-                print("  " + line)
+            if line := records[0]["readability"].get("better_ocr_line"):
+                print(f"  {line}")
     return 0
 
 

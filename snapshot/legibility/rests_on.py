@@ -82,13 +82,13 @@ def rests_on(model: str, points_file: Path | None = None) -> dict[str, Any]:
     from snapshot import profiles
     from snapshot.legibility.weakest import profile_readability
 
-    evidence = [e for e in profiles.profile_for(model, warn=False).as_dict()["evidence"]]
+    evidence = list(profiles.profile_for(model, warn=False).as_dict()["evidence"])
     ocr = profile_readability(model, points_file)
     return {
         "model": model,
         "model_evidence": evidence,
         "ocr": ocr,
-        "better": better_line(ocr.get("better_ocr_layout"), evidence),  # type: ignore[arg-type]
+        "better": ocr.get("better_ocr_line", ""),
     }
 
 

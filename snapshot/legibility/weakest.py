@@ -400,8 +400,17 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "unstable": list(w.unstable),
         "readable": w.readable,
         "verdict": w.why,
-        "better_ocr_layout": _better(model, PointCache(src).points()),
+        "better_ocr_layout": (better := _better(model, PointCache(src).points())),
+        # said beside the model evidence: legibility.rests_on.better_line
+        "better_ocr_line": _better_line(model, better),
     }
+
+
+def _better_line(model: str, better: dict[str, object] | None) -> str:
+    from snapshot import profiles
+    from snapshot.legibility.rests_on import better_line
+
+    return better_line(better, profiles.profile_for(model, warn=False).as_dict()["evidence"])
 
 
 def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
