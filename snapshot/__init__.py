@@ -7,6 +7,12 @@ The public surface is small and loaded lazily, so ``import snapshot`` is cheap::
     >>> pages = snapshot.render("hello, world", snapshot.Geometry(font, cols=80, rows=10))
     >>> snapshot.read(pages[0].pixels, font).splitlines()[-1]
     'hello, world'
+
+``__version__`` is the installed distribution's version::
+
+    >>> from importlib.metadata import version
+    >>> snapshot.__version__ == version("snapshot")
+    True
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "run_ladder": "snapshot.api",
     "target_for": "snapshot.api",
     "Store": "snapshot.api",
+    "CompactOptions": "snapshot.api",
     "CompactOutcome": "snapshot.api",
     # The live proxy's compaction for harness authors (snapshot/proxy/live.py).
     "LiveSession": "snapshot.proxy.live",

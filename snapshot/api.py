@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import TranscriptError
-from snapshot.ladder.compact import CompactOutcome
+from snapshot.ladder.compact import CompactOptions, CompactOutcome
 from snapshot.ladder.compact import compact as _compact
 from snapshot.ladder.ladder import LadderResult, run_ladder
 from snapshot.ladder.target import target_for
@@ -38,6 +38,7 @@ from snapshot.transcript.model import Conversation
 from snapshot.transcript.store import Store
 
 __all__ = [
+    "CompactOptions",
     "CompactOutcome",
     "LadderResult",
     "Store",
@@ -148,14 +149,14 @@ def export_request(conv: Conversation, to: str, *, model: str | None = None) -> 
 
 
 def compact(
-    conv: Conversation, model: str, budget: int | None = None, **options: Any
+    conv: Conversation, model: str, budget: int | None = None, options: CompactOptions | None = None
 ) -> CompactOutcome:
     """Climb the ladder until ``conv`` fits ``budget`` tokens of ``model``; the request and pages.
 
-    Options are those of :func:`snapshot.ladder.compact.compact` (``keep_turns``,
-    ``factsheet_chars``, ``summarizer``, ``openai_api``, ``provider_limit``,
-    ``window_share`` instead of ``budget``, ``profiles_file``). Offline, with no
-    summarizer, it stops at the free rungs and says so.
+    ``options`` is a :class:`CompactOptions` (keep turns, a factsheet, a summarizer,
+    the OpenAI request shape, a simulated provider's limit, a share of the context
+    window instead of ``budget``, a profiles file, a schema check); its defaults
+    otherwise. Offline, with no summarizer, it stops at the free rungs and says so.
 
     Examples
     --------
@@ -165,5 +166,7 @@ def compact(
     >>> out = compact(conv, "gpt-5.1", 4000)
     >>> out.result.tokens_after < out.result.tokens_before, out.api
     (True, 'openai')
+    >>> compact(conv, "gpt-5.1", 4000, CompactOptions(openai_api="responses")).api
+    'openai-responses'
     """
-    return _compact(conv, model, budget, **options)
+    return _compact(conv, model, budget, options)

@@ -9,7 +9,17 @@ from __future__ import annotations
 
 
 class SnapshotError(Exception):
-    """Base class: a problem with the input or the request, explained in words."""
+    """Base class: a problem with the input or the request, explained in words.
+
+    Catch it to handle every error a user can cause, whatever its kind:
+
+    >>> from snapshot.glyphs import load_font
+    >>> try:
+    ...     load_font("no-such-font")
+    ... except SnapshotError as exc:
+    ...     print(type(exc).__name__)
+    UnknownFontError
+    """
 
 
 class InputError(SnapshotError, ValueError):

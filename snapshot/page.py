@@ -87,6 +87,11 @@ class Page:
     ``grid`` is the full cell grid, header row included. On a ``shade="gray"``
     geometry ``pixels`` and ``png()`` are drawn from the font's gray atlas
     (:func:`~snapshot.raster.rasterize_gray`); ``packed`` stays the 1-bit drawing.
+
+    >>> from snapshot.glyphs import load_font
+    >>> page = render("hello", Geometry(load_font("snap5x8"), cols=20, rows=4))[0]
+    >>> page.number, page.total, page.text, page.png()[:4]
+    (1, 1, 'hello', b'\x89PNG')
     """
 
     number: int

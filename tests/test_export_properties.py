@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from snapshot.errors import TranscriptError
-from snapshot.ladder.compact import compact
+from snapshot.ladder.compact import CompactOptions, compact
 from snapshot.ladder.target import target_for
 from snapshot.transcript.export import export
 from snapshot.transcript.formats import import_path
@@ -124,7 +124,7 @@ def test_compact_never_answers_a_real_call_with_a_synthetic_result(
         return
     budget = max(1, target_for(model).tokens(conv.path()) // 3)
     try:
-        outcome = compact(conv, model, budget, keep_turns=1)
+        outcome = compact(conv, model, budget, CompactOptions(keep_turns=1))
         source = export(conv, outcome.api)
     except TranscriptError as exc:
         assert "no user or assistant content" in str(exc)

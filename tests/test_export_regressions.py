@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snapshot.ladder.compact import compact
+from snapshot.ladder.compact import CompactOptions, compact
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, run_ladder
 from snapshot.ladder.target import target_for
 from snapshot.transcript.export import export
@@ -168,6 +168,6 @@ def test_responses_export_of_the_issue_files_validates(rel: str) -> None:
 def test_compact_for_responses_and_gemini_3_validates() -> None:
     conv = _one(ISSUE271)
     for model, api in (("gpt-5.1", "responses"), ("gemini-3-pro-preview", "chat")):
-        outcome = compact(conv, model, 23792, openai_api=api, check=True)
+        outcome = compact(conv, model, 23792, CompactOptions(openai_api=api, check=True))
         assert outcome.validation is not None and outcome.validation["ok"], outcome.validation
         assert outcome.synthetic_results == ()

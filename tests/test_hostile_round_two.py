@@ -16,7 +16,8 @@ from snapshot.errors import TranscriptError
 from snapshot.transcript import session
 from snapshot.transcript.export import export
 from snapshot.transcript.model import Conversation, ImageBlock, TextBlock, linear
-from snapshot.transcript.session import Target, fork
+from snapshot.transcript.resolve import ConversationHandle
+from snapshot.transcript.session import fork
 from snapshot.transcript.store import Store
 
 
@@ -54,14 +55,14 @@ def test_fork_without_id_takes_the_next_free_id_when_another_fork_took_it_first(
         return new_id
 
     monkeypatch.setattr(session, "free_fork_id", raced)
-    done = fork(Target(store, conv, stored=True))
+    done = fork(ConversationHandle(conv, store, stored=True))
     assert done.conversation.id == "c1-fork2"
     assert store.conversations() == ["c1", "c1-fork1", "c1-fork2"]
 
 
 def _fork_in_a_process(root: str) -> str:
     store = Store(root)
-    return fork(Target(store, store.load("c1"), stored=True)).conversation.id
+    return fork(ConversationHandle(store.load("c1"), store, stored=True)).conversation.id
 
 
 def test_concurrent_forks_without_id_all_succeed_with_distinct_ids(tmp_path: Path) -> None:
@@ -77,7 +78,7 @@ def test_fork_with_a_taken_id_is_still_refused(tmp_path: Path) -> None:
     store.save(conv)
     store.save(_chat("mine"))
     with pytest.raises(TranscriptError, match="choose another --id"):
-        fork(Target(store, conv, stored=True), "mine")
+        fork(ConversationHandle(conv, store, stored=True), "mine")
 
 
 # --- compact on a full disk ------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from ladder_helpers import agent_run
 
-from snapshot.ladder.compact import compact, request_shape
+from snapshot.ladder.compact import CompactOptions, compact, request_shape
 from snapshot.ladder.cut import find_cut, head_end
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import Rejection, _what_tokens, recover, run_ladder
@@ -202,11 +202,11 @@ def test_compact_offline_stops_at_the_free_rungs_and_says_why() -> None:
 def test_compact_with_a_provider_limit_is_checked_by_it(claude: Target) -> None:
     conv = agent_run(40)
     budget = claude.tokens(conv.path()) * 2 // 3  # the free rungs can meet it
-    outcome = compact(conv, MODEL, budget, provider_limit=budget)
+    outcome = compact(conv, MODEL, budget, CompactOptions(provider_limit=budget))
     assert outcome.checked_by is not None
     assert outcome.result.fits
     # Below what the free rungs reach it is "not met", never a modelled summary.
-    tight = compact(conv, MODEL, budget // 4, provider_limit=budget // 4)
+    tight = compact(conv, MODEL, budget // 4, CompactOptions(provider_limit=budget // 4))
     assert not tight.result.fits and tight.result.summary is None
 
 

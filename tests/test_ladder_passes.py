@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from ladder_helpers import REPRO, agent_run, needs_repro
 
 from snapshot.decode import load_png, read
-from snapshot.ladder.compact import compact
+from snapshot.ladder.compact import CompactOptions, compact
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, Rejection, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.serialize import serialize_message
@@ -215,7 +215,7 @@ def test_compact_offline_never_sends_a_modelled_summary(claude: Target) -> None:
     conv = agent_run(40)
     tight = 50
     for limit in (None, 200_000):
-        outcome = compact(conv, MODEL, tight, provider_limit=limit)
+        outcome = compact(conv, MODEL, tight, CompactOptions(provider_limit=limit))
         assert not outcome.result.fits
         assert outcome.result.summary is None
         assert not any(m.meta.get("kind") == "summary" for m in outcome.result.conversation.path())

@@ -21,16 +21,15 @@ from snapshot.transcript.model import (
     ToolCall,
     ToolResult,
 )
-from snapshot.transcript.resolve import Resolved
+from snapshot.transcript.resolve import ConversationHandle
 from snapshot.transcript.session import (
-    Target,
     TreeSummary,
     branch,
     checkpoint,
     fork,
     free_fork_id,
     list_checkpoints,
-    open_target,
+    open_handle,
     resume,
     retry,
     rewind,
@@ -62,16 +61,16 @@ def store(tmp_path: Path) -> Store:
     return Store(tmp_path / "ws")
 
 
-def stored(store: Store, conv: Conversation | None = None) -> Target:
+def stored(store: Store, conv: Conversation | None = None) -> ConversationHandle:
     conv = conv or demo()
     store.save(conv)
-    return Target(store, conv, stored=True)
+    return ConversationHandle(conv, store, stored=True)
 
 
-def from_file(store: Store, conv: Conversation, notes: list[str]) -> Target:
+def from_file(store: Store, conv: Conversation, notes: list[str]) -> ConversationHandle:
     """The target of a file's conversation, as resolving ``log.fake.json`` gives it."""
-    found = Resolved(conv, store, stored=False, path=Path("log.fake.json"))
-    return open_target(found, writes=True, note=notes.append)
+    found = ConversationHandle(conv, store, stored=False, path=Path("log.fake.json"))
+    return open_handle(found, writes=True, note=notes.append)
 
 
 def import_note(store: Store, conv_id: str = "demo") -> str:
@@ -94,7 +93,7 @@ ONE_CALL = {
     "cmd_retry": "snapshot.transcript.session.retry",
     "cmd_resume": "snapshot.transcript.session.resume",
     "cmd_context": "snapshot.ladder.context.context_use",
-    "_resolve": "snapshot.transcript.session.open_target",
+    "_resolve": "snapshot.transcript.session.open_handle",
 }
 
 
@@ -108,17 +107,17 @@ def test_session_cli_module_imports_no_library_at_run_time() -> None:
     assert module_level_library_imports(cli_session) == []
 
 
-# --- open_target -------------------------------------------------------------------------
+# --- open_handle -------------------------------------------------------------------------
 
 
-def test_open_target_of_a_stored_conversation_is_that_conversation(store: Store) -> None:
+def test_open_handle_of_a_stored_conversation_is_that_conversation(store: Store) -> None:
     store.save(demo())
     notes: list[str] = []
-    t = open_target(Resolved(store.load("demo"), store, stored=True), note=notes.append)
+    t = open_handle(ConversationHandle(store.load("demo"), store, stored=True), note=notes.append)
     assert (t.stored, t.source, t.name, t.conv.tip, notes) == (True, "", "demo/main", "a4", [])
 
 
-def test_open_target_maps_an_unsafe_id_and_then_finds_the_stored_copy(store: Store) -> None:
+def test_open_handle_maps_an_unsafe_id_and_then_finds_the_stored_copy(store: Store) -> None:
     notes: list[str] = []
     t = from_file(store, demo("../etc/passwd"), notes)
     renamed = "'../etc/passwd'/'main' is stored as etc_passwd-7fef78f534/main (safe file names)"
@@ -135,12 +134,12 @@ def test_open_target_maps_an_unsafe_id_and_then_finds_the_stored_copy(store: Sto
     ]
 
 
-def test_open_target_for_writing_refuses_a_workspace_that_is_a_file(tmp_path: Path) -> None:
+def test_open_handle_for_writing_refuses_a_workspace_that_is_a_file(tmp_path: Path) -> None:
     (tmp_path / "ws").write_text("")
-    found = Resolved(demo(), Store(tmp_path / "ws"), stored=False, path=Path("x"))
+    found = ConversationHandle(demo(), Store(tmp_path / "ws"), stored=False, path=Path("x"))
     with pytest.raises(TranscriptError, match="is not a folder; pick another workspace"):
-        open_target(found, writes=True)
-    assert open_target(found).stored is False  # reading only: not checked
+        open_handle(found, writes=True)
+    assert open_handle(found).stored is False  # reading only: not checked
 
 
 # --- tree_summary and list_checkpoints ------------------------------------------------------
@@ -151,7 +150,7 @@ def test_tree_summary_counts_branch_points_and_groups_labels(store: Store) -> No
     store.save_checkpoints("demo", "main", [Checkpoint("x", "a2"), Checkpoint("y", "a2")])
     assert tree_summary(t) == TreeSummary({"a2": ("x", "y")}, 1)
     # A file's conversation not stored yet has no labels, whatever the store holds.
-    assert tree_summary(Target(store, demo(), stored=False)) == TreeSummary({}, 1)
+    assert tree_summary(ConversationHandle(demo(), store, stored=False)) == TreeSummary({}, 1)
 
 
 def test_list_checkpoints_keeps_live_ones_and_reports_stale_ones(store: Store) -> None:
@@ -163,7 +162,7 @@ def test_list_checkpoints_keeps_live_ones_and_reports_stale_ones(store: Store) -
         ("old", "its message 'zz' is not in the conversation")
     ]
     assert store.load_checkpoints("demo") == (Checkpoint("x", "a2"), Checkpoint("old", "zz"))
-    assert list_checkpoints(Target(store, demo(), stored=False)).kept == ()
+    assert list_checkpoints(ConversationHandle(demo(), store, stored=False)).kept == ()
 
 
 # --- branch -----------------------------------------------------------------------------------
@@ -171,7 +170,7 @@ def test_list_checkpoints_keeps_live_ones_and_reports_stale_ones(store: Store) -
 
 def test_branch_moves_the_stored_tip_and_keeps_every_message(store: Store) -> None:
     notes: list[str] = []
-    t = Target(store, demo(), stored=True, note=notes.append)
+    t = ConversationHandle(demo(), store, stored=True, note=notes.append)
     store.save(demo())
     done = branch(t, "u3")
     assert (done.before.tip, done.after.tip, done.imported, notes) == ("a4", "u3", False, [])
@@ -300,7 +299,7 @@ def test_retry_with_no_prompt_writes_nothing(store: Store) -> None:
     only_system = Conversation("sys", (Message("s", None, "system", (TextBlock("be"),)),), "s")
     store.save(only_system)
     before = store.path_for("sys").read_bytes()
-    done = retry(Target(store, only_system, stored=True))
+    done = retry(ConversationHandle(only_system, store, stored=True))
     assert done.after is None and not done.point.ready and not done.imported
     assert (
         done.point.reason == "conversation 'sys' has no user prompt on its path: nothing to retry"

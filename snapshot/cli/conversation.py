@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from snapshot.transcript.model import Conversation
-    from snapshot.transcript.resolve import Resolved
+    from snapshot.transcript.resolve import ConversationHandle
 
 
 def conversation_arguments(conv_help: str) -> argparse.ArgumentParser:
@@ -44,7 +44,7 @@ def conversation_arguments(conv_help: str) -> argparse.ArgumentParser:
     return common
 
 
-def resolve(args: argparse.Namespace) -> Resolved:
+def resolve(args: argparse.Namespace) -> ConversationHandle:
     """What CONV names (see :mod:`snapshot.transcript.resolve` for the order)."""
     from snapshot.transcript.formats import parse_select
     from snapshot.transcript.resolve import resolve_conversation

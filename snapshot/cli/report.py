@@ -249,38 +249,39 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.ledger is not None:
         return cmd_ledger_report(args)
     from snapshot.report.main import report_command
+    from snapshot.report.matrix import Settings
+    from snapshot.report.options import ReportOptions
 
-    files = report_command(
-        args.out,
+    settings = Settings(
+        priced_on=args.date or "",
+        tier=args.tier,
+        ocr_rows=args.ocr_rows,
+        budget_ratio=args.budget_ratio,
+        page_readers=tuple(args.page_readers.split(",")),
+        reader_pages=args.reader_pages,
+        reader_conversations=args.reader_conversations,
+        reader_jitter=not args.no_reader_jitter,
+        page_needles_per_class=args.page_needles_per_class,
+        profiles_file=args.profile,
+    )
+    options = ReportOptions(
         corpus=args.corpus,
-        paths=args.paths,
+        paths=tuple(args.paths),
         discover=args.discover,
         probes=args.probes,
-        page_readers=args.page_readers,
-        settings={
-            "priced_on": args.date or "",
-            "tier": args.tier,
-            "ocr_rows": args.ocr_rows,
-            "budget_ratio": args.budget_ratio,
-            "reader_pages": args.reader_pages,
-            "reader_conversations": args.reader_conversations,
-            "reader_jitter": not args.no_reader_jitter,
-            "page_needles_per_class": args.page_needles_per_class,
-            "profiles_file": args.profile,
-        },
-        say=lambda line: print(line, file=sys.stderr),
-        command=command_line(args),
-        readme=args.readme,
-        models=args.models,
+        models=tuple(args.models or ()),
+        settings=settings,
         workers=args.workers,
         limit=args.limit,
-        use_ocr=args.ocr_rows > 0,
         legibility=args.legibility,
         show_needles=args.show_needles,
         engine=args.engine,
         scheduler=args.scheduler,
         cache=args.cache,
+        readme=args.readme,
+        command=command_line(args),
     )
+    files = report_command(args.out, options, say=lambda line: print(line, file=sys.stderr))
     if args.readme is not None:
         print(f"rewrote the results block of {args.readme}")
     r = files.result
@@ -304,13 +305,9 @@ def command_line(args: argparse.Namespace) -> str:
 
 def cmd_compact(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import resolve
-    from snapshot.ladder.compact import compact_to
+    from snapshot.ladder.compact import CompactOptions, compact_to
 
-    record = compact_to(
-        args.out,
-        resolve(args),
-        args.model,
-        args.budget,
+    options = CompactOptions(
         window_share=args.window_share,
         profiles_file=args.profile,
         summarizer=args.summarizer,
@@ -319,6 +316,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
         openai_api=args.api,
         provider_limit=args.provider_limit,
         check=args.check,
+    )
+    record = compact_to(
+        args.out,
+        resolve(args),
+        args.model,
+        args.budget,
+        options,
         save=args.save,
         note=lambda line: print(line, file=sys.stderr),
     )

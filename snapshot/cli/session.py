@@ -29,7 +29,7 @@ from snapshot.cli.terminal import safe_line
 
 if TYPE_CHECKING:
     from snapshot.transcript.model import Conversation, ImageBlock, Message
-    from snapshot.transcript.session import Target
+    from snapshot.transcript.resolve import ConversationHandle
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -135,12 +135,12 @@ def _row(*fields: str) -> None:
     print("\t".join(safe_line(f) for f in fields))
 
 
-def _resolve(args: argparse.Namespace, *, writes: bool = False) -> Target:
+def _resolve(args: argparse.Namespace, *, writes: bool = False) -> ConversationHandle:
     """CONV opened for a session command; announcements go to stderr as they happen."""
     from snapshot.cli.conversation import resolve
-    from snapshot.transcript.session import open_target
+    from snapshot.transcript.session import open_handle
 
-    return open_target(resolve(args), writes=writes, note=_note)
+    return open_handle(resolve(args), writes=writes, note=_note)
 
 
 # --- describing messages ---------------------------------------------------------------

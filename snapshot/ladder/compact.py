@@ -24,14 +24,88 @@ from snapshot.ladder.target import Target, target_for
 from snapshot.transcript.model import Conversation
 
 if TYPE_CHECKING:
-    from snapshot.transcript.resolve import Resolved
+    from snapshot.transcript.resolve import ConversationHandle
 
 # Which request shape each provider takes; OpenAI-compatible APIs take chat bodies.
 REQUEST_SHAPES = {"anthropic": "anthropic", "openai": "openai", "google": "gemini"}
 
 
 @dataclass(frozen=True)
+class CompactOptions:
+    """How :func:`compact` builds the request, besides the model and the budget.
+
+    Every field has the default ``snapshot compact`` uses without the flag.
+
+    Attributes
+    ----------
+    window_share : float, optional
+        The budget as this share of the model's context window (in (0, 1]), in
+        place of a token budget; the window's source and date go into the record.
+    profiles_file : str or Path, optional
+        A JSON/TOML profiles file (``snapshot tune``) whose profiles win over the tables.
+    keep_turns : int
+        Recent turns kept verbatim (default 2).
+    factsheet_chars : int
+        Exact identifiers written beside the pages, within this many characters
+        (default 0: none).
+    summarizer : str or Summarizer, optional
+        ``"none"`` (default: no summary rung), ``"auto"`` (the conversation's own
+        real compaction summary where it has one), ``"live:MODEL"`` (needs the
+        ``[live]`` extra and a key; :func:`snapshot.ladder.summary.summarizer_for`),
+        or a :class:`~snapshot.ladder.summary.Summarizer` of your own.
+    openai_api : str
+        The OpenAI request shape: ``"chat"`` (default) or ``"responses"``.
+    provider_limit : int, optional
+        Check the request with a simulated provider (an offline stand-in) that
+        counts exactly and rejects above this many tokens; the ladder recovers
+        with the free rungs.
+    check : bool
+        Validate the request against the provider's published schema and
+        documented rules; the result goes into ``CompactOutcome.validation``.
+
+    Examples
+    --------
+    >>> from importlib import resources
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> options = CompactOptions(keep_turns=1, openai_api="responses", check=True)
+    >>> out = compact(conv, "gpt-5.1", 4000, options)
+    >>> out.api, out.validation["ok"]
+    ('openai-responses', True)
+    """
+
+    window_share: float | None = None
+    profiles_file: str | Path | None = None
+    keep_turns: int = 2
+    factsheet_chars: int = 0
+    summarizer: str | Summarizer = "none"
+    openai_api: str = "chat"
+    provider_limit: int | None = None
+    check: bool = False
+
+
+@dataclass(frozen=True)
 class CompactOutcome:
+    """What :func:`compact` made: the reader, the ladder's result and the request body.
+
+    ``api`` is the request's shape (``anthropic``, ``openai``, ``openai-responses``,
+    ``gemini``); ``notes`` are what the exporter and the image budgets said;
+    ``checked_by`` names the simulated provider that checked it, if any;
+    :meth:`record` is ``record.json`` and :meth:`write` writes the pages, the
+    request and the record into a folder.
+
+    >>> from importlib import resources
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> out = compact(conv, "claude-opus-5", 4000)
+    >>> out.api, out.result.fits, out.body["messages"][0]["role"]
+    ('anthropic', True, 'user')
+    >>> out.record("request.json", [])["rungs_taken"]
+    ['elide', 'snapshot']
+    """
+
     target: Target
     result: LadderResult
     api: str
@@ -188,43 +262,43 @@ def compact(
     conv: Conversation,
     model: str,
     budget: int | None = None,
-    *,
-    window_share: float | None = None,
-    profiles_file: str | Path | None = None,
-    keep_turns: int = 2,
-    factsheet_chars: int = 0,
-    summarizer: Summarizer | None = None,
-    openai_api: str = "chat",
-    provider_limit: int | None = None,
-    check: bool = False,
+    options: CompactOptions | None = None,
 ) -> CompactOutcome:
-    """Compact ``conv`` for ``model`` to ``budget`` tokens (or ``window_share`` of its window).
+    """Compact ``conv`` for ``model`` to ``budget`` tokens (or a share of its context window).
 
     A request never carries a summary without text: offline (no summarizer, or
     a summarizer that only models its size) the ladder stops at the free rungs
-    and the result says "not met" when they cannot fit.
+    and the result says "not met" when they cannot fit. ``options``: see
+    :class:`CompactOptions` (default: its defaults; ``window_share`` in place of ``budget``).
     """
+    from snapshot.ladder.summary import summarizer_for
     from snapshot.profiles.options import resolve_profile
     from snapshot.transcript.export import export
 
-    profile = resolve_profile(model, profiles_file=profiles_file)
-    target = target_for(profile)
-    budget, budget_from = budget_for(profile, budget, window_share)
-    options = LadderOptions(
-        keep_turns=keep_turns, sheets=SheetOptions(factsheet_chars=factsheet_chars)
+    opts = CompactOptions() if options is None else options
+    summarizer: Summarizer | None = (
+        summarizer_for(opts.summarizer, conv)
+        if isinstance(opts.summarizer, str)
+        else opts.summarizer
     )
-    free = replace(options, rungs=FREE_RUNGS)
+    profile = resolve_profile(model, profiles_file=opts.profiles_file)
+    target = target_for(profile)
+    budget, budget_from = budget_for(profile, budget, opts.window_share)
+    ladder_options = LadderOptions(
+        keep_turns=opts.keep_turns, sheets=SheetOptions(factsheet_chars=opts.factsheet_chars)
+    )
+    free = replace(ladder_options, rungs=FREE_RUNGS)
     checked_by = None
     offline = False
-    if provider_limit is not None:
-        provider = SimulatedProvider(limit=provider_limit, image_tokens=target.image_tokens)
+    if opts.provider_limit is not None:
+        provider = SimulatedProvider(limit=opts.provider_limit, image_tokens=target.image_tokens)
         result = recover(conv, target, budget, provider, options=free)
         checked_by = provider.name
     else:
         with_summary = (
             None
             if summarizer is None
-            else run_ladder(conv, target, budget, summarizer=summarizer, options=options)
+            else run_ladder(conv, target, budget, summarizer=summarizer, options=ladder_options)
         )
         if with_summary is None or (
             with_summary.summary is not None and with_summary.summary.text is None
@@ -240,11 +314,11 @@ def compact(
             failure=f"{result.failure}; the next rung is a summary, and no summarizer is "
             "available offline (use --summarizer live:MODEL)",
         )
-    api = request_shape(target, openai_api)
+    api = request_shape(target, opts.openai_api)
     exported = export(result.conversation, api, model=target.model)
     notes = [*exported.notes, *_check_budgets(exported.body, target)]
     validation = None
-    if check:
+    if opts.check:
         from snapshot.transcript.validate import validate
 
         validation = validate(exported.body, api, model=target.model).to_json()
@@ -263,14 +337,13 @@ def compact(
 
 def compact_to(
     out: Path,
-    conv: Conversation | Resolved,
+    conv: Conversation | ConversationHandle,
     model: str,
     budget: int | None = None,
+    options: CompactOptions | None = None,
     *,
-    summarizer: str = "auto",
     save: bool = False,
-    note: Callable[[str], None] = lambda line: None,
-    **options: Any,
+    note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
 
@@ -278,19 +351,19 @@ def compact_to(
     ----------
     out : Path
         The folder for ``page-NNN.png``, ``request.json`` and ``record.json``.
-    conv : Conversation or Resolved
+    conv : Conversation or ConversationHandle
         The conversation, or what CONV resolved to (needed with ``save``).
     model, budget
-        The reader and its token budget (or ``window_share=`` of its context window).
-    summarizer : str
-        ``auto``, ``none`` or ``live:MODEL`` (:func:`snapshot.ladder.summary.summarizer_for`).
+        The reader and its token budget (or ``options.window_share`` of its context window).
+    options : CompactOptions, optional
+        How the request is built (:class:`CompactOptions`; the command's
+        ``--summarizer`` default is ``"auto"``).
     save : bool
         Store the compacted path as the new tip of the resolved conversation
         (:func:`snapshot.ladder.save.save_compacted`); the record says where.
-    note : callable
-        Receives the store's announcements (a file stored for the first time).
-    **options
-        The other options of :func:`compact`.
+    note : callable, optional
+        Receives the store's announcements (a file stored for the first time);
+        default: the handle's own ``note``.
 
     Returns
     -------
@@ -305,27 +378,26 @@ def compact_to(
     >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
     >>> [conv] = import_path(Path(str(demo)))
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     record = compact_to(Path(d), conv, "gpt-5.1", 4000, summarizer="none")
+    ...     record = compact_to(Path(d), conv, "gpt-5.1", 4000)
     ...     written = sorted(p.name for p in Path(d).iterdir())
     >>> record["fits"], record["request_file"], "record.json" in written
     (True, 'request.json', True)
     """
-    from snapshot.ladder.summary import summarizer_for
-    from snapshot.transcript.resolve import Resolved
-    from snapshot.transcript.session import open_target
+    from snapshot.transcript.resolve import ConversationHandle
+    from snapshot.transcript.session import open_handle
 
-    target = None
-    if isinstance(conv, Resolved):
-        target = open_target(conv, writes=True, note=note) if save else None
-        conv = target.conv if target is not None else conv.conv
+    handle = None
+    if isinstance(conv, ConversationHandle):
+        handle = open_handle(conv, writes=True, note=note) if save else None
+        conv = handle.conv if handle is not None else conv.conv
     elif save:
         raise InputError("--save needs a stored conversation or a file to store, not a value")
-    outcome = compact(conv, model, budget, summarizer=summarizer_for(summarizer, conv), **options)
+    outcome = compact(conv, model, budget, options)
     saved = None
-    if target is not None:
+    if handle is not None:
         from snapshot.ladder.save import save_compacted
 
-        done = save_compacted(target, outcome.result.conversation)
+        done = save_compacted(handle, outcome.result.conversation)
         saved = {
             "conversation": done.after.id,
             "agent": done.after.agent,

@@ -32,6 +32,18 @@ RUNGS = (*FREE_RUNGS, "summary")
 
 @dataclass(frozen=True)
 class LadderOptions:
+    """How :func:`run_ladder` climbs, besides the reader and the budget.
+
+    ``keep_turns``: recent turns every rung keeps verbatim; ``elide_keep_steps``
+    and ``elide_min_chars``: elide keeps the results of the last that many
+    assistant steps and leaves shorter results alone; ``sheets``: the snapshot
+    rung's :class:`~snapshot.ladder.sheets.SheetOptions`; ``rungs``: the rungs
+    tried, in order (:data:`FREE_RUNGS` for a request sent as it is).
+
+    >>> LadderOptions(rungs=FREE_RUNGS).rungs, LadderOptions().keep_turns
+    (('elide', 'drop_images', 'snapshot'), 2)
+    """
+
     keep_turns: int = 2
     # Elide keeps the results of the last this many assistant steps (its unit of "recent").
     elide_keep_steps: int = 2
@@ -42,6 +54,26 @@ class LadderOptions:
 
 @dataclass(frozen=True)
 class LadderResult:
+    """What :func:`run_ladder` did: the conversation after it, each rung's record, the tokens.
+
+    ``steps`` holds one :class:`~snapshot.ladder.record.RungRecord` per rung
+    tried (``rungs_taken``: those that changed something); ``fits`` says the
+    budget was met and nothing refused it; ``failure`` says why not; ``summary``
+    and ``model_calls`` are the summary rung's; ``pages`` the snapshot rung's.
+
+    >>> from importlib import resources
+    >>> from pathlib import Path
+    >>> from snapshot.ladder.target import target_for
+    >>> from snapshot.transcript.formats import import_path
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> [conv] = import_path(Path(str(demo)))
+    >>> result = run_ladder(conv, target_for("claude-opus-5"), 4000)
+    >>> result.fits, result.rungs_taken, result.tokens_after <= result.budget < result.tokens_before
+    (True, ('elide', 'snapshot'), True)
+    >>> len(result.pages) > 0
+    True
+    """
+
     conversation: Conversation
     steps: tuple[RungRecord, ...]
     tokens_before: int

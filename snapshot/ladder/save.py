@@ -9,12 +9,12 @@ second ``compact`` runs on the stored result.
 
 >>> import tempfile
 >>> from snapshot.transcript.model import linear, TextBlock
->>> from snapshot.transcript.session import Target
+>>> from snapshot.transcript.resolve import ConversationHandle
 >>> from snapshot.transcript.store import Store
 >>> store = Store(tempfile.mkdtemp())
 >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]), ("m2", "assistant", [TextBlock("yo")])])
 >>> shorter = linear("c1", [("m1", "user", [TextBlock("hi")]), ("m2", "assistant", [TextBlock("y")])])
->>> saved = save_compacted(Target(store, conv, stored=False), shorter)
+>>> saved = save_compacted(ConversationHandle(conv, store, stored=False), shorter)
 >>> saved.before_tip, saved.after.tip != "m2", len(store.load("c1").messages)
 ('m2', True, 3)
 """
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from snapshot.ladder.serialize import serialize_message
 from snapshot.transcript.model import Conversation, Message
-from snapshot.transcript.session import Target
+from snapshot.transcript.resolve import ConversationHandle
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ def graft(conv: Conversation, path: Sequence[Message]) -> tuple[Conversation, in
     return conv.with_messages([*conv.messages, *added], tip=parent), len(added)
 
 
-def save_compacted(t: Target, compacted: Conversation) -> SavedCompaction:
+def save_compacted(t: ConversationHandle, compacted: Conversation) -> SavedCompaction:
     """Store ``compacted``'s path as the new tip of ``t``'s conversation, under its lock."""
     with t.store.lock(t.conv.id, t.conv.agent):
         stored = t.stored or t.store.exists(t.conv.id, t.conv.agent)

@@ -131,7 +131,18 @@ def _reference_chars_per_token(count: Callable[[str], int]) -> float:
 
 
 def target_for(model: str | Any, *, fallback: bool = False) -> Target:
-    """The reader for a model id (or an already resolved ``Profile``)."""
+    """The reader for a model id (or an already resolved ``Profile``).
+
+    ``fallback``: an unknown id gets the conservative profile instead of an
+    :class:`~snapshot.errors.UnknownModelError` (:func:`snapshot.profiles.profile_for`).
+
+    >>> from snapshot.transcript.model import TextBlock, linear
+    >>> t = target_for("claude-opus-5")
+    >>> t.model, t.vision, t.geometry.size, t.text_counter
+    ('claude-opus-5', True, (1540, 1540), 'reconstruction')
+    >>> t.tokens(linear("c", [("m1", "user", [TextBlock("hello world")])]).path()) > 0
+    True
+    """
     from snapshot.billing.text_tokens import resolve_tokenizer
     from snapshot.profiles import Profile, count_text_tokens, profile_for
 

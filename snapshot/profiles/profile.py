@@ -36,6 +36,14 @@ class Profile:
 
     ``page`` fixes the page size (from an override file); otherwise the solver
     picks it. ``evidence`` is why the font and page bound are what they are.
+    :func:`snapshot.profiles.profile_for` resolves one from a model id:
+
+    >>> from snapshot.profiles import profile_for
+    >>> p = profile_for("claude-opus-5")
+    >>> p.provider, p.vision, p.geometry().size
+    ('anthropic', True, (1540, 1540))
+    >>> p.image_tokens(*p.geometry().size)
+    3025
     """
 
     model: str

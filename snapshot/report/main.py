@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.report import markdown, plots
@@ -22,6 +22,9 @@ from snapshot.report.sources import (
 )
 from snapshot.report.tables import aggregate
 from snapshot.transcript.discover import Found
+
+if TYPE_CHECKING:
+    from snapshot.report.options import ReportOptions
 
 #: Where a report keeps its per-conversation results for the next run, inside ``--out``.
 CACHE_DIR = ".cache"
@@ -309,16 +312,9 @@ def sessions_to_read(
 
 def report_command(
     out: Path | None,
+    options: ReportOptions | None = None,
     *,
-    corpus: Path | None = None,
-    paths: Sequence[str] = (),
-    discover: bool = False,
-    probes: Path | None = None,
-    page_readers: str = "",
-    models: Sequence[str] | None = None,
-    settings: dict[str, Any] | None = None,
     say: Callable[[str], None] = lambda line: None,
-    **options: Any,
 ) -> ReportFiles:
     """What ``snapshot report`` runs: its checks, the paths it reads, then :func:`make_report`.
 
@@ -327,50 +323,47 @@ def report_command(
     out : Path or None
         The report folder; ``None``: :func:`~snapshot.report.out_folder.default_report_folder`
         (the user's data folder, never the current folder, which may be a checkout).
-    corpus : Path, optional
-        A benchmark manifest (``--corpus``); must exist.
-    paths, discover
-        A user's own transcripts (:func:`sessions_to_read`, listed through ``say``).
-    probes : Path, optional
-        A folder of ``snapshot probe`` records; must exist.
-    page_readers : str
-        ``--page-readers`` as given (:func:`snapshot.legibility.page_readers.parse_reader_names`).
-    models : sequence of str, optional
-        The profiles (default :data:`~snapshot.report.run.DEFAULT_MODELS`).
-    settings : dict, optional
-        The other :class:`~snapshot.report.matrix.Settings` fields.
+    options : ReportOptions, optional
+        What to run on and how (:class:`~snapshot.report.options.ReportOptions`;
+        default: its defaults, the demo transcripts).
     say : callable
-        Where the list of paths to read goes (the CLI: standard error).
-    **options
-        The other arguments of :func:`make_report`.
+        Where the list of paths to read and the optional parts the run goes on
+        without go (the CLI: standard error).
 
     Raises
     ------
     InputError
-        A missing manifest or probe folder, PATHs together with ``corpus``, or
-        ``discover`` finding nothing.
+        A missing manifest or probe folder, PATHs together with ``corpus``,
+        ``discover`` finding nothing, or an unknown page reader.
 
     Examples
     --------
-    >>> report_command(Path("r"), corpus=Path("/no/such.manifest.json"))
+    >>> from snapshot.report.options import ReportOptions
+    >>> report_command(Path("r"), ReportOptions(corpus=Path("/no/such.manifest.json")))
     Traceback (most recent call last):
     ...
     snapshot.errors.InputError: --corpus /no/such.manifest.json: no such manifest file (give .../benchmark.manifest.json)
     """
+    from dataclasses import replace
+
     from snapshot.legibility.page_readers import parse_reader_names
+    from snapshot.report.options import ReportOptions
     from snapshot.report.out_folder import default_report_folder
 
+    opts = ReportOptions() if options is None else options
     if out is None:
         out = default_report_folder()
+    corpus, probes = opts.corpus, opts.probes
     if corpus is not None and not corpus.is_file():
         raise InputError(
             f"--corpus {corpus}: no such manifest file (give .../benchmark.manifest.json)"
         )
     if probes is not None and not probes.is_dir():
         raise InputError(f"--probes {probes}: no such folder of probe records")
-    found = sessions_to_read(paths, discover, corpus=corpus, say=say)
-    chosen = Settings(page_readers=parse_reader_names(page_readers), **(settings or {}))
-    models = tuple(models or DEFAULT_MODELS)
+    found = sessions_to_read(opts.paths, opts.discover, corpus=corpus, say=say)
+    readers = parse_reader_names(",".join(opts.settings.page_readers))
+    chosen = replace(opts.settings, page_readers=readers)
+    models = tuple(opts.models or DEFAULT_MODELS)
     check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)
     return make_report(
         corpus,
@@ -380,5 +373,14 @@ def report_command(
         found=found,
         probes=probes,
         say=say,
-        **options,
+        workers=opts.workers,
+        limit=opts.limit,
+        use_ocr=chosen.ocr_rows > 0,
+        legibility=opts.legibility,
+        command=opts.command,
+        readme=opts.readme,
+        show_needles=opts.show_needles,
+        engine=opts.engine,
+        scheduler=opts.scheduler,
+        cache=opts.cache,
     )

@@ -56,6 +56,22 @@ STRATEGIES = (
 
 @dataclass(frozen=True)
 class Settings:
+    """How each conversation × profile is measured; every default is ``snapshot report``'s.
+
+    ``keep_turns`` and ``tail_share``: the verbatim tail (turns, and its largest
+    share of the conversation); ``needles_per_kind``: needles sampled per kind
+    from the middle, by ``seed``; ``factsheet_chars``: the factsheet's budget;
+    ``foveate_chars``: the characters of the middle nearest the tail that
+    ``snapshot+foveate`` draws in the profile's default layout (the rest dense);
+    ``next_turns``: the further turns the session cost counts; ``budget_ratio``:
+    the ladder's budget as a share of each conversation's tokens. The other
+    fields are described where they are declared. Part of
+    :class:`snapshot.report.options.ReportOptions`.
+
+    >>> Settings(budget_ratio=0.5, tier="batch").budget_ratio, Settings().keep_turns
+    (0.5, 2)
+    """
+
     keep_turns: int = 2
     tail_share: float = 0.2
     needles_per_kind: int = 4

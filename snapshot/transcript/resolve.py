@@ -25,8 +25,8 @@ and a stored id is ambiguous: the error names both and says how to pick
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
@@ -38,18 +38,47 @@ from snapshot.transcript.store_legacy import read_document
 STORE_PREFIX = "store:"
 
 
-@dataclass(frozen=True)
-class Resolved:
-    """A conversation and where it came from.
+def _quiet(text: str) -> None:
+    """The default ``note``: announcements go nowhere."""
 
-    ``stored``: it was read from ``store`` (a workspace); otherwise it was
-    imported from ``path`` and is not (yet) stored anywhere.
+
+@dataclass(frozen=True)
+class ConversationHandle:
+    """A conversation CONV named, the store it belongs in, and whether that store holds it yet.
+
+    The one object every command that takes CONV works on: :func:`resolve_conversation`
+    finds it, :func:`snapshot.transcript.session.open_handle` readies it for a change
+    (safe file names, the stored copy of a file stored before), and the session
+    functions and ``compact --save`` change it.
+
+    ``stored``: ``conv`` was read from ``store``; otherwise it was imported from
+    ``path`` and is not stored yet (``path`` is also kept when a file's stored copy
+    stands in for it). ``note`` receives the announcements (a file stored for the
+    first time, an id mapped to a safe file name, a stored copy used in place of
+    the file) as they happen, one line each.
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
+    >>> h = ConversationHandle(conv, Store("ws"), stored=False, path=Path("log.jsonl"))
+    >>> h.name, h.source, h.stored
+    ('c1/main', 'log.jsonl', False)
     """
 
     conv: Conversation
     store: Store
     stored: bool
     path: Path | None = None
+    note: Callable[[str], None] = field(default=_quiet, repr=False, compare=False)
+
+    @property
+    def name(self) -> str:
+        """``<id>/<agent>``, how the commands name the conversation."""
+        return f"{self.conv.id}/{self.conv.agent}"
+
+    @property
+    def source(self) -> str:
+        """The file the conversation was imported from, as given (empty: read from the store)."""
+        return "" if self.path is None else str(self.path)
 
 
 def pick(convs: list[Conversation], agent: str | None, what: str) -> Conversation:
@@ -94,7 +123,7 @@ def _stored_agents(store: Store, ident: str) -> list[str]:
         return []
 
 
-def _load_stored(store: Store, ident: str, agent: str | None) -> Resolved:
+def _load_stored(store: Store, ident: str, agent: str | None) -> ConversationHandle:
     agents = _stored_agents(store, ident)
     if not agents:
         raise TranscriptError(
@@ -102,14 +131,14 @@ def _load_stored(store: Store, ident: str, agent: str | None) -> Resolved:
             "give a stored id or the path of a transcript to import"
         )
     chosen = pick_agent(agents, agent, f"stored conversation {ident!r}")
-    return Resolved(store.load(ident, chosen), store, stored=True)
+    return ConversationHandle(store.load(ident, chosen), store, stored=True)
 
 
-def _load_store_file(path: Path) -> Resolved:
+def _load_store_file(path: Path) -> ConversationHandle:
     """A store file, read through its workspace (migrations, checks) when it sits in one."""
     home = Store(path.parent.parent)  # <workspace>/<conversation id>/<agent>.jsonl
     try:
-        return Resolved(home.load(path.parent.name, path.stem), home, stored=True)
+        return ConversationHandle(home.load(path.parent.name, path.stem), home, stored=True)
     except TranscriptError as exc:
         # A store file copied out of its workspace: read on its own. Its images
         # may come from the file's own folder only, whatever ``source`` it names.
@@ -120,7 +149,7 @@ def _load_store_file(path: Path) -> Resolved:
             conv = read(path, path.stem)
         except (OSError, TranscriptError):
             raise exc from None
-        return Resolved(encodable_conversation(conv), home, stored=False, path=path)
+        return ConversationHandle(encodable_conversation(conv), home, stored=False, path=path)
 
 
 def _exists(path: Path) -> bool:
@@ -137,7 +166,7 @@ def resolve_conversation(
     agent: str | None = None,
     format: str | None = None,
     select: Mapping[str, str] | None = None,
-) -> Resolved:
+) -> ConversationHandle:
     """The conversation ``ref`` names, by the order in this module's docstring.
 
     Parameters
@@ -155,7 +184,7 @@ def resolve_conversation(
 
     Returns
     -------
-    Resolved
+    ConversationHandle
 
     Raises
     ------
@@ -178,7 +207,7 @@ def resolve_conversation(
         if is_store_file(path):
             return _load_store_file(path)
         convs = import_path(path, format=format, select=select)
-        return Resolved(pick(convs, agent, str(path)), store, stored=False, path=path)
+        return ConversationHandle(pick(convs, agent, str(path)), store, stored=False, path=path)
     if _stored_agents(store, ref):
         return _load_stored(store, ref, agent)
     raise TranscriptError(

@@ -6,11 +6,11 @@ function holds the store's lock of the conversation from reload to save, so
 two commands never undo each other, and returns a small frozen result saying
 what happened (the CLI prints from it and decides nothing).
 
-A session works on a :class:`Target`, what CONV resolved to
-(:func:`snapshot.transcript.resolve.resolve_conversation`) opened by
-:func:`open_target`: a stored conversation, or a file's conversation not
-stored yet. The first function that changes an imported file stores it (the
-result's ``imported`` says so and ``Target.note`` announces it, so the change
+A session works on a :class:`~snapshot.transcript.resolve.ConversationHandle`,
+what CONV resolved to (:func:`snapshot.transcript.resolve.resolve_conversation`)
+opened by :func:`open_handle`: a stored conversation, or a file's conversation
+not stored yet. The first function that changes an imported file stores it (the
+result's ``imported`` says so and the handle's ``note`` announces it, so the change
 persists); importing the same file again finds that stored copy. Under the
 lock the stored state is reloaded: a file a concurrent command stored in the
 meantime is changed in its stored form, with its checkpoints, never
@@ -22,7 +22,7 @@ overwritten by a fresh import.
 >>> ws = tempfile.mkdtemp()
 >>> _ = Store(ws).save(linear("c1", [("m1", "user", [TextBlock("hi")]),
 ...                                  ("m2", "assistant", [TextBlock("yo")])]))
->>> t = open_target(resolve_conversation("c1", workspace=ws), writes=True)
+>>> t = open_handle(resolve_conversation("c1", workspace=ws), writes=True)
 >>> branch(t, "m1").after.tip, Store(ws).load("c1").tip
 ('m1', 'm1')
 """
@@ -31,13 +31,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import tree
 from snapshot.transcript.model import Conversation
+from snapshot.transcript.resolve import ConversationHandle
 from snapshot.transcript.store import MAX_ID_LENGTH, Store, safe_id, validate_id
 from snapshot.transcript.tree import (
     Checkpoint,
@@ -48,57 +48,31 @@ from snapshot.transcript.tree import (
     Trim,
 )
 
-if TYPE_CHECKING:
-    from snapshot.transcript.resolve import Resolved
+# --- opening ----------------------------------------------------------------------------
 
 
-def _quiet(text: str) -> None:
-    """The default ``note``: announcements go nowhere."""
-
-
-# --- the target ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Target:
-    """The conversation a session function works on, and whether the store holds it yet.
-
-    ``stored``: it is in ``store`` (else a file's conversation, imported from
-    ``source`` and not stored yet). ``note`` receives the announcements (a
-    file stored for the first time, an id mapped to a safe file name, a
-    stored copy used in place of the file) as they happen, one line each.
-    """
-
-    store: Store
-    conv: Conversation
-    stored: bool
-    source: str = ""
-    note: Callable[[str], None] = field(default=_quiet, repr=False, compare=False)
-
-    @property
-    def name(self) -> str:
-        """``<id>/<agent>``, how the commands name the conversation."""
-        return f"{self.conv.id}/{self.conv.agent}"
-
-
-def open_target(
-    found: Resolved, *, writes: bool = False, note: Callable[[str], None] = _quiet
-) -> Target:
-    """The session target of a resolved CONV: the stored copy of a file stored before, if any.
+def open_handle(
+    found: ConversationHandle,
+    *,
+    writes: bool = False,
+    note: Callable[[str], None] | None = None,
+) -> ConversationHandle:
+    """A resolved CONV readied for a change: the stored copy of a file stored before, if any.
 
     Parameters
     ----------
-    found : Resolved
+    found : ConversationHandle
         What :func:`~snapshot.transcript.resolve.resolve_conversation` found.
     writes : bool
         The caller will change the conversation: the workspace must be
         writable, checked now, before anything is done.
-    note : callable
-        Receives one line for each announcement (see :class:`Target`).
+    note : callable, optional
+        Receives one line for each announcement (see
+        :class:`~snapshot.transcript.resolve.ConversationHandle`); default: ``found.note``.
 
     Returns
     -------
-    Target
+    ConversationHandle
         Ids that cannot be file names are mapped by
         :func:`~snapshot.transcript.store.safe_id` (and noted); a file whose
         conversation is stored already yields the stored copy.
@@ -112,18 +86,19 @@ def open_target(
     --------
     >>> import tempfile
     >>> from snapshot.transcript.model import linear, TextBlock
-    >>> from snapshot.transcript.resolve import Resolved
     >>> store = Store(tempfile.mkdtemp())
     >>> conv = linear("a b", [("m1", "user", [TextBlock("hi")])])
-    >>> t = open_target(Resolved(conv, store, stored=False, path=Path("log.jsonl")), note=print)
+    >>> found = ConversationHandle(conv, store, stored=False, path=Path("log.jsonl"))
+    >>> t = open_handle(found, note=print)
     'a b'/'main' is stored as a_b-c8687a08aa/main (safe file names)
     >>> t.stored, t.source, t.name
     (False, 'log.jsonl', 'a_b-c8687a08aa/main')
     """
+    note = found.note if note is None else note
     if found.stored:
         if writes:
             found.store.check_writable()
-        return Target(found.store, found.conv, stored=True, note=note)
+        return replace(found, note=note)
     store, conv, path = found.store, found.conv, found.path
     if writes:
         store.check_writable()
@@ -138,11 +113,11 @@ def open_target(
             f"(refer to it as {conv.id})"
         )
         stored_copy = store.load(conv.id, conv.agent)
-        return Target(store, stored_copy, stored=True, source=str(path), note=note)
-    return Target(store, conv, stored=False, source=str(path), note=note)
+        return ConversationHandle(stored_copy, store, stored=True, path=path, note=note)
+    return ConversationHandle(conv, store, stored=False, path=path, note=note)
 
 
-def _current(t: Target) -> tuple[Conversation, bool]:
+def _current(t: ConversationHandle) -> tuple[Conversation, bool]:
     """The conversation as it is now, and whether it is stored; call under the lock.
 
     A file imported before the lock was taken may have been stored by a
@@ -153,11 +128,11 @@ def _current(t: Target) -> tuple[Conversation, bool]:
     return t.conv, False
 
 
-def _checkpoints(t: Target, conv: Conversation, stored: bool) -> tuple[Checkpoint, ...]:
+def _checkpoints(t: ConversationHandle, conv: Conversation, stored: bool) -> tuple[Checkpoint, ...]:
     return t.store.load_checkpoints(conv.id, conv.agent) if stored else ()
 
 
-def _announce_import(t: Target) -> None:
+def _announce_import(t: ConversationHandle) -> None:
     fmt = f" ({t.conv.format})" if t.conv.format else ""
     t.note(
         f"imported {t.source}{fmt} and stored it as {t.conv.id} in "
@@ -177,7 +152,7 @@ class TreeSummary:
     branch_points: int  # messages with more than one child
 
 
-def tree_summary(t: Target) -> TreeSummary:
+def tree_summary(t: ConversationHandle) -> TreeSummary:
     """The checkpoint labels by message (a stored target's only) and the number of branch points.
 
     Examples
@@ -190,7 +165,7 @@ def tree_summary(t: Target) -> TreeSummary:
     ...                            Message("b", "m1", "assistant", (TextBlock("no"),))), "b")
     >>> _ = store.save(conv)
     >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("start", "m1")])
-    >>> tree_summary(Target(store, conv, stored=True))
+    >>> tree_summary(ConversationHandle(conv, store, stored=True))
     TreeSummary(labels={'m1': ('start',)}, branch_points=1)
     """
     conv = t.conv
@@ -202,7 +177,7 @@ def tree_summary(t: Target) -> TreeSummary:
     return TreeSummary(labels, sum(1 for n in fanout.values() if n > 1))
 
 
-def list_checkpoints(t: Target) -> CheckpointReport:
+def list_checkpoints(t: ConversationHandle) -> CheckpointReport:
     """The target's checkpoints: those whose message exists, and the stale ones with the reason.
 
     A conversation not stored yet has none. Nothing is written.
@@ -215,7 +190,7 @@ def list_checkpoints(t: Target) -> CheckpointReport:
     >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
     >>> _ = store.save(conv)
     >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("a", "m1"), Checkpoint("b", "gone")])
-    >>> report = list_checkpoints(Target(store, conv, stored=True))
+    >>> report = list_checkpoints(ConversationHandle(conv, store, stored=True))
     >>> [c.label for c in report.kept], [d.reason for d in report.dropped]
     (['a'], ["its message 'gone' is not in the conversation"])
     """
@@ -234,12 +209,12 @@ class Branched:
     imported: bool  # this call stored the target's file for the first time
 
 
-def branch(t: Target, to: str) -> Branched:
+def branch(t: ConversationHandle, to: str) -> Branched:
     """Move the stored tip to message ``to``; nothing is deleted.
 
     Parameters
     ----------
-    t : Target
+    t : ConversationHandle
     to : str
         The new tip: a message id of the conversation, ending a clean turn.
 
@@ -259,7 +234,7 @@ def branch(t: Target, to: str) -> Branched:
     >>> store = Store(tempfile.mkdtemp())
     >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
     ...                      ("m2", "assistant", [TextBlock("yo")])])
-    >>> done = branch(Target(store, conv, stored=False), "m1")
+    >>> done = branch(ConversationHandle(conv, store, stored=False), "m1")
     >>> done.before.tip, done.after.tip, done.imported, store.load("c1").tip
     ('m2', 'm1', True, 'm1')
     """
@@ -313,14 +288,14 @@ def _refuse_taken(store: Store, new_id: str, agent: str) -> None:
         )
 
 
-def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Forked:
+def fork(t: ConversationHandle, new_id: str | None = None, *, at: str | None = None) -> Forked:
     """Store a copy of the path to ``at`` (default: the tip) as a new conversation, fresh ids.
 
     The source, stored or a file, is left unchanged.
 
     Parameters
     ----------
-    t : Target
+    t : ConversationHandle
     new_id : str, optional
         The new conversation's id (default: :func:`free_fork_id`).
     at : str, optional
@@ -344,7 +319,7 @@ def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Fork
     >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
     ...                      ("m2", "assistant", [TextBlock("yo")])])
     >>> _ = store.save(conv)
-    >>> done = fork(Target(store, conv, stored=True), at="m1")
+    >>> done = fork(ConversationHandle(conv, store, stored=True), at="m1")
     >>> done.conversation.id, done.at, len(done.conversation.messages), store.conversations()
     ('c1-fork1', 'm1', 1, ['c1', 'c1-fork1'])
     """
@@ -367,7 +342,7 @@ def fork(t: Target, new_id: str | None = None, *, at: str | None = None) -> Fork
 _FREE_ID_TRIES = 100
 
 
-def _fork_to_a_free_id(t: Target, at: str | None) -> Forked:
+def _fork_to_a_free_id(t: ConversationHandle, at: str | None) -> Forked:
     """:func:`fork` without ``new_id``: the first free id, checked again under its lock.
 
     Another process may take the same id between :func:`free_fork_id` and the
@@ -402,14 +377,14 @@ class Checkpointed:
     imported: bool  # this call stored the target's file for the first time
 
 
-def checkpoint(t: Target, label: str, *, at: str | None = None) -> Checkpointed:
+def checkpoint(t: ConversationHandle, label: str, *, at: str | None = None) -> Checkpointed:
     """Label message ``at`` (default: the tip) ``label`` and store the checkpoints.
 
     Checkpoints whose message is gone are dropped (and reported), never moved.
 
     Parameters
     ----------
-    t : Target
+    t : ConversationHandle
     label : str
         A new, printable one-line label.
     at : str, optional
@@ -432,7 +407,7 @@ def checkpoint(t: Target, label: str, *, at: str | None = None) -> Checkpointed:
     >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
     ...                      ("m2", "assistant", [TextBlock("yo")])])
     >>> _ = store.save(conv)
-    >>> checkpoint(Target(store, conv, stored=True), "start", at="m1").checkpoint
+    >>> checkpoint(ConversationHandle(conv, store, stored=True), "start", at="m1").checkpoint
     Checkpoint(label='start', message='m1')
     >>> store.load_checkpoints("c1")
     (Checkpoint(label='start', message='m1'),)
@@ -459,12 +434,12 @@ class Rewound:
     result: Rewind
 
 
-def rewind(t: Target, label: str) -> Rewound:
+def rewind(t: ConversationHandle, label: str) -> Rewound:
     """Move the stored tip back to checkpoint ``label``, keeping an extract of what was explored.
 
     Parameters
     ----------
-    t : Target
+    t : ConversationHandle
     label : str
         A stored checkpoint's label.
 
@@ -486,7 +461,7 @@ def rewind(t: Target, label: str) -> Rewound:
     ...                      ("m2", "assistant", [TextBlock("yo")])])
     >>> _ = store.save(conv)
     >>> _ = store.save_checkpoints("c1", "main", [Checkpoint("start", "m1")])
-    >>> done = rewind(Target(store, conv, stored=True), "start")
+    >>> done = rewind(ConversationHandle(conv, store, stored=True), "start")
     >>> done.before.tip, done.result.abandoned, store.load("c1").tip
     ('m2', ('m2',), 'm1')
     """
@@ -510,7 +485,7 @@ class Retried:
     imported: bool  # this call stored the target's file for the first time
 
 
-def retry(t: Target) -> Retried:
+def retry(t: ConversationHandle) -> Retried:
     """Move the stored tip back to the latest prompt, so its reply can be redone.
 
     When there is no prompt to retry nothing is written (``after`` is None and
@@ -524,7 +499,7 @@ def retry(t: Target) -> Retried:
     >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")]),
     ...                      ("m2", "assistant", [TextBlock("yo")])])
     >>> _ = store.save(conv)
-    >>> done = retry(Target(store, conv, stored=True))
+    >>> done = retry(ConversationHandle(conv, store, stored=True))
     >>> done.point.message, done.after.tip, store.load("c1").tip
     ('m1', 'm1', 'm1')
     """
@@ -568,12 +543,14 @@ class Resumed:
         return first if isinstance(first, str) else None
 
 
-def resume(t: Target, budget: int, *, model: str | None = None, save: bool = False) -> Resumed:
+def resume(
+    t: ConversationHandle, budget: int, *, model: str | None = None, save: bool = False
+) -> Resumed:
     """Trim to the newest messages that fit ``budget`` tokens; store the trim only with ``save``.
 
     Parameters
     ----------
-    t : Target
+    t : ConversationHandle
     budget : int
         Tokens the kept conversation may cost.
     model : str, optional
@@ -596,7 +573,7 @@ def resume(t: Target, budget: int, *, model: str | None = None, save: bool = Fal
     >>> conv = linear("c1", [("m1", "user", [TextBlock("x" * 400)]),
     ...                      ("m2", "assistant", [TextBlock("y" * 40)])])
     >>> _ = store.save(conv)
-    >>> done = resume(Target(store, conv, stored=True), 50)
+    >>> done = resume(ConversationHandle(conv, store, stored=True), 50)
     >>> done.trim.dropped, done.first_kept, done.trim.tokens, done.path, done.estimate
     (('m1',), 'm2', 10, None, 'chars/4, 1200 an image')
     >>> len(store.load("c1").messages)

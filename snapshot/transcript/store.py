@@ -296,6 +296,17 @@ class Store:
     per log, what it last read or wrote (the ids and a digest of each message,
     the tip, the checkpoints) and trusts that while the file is unchanged
     (same inode, size and modification time), so :meth:`append` reads nothing.
+
+    >>> import tempfile
+    >>> from snapshot.transcript.model import Message, TextBlock, linear
+    >>> store = Store(tempfile.mkdtemp())
+    >>> conv = linear("c1", [("m1", "user", [TextBlock("hi")])])
+    >>> store.save(conv).name
+    'main.jsonl'
+    >>> _ = store.append("c1", [Message("m2", "m1", "assistant", (TextBlock("hello"),))])
+    >>> loaded = store.load("c1")
+    >>> loaded.tip, [m.role for m in loaded.path()], store.agents("c1")
+    ('m2', ['user', 'assistant'], ['main'])
     """
 
     def __init__(self, root: str | os.PathLike[str] = DEFAULT_WORKSPACE) -> None:

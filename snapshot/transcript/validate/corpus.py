@@ -140,7 +140,7 @@ def check_conversation(
         result.failures += [f"{label} → {shape}: {p}" for p in found[:5]]
     for model in models:
         budget = max(1, int(target_for(model).tokens(conv.path()) * BUDGET_SHARE))
-        outcome = compact(conv, model, budget, summarizer=None)
+        outcome = compact(conv, model, budget)  # no summarizer: the free rungs
         result.compactions += 1
         invented = synthetic_over_real(conv, outcome.result.conversation)
         # The exporter's own count too: no more repairs than the source itself needs.
