@@ -276,10 +276,12 @@ def test_frontier_command_writes_table_and_plot_from_the_cache(tmp_path: Path) -
     code = main(["frontier", "--cached-only", "--cache", str(tmp_path / "points.jsonl"),
                  "--out-dir", str(tmp_path), "--reader", "ppocrv6-small"])  # fmt: skip
     assert code == 0
-    # the points were written by reader "r", so nothing of ppocrv6-small is cached: an empty
-    # table, never a made-up row
+    # the points were written by reader "r", so nothing of ppocrv6-small is cached: no row,
+    # never a made-up one, and every default layout listed as not measured
     table = (tmp_path / "frontier.md").read_text()
-    assert "snap8x16" not in table and (tmp_path / "frontier.png").is_file()
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "snap" in line]
+    assert rows == [] and (tmp_path / "frontier.png").is_file()
+    assert "gpt-6.1-sol, snap8x16 1-bit gap 0x0 1536x1568: ppocrv6-small on hardlines" in table
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview"])
