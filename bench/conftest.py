@@ -221,14 +221,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     tr.write_line("by min (least disturbed by other processes):")
     for line in _ratio_lines(MINS):
         tr.write_line("  " + line)
-    try:  # issue 29: CPU seconds of whole report runs (one run each)
-        report = __import__("test_report_speed").summary_lines()
-    except ImportError:
-        report = []
-    if report:
-        tr.write_line("report speed:")
-        for line in report:
-            tr.write_line("  " + line)
+    for title, module in (
+        ("report speed:", "test_report_speed"),  # issue 29: CPU seconds of whole report runs
+        ("render speed:", "test_render_speed"),  # issue 29 items 3 and 5: main beside this tree
+    ):
+        try:
+            lines = __import__(module).summary_lines()
+        except ImportError:
+            lines = []
+        if lines:
+            tr.write_line(title)
+            for line in lines:
+                tr.write_line("  " + line)
     memory = _import_memory_lines()  # one run each: not a median or a min
     if memory:
         tr.write_line("peak memory:")

@@ -1,4 +1,4 @@
-"""Issue 29: the report's round-trip check and the one-session report, beside main 1e38e1a's code.
+"""Issue 29: the report's round-trip check, the one-session report and the quick start, beside an earlier tree's code.
 
 - ``test_round_trip[searching|exact]``: every page the one-session report
   decodes (the session's visible text on the three default profiles' pages and
@@ -11,8 +11,15 @@
   seconds (user + sys, from ``RUSAGE_CHILDREN``), which survive a busy machine
   better than wall time. ``baseline`` runs the checkout named by
   ``SNAPSHOT_BASELINE_TREE`` (make one with ``git worktree add --detach DIR
-  1e38e1a``); ``this-cached`` is a second run on the same ``--out`` (every
-  result read back from the cache).
+  d110cdd``, or ``git archive d110cdd | tar -x -C DIR``; ``SNAPSHOT_BASELINE_NAME``
+  names it in the summary); ``this-cached`` is a second run on the same
+  ``--out`` (every result read back from the cache).
+- ``test_quick_start[baseline|this|this-cached]``: the README quick start
+  (``snapshot report --out DIR``: the demo, the quick legibility lab, every core),
+  the same way.
+  After this tree's run of each, the baseline's and this tree's results.json
+  are compared field for field, the measured seconds and the command line left
+  out (a faster report must report the same).
 
 Run: ``.venv/bin/pytest bench/test_report_speed.py --benchmark-only -o addopts=""
 --benchmark-timer time.process_time``.
@@ -39,6 +46,9 @@ SESSION = Path(
 )
 #: name -> {"cpu": seconds, "load": load average at the start, ...}
 FIGURES: dict[str, dict[str, float]] = {}
+#: name -> the --out folder of that run (for test_same_results)
+OUTS: dict[str, Path] = {}
+BASE = os.environ.get("SNAPSHOT_BASELINE_NAME", "the baseline tree")
 
 
 def _load() -> float:
@@ -95,6 +105,13 @@ def test_round_trip(
     assert texts == searching()
 
 
+def _baseline_tree() -> Path:
+    given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+    if not given or not (Path(given) / "snapshot").is_dir():
+        pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of the code to compare with")
+    return Path(given)
+
+
 def _child_cpu(args: list[str], cwd: Path, pythonpath: Path) -> float:
     """CPU seconds (user + sys) of one command run to its end."""
     env = {**os.environ, "PYTHONPATH": str(pythonpath), "SNAPSHOT_NO_PROGRESS": "1"}
@@ -112,13 +129,9 @@ def test_one_session_report(
 ) -> None:
     if not SESSION.is_file():
         pytest.skip(f"the one-session report's session is absent: {SESSION}")
-    tree = ROOT
-    if code == "baseline":
-        given = os.environ.get("SNAPSHOT_BASELINE_TREE")
-        if not given or not (Path(given) / "snapshot").is_dir():
-            pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of main 1e38e1a")
-        tree = Path(given)
+    tree = _baseline_tree() if code == "baseline" else ROOT
     out = tmp_path_factory.mktemp(f"report_{code}")
+    OUTS[f"one_session_{code}"] = out
     args = [sys.executable, "-m", "snapshot", "report", str(SESSION), "--out", str(out)]
     args += ["--no-legibility", "--workers", "1"]
     if code == "this-cached":
@@ -131,20 +144,20 @@ def test_one_session_report(
     load = _load()
     record(benchmark, f"report_{code}", run, rounds=1, iterations=1)
     FIGURES[f"report_{code}"] = {**seen, "load": load, "load_end": _load()}
+    if code == "this":
+        _compare_with_baseline("one_session")
 
 
 @pytest.mark.benchmark(group="quick_start")
-@pytest.mark.parametrize("code", ["baseline", "this"])
+@pytest.mark.parametrize("code", ["baseline", "this", "this-cached"])
 def test_quick_start(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, code: str) -> None:
     """The README quick start's ``snapshot report`` (demo, quick lab, every core): CPU seconds."""
-    tree = ROOT
-    if code == "baseline":
-        given = os.environ.get("SNAPSHOT_BASELINE_TREE")
-        if not given or not (Path(given) / "snapshot").is_dir():
-            pytest.skip("set SNAPSHOT_BASELINE_TREE to a checkout of main 1e38e1a")
-        tree = Path(given)
+    tree = _baseline_tree() if code == "baseline" else ROOT
     out = tmp_path_factory.mktemp(f"quick_start_{code}")
+    OUTS[f"quick_start_{code}"] = out
     args = [sys.executable, "-m", "snapshot", "report", "--out", str(out)]
+    if code == "this-cached":
+        _child_cpu(args, tree, tree)  # fills the cache; the measured run reads it back
     seen: dict[str, float] = {}
 
     def run() -> None:
@@ -153,6 +166,25 @@ def test_quick_start(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, c
     load = _load()
     record(benchmark, f"quick_start_{code}", run, rounds=1, iterations=1)
     FIGURES[f"quick_start_{code}"] = {**seen, "load": load, "load_end": _load()}
+    if code == "this":
+        _compare_with_baseline("quick_start")
+
+
+def _untimed(out: Path) -> dict[str, Any]:
+    import json
+
+    data: dict[str, Any] = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    rows = [{k: v for k, v in r.items() if k != "seconds"} for r in data["rows"]]
+    return {**{k: v for k, v in data.items() if k not in ("seconds", "command")}, "rows": rows}
+
+
+def _compare_with_baseline(run: str) -> None:
+    """After this tree's run: the baseline's results.json and this one's, timings aside."""
+    base, this = OUTS.get(f"{run}_baseline"), OUTS.get(f"{run}_this")
+    if base is None or this is None or not (base / "results.json").is_file():
+        return
+    assert _untimed(base) == _untimed(this), f"{run}: results.json differs from the baseline's"
+    FIGURES[f"same_{run}"] = {"same": 1.0}
 
 
 def summary_lines() -> list[str]:
@@ -171,7 +203,7 @@ def summary_lines() -> list[str]:
             )
     base, this, cached = f.get("report_baseline"), f.get("report_this"), f.get("report_this-cached")
     for name, fig in (
-        ("main 1e38e1a", base),
+        (BASE, base),
         ("this tree", this),
         ("this tree, cached re-run", cached),
     ):
@@ -181,20 +213,24 @@ def summary_lines() -> list[str]:
                 f"(load {fig['load']:.1f} -> {fig['load_end']:.1f})"
             )
     if base and this:
-        out.append(
-            f"one-session report CPU, main 1e38e1a / this tree: {base['cpu'] / this['cpu']:.2f}x"
-        )
+        out.append(f"one-session report CPU, {BASE} / this tree: {base['cpu'] / this['cpu']:.2f}x")
     qb, qt = f.get("quick_start_baseline"), f.get("quick_start_this")
-    for name, fig in (("main 1e38e1a", qb), ("this tree", qt)):
+    qc = f.get("quick_start_this-cached")
+    for name, fig in ((BASE, qb), ("this tree", qt), ("this tree, cached re-run", qc)):
         if fig:
             out.append(
                 f"README quick start, {name}: {fig['cpu']:.1f} CPU s "
                 f"(load {fig['load']:.1f} -> {fig['load_end']:.1f})"
             )
     if qb and qt:
+        out.append(f"README quick start CPU, {BASE} / this tree: {qb['cpu'] / qt['cpu']:.2f}x")
+    if qb and qc:
         out.append(
-            f"README quick start CPU, main 1e38e1a / this tree: {qb['cpu'] / qt['cpu']:.2f}x"
+            f"README quick start CPU, {BASE} / this tree's cached re-run: {qb['cpu'] / qc['cpu']:.1f}x"
         )
+    for run in ("one_session", "quick_start"):
+        if f.get(f"same_{run}"):
+            out.append(f"{run}: results.json of {BASE} and this tree equal (timings aside)")
     if base and cached:
         out.append(f"... / cached re-run: {base['cpu'] / cached['cpu']:.1f}x")
     return out

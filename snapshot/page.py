@@ -11,8 +11,12 @@
 
 from __future__ import annotations
 
+import itertools
+import os
+import struct
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
@@ -22,7 +26,7 @@ import numpy as np
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
-from snapshot.parallel import check_workers, ordered_map
+from snapshot.parallel import check_workers, ordered_map, prefetch
 from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
 from snapshot.text import (
     LAYOUT_PIECE,
@@ -38,8 +42,9 @@ from snapshot.text import (
 
 __all__ = ["KeptSpan", "Page", "PageStream", "Rendering", "iter_pages", "render", "render_document"]
 
-#: Cells and text a :class:`PageStream` keeps from its first pass (about 450
-#: default pages, 12 M characters); a longer text is laid out a second time.
+#: Cells and text a :class:`PageStream` keeps in memory from its first pass
+#: (about 450 default pages, 12 M characters); a longer text's pages all wait in
+#: a temporary file (:class:`_CellSpool`), so no text is read or laid out twice.
 LAYOUT_CACHE_BYTES = 64 << 20
 
 
@@ -193,16 +198,79 @@ def _header_grid(
     return np.concatenate([row, cells.grid]), head
 
 
+# item size -> grid type in the spool: the narrowest unsigned type that holds the indices
+_SPOOL_TYPES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.uint8),
+    2: np.dtype(np.uint16),
+    4: np.dtype(np.int32),
+}
+
+
+class _CellSpool:
+    """Laid-out pages in an anonymous temporary file: the first pass's pages that
+    do not fit :data:`LAYOUT_CACHE_BYTES`, read back in order while drawing.
+
+    A grid is stored in the narrowest unsigned type its indices fit (ASCII text:
+    one byte a cell), the text as UTF-8: about 2 bytes per character on disk
+    instead of laying the text out again (a third of the drawing's CPU).
+    Each read seeks under a lock, so passes over the pages may overlap.
+    """
+
+    _HEAD = struct.Struct("<qqqIIB?")  # start, end, text bytes, rows, cols, item size, continued
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the stream)
+        self._lock = threading.Lock()
+        self.pages = 0
+
+    def write(self, cells: PageCells) -> None:
+        grid = cells.grid
+        low, high = (int(grid.min()), int(grid.max())) if grid.size else (0, 0)
+        size = 4 if low < 0 or high >= 1 << 16 else 2 if high >= 1 << 8 else 1
+        dtype = _SPOOL_TYPES[size]
+        text = cells.text.encode("utf-8", "surrogatepass")
+        rows, cols = grid.shape
+        start, end = cells.span
+        head = self._HEAD.pack(start, end, len(text), rows, cols, dtype.itemsize, cells.continued)
+        with self._lock:
+            self._file.seek(0, os.SEEK_END)
+            self._file.write(head)
+            self._file.write(grid.astype(dtype, copy=False).data)
+            self._file.write(text)
+            self.pages += 1
+
+    def _read(self, at: int, n: int) -> bytes:
+        with self._lock:
+            self._file.seek(at)
+            return self._file.read(n)
+
+    def __iter__(self) -> Iterator[PageCells]:
+        at = 0
+        for _ in range(self.pages):
+            head = self._read(at, self._HEAD.size)
+            start, end, nbytes, rows, cols, size, continued = self._HEAD.unpack(head)
+            at += self._HEAD.size
+            grid = np.frombuffer(self._read(at, rows * cols * size), _SPOOL_TYPES[size])
+            at += rows * cols * size
+            text = self._read(at, nbytes).decode("utf-8", "surrogatepass")
+            at += nbytes
+            yield PageCells(
+                grid.reshape(rows, cols).astype(np.int32), (start, end), continued, text
+            )
+
+    def close(self) -> None:
+        self._file.close()
+
+
 class PageStream:
     """Pages of a text, laid out and drawn as they are consumed, in bounded memory.
 
-    ``source`` is a ``str``, a re-iterable of text chunks (read once to count
-    pages and once more to draw them, e.g. :class:`snapshot.text.TextReader`),
-    or a one-shot iterator of chunks (a generator), which is spooled, normalized,
-    to an anonymous temporary file: every page header states the page count,
-    so the count comes before the first page. A first pass lays the text out
-    and keeps the pages' cells while they fit :data:`LAYOUT_CACHE_BYTES`; a
-    longer text is laid out again while it is drawn. Rasterizing (and, with
+    ``source`` is a ``str`` or an iterable of text chunks (e.g.
+    :class:`snapshot.text.TextReader`, or a generator), read once. Every page
+    header states the page count, so a first pass lays the whole text out
+    before the first page is drawn; it keeps the pages' cells in memory when
+    they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
+    (about 2 bytes per character). Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
     (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
@@ -234,8 +302,8 @@ class PageStream:
         self.encode = encode
         self._source = source
         self._text: str | None = None  # the normalized text of a str source
-        self._spool: Any = None
-        self._cache: list[PageCells] | None = None
+        self._spool: _CellSpool | None = None  # pages past the in-memory budget
+        self._cache: list[PageCells] = []
         self._surveyed = False
         self._total = 0
         self._chars = 0
@@ -249,68 +317,44 @@ class PageStream:
         if self._surveyed:
             return
         layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
-        cache: list[PageCells] | None = []
+        cache: list[PageCells] = []
+        spool: _CellSpool | None = None
         held = 0
         total = 0
-        for piece in self._pieces(first=True):
-            for cells in layout.feed(piece):
+        for piece in itertools.chain(self._pieces(), [None]):
+            for cells in layout.feed(piece) if piece is not None else layout.finish():
                 total += 1
-                cache, held = self._keep(cache, held, cells)
-        for cells in layout.finish():
-            total += 1
-            cache, held = self._keep(cache, held, cells)
-        self._cache = cache
-        if cache is not None and self._spool is not None:
-            self._spool.close()  # every page's cells are kept: the text is not needed again
-            self._spool = None
+                held += cells.grid.nbytes + sys.getsizeof(cells.text)
+                if spool is None and held <= LAYOUT_CACHE_BYTES:
+                    cache.append(cells)
+                    continue
+                if spool is None:  # too long to hold: every page waits on disk, memory is freed
+                    spool = _CellSpool()
+                    for kept in cache:
+                        spool.write(kept)
+                    cache = []
+                spool.write(cells)
+        self._cache, self._spool = cache, spool
         self._total = total
         self._chars = layout.chars
         self._replaced = dict(layout.replaced)
         self._kept = tuple(layout.kept)
         self._surveyed = True
 
-    @staticmethod
-    def _keep(
-        cache: list[PageCells] | None, held: int, cells: PageCells
-    ) -> tuple[list[PageCells] | None, int]:
-        if cache is None:
-            return None, held
-        held += cells.grid.nbytes + sys.getsizeof(cells.text)
-        if held > LAYOUT_CACHE_BYTES:
-            return None, held  # too long to keep: lay it out again while drawing
-        cache.append(cells)
-        return cache, held
-
-    def _pieces(self, *, first: bool) -> Iterator[str]:
-        """Normalized text in pieces: computed (first pass), or again for drawing."""
+    def _pieces(self) -> Iterator[str]:
+        """Normalized text in pieces, read once: the first pass keeps every page's cells."""
         src = self._source
         if isinstance(src, str):
-            if self._text is None:
-                norm = normalize(src)
-                self._text, self._normalized = norm.text, norm
+            norm = normalize(src)
+            self._text, self._normalized = norm.text, norm
             text = self._text
             for start in range(0, len(text), LAYOUT_PIECE):
                 yield text[start : start + LAYOUT_PIECE]
             return
-        if not first and self._spool is not None:
-            self._spool.seek(0)
-            while piece := self._spool.read(LAYOUT_PIECE):
-                yield piece
-            return
-        one_shot = iter(src) is src
         stream = NormalizeStream(src)
-        if one_shot:
-            if not first:
-                raise InputError("a one-shot text iterator can be drawn only once")
-            self._spool = tempfile.TemporaryFile(  # noqa: SIM115 (lives as long as the stream)
-                "w+", encoding="utf-8", errors="surrogatepass", newline=""
-            )
-        for piece in stream:
-            if self._spool is not None and first:
-                self._spool.write(piece)
-            yield piece
-        if first:
-            self._normalized = stream.counts()
+        # reading, decoding and normalizing the next piece overlap laying out this one
+        yield from prefetch(stream)
+        self._normalized = stream.counts()
 
     @property
     def total(self) -> int:
@@ -345,31 +389,24 @@ class PageStream:
     # -- drawing
 
     def _cells(self) -> Iterator[PageCells]:
-        if self._cache is not None:
-            yield from self._cache
-            return
-        layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
-        for piece in self._pieces(first=False):
-            yield from layout.feed(piece)
-        yield from layout.finish()
+        yield from self._cache
+        if self._spool is not None:
+            yield from self._spool
 
-    def _draw(self, job: tuple[int, np.ndarray, str, PageCells]) -> Page:
-        number, grid, head, cells = job
+    def _draw(self, job: tuple[int, PageCells]) -> Page:
+        number, cells = job
         g = self.geometry
+        grid, head = _header_grid(g, cells, number, self._total)
         packed = rasterize(grid, g.font, g)
         page = Page(number, self._total, g, cells.text, grid, packed, head)
         if self.encode:
             page.png()  # encoded here, on a worker, and cached on the page
         return page
 
-    def _jobs(self) -> Iterator[tuple[int, np.ndarray, str, PageCells]]:
-        for number, cells in enumerate(self._cells(), start=1):
-            grid, head = _header_grid(self.geometry, cells, number, self._total)
-            yield number, grid, head, cells
-
     def __iter__(self) -> Iterator[Page]:
         self._survey()
-        return ordered_map(self._draw, self._jobs(), workers=self.workers)
+        jobs = enumerate(self._cells(), start=1)
+        return ordered_map(self._draw, jobs, workers=self.workers)
 
 
 def iter_pages(

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +42,9 @@ __all__ = [
     "write_pages",
 ]
 
+#: Threads writing page files, and the most pages handed to them and not yet written.
+WRITERS = 2
+WRITES_AHEAD = 8
 #: The names :func:`write_pages` owns in its folder (and removes when stale).
 PAGE_NAME = re.compile(r"page-\d{3,}\.png")
 _PARTIAL = re.compile(r"\.page-\d{3,}\.png\.partial")
@@ -118,7 +123,11 @@ def _remove_stale(out: Path) -> None:
 
 
 def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
-    """Write each page as soon as it is drawn; return what was written.
+    """Write each page as soon as it is drawn; return what was written, in page order.
+
+    Files are written on :data:`WRITERS` threads while the next pages are drawn
+    (a write and a rename wait on the disk, not on the CPU, and release the
+    GIL), at most :data:`WRITES_AHEAD` pages at once, so memory stays bounded.
 
     Raises
     ------
@@ -133,32 +142,54 @@ def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
     except OSError as exc:
         raise InputError(f"cannot use output directory {out}: {exc.strerror or exc}") from exc
     written: list[WrittenPage] = []
-    partial: Path | None = None
+    pending: deque[Future[WrittenPage]] = deque()
+    pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="snapshot-writer")
     try:
         for page in pages:
             check_readable(page)
-            path = out / page_name(page.number)
-            partial = out / f".{path.name}.partial"
-            data = page.png()
-            try:
-                with open(partial, "wb") as f:
-                    f.write(data)
-                os.replace(partial, path)
-            except OSError as exc:
-                raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
-            partial = None
-            written.append(WrittenPage(path, page.number, len(page.text), len(data)))
+            # the bytes only: the page's grid and pixels are freed before it is written
+            pending.append(pool.submit(_write_page, out, page.number, page.png(), len(page.text)))
+            while len(pending) > WRITES_AHEAD or (pending and pending[0].done()):
+                written.append(pending.popleft().result())
+        while pending:
+            written.append(pending.popleft().result())
     except BaseException as exc:
-        removed = _clean_up(partial, written)
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True)  # no write still running while the pages are removed
+        for future in pending:
+            if not future.cancelled() and future.exception() is None:
+                written.append(future.result())
+        removed = _clean_up(out, written)
         if isinstance(exc, InputError) and removed:
-            raise InputError(f"{exc}; removed the {removed} page(s) written before it") from exc
+            raise InputError(f"{exc}; removed the {removed} page(s) this run wrote") from exc
         raise
+    pool.shutdown(wait=True)
     return written
 
 
-def _clean_up(partial: Path | None, written: list[WrittenPage]) -> int:
-    if partial is not None:
+def _write_page(out: Path, number: int, data: bytes, chars: int) -> WrittenPage:
+    """One page under a temporary name, renamed into place (no partial file is left)."""
+    path = out / page_name(number)
+    partial = out / f".{path.name}.partial"
+    try:
+        with open(partial, "wb") as f:
+            f.write(data)
+        os.replace(partial, path)
+    except OSError as exc:
         partial.unlink(missing_ok=True)
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return WrittenPage(path, number, chars, len(data))
+
+
+def _clean_up(out: Path, written: list[WrittenPage]) -> int:
+    """Remove the pages this run wrote and any partial file it left; how many pages."""
+    for entry in os.scandir(out):
+        if _PARTIAL.fullmatch(entry.name):
+            Path(entry.path).unlink(missing_ok=True)
     removed = 0
     for page in written:
         try:

@@ -13,17 +13,19 @@ as fallback glyphs are resolved) is the same object in every worker.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from snapshot.errors import InputError
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["check_workers", "default_workers", "ordered_map"]
+__all__ = ["check_workers", "default_workers", "ordered_map", "prefetch"]
 
 
 def default_workers() -> int:
@@ -75,3 +77,56 @@ def ordered_map(
         for future in queue:
             future.cancel()
         pool.shutdown(wait=True)
+
+
+_DONE = object()
+
+
+def prefetch(items: Iterable[T], *, ahead: int = 2) -> Iterator[T]:
+    """``items`` produced on a thread of their own, up to ``ahead`` in advance.
+
+    For a pipeline whose stages hold the GIL only part of the time (reading and
+    decoding a file while the consumer lays out the previous piece). Order and
+    values are those of ``items``; an exception in ``items`` is raised here, at
+    the point it occurred. Closing the iterator early stops the producer at its
+    next item.
+
+    >>> list(prefetch(str(i) for i in range(4)))
+    ['0', '1', '2', '3']
+    """
+    box: queue.Queue[Any] = queue.Queue(max(1, ahead))
+    stop = threading.Event()
+
+    def put(entry: tuple[Any, BaseException | None]) -> bool:
+        while not stop.is_set():
+            try:
+                box.put(entry, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False  # the consumer has gone
+
+    def produce() -> None:
+        try:
+            for item in items:
+                if not put((item, None)):
+                    return
+            put((_DONE, None))
+        except BaseException as exc:  # handed to the consumer, raised there
+            put((_DONE, exc))
+
+    thread = threading.Thread(target=produce, name="snapshot-prefetch", daemon=True)
+    thread.start()
+    try:
+        while True:
+            item, exc = box.get()
+            if item is _DONE:
+                if exc is not None:
+                    raise exc
+                return
+            yield item
+    finally:
+        stop.set()
+        # a producer blocked in a read (a silent stdin after Ctrl-C) is not waited
+        # for: it is a daemon, and nothing reads ``items`` after an early close
+        thread.join(timeout=1.0)

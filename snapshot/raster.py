@@ -283,23 +283,42 @@ def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarr
     if grid.ndim != 2 or grid.shape[0] > g.rows or grid.shape[1] > g.cols:
         raise ValueError(f"grid shape {grid.shape} does not fit {g.cols}x{g.rows} cells")
     width, height = g.size
-    h = font.cell[1]
     pw, ph = g.pitch
-    cover = np.zeros((height, width), np.uint8)
+    paper = 255 if g.ink == "black-on-white" else 0
+    out = np.full((height, width), paper, np.uint8)
     rows, cols = grid.shape
     if rows and cols:
-        gray = font.gray
-        if g.col_gap:
-            gray = np.concatenate([gray, np.zeros((len(gray), h, g.col_gap), np.uint8)], axis=2)
-        cells = gray[grid.astype(np.intp, copy=False)]  # (rows, cols, h, pw)
-        block = cells.transpose(0, 2, 1, 3).reshape(rows, h, cols * pw)
         x0, y0 = g.origin
-        bw = min(cols * pw, width - x0)
-        target = cover[y0 : y0 + rows * ph, x0 : x0 + bw].reshape(-1, ph, bw)
-        target[:rows, :h] = block[:, :, :bw]
-    if g.ink == "black-on-white":
-        np.subtract(np.uint8(255), cover, out=cover)
-    return cover
+        fit = min(cols, (width - x0) // pw)  # whole cells inside the page's width
+        part = min(pw, width - x0 - fit * pw) if fit < cols else 0  # a cell cut by the edge
+        key = ("gray_rows", g.col_gap, paper)
+        tables = font.cached(key, lambda: _gray_rows(font, g.col_gap, paper))
+        grid = grid.astype(np.intp, copy=False)
+        for y, table in enumerate(tables):
+            # scanline y of every text row: one gather of pw-byte items straight
+            # into the page, no (rows, cols, h, pw) intermediate, no transpose
+            lines = out[y0 + y : y0 + rows * ph : ph]
+            n = len(lines)
+            np.take(table, grid[:n, :fit], out=lines[:, x0 : x0 + fit * pw].view(table.dtype))
+            if part > 0:
+                cut = table[grid[:n, fit]].view(np.uint8).reshape(n, pw)
+                lines[:, x0 + fit * pw : x0 + fit * pw + part] = cut[:, :part]
+    return out
+
+
+def _final_gray(font: Font, col_gap: int, paper: int) -> np.ndarray:
+    """``(n, h, pitch)`` final pixel values of every glyph cell (gap columns paper)."""
+    gray = font.gray
+    if col_gap:
+        gray = np.concatenate([gray, np.zeros((len(gray), gray.shape[1], col_gap), np.uint8)], 2)
+    return 255 - gray if paper else gray.copy()
+
+
+def _gray_rows(font: Font, col_gap: int, paper: int) -> list[np.ndarray]:
+    """Per glyph row y: ``(n,)`` items of ``pitch`` bytes, row y of each glyph cell."""
+    cells = _final_gray(font, col_gap, paper)
+    pw = cells.shape[2]
+    return [np.ascontiguousarray(cells[:, y]).view(f"V{pw}").ravel() for y in range(cells.shape[1])]
 
 
 def to_png_gray(pixels: np.ndarray, *, level: int = GRAY_PNG_LEVEL) -> bytes:

@@ -40,10 +40,12 @@ MAX_INPUT = 1 << 30
 
 
 def default_max_input(out: Path) -> int:
-    """The default input ceiling: 1 GiB, or a quarter of the free space where ``out`` will be.
+    """The default input ceiling: 1 GiB, or a sixth of the free space where ``out`` will be.
 
-    Pages take about 3 bytes per input character, so a quarter of the free
-    space keeps a huge input from filling the disk. Never below 1 MiB.
+    Pages take about 3 bytes per input character, and while they are drawn the
+    laid-out text past 12 M characters waits in a temporary file (about 2 bytes
+    a character, :class:`snapshot.page.PageStream`): a sixth of the free space
+    keeps a huge input from filling the disk. Never below 1 MiB.
 
     Parameters
     ----------
@@ -68,7 +70,7 @@ def default_max_input(out: Path) -> int:
         free = shutil.disk_usage(probe).free
     except OSError:
         return MAX_INPUT
-    return max(1 << 20, min(MAX_INPUT, free // 4))
+    return max(1 << 20, min(MAX_INPUT, free // 6))
 
 
 def _demo_text() -> str:

@@ -17,7 +17,12 @@ server-sent events in each provider's own event format with usage, and:
   streaming flag removed: the validators check the non-streaming params) and
   refuses an invalid one with a 400 naming the problems (kept on the record);
 - reports ``cache_read`` usage as the tokens of the longest item prefix it saw
-  before (a prompt cache), and records every accepted body.
+  before (a prompt cache), and records every accepted body;
+- with ``ocr`` set (a whole-page reader, e.g. ``ppocrv6-small``), answers a
+  transcription request (the canary's: an image and
+  :data:`~snapshot.legibility.live.TRANSCRIBE_PROMPT`) with a real reading of the
+  image it received by that OCR engine, nobody's code here, and names itself in
+  the reply's model field as ``offline stand-in: ...``: it has no vision model.
 
 The server is bounded: ``max_requests`` requests, then 429; it stops after
 ``lifetime`` seconds.
@@ -84,6 +89,8 @@ class FakeUpstream:
     problems: list[str] = field(default_factory=list)
     seen_auth: list[str] = field(default_factory=list)
     requests: int = 0
+    ocr: str | None = None  # a page reader's name: transcription requests read by it
+    transcribed: list[tuple[bytes, str]] = field(default_factory=list)  # (png, reading)
 
     def __post_init__(self) -> None:
         self._prefixes: list[list[str]] = []
@@ -209,6 +216,14 @@ class FakeUpstream:
         }
         self.accepted.append(Accepted(api, request.path, body, tokens, cached, headers, raw))
         reply = self.reply(api, body)
+        png = _image_of(body) if self.ocr is not None and _TRANSCRIBE in raw else None
+        if png is not None:
+            assert self.ocr is not None
+            text, model = await asyncio.get_running_loop().run_in_executor(
+                None, ocr_reading, self.ocr, png
+            )
+            self.transcribed.append((png, text))
+            reply = {"text": text}
         streaming = stream if stream is not None else body.get("stream") is True
         usage = (tokens - cached, cached, 7)
         if not streaming:
@@ -274,6 +289,48 @@ def overflow_body(api: str, tokens: int, limit: int) -> dict[str, Any]:
             "status": "INVALID_ARGUMENT",
         }
     }
+
+
+_TRANSCRIBE = b"Transcribe all the text in this image"
+
+
+def _image_of(body: Any) -> bytes | None:
+    """The first base64 PNG of a body, in any of the four shapes."""
+    import base64
+
+    if isinstance(body, str) and body.startswith("data:image/png;base64,"):
+        return base64.b64decode(body.split(",", 1)[1])
+    if isinstance(body, dict):
+        mime = body.get("media_type") or body.get("mimeType") or body.get("mime_type")
+        if mime == "image/png" and isinstance(body.get("data"), str):
+            return base64.b64decode(body["data"])
+        items: Any = body.values()
+    elif isinstance(body, list):
+        items = body
+    else:
+        return None
+    for item in items:
+        found = _image_of(item)
+        if found is not None:
+            return found
+    return None
+
+
+def ocr_reading(reader_name: str, png: bytes) -> tuple[str, str]:
+    """(text, label): the image read by a real OCR engine, labelled as the stand-in it is."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from snapshot.legibility.page_readers import load_page_reader
+
+    reader = load_page_reader(reader_name)
+    pixels = np.asarray(Image.open(io.BytesIO(png)).convert("L"))
+    info = reader.info
+    return reader.read_page(
+        pixels
+    ), f"offline stand-in: {info.name} {info.version} (OCR, not a model)"
 
 
 def _common(a: list[str], b: list[str]) -> int:

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from snapshot.cli import main
-from snapshot.transcript import formats
-from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats import Format, ImportOptions, registry
 from snapshot.transcript.model import (
     Conversation,
     ImageBlock,
@@ -224,8 +223,8 @@ def fake_format(monkeypatch: pytest.MonkeyPatch) -> None:
         convs = [conversation_from_dict(d) for d in json.loads(path.read_text())]
         return [c for c in convs if all(c.meta.get(k) == v for k, v in options.select.items())]
 
-    fake = Format("fake", "test format", lambda p, head: p.name.endswith(".fake.json"), load)
-    monkeypatch.setattr(formats, "_modules", lambda: [fake])
+    fake = Format("fake", "test format", lambda p, head: float(p.name.endswith(".fake.json")), load)
+    monkeypatch.setattr(registry, "_registry", lambda: (fake,))
 
 
 def write_fake(path: Path, *convs: Conversation) -> Path:

@@ -36,6 +36,8 @@ ONE_CALL = {
     (report, "cmd_compact"): "snapshot.ladder.compact.compact_to",
     (report, "cmd_report"): "snapshot.report.main.report_command",
     (report, "cmd_ledger_report"): "snapshot.proxy.ledger.ledger_report",
+    (report, "cmd_evidence_report"): "snapshot.proxy.evidence.evidence_report",
+    (cost, "run_model_evidence"): "snapshot.proxy.evidence.evidence_lines",
 }
 
 

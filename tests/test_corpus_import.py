@@ -74,14 +74,14 @@ def _claimed_units() -> list[Path]:
         here = Path(dirpath)
         dirnames.sort()
         for d in list(dirnames):
-            if any(f.sniff(here / d, b"") for f in fmts):
+            if any(f.recognises(here / d, b"") for f in fmts):
                 units.append(here / d)
                 dirnames.remove(d)
         for name in sorted(filenames):
             file = here / name
             with file.open("rb") as fh:
                 head = fh.read(SNIFF_BYTES)
-            if any(f.sniff(file, head) for f in fmts):
+            if any(f.recognises(file, head) for f in fmts):
                 units.append(file)
     return units
 
@@ -96,7 +96,7 @@ def _detect(path: Path) -> Any:
     else:
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
-    return next((f for f in formats() if f.sniff(path, head)), None)
+    return next((f for f in formats() if f.recognises(path, head)), None)
 
 
 # --- tolerances ----------------------------------------------------------------------

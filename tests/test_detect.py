@@ -134,7 +134,7 @@ def _fmt(name: str, value: float) -> Format:
     def never(path: Path, options: Any) -> list[Any]:
         raise AssertionError("not loaded")
 
-    return Format(name, name, lambda p, h: value > 0, never, score=lambda p, h: value)
+    return Format(name, name, score=lambda p, h: value, load=never)
 
 
 def test_a_close_second_is_ambiguous_and_lists_both(tmp_path: Path) -> None:
@@ -350,3 +350,40 @@ def test_a_generate_content_body_is_detected_whatever_key_comes_first(
     p = tmp_path / "body.json"
     p.write_text(json.dumps(body), encoding="utf-8")
     assert detect(p).name == "gemini-content"
+
+
+# --- shapes two formats share: each format's own score says which is meant ---------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "meant", "behind"),
+    [
+        (
+            "history.json",
+            [{"role": "user", "parts": [{"text": "hi"}]}, {"role": "model", "parts": []}],
+            "gemini-content",
+            "openai-chat",
+        ),
+        (
+            "body.json",
+            {"system": "terse", "messages": [{"role": "user", "content": "hi"}]},
+            "anthropic-messages",
+            "openai-chat",
+        ),
+        (
+            "run.traj",
+            {"history": [{"role": "user", "content": "x", "action": "ls"}], "trajectory": []},
+            "swe-agent-traj",
+            "openhands-events",
+        ),
+    ],
+)
+def test_a_shared_shape_goes_to_the_more_specific_format(
+    tmp_path: Path, name: str, text: Any, meant: str, behind: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(json.dumps(text), encoding="utf-8")
+    ranked = {f.name: s for f, s in rank(path)}
+    assert behind in ranked, "the generic reader still fits (so --format can force it)"
+    assert ranked[meant] - ranked[behind] >= 0.1
+    assert detect(path).name == meant

@@ -116,3 +116,57 @@ def test_to_png_gray_round_trips() -> None:
 def test_unknown_shade_is_refused(dense) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InputError, match="shade"):
         Geometry(dense, cols=10, rows=3, shade="grey")
+
+
+# Pixels of TEXT's gray pages on 400x200, recorded from main d110cdd's rasterize_gray
+# (before it gathered glyph rows straight into the page): the faster drawing must not
+# change a pixel.
+GRAY_GOLDEN = {
+    ("snap5x9", ()): "c33b94409f3c61fd59a96fd55e5b636abab77a71d782f3f908326d4e940c8c65",
+    ("snap5x9", (("col_gap", 1), ("row_gap", 1), ("ink", "white-on-black"))): (
+        "6d6f96d46949db86dd1ef9e4047533cb65e21b42a9bd302e71a831a64a8d41ba"
+    ),
+    ("snap8x16", (("col_gap", 2),)): (
+        "8a0da24d59ba9463f5eec2bc4e3eea5b24de036b9ccdd8c93a454abcf2adb9ee"
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "kw"), list(GRAY_GOLDEN))
+def test_gray_pages_have_the_pixels_of_before(name: str, kw: tuple) -> None:  # type: ignore[type-arg]
+    g = Geometry.fit(load_font(name), 400, 200, shade="gray", **dict(kw))
+    digest = hashlib.sha256()
+    for p in render(TEXT, g):
+        digest.update(p.pixels.tobytes())
+    assert digest.hexdigest() == GRAY_GOLDEN[(name, kw)]
+
+
+def _gray_cell_by_cell(grid: np.ndarray, font, g: Geometry) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The obvious drawing, one cell at a time, clipped to the page."""
+    width, height = g.size
+    pw, ph = g.pitch
+    x0, y0 = g.origin
+    cover = np.zeros((height, width), np.uint8)
+    for r, c in np.ndindex(*grid.shape):
+        y, x = y0 + r * ph, x0 + c * pw
+        cell = font.gray[grid[r, c]][: max(0, height - y), : max(0, width - x)]
+        cover[y : y + cell.shape[0], x : x + cell.shape[1]] = cell
+    return 255 - cover if g.ink == "black-on-white" else cover
+
+
+@pytest.mark.parametrize(
+    ("col_gap", "row_gap", "padding"), [(0, 0, 0), (2, 0, 0), (1, 2, 1), (2, 3, 0)]
+)
+def test_gray_raster_equals_drawing_cell_by_cell(col_gap: int, row_gap: int, padding: int) -> None:
+    # gaps wider than the padding cut the last cell's gap off the page (the row gap
+    # case failed before: a full grid did not reshape into the cut page)
+    font = load_font("snap5x9")
+    font.index_of("漢")  # a fallback wide glyph: gray entries appended after load
+    g = Geometry(
+        font, cols=11, rows=4, col_gap=col_gap, row_gap=row_gap, padding=padding, shade="gray"
+    )
+    grid = np.random.default_rng(col_gap * 7 + row_gap).integers(0, len(font.chars), (4, 11))
+    assert np.array_equal(rasterize_gray(grid, font, g), _gray_cell_by_cell(grid, font, g))
+    assert np.array_equal(
+        rasterize_gray(grid[:2, :5], font, g)[:, -3:], np.full((g.size[1], 3), 255)
+    )

@@ -472,11 +472,11 @@ def test_agent_sdk_log_without_prompt_file_warns(tmp_path: Path) -> None:
     assert any("first user turn is missing" in w for w in conv.warnings)
 
 
-def test_sniff_rejects_other_jsonl(tmp_path: Path) -> None:
+def test_score_rejects_other_jsonl(tmp_path: Path) -> None:
     codex = write_jsonl(tmp_path / "c.jsonl", [{"type": "thread.started", "thread_id": "t"}])
-    assert not cc.sniff(codex, codex.read_bytes())
-    assert not cc.sniff(tmp_path, b"")
-    assert cc.sniff(parallel_session(tmp_path), parallel_session(tmp_path).read_bytes())
+    assert cc.score(codex, codex.read_bytes()) == 0.0
+    assert cc.score(tmp_path, b"") == 0.0
+    assert cc.score(parallel_session(tmp_path), parallel_session(tmp_path).read_bytes()) >= 0.9
 
 
 TURNS = 250

@@ -15,7 +15,7 @@ import pytest
 from formats_batch2 import BATCH2, needs_batch2, sample2
 
 from snapshot.transcript.formats import import_path
-from snapshot.transcript.formats.claude_code import _inline_agent_record
+from snapshot.transcript.formats.claude_code.agents import inline_agent_record
 from snapshot.transcript.model import tool_pairing
 
 pytestmark = needs_batch2
@@ -69,7 +69,7 @@ def test_other_progress_records_are_counted_by_kind() -> None:
 
 
 def test_a_hook_progress_record_carries_no_agent() -> None:
-    assert _inline_agent_record({"type": "progress", "data": {"type": "hook_progress"}}, {}) is None
+    assert inline_agent_record({"type": "progress", "data": {"type": "hook_progress"}}, {}) is None
 
 
 def test_an_inline_agent_whose_own_file_is_beside_is_imported_once() -> None:

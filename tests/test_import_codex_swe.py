@@ -236,7 +236,7 @@ def test_mini_swe_agent_marker_at_the_end_is_found(tmp_path: Path) -> None:
     path = mini_traj(tmp_path, huge)
     head = path.read_bytes()[:65536]
     assert b"trajectory_format" not in head
-    assert msa.sniff(path, head)
+    assert msa.score(path, head) == 1.0
 
 
 def test_mini_swe_agent_last_call_without_output_is_reported(tmp_path: Path) -> None:
@@ -390,6 +390,6 @@ def test_swe_agent_two_agents_become_two_conversations(tmp_path: Path) -> None:
 
 def test_swe_agent_sniffs_only_traj_files(tmp_path: Path) -> None:
     path = traj(tmp_path, [{"role": "user", "content": "x"}], name="run.json")
-    assert not swe.sniff(path, path.read_bytes())
+    assert swe.score(path, path.read_bytes()) == 0.0
     with pytest.raises(TranscriptError, match="'history' list"):
         import_path(write_jsonl(tmp_path / "y.traj", [{"a": 1}]), format="swe-agent-traj")

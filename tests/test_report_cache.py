@@ -76,6 +76,10 @@ def test_cached_and_uncached_runs_give_the_same_results(tmp_path: Path) -> None:
     uncached = _results(fresh)
     assert set(again) == set(uncached)
     assert _untimed(again) == _untimed(uncached) == _untimed(first)
+    # the figures of the re-run were copied from the cache, the fresh run's drawn: same bytes
+    assert len(list((cached / ".cache").glob("*.png"))) == 3
+    for figure in ("pareto.png", "distribution.png", "chars_per_token.png"):
+        assert (cached / figure).read_bytes() == (fresh / figure).read_bytes(), figure
 
     # one session added, one changed: those two run, the unchanged one is read back
     _session(sessions / "c.jsonl", "scanner")

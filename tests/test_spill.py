@@ -23,6 +23,7 @@ from snapshot.transcript import spill
 from snapshot.transcript.encodable import encodable_conversation
 from snapshot.transcript.formats import claude_code as cc
 from snapshot.transcript.formats import import_path
+from snapshot.transcript.formats.claude_code import session as cc_session
 from snapshot.transcript.importing import (
     OUT_FORMAT,
     OUT_VERSION,
@@ -215,7 +216,7 @@ def test_a_record_of_an_api_message_already_written_rewrites_it(
 ) -> None:
     path = _late_session(tmp_path)
     [held] = import_path(path)
-    monkeypatch.setattr(cc, "OPEN_DRAFTS", 1)  # a1 is written before its second record
+    monkeypatch.setattr(cc_session, "OPEN_DRAFTS", 1)  # a1 is written before its second record
     monkeypatch.setattr(spill, "SPILL_BYTES", 0 if spilled else 1 << 40)
     [late] = import_path(path)
     assert isinstance(late.messages, SpilledMessages) is spilled
@@ -301,7 +302,7 @@ def test_a_real_session_imports_the_same_spilled_or_held(
         monkeypatch,
         capsys,
         count=(SpilledMessages, "__setitem__", counting),
-        one_open_draft=(cc, "OPEN_DRAFTS", 1),  # so API messages really are rewritten
+        one_open_draft=(cc_session, "OPEN_DRAFTS", 1),  # so API messages really are rewritten
     )
     if name.startswith("claude_code_spotter"):
         # Parallel tool calls with results between their records: merged late.

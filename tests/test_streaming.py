@@ -130,12 +130,12 @@ def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type
             longest = max(longest, len(piece))
             yield piece
 
-    # a tiny cache: the pages are laid out again from the spooled text while drawn
+    # a tiny budget: most pages' cells wait in the spool file until drawn
     monkeypatch.setattr(page_mod, "LAYOUT_CACHE_BYTES", 50_000)
     stream = iter_pages(chunks(), g, workers=2)
     expected = render_document(text, g)
     assert stream.total == len(expected.pages) > 10
-    assert stream._cache is None  # the second pass really ran
+    assert stream._spool is not None and stream._spool.pages == stream.total and not stream._cache
     got = list(stream)
     assert [p.text for p in got] == [p.text for p in expected.pages]
     assert [p.png() for p in got] == [p.png() for p in expected.pages]
@@ -143,17 +143,49 @@ def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type
     assert longest == 1000
 
 
-def test_a_reiterable_source_is_read_again_not_spooled(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_file_is_read_once_and_pages_past_the_budget_are_spooled(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import snapshot.page as page_mod
     from snapshot.page import iter_pages, render_document
     from snapshot.text import TextReader
 
     src = tmp_path / "in.txt"
-    src.write_text(_doc_text(), encoding="utf-8")
+    src.write_text(_doc_text() + "\u4e2d\u6587 \u0151" * 50, encoding="utf-8")
     g = Geometry(load_font("snap5x8"), cols=100, rows=30, flow=False)
     monkeypatch.setattr(page_mod, "LAYOUT_CACHE_BYTES", 50_000)
-    reader = TextReader(src, max_bytes=10**7, chunk_bytes=777)
-    stream = iter_pages(reader, g)
+    reads = 0
+
+    class Counting(TextReader):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            nonlocal reads
+            reads += 1
+            return super().__iter__()
+
+    stream = iter_pages(Counting(src, max_bytes=10**7, chunk_bytes=777), g)
     pages = list(stream)
-    assert stream._spool is None and stream._cache is None
-    assert [p.png() for p in pages] == [p.png() for p in render_document(_doc_text(), g).pages]
+    again = list(stream)  # the spool is read again, the file is not
+    assert reads == 1
+    assert stream._spool is not None and stream._spool.pages > 1
+    expected = render_document(src.read_text(encoding="utf-8"), g).pages
+    assert [p.png() for p in pages] == [p.png() for p in again] == [p.png() for p in expected]
+    assert [p.text for p in pages] == [p.text for p in expected]
+    assert all(np.array_equal(p.grid, e.grid) for p, e in zip(pages, expected, strict=True))
+
+
+@pytest.mark.parametrize("high", [3, 255, 256, 65_535, 65_536, 1 << 30])
+def test_the_cell_spool_gives_back_every_grid_and_text(high: int) -> None:
+    from snapshot.page import _CellSpool
+    from snapshot.text import PageCells
+
+    spool = _CellSpool()
+    grids = [np.array([[0, high], [1, 2]], np.int32), np.zeros((0, 4), np.int32)]
+    pages = [
+        PageCells(grid, (7, 9), i == 0, "a\ud800\u4e2d"[: i + 2]) for i, grid in enumerate(grids)
+    ]
+    for cells in pages:
+        spool.write(cells)
+    for got in (list(spool), list(spool)):
+        assert [(c.span, c.continued, c.text) for c in got] == [
+            (c.span, c.continued, c.text) for c in pages
+        ]
+        assert all(g.grid.dtype == np.int32 for g in got)
+        assert all(np.array_equal(a.grid, b.grid) for a, b in zip(got, pages, strict=True))

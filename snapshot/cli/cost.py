@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from snapshot.cli.argtypes import pricing_arguments
@@ -97,7 +98,8 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
         metavar="DIR",
         default="reports/probes",
         help="usage-probe records (`snapshot probe --battery usage`) that settle a disputed "
-        "fact (default reports/probes; missing = none)",
+        "fact (default reports/probes; missing = none); for `profiles`, a FILE of "
+        "`snapshot proxy --canary` records instead: your own model evidence, judged",
     )
 
 
@@ -242,7 +244,18 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
     _print_settled(r)
 
 
+def run_model_evidence(args: argparse.Namespace) -> int:
+    """``profiles --evidence FILE``: the canary records of your own traffic, judged."""
+    from snapshot.proxy.evidence import evidence_lines
+
+    print("\n".join(evidence_lines(Path(args.evidence), model=args.model)))
+    return 0
+
+
 def run_profiles(args: argparse.Namespace) -> int:
+    evidence = Path(args.evidence)
+    if evidence.is_file() or evidence.suffix == ".jsonl":  # canary records, not probe records
+        return run_model_evidence(args)
     from snapshot.profiles.options import profile_records
 
     records = profile_records(

@@ -61,6 +61,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="TOKENS",
         help="the context window to assume for every model (default: the data table's)",
     )
+    p.add_argument(
+        "--canary",
+        type=finite_float(0.0, 1.0),
+        default=0.0,
+        metavar="RATE",
+        help="for this share of the compactions that draw pages, send the same model a small "
+        "transcription request for a band of a page just sent (in the background, with the "
+        "client's key) and score it; records go to --evidence (default 0: never)",
+    )
+    p.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="FILE",
+        help="where --canary appends its records (default: evidence.jsonl in --ledger, "
+        "else in --store)",
+    )
     p.set_defaults(func=cmd_proxy)
 
 
@@ -99,6 +115,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         max_body=args.max_body,
         summarizer=args.summarizer,
         window=args.window,
+        canary=args.canary,
+        evidence=args.evidence,
     )
     run(config, host, port)
     return 0

@@ -164,6 +164,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="instead of the benchmark: the savings measured on live traffic from a "
         "`snapshot proxy --ledger DIR` folder, written to OUT/LEDGER.md",
     )
+    p.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="FILE",
+        help="instead of the benchmark: model evidence from your own traffic (the records of "
+        "`snapshot proxy --canary`), written to OUT/EVIDENCE.md",
+    )
     p.set_defaults(func=cmd_report)
 
     c = subparsers.add_parser(
@@ -245,9 +252,20 @@ def cmd_ledger_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_evidence_report(args: argparse.Namespace) -> int:
+    from snapshot.proxy.evidence import evidence_report
+
+    written, text = evidence_report(args.evidence, args.out)
+    print(text, end="")
+    print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     if args.ledger is not None:
         return cmd_ledger_report(args)
+    if args.evidence is not None:
+        return cmd_evidence_report(args)
     from snapshot.report.main import report_command
     from snapshot.report.matrix import Settings
     from snapshot.report.options import ReportOptions

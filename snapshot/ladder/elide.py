@@ -22,6 +22,7 @@ scan (issue 28).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 
@@ -83,6 +84,18 @@ def identifiers(text: str) -> set[str]:
         if is_identifier(token):
             found.add(token)
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _identifiers_in(text: str) -> frozenset[str]:
+    """:func:`identifiers`, once per text: the report elides one conversation for each
+    profile and again inside each ladder, and the texts are the same every time."""
+    return frozenset(identifiers(text))
+
+
+def forget_texts() -> None:
+    """Drop the identifiers kept per text (the report calls it after each conversation)."""
+    _identifiers_in.cache_clear()
 
 
 def _step_text(message: Message) -> Iterable[str]:
@@ -153,13 +166,13 @@ def _referenced(path: Sequence[Message], keys: dict[str, str]) -> set[tuple[int,
     # Forward: what each result newly introduces (not seen in anything before it).
     seen: set[str] = set()
     by_call: dict[str, set[str]] = {}
-    introduced: dict[tuple[int, int], set[str]] = {}
+    introduced: dict[tuple[int, int], frozenset[str]] = {}
     for i, m in enumerate(path):
         for text in _step_text(m):
-            seen |= identifiers(text)
+            seen |= _identifiers_in(text)
         for j, block in enumerate(m.blocks):
             if isinstance(block, ToolResult):
-                own = identifiers(block.text())
+                own = _identifiers_in(block.text())
                 key = keys.get(block.call_id, block.call_id)
                 new = (own - seen) | (own & by_call.get(key, set()))
                 introduced[(i, j)] = new
@@ -173,7 +186,7 @@ def _referenced(path: Sequence[Message], keys: dict[str, str]) -> set[tuple[int,
             if isinstance(block, ToolResult) and introduced[(i, j)] & later:
                 referenced.add((i, j))
         for text in _step_text(path[i]):
-            later |= identifiers(text)
+            later |= _identifiers_in(text)
     return referenced
 
 

@@ -150,6 +150,8 @@ class Reply:
     text: str
     usage: dict[str, int] = field(default_factory=dict)
     duration_s: float = 0.0
+    # The model id the provider's reply names (a dated version, say); "" when it names none.
+    served: str = ""
 
 
 def provider_of(model: str) -> Provider:
@@ -394,15 +396,15 @@ def ask(
     try:
         with _redacting_logs(secrets):
             if target.provider == "anthropic":
-                text, usage = _ask_anthropic(
+                text, usage, served = _ask_anthropic(
                     sdk, target, png, prompt, api_key, base_url, timeout, max_retries, max_tokens
                 )
             elif target.provider == "openai":
-                text, usage = _ask_openai(
+                text, usage, served = _ask_openai(
                     sdk, target, png, prompt, api_key, base_url, timeout, max_retries
                 )
             else:
-                text, usage = _ask_gemini(
+                text, usage, served = _ask_gemini(
                     sdk, target, png, prompt, api_key, base_url, timeout, max_retries
                 )
     except LiveError:
@@ -418,7 +420,12 @@ def ask(
                 secrets,
             )
         ) from None
-    return Reply(text=redact(text, secrets), usage=usage, duration_s=time.monotonic() - start)
+    return Reply(
+        text=redact(text, secrets),
+        usage=usage,
+        duration_s=time.monotonic() - start,
+        served=redact(served, secrets),
+    )
 
 
 def _b64(png: bytes) -> str:
@@ -435,7 +442,7 @@ def _ask_anthropic(
     timeout: float,
     max_retries: int,
     max_tokens: int,
-) -> tuple[str, dict[str, int]]:
+) -> tuple[str, dict[str, int], str]:
     client = sdk.Anthropic(
         api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
     )
@@ -464,7 +471,8 @@ def _ask_anthropic(
         )
     text = "".join(getattr(b, "text", "") for b in msg.content if getattr(b, "type", "") == "text")
     u = msg.usage
-    return text, _ints(input_tokens=u.input_tokens, output_tokens=u.output_tokens)
+    usage = _ints(input_tokens=u.input_tokens, output_tokens=u.output_tokens)
+    return text, usage, str(getattr(msg, "model", "") or "")
 
 
 def _ask_openai(
@@ -476,7 +484,7 @@ def _ask_openai(
     base_url: str | None,
     timeout: float,
     max_retries: int,
-) -> tuple[str, dict[str, int]]:
+) -> tuple[str, dict[str, int], str]:
     client = sdk.OpenAI(
         api_key=api_key, base_url=base_url, timeout=timeout, max_retries=max_retries
     )
@@ -499,10 +507,11 @@ def _ask_openai(
                 ],
             )
             u = resp.usage
-            return resp.output_text or "", _ints(
+            usage = _ints(
                 input_tokens=getattr(u, "input_tokens", None),
                 output_tokens=getattr(u, "output_tokens", None),
             )
+            return resp.output_text or "", usage, str(getattr(resp, "model", "") or "")
         chat = client.chat.completions.create(
             model=target.model,
             messages=[
@@ -517,10 +526,11 @@ def _ask_openai(
         )
     u = chat.usage
     text = chat.choices[0].message.content if chat.choices else ""
-    return text or "", _ints(
+    usage = _ints(
         input_tokens=getattr(u, "prompt_tokens", None),
         output_tokens=getattr(u, "completion_tokens", None),
     )
+    return text or "", usage, str(getattr(chat, "model", "") or "")
 
 
 def _ask_gemini(
@@ -532,7 +542,7 @@ def _ask_gemini(
     base_url: str | None,
     timeout: float,
     max_retries: int,
-) -> tuple[str, dict[str, int]]:
+) -> tuple[str, dict[str, int], str]:
     types = importlib.import_module("google.genai.types")
     http: dict[str, Any] = {
         "timeout": int(timeout * 1000),  # milliseconds
@@ -554,10 +564,11 @@ def _ask_gemini(
             contents=[types.Content(role="user", parts=[image, types.Part.from_text(text=prompt)])],
         )
     u = resp.usage_metadata
-    return resp.text or "", _ints(
+    usage = _ints(
         input_tokens=getattr(u, "prompt_token_count", None),
         output_tokens=getattr(u, "candidates_token_count", None),
     )
+    return resp.text or "", usage, str(getattr(resp, "model_version", "") or "")
 
 
 def _ints(**values: Any) -> dict[str, int]:

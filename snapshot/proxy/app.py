@@ -28,7 +28,8 @@ from typing import Any
 
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
-from snapshot.errors import SnapshotError
+from snapshot.errors import InputError, SnapshotError
+from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import HEADER, identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
@@ -59,6 +60,12 @@ class ProxyConfig:
     window: int | None = None
     connect_timeout: float = 10.0
     read_timeout: float = 600.0
+    # --canary RATE: that share of page-drawing passes gets a transcription canary,
+    # its records in ``evidence`` (default: evidence.jsonl in the ledger, else the store).
+    canary: float = 0.0
+    evidence: Path | None = None
+    canary_seed: int = 0
+    canary_rows: int = 8  # rows in the band a canary cuts (snapshot.proxy.canary.BAND_ROWS)
 
 
 def _log(message: str) -> None:
@@ -83,6 +90,28 @@ class Proxy:
         self.ledger = Ledger(config.ledger) if config.ledger is not None else None
         self.log = log
         self.session: ClientSession | None = None
+        self.canary = self._canary(config)
+
+    def _canary(self, config: ProxyConfig) -> Canary | None:
+        if config.canary <= 0:
+            return None
+        from snapshot.proxy.evidence import FILE
+
+        evidence = config.evidence
+        if evidence is None:
+            folder = config.ledger if config.ledger is not None else config.store
+            if folder is None:
+                raise InputError("--canary needs --evidence FILE, --ledger DIR or --store DIR")
+            evidence = folder / FILE
+        return Canary(
+            config.canary,
+            evidence,
+            upstream=self.upstream,
+            ledger=self.ledger,
+            seed=config.canary_seed,
+            band_rows=config.canary_rows,
+            log=self.log,
+        )
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=self.config.max_body + 1)
@@ -107,6 +136,8 @@ class Proxy:
         )
 
     async def _stop(self, _app: web.Application) -> None:
+        if self.canary is not None:
+            await self.canary.drain()
         if self.session is not None:
             await self.session.close()
 
@@ -300,7 +331,7 @@ class Proxy:
                 ) from None
             if reader is not None:
                 reader.feed(data)
-            await self._turn_done(turn, upstream.status, reader)
+            await self._turn_done(turn, upstream.status, reader, request)
             headers.pop("Content-Length", None)
             return web.Response(status=upstream.status, body=data, headers=headers)
         response = web.StreamResponse(status=upstream.status, headers=headers)
@@ -313,7 +344,7 @@ class Proxy:
                     if reader.done and not ended and turn is not None:
                         # The closing event waits for the store (a few ms), never the first byte.
                         ended = True
-                        await self._turn_done(turn, upstream.status, reader)
+                        await self._turn_done(turn, upstream.status, reader, request)
                 await response.write(chunk)
             await response.write_eof()
         except (TimeoutError, ClientError, ConnectionError) as exc:
@@ -323,11 +354,14 @@ class Proxy:
                 self._write_ledger(turn, upstream.status, None, None, False)
             return response
         if turn is not None and not ended:
-            await self._turn_done(turn, upstream.status, reader)
+            await self._turn_done(turn, upstream.status, reader, request)
         return response
 
-    async def _turn_done(self, turn: _Turn, status: int, reader: ReplyReader | None) -> None:
-        """The turn boundary: store the turn (a completed reply only) and write the ledger."""
+    async def _turn_done(
+        self, turn: _Turn, status: int, reader: ReplyReader | None, request: web.Request
+    ) -> None:
+        """The turn boundary: store the turn (a completed reply only), write the ledger, and
+        maybe start a canary (in the background: the reply never waits for it)."""
         reply = reader.finish() if reader is not None else None
         stored = None
         if reply is not None and reply.complete and self.turns is not None:
@@ -350,6 +384,10 @@ class Proxy:
                     f"{turn.key[0]}/{turn.key[1]}: turn not stored: {str(exc).splitlines()[0]}"
                 )
         self._write_ledger(turn, status, reader.usage if reader else None, None, stored)
+        if self.canary is not None and reply is not None and reply.complete:
+            self.canary.after_reply(
+                turn.plan, turn.model, turn.shape.name, request.headers, request.rel_url.query
+            )
 
     def _write_ledger(
         self,

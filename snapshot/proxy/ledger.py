@@ -1,7 +1,8 @@
 """The ledger: one JSON line per forwarded request, and the savings it measures.
 
 Each record (``schema: snapshot.proxy-ledger/1``) names the conversation,
-agent, model and path; what the planner did (rungs, tokens before and after,
+agent, model and path (a ``--canary`` call is its own record, ``kind: canary``);
+what the planner did (rungs, tokens before and after,
 each labelled exact / reconstructed / estimated); the provider's own ``usage``
 (labelled ``measured``; ``null`` when the reply carried none); and dollars from
 the pinned genai-prices database for that usage. No header, key or message
@@ -114,18 +115,21 @@ class LedgerSummary:
             f"{self.records} forwarded requests. Input tokens and dollars are the providers' "
             "own `usage` (measured); tokens removed are the proxy's counts before sending "
             "(label per row). A summary call (`--summarizer`) is its own model's row, "
-            "its usage measured.",
+            "its usage measured. Transcription canaries (`--canary`) are counted apart: "
+            "their calls and measured dollars, never in the traffic's figures.",
             "",
             "| model | requests | summary calls | compacted | tokens removed | count label "
-            "| measured input | measured cache read | measured output | measured $ |",
-            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+            "| measured input | measured cache read | measured output | measured $ "
+            "| canary calls | canary $ |",
+            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
         ]
         for r in self.rows:
             lines.append(
                 f"| {r['model']} | {r['requests']} | {r['summary_calls']} | {r['compacted']} "
                 f"| {r['tokens_removed']:,} "
                 f"| {r['label']} | {r['measured_input']:,} | {r['measured_cache_read']:,} "
-                f"| {r['measured_output']:,} | {r['dollars']:.4f} |"
+                f"| {r['measured_output']:,} | {r['dollars']:.4f} "
+                f"| {r['canary_calls']} | {r['canary_dollars']:.4f} |"
             )
         return "\n".join(lines) + "\n"
 
@@ -149,6 +153,8 @@ def summarize(folder: Path) -> LedgerSummary:
                 "measured_cache_read": 0,
                 "measured_output": 0,
                 "dollars": 0.0,
+                "canary_calls": 0,
+                "canary_dollars": 0.0,
             },
         )
 
@@ -160,6 +166,10 @@ def summarize(folder: Path) -> LedgerSummary:
 
     for rec in records:
         row = row_of(str(rec.get("model") or "?"))
+        if rec.get("kind") == "canary":  # the proxy's own transcription call (--canary)
+            row["canary_calls"] += 1
+            row["canary_dollars"] += (rec.get("dollars") or {}).get("total") or 0.0
+            continue
         row["requests"] += 1
         plan = rec.get("plan") or {}
         if plan.get("compacted"):

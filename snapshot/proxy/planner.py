@@ -67,6 +67,10 @@ class Plan:
     # The summary rung's own request (``--summarizer``): model, size and measured usage.
     summary: dict[str, Any] | None = None
     conversation: Conversation | None = field(default=None, compare=False)
+    # A new pass only: its id (the digest of the client items it replaced) and the pages
+    # it drew (snapshot.page.Page, source text kept), for ``--canary``.
+    pass_id: str | None = None
+    sheets: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def record(self) -> dict[str, Any]:
         """The plan as the ledger writes it (every token figure with its label)."""
@@ -301,6 +305,8 @@ class Planner:
             pages=len(result.pages),
             summary=_summary_record(result),
             conversation=conv,
+            pass_id=done.digest,
+            sheets=tuple(result.pages),
         )
 
     def _ladder(
@@ -320,13 +326,11 @@ class Planner:
 
     def _summarizer_url(self) -> str | None:
         """The proxy's upstream as the summarizer SDK's base URL (OpenAI's SDK wants ``/v1``)."""
-        if not self.upstream:
-            return None
+        from snapshot.proxy.upstream import sdk_base_url
+
         assert self.summarizer is not None
         claude = self.summarizer.startswith(("claude", "anthropic"))
-        if claude or self.upstream.endswith("/v1"):
-            return self.upstream
-        return self.upstream + "/v1"
+        return sdk_base_url(self.upstream, "anthropic" if claude else "openai")
 
     # -- recovery --------------------------------------------------------------------
 

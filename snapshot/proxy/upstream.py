@@ -12,6 +12,13 @@ passes. The proxy's own ``X-Snapshot-Conversation`` header stays here.
 ['Accept-Encoding', 'Authorization', 'anthropic-version']
 >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("0.0.0.0")
 (True, True, False)
+
+The proxy's own small requests (``--summarizer``, ``--canary``) go through the
+providers' SDKs to the same upstream: :func:`sdk_base_url` is that URL as each
+SDK wants it (OpenAI's with ``/v1``).
+
+>>> sdk_base_url("http://127.0.0.1:9", "openai"), sdk_base_url("http://127.0.0.1:9", "anthropic")
+('http://127.0.0.1:9/v1', 'http://127.0.0.1:9')
 """
 
 from __future__ import annotations
@@ -60,3 +67,12 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def sdk_base_url(upstream: str, provider: str) -> str | None:
+    """``upstream`` as the base URL of ``provider``'s SDK (None: the SDK's default)."""
+    if not upstream:
+        return None
+    if provider != "openai" or upstream.endswith("/v1"):
+        return upstream
+    return upstream + "/v1"

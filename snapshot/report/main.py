@@ -89,29 +89,84 @@ def _cached_profile_rows(cache: Path | None) -> list[dict[str, Any]]:
     return rows
 
 
-class _Lab:
-    """The legibility lab running in a process of its own, beside the conversations."""
+def _figures(result: RunResult, out: Path, cache: Path | None) -> dict[str, Path | None]:
+    """The report's figures; with ``cache``, one drawn before from the same numbers is copied."""
+    from dataclasses import replace
 
-    def __init__(self, out: Path, size: str) -> None:
+    from snapshot.report.reuse import cached_file
+
+    aggregates = aggregate(result.rows)
+    # The rows as the distribution draws them: the measured seconds are not drawn.
+    drawn_rows = [replace(r, seconds=0.0) for r in result.rows]
+    return {
+        "pareto": cached_file(
+            cache, aggregates, out / "pareto.png", lambda p: plots.pareto(aggregates, p)
+        ),
+        "distribution": cached_file(
+            cache, drawn_rows, out / "distribution.png", lambda p: plots.distribution(drawn_rows, p)
+        ),
+        "chars_per_token": cached_file(
+            cache,
+            list(profile_models()),
+            out / "chars_per_token.png",
+            lambda p: plots.chars_per_token(_cached_profile_rows(cache), p),
+        ),
+        "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
+    }
+
+
+class _Lab:
+    """The legibility lab running in a process of its own, beside the conversations.
+
+    With a ``cache`` folder its files and sections are kept there (:mod:`snapshot.report.reuse`):
+    the same code, size and readers measure the same, so a re-run copies them back.
+    """
+
+    def __init__(self, out: Path, size: str, cache: Path | None = None) -> None:
         import multiprocessing as mp
         import os
+        import shutil
         from concurrent.futures import ProcessPoolExecutor
 
         from snapshot.legibility.report import write_sections
+        from snapshot.report.reuse import LabFiles
 
+        self._out = out
+        self._kept = LabFiles(cache, size) if cache is not None else None
+        self._sections = self._kept.sections() if self._kept is not None else None
+        self._pool: Any = None
+        if self._sections is not None:
+            return
+        self._staged = out
+        if self._kept is not None:  # written beside the cache entry, kept when complete
+            folder = self._kept.folder
+            self._staged = folder.with_name(f"{folder.name}.{os.getpid()}.partial")
+            shutil.rmtree(self._staged, ignore_errors=True)
+            self._staged.mkdir(parents=True)
         ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
         self._pool = ProcessPoolExecutor(1, mp_context=ctx)
-        self._future = self._pool.submit(write_sections, out, size)
+        self._future = self._pool.submit(write_sections, self._staged, size)
 
     def result(self) -> list[tuple[str, str]]:
-        """The lab's REPORT.md sections, once it has written its files."""
+        """The lab's REPORT.md sections, once its files are in the report folder."""
+        import shutil
+
+        if self._kept is not None and self._sections is not None:
+            self._kept.copy_to(self._out)
+            return self._sections
         try:
-            return self._future.result()
+            sections: list[tuple[str, str]] = self._future.result()
         finally:
             self._pool.shutdown(wait=True)
+        if self._kept is not None:
+            for path in sorted(self._staged.iterdir()):
+                shutil.copyfile(path, self._out / path.name)
+            self._kept.keep(self._staged, sections)
+        return sections
 
     def abandon(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _lab_note(size: str) -> tuple[str, str]:
@@ -190,7 +245,9 @@ def make_report(
         write_inventory(units, out / "sources.json")
     # The legibility lab is one process of work: it runs beside the conversations
     # (which take the other cores) instead of after them.
-    lab = _Lab(out, legibility) if legibility != "none" else None
+    lab = (
+        _Lab(out, legibility, out / CACHE_DIR if cache else None) if legibility != "none" else None
+    )
     try:
         result = run(
             corpus,
@@ -211,14 +268,7 @@ def make_report(
         raise
     results = out / "results.json"
     save_json(result, results, probes=live)
-    figures: dict[str, Path | None] = {
-        "pareto": plots.pareto(aggregate(result.rows), out / "pareto.png"),
-        "distribution": plots.distribution(result.rows, out / "distribution.png"),
-        "chars_per_token": plots.chars_per_token(
-            _cached_profile_rows(out / CACHE_DIR if cache else None), out / "chars_per_token.png"
-        ),
-        "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
-    }
+    figures = _figures(result, out, out / CACHE_DIR if cache else None)
     sections: list[tuple[str, str]] = list(inventory)
     if given is not None and show_needles:
         sections.append(("Needle examples", _needle_examples(given, settings or Settings())))

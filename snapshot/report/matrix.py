@@ -10,7 +10,7 @@ from typing import Any
 
 from snapshot.billing.prices import Price
 from snapshot.ladder.cut import find_cut
-from snapshot.ladder.elide import elide, elided_chars, tool_result_chars
+from snapshot.ladder.elide import elide, elided_chars, forget_texts, tool_result_chars
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import LadderOptions, run_ladder, summarize_middle
 from snapshot.ladder.needles import Needle, found, sample_needles
@@ -617,9 +617,12 @@ def evaluate(
         output_chars=settings.summary_chars, size_source=settings.summary_size_source
     )
     rows: list[Row] = []
-    for target in targets:
-        if stage is not None:
-            stage(target.model)
-        run = _Run(source, target, settings, needles, reader)
-        rows.extend(_evaluate_target(run, summarizer))
+    try:
+        for target in targets:
+            if stage is not None:
+                stage(target.model)
+            run = _Run(source, target, settings, needles, reader)
+            rows.extend(_evaluate_target(run, summarizer))
+    finally:
+        forget_texts()  # what elide kept per text is this conversation's: memory stays bounded
     return rows

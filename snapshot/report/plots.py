@@ -24,27 +24,24 @@ STRATEGY_COLORS = {
 }
 
 
-def _pyplot() -> Any:
-    import matplotlib
+def _figure(**kw: Any) -> Any:
+    """A matplotlib figure drawn by Agg: no pyplot, no GUI backend, no global figure list."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure(**kw)
 
 
 def _save(fig: Any, path: Path) -> Path:
     fig.tight_layout()
     fig.savefig(path, dpi=110, metadata={"Software": None})
-    _pyplot().close(fig)
     return path
 
 
 def chars_per_token(profiles: Sequence[dict[str, Any]], path: Path) -> Path:
     """Characters per billed token: imaged (page) versus as text, per profile."""
-    plt = _pyplot()
     vision = [p for p in profiles if p.get("chars_per_token")]
-    fig, ax = plt.subplots(figsize=(10, 0.32 * len(vision) + 1.5))
+    fig = _figure(figsize=(10, 0.32 * len(vision) + 1.5))
+    ax = fig.subplots()
     names = [f"{p['model']} ({p['font']}, {p['page'][0]}×{p['page'][1]})" for p in vision]
     ys = range(len(vision))
     ax.barh(
@@ -72,8 +69,8 @@ def chars_per_token(profiles: Sequence[dict[str, Any]], path: Path) -> Path:
 
 def pareto(aggregates: Sequence[Aggregate], path: Path) -> Path:
     """Tokens kept against needle recall for every strategy and model."""
-    plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig = _figure(figsize=(8, 5.5))
+    ax = fig.subplots()
     markers = {m: k for m, k in zip(sorted({a.model for a in aggregates}), "os^Dv", strict=False)}
     for a in aggregates:
         if a.recall is None:
@@ -120,9 +117,9 @@ def raster_speed(bench_json: Path, path: Path) -> Path | None:
     benches = [(b["name"], b["stats"]["median"]) for b in data.get("benchmarks", [])]
     if not benches:
         return None
-    plt = _pyplot()
     benches.sort(key=lambda nb: nb[1])
-    fig, ax = plt.subplots(figsize=(9, 0.4 * len(benches) + 1.5))
+    fig = _figure(figsize=(9, 0.4 * len(benches) + 1.5))
+    ax = fig.subplots()
     ax.barh([n for n, _ in benches], [m * 1000 for _, m in benches], color="#444444")
     for i, (_, m) in enumerate(benches):
         ax.text(m * 1000, i, f" {m * 1000:.2f} ms", va="center", fontsize=7)
@@ -141,16 +138,10 @@ def distribution(rows: Sequence[Row], path: Path) -> Path:
     """
     import zlib
 
-    plt = _pyplot()
     models = sorted({r.model for r in rows})
     strategies = [s for s in STRATEGY_COLORS if any(r.strategy == s for r in rows)]
-    fig, axes = plt.subplots(
-        1,
-        len(models),
-        figsize=(4.2 * max(1, len(models)), 0.45 * len(strategies) + 1.6),
-        sharey=True,
-        squeeze=False,
-    )
+    fig = _figure(figsize=(4.2 * max(1, len(models)), 0.45 * len(strategies) + 1.6))
+    axes = fig.subplots(1, len(models), sharey=True, squeeze=False)
     for ax, model in zip(axes[0], models, strict=True):
         for y, strategy in enumerate(strategies):
             pts = sorted(

@@ -353,7 +353,7 @@ def walk_as_format(
 ) -> tuple[list[Path], list[str]]:
     """Every file or folder log under ``root`` that ``fmt`` recognises (``--format`` forced).
 
-    Unlike :func:`find`, no scoring across formats: ``fmt.sniff`` alone
+    Unlike :func:`find`, no scoring across formats: ``fmt.recognises`` alone
     decides. Hidden files and folders are skipped; a folder ``fmt`` reads as
     one log is one unit and is not looked into; walk order is sorted.
 
@@ -398,7 +398,7 @@ def walk_as_format(
         for d in dirnames:
             if (here / d).is_symlink() and not _stays_inside(here / d, root):
                 failures.append(f"{here / d}: {OUTSIDE}")
-            elif fmt.sniff(here / d, b""):
+            elif fmt.recognises(here / d, b""):
                 units.append(here / d)  # a folder log: do not look inside
             else:
                 kept_dirs.append(d)
@@ -418,7 +418,7 @@ def walk_as_format(
             except OSError as exc:
                 failures.append(f"{file}: cannot be read: {exc}")
                 continue
-            if fmt.sniff(file, head):
+            if fmt.recognises(file, head):
                 units.append(file)
             elif skipped is not None:
                 skipped.append((file, f"--format {fmt.name} does not recognise it"))

@@ -73,7 +73,7 @@ class ImportReport:
 def _claimed_folder(path: Path, format_name: str | None) -> bool:
     """Is this folder itself one log (a format that keeps files together)?"""
     candidates = [get_format(format_name)] if format_name else formats()
-    return any(f.sniff(path, b"") for f in candidates)
+    return any(f.recognises(path, b"") for f in candidates)
 
 
 def _import_folder(

@@ -3,12 +3,12 @@
 Each format is one module exposing ``FORMAT: Format``; ``--format`` skips
 detection, and a forced format that reads nothing is refused.
 
-Scoring interface (what an importer implements)
------------------------------------------------
+Scoring (what an importer implements)
+-------------------------------------
 ``Format.score(path, head) -> float``: how sure the importer is that ``path``
 (a file, or a folder for formats that keep several files together) is its
 format. ``head`` is up to :data:`SNIFF_BYTES` of the file (``b""`` for a
-folder). The scale is shared by every importer:
+folder). The scale is shared by every importer, and each states its own:
 
 - ``0.0``: not this format (the answer for most files);
 - ``0.5``-``0.8``: the shape fits, but other formats share it (a bare list of
@@ -17,9 +17,9 @@ folder). The scale is shared by every importer:
   format's name or version, the tool's own file name and keys).
 
 Scores must be cheap (look at ``head``, names and a folder listing; never parse
-the whole file) and must never raise: a head they cannot read scores 0.
-Importers written before scoring only have ``sniff(path, head) -> bool``; they
-are rated at their entry in :data:`SNIFF_CONFIDENCE` when ``sniff`` says yes.
+the whole file) and should never raise (one that does scores 0). The formats
+themselves, and a user's own through the ``snapshot.formats`` entry point
+group, are listed by :mod:`snapshot.transcript.formats.registry`.
 
 Detection (:func:`rank`, :func:`detect`) scores every importer on the path
 and picks the best only when it is sure: at least :data:`SURE` and ahead of the
@@ -43,57 +43,57 @@ True
 
 from __future__ import annotations
 
-import importlib
 import stat
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.encodable import encodable_conversation
+from snapshot.transcript.formats.registry import (
+    ENTRY_POINT_GROUP,
+    FORMAT_MODULES,
+    SURE,
+    Format,
+    ImportOptions,
+    format_names,
+    formats,
+    get_format,
+    plugin_formats,
+)
 from snapshot.transcript.model import Conversation
 
-# Every importer. The order breaks ties, and decides between two sniff-only importers
-# (more specific first, as they were written); importers that score do not depend on it.
-FORMAT_MODULES: tuple[str, ...] = (
-    "snapshot.transcript.formats.claude_code",
-    "snapshot.transcript.formats.codex_exec",
-    "snapshot.transcript.formats.mini_swe_agent",
-    "snapshot.transcript.formats.swe_agent",
-    "snapshot.transcript.formats.openhands",
-    "snapshot.transcript.formats.openhands_v1",
-    "snapshot.transcript.formats.pi",
-    "snapshot.transcript.formats.continue_dev",
-    "snapshot.transcript.formats.webvoyager",
-    "snapshot.transcript.formats.browser_use",
-    "snapshot.transcript.formats.osworld",
-    "snapshot.transcript.formats.tau_bench",
-    # Issue 9 (formats1): each exposes score(path, head) -> 0.0..1.0 beside sniff.
-    "snapshot.transcript.formats.codex_rollout",
-    "snapshot.transcript.formats.gemini_cli",
-    "snapshot.transcript.formats.cline_roo",
-    "snapshot.transcript.formats.kimi_cli",
-    "snapshot.transcript.formats.aider_md",
-    "snapshot.transcript.formats.specstory_md",
-    "snapshot.transcript.formats.cursor_md",
-    # Issue 26: SQLite stores, recognised by their schema (never by a JSON head).
-    "snapshot.transcript.formats.opencode_db",
-    "snapshot.transcript.formats.crush_db",
-    "snapshot.transcript.formats.cline_ui",
-    # Before the chat formats: their lists of role objects look alike at a glance.
-    "snapshot.transcript.formats.gemini_content",
-    "snapshot.transcript.formats.openai_responses",
-    "snapshot.transcript.formats.snapshot_markdown",
-    "snapshot.transcript.formats.anthropic_messages",
-    "snapshot.transcript.formats.openai_chat",
-)
+__all__ = [
+    "CERTAIN",
+    "DETECTED_MIN_SHARE",
+    "ENTRY_POINT_GROUP",
+    "FORCED_MIN_SHARE",
+    "FORMAT_MODULES",
+    "MARGIN",
+    "SNIFF_BYTES",
+    "SURE",
+    "AmbiguousFormatError",
+    "Format",
+    "ImportOptions",
+    "WrongFormatError",
+    "choose",
+    "detect",
+    "emptiness",
+    "format_names",
+    "formats",
+    "get_format",
+    "import_path",
+    "parse_select",
+    "plugin_formats",
+    "rank",
+    "read_head",
+    "refuse_forced_folder",
+]
 
 # How much of a file detection may look at.
 SNIFF_BYTES = 64 * 1024
 
-# Detection picks a format only at this score or above ...
-SURE = 0.5
-# ... and this far ahead of the next best.
+# Detection picks a format only at SURE or above, and this far ahead of the next best.
 MARGIN = 0.1
 # A forced --format keeping less of the file's text than this reads the wrong format.
 FORCED_MIN_SHARE = 0.5
@@ -102,28 +102,6 @@ FORCED_MIN_SHARE = 0.5
 DETECTED_MIN_SHARE = 0.1
 CERTAIN = 0.9
 
-# How sure a yes from the sniff of an importer without its own ``score`` is.
-# Ordered as detection used to try them: the more specific a sniff, the higher.
-SNIFF_CONFIDENCE: dict[str, float] = {
-    "claude-code-jsonl": 0.95,
-    "codex-exec-jsonl": 0.93,
-    "mini-swe-agent-1": 0.9,
-    "swe-agent-traj": 0.9,
-    "openhands-events": 0.85,
-    "webvoyager": 0.85,
-    "osworld-traj": 0.85,
-    "tau-bench": 0.8,
-    "anthropic-messages": 0.7,
-    "openai-chat": 0.6,
-}
-DEFAULT_SNIFF_CONFIDENCE = 0.6
-
-# Keys whose values an older importer's format keeps for the tool itself (UI
-# copies of tool results, file snapshots): not counted as the file's text.
-LEGACY_UNREAD_KEYS: dict[str, frozenset[str]] = {
-    "claude-code-jsonl": frozenset({"toolUseResult", "snapshot", "normalizedMessages"}),
-}
-
 
 class AmbiguousFormatError(TranscriptError):
     """Detection is not sure which format a file is: several fit, or none well enough."""
@@ -131,74 +109,6 @@ class AmbiguousFormatError(TranscriptError):
 
 class WrongFormatError(TranscriptError):
     """A forced ``--format`` that reads nothing (or little) of the file."""
-
-
-@dataclass(frozen=True)
-class ImportOptions:
-    """``select``: KEY=VALUE pairs picking conversations from a multi-conversation file."""
-
-    select: Mapping[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Format:
-    """One importable format.
-
-    ``sniff(path, head)``: does this path look like this format? ``head`` is up
-    to :data:`SNIFF_BYTES` of the file (empty for a folder).
-    ``score(path, head)``: how sure, from 0 to 1 (see the module docstring);
-    without one, a yes from ``sniff`` counts :data:`SNIFF_CONFIDENCE`.
-    ``unread_keys``: JSON keys whose values the tool keeps for itself and the
-    model never saw; the text-kept measure leaves them out.
-    ``load(path, options)``: every conversation in the path (after ``select``).
-    Problems that leave the rest usable (a malformed line, an unknown record
-    type) go into ``Conversation.warnings`` naming file and line; problems that
-    leave nothing usable raise :class:`TranscriptError`.
-    """
-
-    name: str
-    description: str
-    sniff: Callable[[Path, bytes], bool]
-    load: Callable[[Path, ImportOptions], list[Conversation]]
-    score: Callable[[Path, bytes], float] | None = None
-    unread_keys: frozenset[str] = frozenset()
-
-    def rate(self, path: Path, head: bytes) -> float:
-        """This format's score for ``path``; an importer that raises scores 0."""
-        try:
-            if self.score is not None:
-                return max(0.0, min(1.0, float(self.score(path, head))))
-            if self.sniff(path, head):
-                return SNIFF_CONFIDENCE.get(self.name, DEFAULT_SNIFF_CONFIDENCE)
-        except Exception:  # one importer's guess about a hostile head must
-            return 0.0  # never stop detection (it scores 0; its own load reports the file)
-        return 0.0
-
-
-def _modules() -> list[Format]:
-    formats: list[Format] = []
-    for name in FORMAT_MODULES:
-        module = importlib.import_module(name)
-        fmt: Format = module.FORMAT
-        if not fmt.unread_keys and fmt.name in LEGACY_UNREAD_KEYS:
-            fmt = replace(fmt, unread_keys=LEGACY_UNREAD_KEYS[fmt.name])
-        formats.append(fmt)
-    return formats
-
-
-def formats() -> list[Format]:
-    return _modules()
-
-
-def format_names() -> list[str]:
-    return [f.name for f in _modules()]
-
-
-def get_format(name: str) -> Format:
-    for f in _modules():
-        if f.name == name:
-            return f
-    raise TranscriptError(f"unknown format {name!r}; known formats: {', '.join(format_names())}")
 
 
 def read_head(path: Path) -> bytes:
@@ -246,7 +156,7 @@ def rank(path: Path, head: bytes | None = None) -> list[tuple[Format, float]]:
     Returns
     -------
     list of (Format, float)
-        Best score first; ties in :data:`FORMAT_MODULES` order.
+        Best score first; ties in :func:`formats` order (built-ins first).
 
     Examples
     --------
@@ -256,7 +166,7 @@ def rank(path: Path, head: bytes | None = None) -> list[tuple[Format, float]]:
     """
     if head is None:
         head = read_head(path)
-    scored = [(f, f.rate(path, head)) for f in _modules()]
+    scored = [(f, f.rate(path, head)) for f in formats()]
     order = {f.name: i for i, (f, _) in enumerate(scored)}
     return sorted(((f, s) for f, s in scored if s > 0), key=lambda fs: (-fs[1], order[fs[0].name]))
 
@@ -282,11 +192,7 @@ def choose(path: Path, ranked: Sequence[tuple[Format, float]]) -> Format:
             f"{path}: no format is sure of this file (candidates: {_listing(ranked)}); "
             "pass --format NAME to read it as one of them"
         )
-    # Sniff-only importers were written to be tried in FORMAT_MODULES order (a
-    # later sniff assumes the earlier ones said no), so between two of them the
-    # order decides; the margin is asked of a runner-up that scores itself.
-    legacy_pair = best.score is None and len(ranked) > 1 and ranked[1][0].score is None
-    if top - runner < MARGIN and not legacy_pair:
+    if top - runner < MARGIN:
         raise AmbiguousFormatError(
             f"{path}: several formats fit this file equally well ({_listing(ranked)}); "
             "pass --format NAME to choose"

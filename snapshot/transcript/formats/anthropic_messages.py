@@ -272,20 +272,28 @@ _MARKERS = re.compile(
 )
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.7 for messages with a marker only Anthropic bodies have (other chat APIs share the
+    list-of-roles shape, so not more); else 0.
+
+    >>> score(Path("b.json"), b'{"system": "x", "messages": [{"role": "user", "content": "hi"}]}')
+    0.7
+    >>> score(Path("b.json"), b'{"messages": [{"role": "user", "content": "hi"}]}')
+    0.0
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
     if not text.startswith(("{", "[")) or (text.startswith("{") and '"messages"' not in text):
-        return False
+        return 0.0
     if '"role"' not in text:
-        return False
-    return _MARKERS.search(text) is not None
+        return 0.0
+    return 0.7 if _MARKERS.search(text) is not None else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="Anthropic Messages API request body (system, messages of content blocks)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

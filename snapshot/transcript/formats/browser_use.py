@@ -298,14 +298,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="browser-use: AgentHistoryList (agent_history.json) or SCUBA's LangChain step log",
-    sniff=sniff,
     load=load,
     score=score,
 )

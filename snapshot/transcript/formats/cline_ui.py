@@ -256,14 +256,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.95 if path.name == UI_FILE else 0.8
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description=f"Cline / Roo Code {UI_FILE} alone (lossy: the UI log, not what the model saw)",
-    sniff=sniff,
     score=score,
     load=load,
 )

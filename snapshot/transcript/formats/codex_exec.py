@@ -222,18 +222,24 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return [conv]
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.93 when every record of the head is one of Codex's own event types; else 0.
+
+    >>> score(Path("e.jsonl"), b'{"type": "thread.started", "thread_id": "t"}\\n')
+    0.93
+    """
     if path.is_dir():
-        return False
+        return 0.0
     records = head_records(head)
     # Every event type is Codex's own dotted vocabulary; one foreign record
     # (a Claude Code "user" line, say) rules the file out.
-    return bool(records) and all(str_field(r, "type") in _EVENT_TYPES for r in records)
+    ours = bool(records) and all(str_field(r, "type") in _EVENT_TYPES for r in records)
+    return 0.93 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="Codex `exec --json` event log (call and result are one item)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

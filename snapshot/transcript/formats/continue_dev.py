@@ -266,14 +266,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="Continue.dev session JSON (~/.continue/sessions/<id>.json)",
-    sniff=sniff,
     load=load,
     score=score,
     unread_keys=frozenset({"editorState", "promptLogs"}),

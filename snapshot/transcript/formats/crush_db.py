@@ -36,10 +36,6 @@ def score(path: Path, head: bytes) -> float:
     return 0.9 if found & CRUSH_ONLY_COLUMNS and path.name != "opencode.db" else 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     """Every session of the database (``--select id=...`` or ``title=...`` picks some)."""
     return load_sessions(path, options, NAME, "Crush")
@@ -48,7 +44,6 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 FORMAT = Format(
     name=NAME,
     description="Crush project database .crush/crush.db (SQLite; one conversation per session)",
-    sniff=sniff,
     score=score,
     load=load,
 )

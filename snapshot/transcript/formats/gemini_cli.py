@@ -368,8 +368,8 @@ def score(path: Path, head: bytes) -> float:
     Returns
     -------
     float
-        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
-        accepts) when it is, 1.0 when the format's own signature is there.
+        0.0 when it is not this format; 0.5 or more (what detection and a
+        forced walk accept) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 0.0
@@ -387,14 +387,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="Gemini CLI chat recording (~/.gemini/tmp/<hash>/chats; calls hold their results)",
-    sniff=sniff,
     score=score,
     load=load,
 )

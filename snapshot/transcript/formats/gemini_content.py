@@ -294,18 +294,27 @@ _GEMINI_ROLE = re.compile(r'"role"\s*:\s*"(user|model)"')
 _CONTENTS = re.compile(r'"contents"\s*:\s*\[')
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.65 for a list (or ``contents`` list) of role objects holding ``parts``; else 0.
+
+    Above openai-chat's 0.5 for a shape another chat API claims, below
+    anthropic-messages' 0.7 (whose markers are its own).
+
+    >>> score(Path("h.json"), b'[{"role": "user", "parts": [{"text": "hi"}]}]')
+    0.65
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
     if not (text.startswith("[") or (text.startswith("{") and _CONTENTS.search(text))):
-        return False
-    return _PARTS.search(text) is not None and _GEMINI_ROLE.search(text) is not None
+        return 0.0
+    ours = _PARTS.search(text) is not None and _GEMINI_ROLE.search(text) is not None
+    return 0.65 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="Gemini API Content[] history or generateContent body (parts, functionCall)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -191,8 +191,8 @@ def score(path: Path, head: bytes) -> float:
     Returns
     -------
     float
-        0.0 when it is not this format; 0.5 or more (what :func:`sniff`
-        accepts) when it is, 1.0 when the format's own signature is there.
+        0.0 when it is not this format; 0.5 or more (what detection and a
+        forced walk accept) when it is, 1.0 when the format's own signature is there.
     """
     if path.is_dir():
         return 1.0 if (path / "context.jsonl").is_file() else 0.0
@@ -205,14 +205,9 @@ def score(path: Path, head: bytes) -> float:
     return 1.0 if roles & {"_checkpoint", "_usage"} else 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="Kimi CLI context JSONL (~/.kimi/sessions; subagents as <id>_<name>_<n>.jsonl)",
-    sniff=sniff,
     score=score,
     load=load,
 )

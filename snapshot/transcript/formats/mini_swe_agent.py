@@ -156,7 +156,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return [conv]
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def _has_marker(path: Path, head: bytes) -> bool:
     if path.is_dir() or not head.lstrip().startswith(b"{"):
         return False
     # The marker sits at the end of the document, after the messages.
@@ -175,7 +175,7 @@ def score(path: Path, head: bytes) -> float:
     >>> score(Path("t.json"), b'[{"role": "user", "content": "hi"}]')
     0.0
     """
-    if sniff(path, head):
+    if _has_marker(path, head):
         return 1.0
     start = head.lstrip()[:1]
     if path.is_dir() or start != b"[" or b'"role"' not in head:
@@ -186,7 +186,6 @@ def score(path: Path, head: bytes) -> float:
 FORMAT = Format(
     name=NAME,
     description="mini-swe-agent trajectory (one fenced bash block per assistant turn)",
-    sniff=sniff,
     load=load,
     score=score,
 )

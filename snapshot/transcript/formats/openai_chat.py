@@ -21,7 +21,13 @@ from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import spill
-from snapshot.transcript.formats import Format, ImportOptions
+from snapshot.transcript.formats import (
+    Format,
+    ImportOptions,
+    anthropic_messages,
+    gemini_content,
+    openai_responses,
+)
 from snapshot.transcript.formats._common import head_text, starts_like_tau_runs
 from snapshot.transcript.formats._json_stream import JSONDocument
 from snapshot.transcript.formats._openai_messages import OPENAI_CHAT, conversation_from_openai
@@ -99,20 +105,36 @@ _LIST_OF_MESSAGES = re.compile(r'^\[\s*\{[^{}]*"role"\s*:')
 _MESSAGES_KEY = re.compile(r'"messages"\s*:\s*\[')
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.6 for a list (or ``messages`` list) of role objects; 0.5 when a more specific
+    chat API claims the same head (its content blocks, ``parts`` or Responses items):
+    openai-chat reads those shapes too, so it stays a candidate, behind them.
+
+    >>> score(Path("m.json"), b'[{"role": "user", "content": "hi"}]')
+    0.6
+    >>> score(Path("m.json"), b'[{"role": "user", "parts": [{"text": "hi"}]}]')
+    0.5
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
+    ours = False
     if text.startswith("["):
-        return _LIST_OF_MESSAGES.match(text) is not None or starts_like_tau_runs(text)
-    if text.startswith("{"):
-        return _MESSAGES_KEY.search(text) is not None and _ROLE_RE.search(head) is not None
-    return False
+        ours = _LIST_OF_MESSAGES.match(text) is not None or starts_like_tau_runs(text)
+    elif text.startswith("{"):
+        ours = _MESSAGES_KEY.search(text) is not None and _ROLE_RE.search(head) is not None
+    if not ours:
+        return 0.0
+    return 0.5 if any(other(path, head) for other in _MORE_SPECIFIC) else 0.6
+
+
+# The chat APIs whose bodies are lists of role objects too, with marks of their own.
+_MORE_SPECIFIC = (anthropic_messages.score, gemini_content.score, openai_responses.score)
 
 
 FORMAT = Format(
     name=NAME,
     description="OpenAI chat messages (tool_calls, role: tool, image_url data URLs)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -281,20 +281,28 @@ def _looks_like_payload(text: str) -> bool:
     return data.get("object") == "response" and isinstance(data.get("output"), list)
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.65 for Responses input items or a request/response payload; else 0.
+
+    Above openai-chat's 0.5 for a shape another chat API claims.
+
+    >>> score(Path("r.json"), b'[{"type": "function_call", "call_id": "c", "name": "ls"}]')
+    0.65
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
+    ours = False
     if text.startswith("["):
-        return _ITEM_TYPE.search(text) is not None and '"parts"' not in text[:2000]
-    if text.startswith("{") and not _is_jsonl(text):
-        return _looks_like_payload(text)
-    return False
+        ours = _ITEM_TYPE.search(text) is not None and '"parts"' not in text[:2000]
+    elif text.startswith("{") and not _is_jsonl(text):
+        ours = _looks_like_payload(text)
+    return 0.65 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="OpenAI Responses input items, request bodies and request/response payloads",
-    sniff=sniff,
+    score=score,
     load=load,
 )

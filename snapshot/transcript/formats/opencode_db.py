@@ -34,10 +34,6 @@ def score(path: Path, head: bytes) -> float:
     return 1.0 if path.name == "opencode.db" or path.parent.name == ".opencode" else 0.9
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     """Every session of the database (``--select id=...`` or ``title=...`` picks some)."""
     return load_sessions(path, options, NAME, "opencode (Go)")
@@ -46,7 +42,6 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 FORMAT = Format(
     name=NAME,
     description="opencode (Go) project database .opencode/opencode.db (SQLite; one conversation per session)",
-    sniff=sniff,
     score=score,
     load=load,
 )

@@ -524,20 +524,26 @@ def _load_document(path: Path, options: ImportOptions) -> list[Conversation]:
 _EVENT_KEYS = re.compile(r'"(action|observation)"\s*:\s*"')
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.85 for a list of events (or an object's ``history``) with action/observation keys.
+
+    >>> score(Path("t.json"), b'[{"id": 0, "source": "user", "action": "message"}]')
+    0.85
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
+    ours = False
     if text.startswith("["):
-        return '"source"' in text and _EVENT_KEYS.search(text) is not None
-    if text.startswith("{"):
-        return '"history"' in text and _EVENT_KEYS.search(text) is not None
-    return False
+        ours = '"source"' in text and _EVENT_KEYS.search(text) is not None
+    elif text.startswith("{"):
+        ours = '"history"' in text and _EVENT_KEYS.search(text) is not None
+    return 0.85 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="OpenHands event stream: trajectory JSON or output.jsonl (select instance_id)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

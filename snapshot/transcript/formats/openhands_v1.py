@@ -589,14 +589,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.95 if looks else 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="OpenHands V1 / agent-sdk conversation folder: base_state.json + events/*.json",
-    sniff=sniff,
     load=load,
     score=score,
     # A critic model's verdict on a turn: shown in the UI, never sent to the agent's model.

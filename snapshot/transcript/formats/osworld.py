@@ -176,20 +176,26 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return convs
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.85 for a run folder holding ``traj.jsonl`` (or a task folder of runs), or that file
+    with its ``step_num`` records; else 0.
+
+    >>> score(Path("traj.jsonl"), b'{"step_num": 1, "action": "click"}')
+    0.85
+    """
     if path.is_dir():
         if (path / TRAJ).is_file():
-            return True
+            return 0.85
         try:
-            return any((p / TRAJ).is_file() for p in path.iterdir() if p.is_dir())
+            return 0.85 if any((p / TRAJ).is_file() for p in path.iterdir() if p.is_dir()) else 0.0
         except OSError:
-            return False
-    return path.name == TRAJ and b'"step_num"' in head
+            return 0.0
+    return 0.85 if path.name == TRAJ and b'"step_num"' in head else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="OSWorld-style run: traj.jsonl + screenshot PNGs (a run or task folder)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -312,14 +312,9 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    return score(path, head) >= 0.5
-
-
 FORMAT = Format(
     name=NAME,
     description="pi coding-agent session JSONL (v1 linear, v2/v3 tree)",
-    sniff=sniff,
     load=load,
     score=score,
     # What pi keeps for its own display: a tool result's details (diffs), and the

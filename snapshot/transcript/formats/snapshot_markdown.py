@@ -178,16 +178,22 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     ]
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.6 for a ``# id`` title followed by ``## role · id`` headings; else 0.
+
+    >>> score(Path("c.md"), "# c\\n\\n## user · u1\\n\\nhi\\n".encode())
+    0.6
+    """
     if path.is_dir():
-        return False
+        return 0.0
     lines = head_text(head).split("\n", 40)
-    return bool(lines and _TITLE.match(lines[0])) and any(_HEADING.match(x) for x in lines[1:40])
+    ours = bool(lines and _TITLE.match(lines[0])) and any(_HEADING.match(x) for x in lines[1:40])
+    return 0.6 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="the Markdown transcript snapshot export --to markdown writes",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -224,15 +224,24 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return out
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    # SWE-agent always writes ``.traj``; other JSON with a "history" list
-    # (OpenHands output, say) must not be claimed here. --format forces it.
-    return path.suffix == ".traj" and not path.is_dir() and head.lstrip()[:1] == b"{"
+def score(path: Path, head: bytes) -> float:
+    """1.0 for a ``.traj`` file holding an object; else 0.
+
+    SWE-agent always writes ``.traj``; other JSON with a "history" list
+    (OpenHands output, say) must not be claimed here (--format forces it), and
+    a ``.traj`` file is SWE-agent's even though its history looks like
+    OpenHands events (0.85) to that importer.
+
+    >>> score(Path("run.traj"), b'{"history": []}'), score(Path("run.json"), b'{"history": []}')
+    (1.0, 0.0)
+    """
+    ours = path.suffix == ".traj" and not path.is_dir() and head.lstrip()[:1] == b"{"
+    return 1.0 if ours else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="SWE-agent .traj (tool_calls ids, or actions paired by position)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -90,16 +90,21 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return conversations_from_runs(doc.items(), path, options)
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.8 for a list of runs keyed like tau-bench's, with a ``task_id``; else 0.
+
+    >>> score(Path("runs.json"), b'[{"task_id": 3, "reward": 1.0, "traj": []}]')
+    0.8
+    """
     if path.is_dir():
-        return False
+        return 0.0
     text = head_text(head)
-    return starts_like_tau_runs(text) and '"task_id"' in text
+    return 0.8 if starts_like_tau_runs(text) and '"task_id"' in text else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="tau-bench trajectories: a list of runs of OpenAI chat messages (select task_id, trial)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

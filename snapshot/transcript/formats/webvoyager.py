@@ -146,15 +146,20 @@ def _record_indexes(records: list[Any]) -> list[int]:
     return [i for i, r in enumerate(records) if isinstance(r, Mapping) and r.get("role") in roles]
 
 
-def sniff(path: Path, head: bytes) -> bool:
+def score(path: Path, head: bytes) -> float:
+    """0.85 for a task folder holding ``interact_messages.json``, or that file; else 0.
+
+    >>> score(Path("interact_messages.json"), b"[]")
+    0.85
+    """
     if path.is_dir():
-        return (path / MESSAGES_FILE).is_file()
-    return path.name == MESSAGES_FILE
+        return 0.85 if (path / MESSAGES_FILE).is_file() else 0.0
+    return 0.85 if path.name == MESSAGES_FILE else 0.0
 
 
 FORMAT = Format(
     name=NAME,
     description="WebVoyager task folder: interact_messages.json + screenshotN.png (full image history)",
-    sniff=sniff,
+    score=score,
     load=load,
 )

@@ -1,0 +1,311 @@
+"""Issue 29 items 3 and 5: the dense (gray) page's cost per character beside the
+1-bit page's, and ``snapshot render`` of 100 M characters on both cores, main
+d110cdd ("before") beside this tree ("after") in one run.
+
+"before" is main d110cdd's ``snapshot/`` (``git archive``, into pytest's temp
+folder) with this tree's ``fonts/`` (a symlink): both trees draw the same faces,
+so the comparison is the renderer's. Every case runs in a fresh interpreter of
+its tree and measures itself:
+
+- ``test_library[tree-profile-workers]``: ``iter_pages(b_1m.txt, workers=N,
+  encode=True)``, text to PNG bytes, on the default page (snap5x8, 1-bit) and the
+  dense layout (snap5x9 gray, what ``snapshot+dense`` draws); wall clock (median
+  of the rounds) and CPU time of every thread (least of the rounds);
+- ``test_command_100m[tree]``: ``snapshot render`` of ``b_1m.txt`` written 100
+  times (100 M characters) with ``--workers 2``: wall clock from outside, CPU
+  time (user + system) and peak RSS (``VmHWM``) of the whole command.
+
+Both trees' pages are compared page by page: decoded pixels must be equal, and
+the summary counts pages whose PNG bytes differ (expected: none; see
+bench/README.md on the rare ISA-L deflate difference with equal pixels). The ratios and goals print at the end of the run with the load average
+(conftest.py); no timing assertions. One command (from the checkout)::
+
+    uptime; .venv/bin/python -m pytest bench/test_render_speed.py --benchmark-only \\
+        -o addopts="" -p no:cacheprovider; uptime
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import PEAK_RSS, ROOT, record, shared_dir
+
+#: The code the issue measured (main when this stop began).
+BASELINE = "d110cdd"
+#: Characters of the command's input: ``b_1m.txt`` written this many times.
+COMMAND_MILLIONS = 100
+LIBRARY_ROUNDS = 5
+
+#: name -> figures the children report, for the summary (tree, profile, workers, ...)
+FIGURES: dict[str, dict[str, Any]] = {}
+
+_LIBRARY = """
+import hashlib, json, sys, time
+from snapshot.geometry import Geometry
+from snapshot.glyphs import load_font
+from snapshot.page import iter_pages
+path, profile, workers, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+text = open(path, encoding="utf-8").read()
+g = Geometry.fit(load_font("snap5x8"), 1568, 728)
+if profile == "dense":
+    from snapshot.legibility.frontier import dense_geometry
+    g = dense_geometry(g)
+import io
+import numpy as np
+from PIL import Image
+pngs = [hashlib.sha256(p.png()).hexdigest() for p in iter_pages(text, g, workers=workers, encode=True)]
+pixels = hashlib.sha256()  # decoded, so a deflate that differs with equal pixels is told apart
+for page in iter_pages(text, g, workers=1, encode=True):
+    pixels.update(np.asarray(Image.open(io.BytesIO(page.png()))).tobytes())
+pages = len(pngs)
+walls, cpus = [], []
+for _ in range(rounds):
+    c, w = time.process_time(), time.perf_counter()
+    for page in iter_pages(text, g, workers=workers, encode=True):
+        pass  # encoded on the workers
+    walls.append(time.perf_counter() - w)
+    cpus.append(time.process_time() - c)
+print(json.dumps({"walls": walls, "cpus": cpus, "pages": pages, "chars": len(text),
+                  "png": pngs, "pixels": pixels.hexdigest()}), file=sys.stderr)
+"""
+
+_COMMAND = (
+    PEAK_RSS
+    + """
+import json, os, sys, time
+from snapshot.cli import main
+code = main(["render", sys.argv[1], "--out", sys.argv[2], "--workers", sys.argv[3]])
+t = os.times()  # the whole command: interpreter start-up and imports included
+main_cpu = time.thread_time()  # the main thread alone: the part no second core can take
+print(json.dumps({"code": code, "cpu": t.user + t.system, "main_cpu": main_cpu,
+                  "rss": peak_rss()}), file=sys.stderr)
+"""
+)
+
+
+def _load() -> float:
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+
+
+@pytest.fixture(scope="module")
+def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp(f"main-{BASELINE}")
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", BASELINE, "snapshot"],
+        capture_output=True,
+        check=False,
+    )
+    if archive.returncode != 0:
+        pytest.skip(f"main {BASELINE} is not in this checkout's git history")
+    subprocess.run(["tar", "-x", "-C", str(base)], input=archive.stdout, check=True)
+    (base / "fonts").symlink_to(ROOT / "fonts")  # the same faces: only the renderer differs
+    return {"before": base, "after": ROOT}
+
+
+def _input(name: str) -> Path:
+    shared = shared_dir()
+    path = shared / "bench" / name if shared else None
+    if path is None or not path.is_file():
+        pytest.skip(f"benchmark input bench/{name} not found (set SNAPSHOT_SHARED)")
+    return path
+
+
+def _env(tree: Path, pycache: Path) -> dict[str, str]:
+    env = {**os.environ, "PYTHONPATH": str(tree), "SNAPSHOT_NO_PROGRESS": "1"}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)  # as an install has it: no compiling per run
+    return env
+
+
+def _child(script: str, tree: Path, pycache: Path, *args: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=pycache,  # not the checkout: ``snapshot`` comes from PYTHONPATH alone
+        env=_env(tree, pycache),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data: dict[str, Any] = json.loads(proc.stderr.strip().splitlines()[-1])
+    return data
+
+
+@pytest.mark.benchmark(group="render-library")
+@pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.parametrize("profile", ["default", "dense"])
+@pytest.mark.parametrize("tree", ["before", "after"])
+def test_library(
+    benchmark: Any,
+    trees: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    tree: str,
+    profile: str,
+    workers: int,
+) -> None:
+    src = _input("b_1m.txt")
+    pycache = tmp_path_factory.getbasetemp() / f"pycache-{tree}"
+    pycache.mkdir(exist_ok=True)
+    seen: dict[str, Any] = {}
+    load = _load()
+
+    def run() -> None:
+        seen.update(
+            _child(
+                _LIBRARY, trees[tree], pycache, str(src), profile, str(workers), str(LIBRARY_ROUNDS)
+            )
+        )
+
+    record(benchmark, f"library_{tree}_{profile}_{workers}", run, rounds=1, iterations=1)
+    FIGURES[f"library_{tree}_{profile}_{workers}"] = {
+        "wall": statistics.median(seen["walls"]),
+        "cpu": min(seen["cpus"]),
+        "chars": seen["chars"],
+        "pages": seen["pages"],
+        "png": seen["png"],
+        "pixels": seen["pixels"],
+        "load": load,
+        "load_end": _load(),
+    }
+    other = FIGURES.get(f"library_before_{profile}_{workers}")
+    if tree == "after" and other is not None:
+        assert seen["pixels"] == other["pixels"], "the pages' pixels differ from main's"
+
+
+@pytest.fixture(scope="module")
+def big_input(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = _input("b_1m.txt").read_text(encoding="utf-8")
+    path = tmp_path_factory.mktemp("render100m") / f"{COMMAND_MILLIONS}m.txt"
+    with open(path, "w", encoding="utf-8") as f:
+        for _ in range(COMMAND_MILLIONS):
+            f.write(base)
+    return path
+
+
+def _page_hashes(out: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in out.glob("page-*.png")}
+
+
+def _same_pixels(a: Path, b: Path) -> bool:
+    import numpy as np
+    from PIL import Image
+
+    with Image.open(a) as x, Image.open(b) as y:
+        return x.mode == y.mode and np.array_equal(np.asarray(x), np.asarray(y))
+
+
+@pytest.mark.benchmark(group="render-command")
+@pytest.mark.parametrize("tree", ["before", "after"])
+def test_command_100m(
+    benchmark: Any,
+    trees: dict[str, Path],
+    big_input: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    tree: str,
+) -> None:
+    pycache = tmp_path_factory.getbasetemp() / f"pycache-{tree}"
+    pycache.mkdir(exist_ok=True)
+    out = tmp_path_factory.mktemp(f"pages-{tree}")
+    seen: dict[str, Any] = {}
+    load = _load()
+
+    def run() -> None:
+        start = time.perf_counter()
+        data = _child(_COMMAND, trees[tree], pycache, str(big_input), str(out), "2")
+        seen["wall"] = time.perf_counter() - start
+        seen.update(data)
+
+    record(benchmark, f"command_{tree}", run, rounds=1, iterations=1)
+    hashes = _page_hashes(out)
+    FIGURES[f"command_{tree}"] = {
+        **seen,
+        "chars": COMMAND_MILLIONS * 1_000_000,
+        "pages": len(hashes),
+        "png": hashes,
+        "out": out,
+        "load": load,
+        "load_end": _load(),
+    }
+    other = FIGURES.get("command_before")
+    if tree == "after" and other is not None:
+        assert hashes.keys() == other["png"].keys(), "not the same page files as main's"
+        differ = sorted(n for n in hashes if hashes[n] != other["png"][n])
+        FIGURES["command_after"]["bytes_differ"] = len(differ)
+        for name in differ:  # deflate may differ where the pixels do not: decode those
+            assert _same_pixels(out / name, other["out"] / name), f"{name}: pixels differ"
+        for folder in (out, other["out"]):  # 300 MB a tree: not kept
+            for path in folder.glob("page-*.png"):
+                path.unlink()
+
+
+def summary_lines() -> list[str]:
+    """The run's figures and ratios, for conftest's closing summary."""
+    f = FIGURES
+    out = []
+    for tree in ("before", "after"):
+        label = f"main {BASELINE}" if tree == "before" else "this tree"
+        for profile in ("default", "dense"):
+            for workers in (1, 2):
+                x = f.get(f"library_{tree}_{profile}_{workers}")
+                if x is None:
+                    continue
+                out.append(
+                    f"{label}, {profile}, {workers} worker(s): b_1m.txt -> PNG bytes "
+                    f"{x['chars'] / x['wall'] / 1e6:.1f} M chars/s (median wall), CPU "
+                    f"{x['cpu'] * 1e3:.0f} ms ({x['cpu'] / x['chars'] * 1e9:.0f} ns a char, "
+                    f"{x['pages']} pages); load {x['load']:.1f} -> {x['load_end']:.1f}"
+                )
+        one, dense = f.get(f"library_{tree}_default_1"), f.get(f"library_{tree}_dense_1")
+        if one and dense:
+            ratio = (dense["cpu"] / dense["chars"]) / (one["cpu"] / one["chars"])
+            out.append(f"{label}: dense CPU per char = {ratio:.2f}x the 1-bit page's (goal <= 1.5)")
+        d1, d2 = f.get(f"library_{tree}_dense_1"), f.get(f"library_{tree}_dense_2")
+        if d1 and d2:
+            out.append(
+                f"{label}: dense, 2 workers vs 1: {d1['wall'] / d2['wall']:.2f}x faster (wall; goal > 1)"
+            )
+    for profile in ("default", "dense"):
+        for workers in (1, 2):
+            b = f.get(f"library_before_{profile}_{workers}")
+            a = f.get(f"library_after_{profile}_{workers}")
+            if a and b:
+                out.append(
+                    f"{profile}, {workers} worker(s): this tree vs main: CPU {b['cpu'] / a['cpu']:.2f}x "
+                    f"less, wall {b['wall'] / a['wall']:.2f}x faster; pages with other PNG bytes: "
+                    f"{sum(x != y for x, y in zip(a['png'], b['png'], strict=True))} of {a['pages']}, "
+                    f"same pixels: {a['pixels'] == b['pixels']}"
+                )
+    for tree in ("before", "after"):
+        x = f.get(f"command_{tree}")
+        if x is None:
+            continue
+        label = f"main {BASELINE}" if tree == "before" else "this tree"
+        out.append(
+            f"{label}: snapshot render {COMMAND_MILLIONS} M chars --workers 2: wall {x['wall']:.1f} s, "
+            f"CPU {x['cpu']:.1f} s, CPU/wall {x['cpu'] / x['wall']:.2f} (goal >= 1.8), "
+            f"{x['chars'] / x['wall'] / 1e6:.1f} M chars/s (goal >= 20), peak RSS "
+            f"{x['rss'] / 2**20:.0f} MB, {x['pages']} pages; load {x['load']:.1f} -> {x['load_end']:.1f}"
+        )
+        floor = max(x["main_cpu"], x["cpu"] / 2)  # two idle cores cannot beat this wall
+        out.append(
+            f"{label}: main thread CPU {x['main_cpu']:.1f} s of {x['cpu']:.1f} s: on two idle cores at "
+            f"best wall {floor:.1f} s, CPU/wall {x['cpu'] / floor:.2f}, "
+            f"{x['chars'] / floor / 1e6:.1f} M chars/s (modelled from this run's CPU)"
+        )
+    b, a = f.get("command_before"), f.get("command_after")
+    if a and b:
+        out.append(
+            f"render {COMMAND_MILLIONS} M: this tree vs main: wall {b['wall'] / a['wall']:.2f}x faster, "
+            f"CPU {b['cpu'] / a['cpu']:.2f}x less; page files with other bytes: "
+            f"{a.get('bytes_differ', '?')} of {a['pages']} (same pixels)"
+        )
+    return out
