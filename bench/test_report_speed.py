@@ -59,9 +59,9 @@ def _load() -> float:
 def report_pages() -> list[tuple[Page, Geometry]]:
     if not SESSION.is_file():
         pytest.skip(f"the one-session report's session is absent: {SESSION}")
-    from snapshot.legibility.frontier import dense_geometry
     from snapshot.page import render_document
     from snapshot.profiles import profile_for
+    from snapshot.profiles.dense import dense_geometry
     from snapshot.report.readability import visible_text
     from snapshot.report.run import DEFAULT_MODELS
     from snapshot.report.sources import path_sources

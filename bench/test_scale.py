@@ -59,7 +59,7 @@ def test_throughput_threads(benchmark: Any, workers: int, profile: str) -> None:
     text = shared_text("b_1m.txt")
     g = _geometry()
     if profile == "dense":  # what report's snapshot+dense draws: snap5x9, gray ink
-        from snapshot.legibility.frontier import dense_geometry
+        from snapshot.profiles.dense import dense_geometry
 
         g = dense_geometry(g)
     list(iter_pages(text, g))  # warm the atlas

@@ -44,3 +44,7 @@ class TranscriptError(InputError):
 
 class BudgetError(SnapshotError):
     """A request that cannot be fitted to a token, byte or image budget."""
+
+
+class LiveError(SnapshotError):
+    """A live call that could not be made or did not succeed (key, SDK, provider)."""

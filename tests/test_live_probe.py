@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider, loopback_only
 
+from snapshot import api_keys
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility import live, probes, records
 from snapshot.legibility.probes import Question, score_answer
@@ -281,15 +282,15 @@ def test_redact_known_secrets_and_key_shapes() -> None:
         f"bad key {KEYS['openai']} and {KEYS['anthropic']} and {KEYS['gemini']}; "
         "Authorization: Bearer abcdefgh12345678; echoed sk-proj-****************XYZ1"
     )
-    out = records.redact(text, ["my-custom-secret-value"])
+    out = api_keys.redact(text, ["my-custom-secret-value"])
     for key in KEYS.values():
         assert key not in out
     assert "abcdefgh12345678" not in out and "****XYZ1" not in out
-    assert records.redact("token my-custom-secret-value", ["my-custom-secret-value"]) == (
+    assert api_keys.redact("token my-custom-secret-value", ["my-custom-secret-value"]) == (
         "token [REDACTED]"
     )
     # Short "secrets" are not substituted everywhere: that would wreck a record.
-    assert records.redact("a cat", ["a"]) == "a cat"
+    assert api_keys.redact("a cat", ["a"]) == "a cat"
 
 
 def make_record(**kw: Any) -> records.ProbeRecord:
@@ -428,14 +429,14 @@ def test_sdk_log_records_are_redacted_during_a_call(caplog: pytest.LogCaptureFix
     key = KEYS["openai"]
     logging.getLogger("openai._base_client")  # exists once the SDK is imported
     # The SDK adds its own filter when imported (the validators import it too).
-    with live._redacting_logs((key,)):
+    with api_keys.redacting_logs((key,)):
         logging.getLogger("openai._base_client").debug("headers: %s", {"authorization": key})
     logging.getLogger("openai._base_client").debug("after the call")
     assert key not in caplog.text
     assert "[REDACTED]" in caplog.text and "after the call" in caplog.text
     # removed afterwards (the SDK may hold filters of its own once a client was made)
     assert not any(
-        isinstance(f, live._Redactor) for f in logging.getLogger("openai._base_client").filters
+        isinstance(f, api_keys._Redactor) for f in logging.getLogger("openai._base_client").filters
     )
 
 
@@ -584,7 +585,7 @@ def test_fake_server_stops_by_itself() -> None:
 
 def test_env_secrets_collects_every_provider_key() -> None:
     env = {"OPENAI_API_KEY": "a-key-1", "GOOGLE_API_KEY": "g-key-2", "HOME": "/root"}
-    assert set(live.env_secrets(env)) == {"a-key-1", "g-key-2"}
+    assert set(api_keys.env_secrets(env)) == {"a-key-1", "g-key-2"}
 
 
 @pytest.mark.parametrize("provider", ["anthropic", "openai", "gemini"])

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from snapshot.transcript.validate.corpus import COMPACT_MODELS, corpus_files, validate_corpus
+from snapshot.ladder.corpus_check import COMPACT_MODELS, validate_corpus
+from snapshot.transcript.validate.corpus import corpus_files
 from snapshot.transcript.validate.openai_spec import SchemaUnavailable, spec_path
 
 REPO = Path(__file__).resolve().parents[1]

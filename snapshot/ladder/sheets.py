@@ -11,8 +11,8 @@ Options, each measured in the report like any other choice:
 - ``factsheet_chars``: exact identifiers from the imaged middle kept as a short
   text list beside the pages, within that budget.
 - ``foveate_chars``: the last that many characters of the middle (nearest the
-  tail) drawn in the profile's default layout; the rest in the dense frontier
-  layout (:data:`snapshot.legibility.frontier.DENSE_LAYOUT`).
+  tail) drawn in the profile's default layout; the rest in the dense layout
+  (:data:`snapshot.profiles.dense.DENSE_STYLE`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.serialize import ROLE_MARKERS, serialize
 from snapshot.ladder.target import Target
 from snapshot.page import Page, render_document
+from snapshot.profiles.dense import dense_geometry
 from snapshot.transcript.model import Conversation, ImageBlock, Message, TextBlock
 
 SNAPSHOT_KIND = "snapshot"
@@ -115,10 +116,8 @@ def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Pa
         return [], []
     parts: list[tuple[str, Geometry]] = [(source, geometry)]
     if options.foveate_chars > 0 and len(source) > options.foveate_chars:
-        # foveation: the far past in the dense frontier layout, the part nearest the
-        # tail in the profile's default layout
-        from snapshot.legibility.frontier import dense_geometry
-
+        # foveation: the far past in the dense layout, the part nearest the tail in the
+        # profile's default layout
         split = len(source) - options.foveate_chars
         parts = [(source[:split], dense_geometry(geometry)), (source[split:], geometry)]
     pages: list[Page] = []

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from snapshot.api_keys import guarded_call, redact_reply
 from snapshot.errors import SnapshotError
 from snapshot.ladder.serialize import serialize
 from snapshot.transcript.model import Conversation, Message
@@ -133,8 +134,6 @@ class LiveSummarizer:
     timeout: float = 600.0
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
-        from snapshot.legibility.live import guarded_call, redact_reply
-
         prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
         claude = self.model.startswith(("claude", "anthropic"))
         call = self._anthropic if claude else self._openai

@@ -34,6 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 from snapshot.geometry import DEFAULT_PAGE
 from snapshot.legibility.hardlines import HELD_OUT_SEED
+from snapshot.profiles.dense import DENSE_STYLE
+
+# re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
+from snapshot.profiles.dense import dense_geometry as dense_geometry
 from snapshot.progress import progress
 
 if TYPE_CHECKING:
@@ -909,29 +913,4 @@ def _report_lines(
 #: The project's dense frontier layout: the densest layout of the committed frontier run
 #: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
 #: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
-DENSE_LAYOUT = Layout("snap5x9", shade="gray")
-
-
-def dense_geometry(like: Geometry, layout: Layout = DENSE_LAYOUT) -> Geometry:
-    """``layout`` fitted to the page size, padding and mode of ``like``.
-
-    >>> from snapshot.geometry import default_geometry
-    >>> from snapshot.glyphs import load_font
-    >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
-    >>> g.font.name, g.shade, g.size
-    ('snap5x9', 'gray', (1568, 728))
-    """
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-
-    return Geometry.fit(
-        load_font(layout.font, pixel_size=layout.size),
-        *like.size,
-        padding=like.padding,
-        col_gap=layout.col_gap,
-        row_gap=layout.row_gap,
-        shade=layout.shade,
-        ink=like.ink,
-        header=like.header,
-        flow=like.flow,
-    )
+DENSE_LAYOUT = Layout(**asdict(DENSE_STYLE))

@@ -24,18 +24,16 @@ redacted from every error message, and from SDK log records while a call runs.
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import importlib
-import logging
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal
 
-from snapshot.errors import SnapshotError, UnknownModelError
-from snapshot.legibility.records import redact
+from snapshot.api_keys import KEY_ENV, redact, redacting_logs
+from snapshot.errors import LiveError, UnknownModelError
 from snapshot.profiles import Profile, fallback_profile, profile_for
 
 if TYPE_CHECKING:
@@ -47,10 +45,6 @@ Api = Literal["messages", "chat", "responses", "generate_content"]
 EXTRA_HINT = "pip install 'snapshot[live]'"
 
 
-class LiveError(SnapshotError):
-    """A live call that could not be made or did not succeed (key, SDK, provider)."""
-
-
 class MissingKeyError(LiveError):
     """The provider's API key is not in the environment."""
 
@@ -59,24 +53,12 @@ class MissingExtraError(LiveError, ImportError):
     """The provider's SDK (optional extra ``[live]``) is not installed."""
 
 
-T = TypeVar("T")
-
-# Environment variables holding each provider's key, in order of preference.
-KEY_ENV: dict[Provider, tuple[str, ...]] = {
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "openai": ("OPENAI_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
-
 # The SDK module each provider needs, and the distribution that provides it.
 _SDK: dict[Provider, tuple[str, str]] = {
     "anthropic": ("anthropic", "anthropic"),
     "openai": ("openai", "openai"),
     "gemini": ("google.genai", "google-genai"),
 }
-
-# Loggers whose records may carry request details; see _redacting_logs.
-_SDK_LOGGERS = ("anthropic", "openai", "google_genai", "google.genai", "httpx", "httpcore")
 
 # Which SDK serves a model no profile table knows yet (a model newer than the
 # tables): id prefix -> provider. Only the *API* is inferred here; the page and
@@ -265,13 +247,6 @@ def key_from_env(
     raise MissingKeyError(f"{what} needs {names} set in the environment")
 
 
-def env_secrets(env: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Every provider key present in the environment, for redaction of outputs."""
-    env = os.environ if env is None else env
-    names = [n for names in KEY_ENV.values() for n in names]
-    return tuple(v for n in names if (v := env.get(n, "").strip()))
-
-
 def import_sdk(provider: Provider) -> Any:
     """The provider's SDK module, or a clear error naming the extra to install."""
     module, dist = _SDK[provider]
@@ -281,97 +256,6 @@ def import_sdk(provider: Provider) -> Any:
         raise MissingExtraError(
             f"the {provider} SDK ({dist}) is not installed: {EXTRA_HINT}"
         ) from exc
-
-
-class _Redactor(logging.Filter):
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        super().__init__()
-        self.secrets = secrets
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        # Render the message now, so arguments cannot reintroduce the secret.
-        try:
-            message = record.getMessage()
-        except Exception:
-            message = str(record.msg)
-        record.msg = redact(message, self.secrets)
-        record.args = None
-        return True
-
-
-@contextlib.contextmanager
-def _redacting_logs(secrets: tuple[str, ...]) -> Iterator[None]:
-    # A filter on a logger sees only records logged *to that logger*, not those
-    # propagated from its children, so it goes on every SDK logger that exists
-    # (the SDK is imported by now, so its module loggers do).
-    flt = _Redactor(secrets)
-    names = [
-        n
-        for n in list(logging.Logger.manager.loggerDict)
-        if any(n == p or n.startswith(p + ".") for p in _SDK_LOGGERS)
-    ]
-    loggers = [logging.getLogger(n) for n in names]
-    for lg in loggers:
-        lg.addFilter(flt)
-    try:
-        yield
-    finally:
-        for lg in loggers:
-            lg.removeFilter(flt)
-
-
-def guarded_call(what: str, call: Callable[[], T], secrets: Sequence[str] = ()) -> T:
-    """Run one SDK call so that no key can leave through its errors or its logs.
-
-    Any exception the SDK raises (HTTP 401, a dead endpoint, validation) becomes
-    one-line :class:`LiveError` naming ``what`` with every key in ``secrets`` and
-    in the environment redacted; the reply itself is the caller's to pass
-    through :func:`redact_reply`.
-
-    Parameters
-    ----------
-    what : str
-        Names the call in the error (``"claude-sonnet-4-5: live summary"``).
-    call : callable
-        The SDK call, taking no arguments.
-    secrets : sequence of str
-        Keys to redact besides those in the environment.
-
-    Returns
-    -------
-    object
-        What ``call`` returned.
-
-    Raises
-    ------
-    LiveError
-
-    Examples
-    --------
-    >>> def fails() -> None:
-    ...     raise RuntimeError("401: key sk-ant-abcdefghijklmnopqrstu is invalid")
-    >>> try:
-    ...     guarded_call("m: live summary", fails)
-    ... except LiveError as exc:
-    ...     print(exc)
-    m: live summary failed (RuntimeError): 401: key [REDACTED] is invalid
-    """
-    all_secrets = (*secrets, *env_secrets())
-    try:
-        with _redacting_logs(all_secrets):
-            return call()
-    except SnapshotError:
-        raise
-    except Exception as exc:
-        detail = " ".join(str(exc).split())[:400]
-        raise LiveError(
-            redact(f"{what} failed ({type(exc).__name__}): {detail}", all_secrets)
-        ) from None
-
-
-def redact_reply(text: str, secrets: Sequence[str] = ()) -> str:
-    """A model's reply with every key redacted: a server may echo the key it was sent."""
-    return redact(text, (*secrets, *env_secrets()))
 
 
 def ask(
@@ -394,7 +278,7 @@ def ask(
     secrets = (api_key,)
     start = time.monotonic()
     try:
-        with _redacting_logs(secrets):
+        with redacting_logs(secrets):
             if target.provider == "anthropic":
                 text, usage, served = _ask_anthropic(
                     sdk, target, png, prompt, api_key, base_url, timeout, max_retries, max_tokens

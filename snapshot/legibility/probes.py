@@ -733,8 +733,8 @@ def probe_and_save(
     ...
     snapshot.errors.UnknownModelError: no live provider for model 'no-such-model'; ...
     """
-    from snapshot.legibility import live
+    from snapshot.api_keys import env_secrets
 
     record = run_probe(model, font=font, seed=seed, api=api, base_url=base_url, timeout=timeout)
-    secrets = live.env_secrets()
+    secrets = env_secrets()
     return saved_record(record, save(record, out_dir, secrets), secrets)

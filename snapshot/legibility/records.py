@@ -1,10 +1,10 @@
-"""Dated JSON records of live probes, and the redaction that keeps API keys out of them.
+"""Dated JSON records of live probes, written with every API key redacted.
 
 A record is what one probe run leaves behind: which model read which page (by
 its sha256), the questions, the answers and their scores. Records are
 committed to ``reports/`` and shared, so every string that came back from a
-provider (an answer, an error message) goes through :func:`redact` first: a key
-that leaks into a record leaks into git history.
+provider (an answer, an error message) goes through :func:`snapshot.api_keys.redact`
+first: a key that leaks into a record leaks into git history.
 """
 
 from __future__ import annotations
@@ -19,51 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from snapshot.api_keys import MIN_SECRET_CHARS, redact_value
 from snapshot.errors import InputError
 
 SCHEMA = "snapshot.probe/1"
 
 Score = Literal["exact", "abstained", "wrong"]
 SCORES: tuple[Score, ...] = ("exact", "abstained", "wrong")
-
-REDACTED = "[REDACTED]"
-
-# Shapes of provider keys, redacted even when the exact secret is not known to
-# the caller (a key from another variable, a key echoed back partly masked in a
-# provider's error message). Anthropic keys start "sk-ant-", OpenAI keys "sk-"
-# or "sk-proj-", Google API keys "AIza" followed by 35 characters.
-_KEY_SHAPES = re.compile(
-    r"sk-ant-[A-Za-z0-9_\-*]{8,}"
-    r"|sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-*]{16,}"
-    r"|AIza[0-9A-Za-z_\-]{30,}"
-    r"|(?i:bearer)\s+[A-Za-z0-9_\-.*]{8,}"
-)
-
-# Secrets shorter than this are not substituted by value: replacing every "a"
-# in a record because a test used the key "a" would destroy the record without
-# protecting anything.
-_MIN_SECRET = 6
-
-
-def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` with every known secret and every key-shaped string replaced."""
-    for secret in sorted(
-        {s for s in secrets if s and len(s) >= _MIN_SECRET}, key=len, reverse=True
-    ):
-        text = text.replace(secret, REDACTED)
-    return _KEY_SHAPES.sub(REDACTED, text)
-
-
-def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
-    """A JSON-like value with :func:`redact` applied to every string in it."""
-    secrets = tuple(secrets)
-    if isinstance(value, str):
-        return redact(value, secrets)
-    if isinstance(value, dict):
-        return {redact(str(k), secrets): redact_value(v, secrets) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_value(v, secrets) for v in value]
-    return value
 
 
 @dataclass(frozen=True)
@@ -131,7 +93,7 @@ class ProbeRecord:
         return cls(**kw)
 
     def to_json(self, secrets: Iterable[str] = ()) -> str:
-        """The record as JSON, redacted (see :func:`redact`)."""
+        """The record as JSON, redacted (see :func:`snapshot.api_keys.redact`)."""
         return json.dumps(redact_value(self.to_dict(), secrets), indent=2, ensure_ascii=False)
 
 
@@ -152,7 +114,7 @@ def save(record: ProbeRecord, out_dir: str | os.PathLike[str], secrets: Iterable
     secrets = tuple(secrets)
     text = record.to_json(secrets) + "\n"
     # Belt and braces: redaction above must have removed every secret.
-    if any(s and len(s) >= _MIN_SECRET and s in text for s in secrets):
+    if any(s and len(s) >= MIN_SECRET_CHARS and s in text for s in secrets):
         raise AssertionError("a secret survived redaction; refusing to write the record")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

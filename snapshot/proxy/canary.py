@@ -187,7 +187,7 @@ class Canary:
         try:
             self._measure(sheets, bits, model, api, key)
         except Exception as exc:  # the background boundary: one line, never raised
-            from snapshot.legibility.records import redact
+            from snapshot.api_keys import redact
 
             line = " ".join(str(exc).split())[:300]
             self.log(redact(f"{model}: canary failed ({type(exc).__name__}): {line}", (key or "",)))

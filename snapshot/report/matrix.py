@@ -588,7 +588,7 @@ def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
         rows.append(_sheet_row(run, name, res, dt))
     if target.vision and target.geometry is not None:
         # "dense": the same snapshot drawn in the dense frontier layout (typography)
-        from snapshot.legibility.frontier import dense_geometry
+        from snapshot.profiles.dense import dense_geometry
 
         dense = replace(target, geometry=dense_geometry(target.geometry))
         res, dt = _timed(snapshot, conv, dense, sheet)

@@ -11,7 +11,7 @@ The protocol is pre-registered (:data:`PREREGISTERED`: seed, conversations,
 pages per conversation, needles per class): a record says whether it followed
 it. A page whose call failed is recorded with its error and counts for
 nothing (never as a miss). Records hold no keys: every string that came back
-is redacted (:func:`snapshot.legibility.records.redact_value`).
+is redacted (:func:`snapshot.api_keys.redact_value`).
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class NeedleProbeRecord:
         return cls(**kw)
 
     def to_json(self, secrets: Iterable[str] = ()) -> str:
-        from snapshot.legibility.records import redact_value
+        from snapshot.api_keys import redact_value
 
         return json.dumps(
             redact_value(self.to_dict(), tuple(secrets)), indent=1, ensure_ascii=False
@@ -334,7 +334,7 @@ def probe_needles_and_save(
     ...
     snapshot.errors.InputError: --corpus no/such.json: no such manifest file
     """
-    from snapshot.legibility import live
+    from snapshot.api_keys import env_secrets
     from snapshot.legibility.records import saved_record
 
     if corpus is not None and not corpus.is_file():
@@ -347,7 +347,7 @@ def probe_needles_and_save(
     record = run_needle_probe(
         model, corpus=corpus, protocol=protocol, api=api, base_url=base_url, timeout=timeout
     )
-    secrets = live.env_secrets()
+    secrets = env_secrets()
     return saved_record(record, save(record, out_dir, secrets), secrets)
 
 
@@ -360,9 +360,11 @@ def save(
     """Write ``record`` as ``YYYY-MM-DD-<model>-needles[-n].json``; never overwrite one."""
     import re
 
+    from snapshot.api_keys import MIN_SECRET_CHARS
+
     secrets = tuple(secrets)
     text = record.to_json(secrets) + "\n"
-    if any(s and len(s) >= 6 and s in text for s in secrets):
+    if any(s and len(s) >= MIN_SECRET_CHARS and s in text for s in secrets):
         raise AssertionError("a secret survived redaction; refusing to write the record")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,11 @@
-"""The whole corpus checked: every conversation exported to every shape and validated,
-and compacted for a Claude, an OpenAI and a Gemini 3 model.
+"""The corpus as validation sees it: its files, the counts, and each conversation's exports.
 
-What the report states as "the validation count": :func:`validate_corpus`
-returns how many bodies were checked, how many problems they had, and how
-many calls compaction answered with a synthetic result although the source
-had a real one (each must be zero).
+What the report states as "the validation count" is
+:func:`snapshot.ladder.corpus_check.validate_corpus`: every conversation exported to
+every shape and validated (here: :func:`check_exports`), and compacted for a Claude,
+an OpenAI and a Gemini 3 model (the ladder's part; this layer imports nothing of the
+ladder). :class:`CorpusValidation` counts bodies, problems and calls compaction
+answered with a synthetic result although the source had a real one (each must be zero).
 
 Files come from ``formats/MANIFEST.json`` (every sample, all its agents) and
 ``benchmark.manifest.json`` (each entry with its ``select``); a file no
@@ -14,20 +15,14 @@ importer reads yet is counted as not imported, not as a failure.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from snapshot.errors import SnapshotError
-from snapshot.profiles import current_default_models
 from snapshot.transcript.model import Conversation, tool_pairing
 from snapshot.transcript.validate import SHAPES, validate
-
-#: Models compaction is checked for: today's Claude, OpenAI and Gemini 3 report defaults.
-COMPACT_MODELS = current_default_models()
-#: The compaction budget, as a share of the conversation's own token count.
-BUDGET_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -113,20 +108,24 @@ def synthetic_over_real(source: Conversation, compacted: Conversation) -> list[s
     return [c for c in tool_pairing(compacted.path()).unanswered_calls if c not in missing]
 
 
-def check_conversation(
-    conv: Conversation,
-    label: str,
-    result: CorpusValidation,
-    *,
-    models: Sequence[str] = COMPACT_MODELS,
-) -> None:
-    """Export ``conv`` to every shape and compact it for each model, counting into ``result``."""
-    from snapshot.ladder.compact import compact
-    from snapshot.ladder.target import target_for
+def check_exports(conv: Conversation, label: str, result: CorpusValidation) -> dict[str, int]:
+    """Export ``conv`` to every shape and validate each body, counting into ``result``.
+
+    Returns the synthetic results each plain export needs, by shape (a compaction
+    may need no more than these).
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> conv = linear("c", [("u", "user", [TextBlock("hi")]), ("a", "assistant", [TextBlock("yo")])])
+    >>> result = CorpusValidation()
+    >>> check_exports(conv, "c", result)
+    {'anthropic': 0, 'openai': 0, 'openai-responses': 0, 'gemini': 0}
+    >>> result.conversations, result.bodies, result.problems
+    (1, 4, 0)
+    """
     from snapshot.transcript.export import export
 
     result.conversations += 1
-    repairs: dict[str, int] = {}  # synthetic results each plain export needs
+    repairs: dict[str, int] = {}
     for shape in SHAPES:
         try:
             exported = export(conv, shape)
@@ -138,57 +137,33 @@ def check_conversation(
         found = validate(exported.body, shape).problems
         result.problems += len(found)
         result.failures += [f"{label} → {shape}: {p}" for p in found[:5]]
-    for model in models:
-        budget = max(1, int(target_for(model).tokens(conv.path()) * BUDGET_SHARE))
-        outcome = compact(conv, model, budget)  # no summarizer: the free rungs
-        result.compactions += 1
-        invented = synthetic_over_real(conv, outcome.result.conversation)
-        # The exporter's own count too: no more repairs than the source itself needs.
-        extra = len(outcome.synthetic_results) - repairs.get(outcome.api, 0)
-        if extra > 0 and not invented:
-            invented = list(outcome.synthetic_results)
-        result.synthetic_over_real += len(invented)
-        if invented:
-            result.failures.append(
-                f"{label} compacted for {model}: synthetic results for {invented}"
-            )
-        bodies = [(outcome.api, outcome.body)]
-        if outcome.api == "openai":  # compact --api responses writes the same ladder result
-            again = export(outcome.result.conversation, "openai-responses", model=model)
-            bodies.append(("openai-responses", again.body))
-        result.compacted_bodies += len(bodies)
-        for shape, body in bodies:
-            found = validate(body, shape, model=outcome.target.model).problems
-            result.problems += len(found)
-            result.failures += [f"{label} compacted for {model} ({shape}): {p}" for p in found[:5]]
+    return repairs
 
 
-def validate_corpus(
-    root: Path,
-    *,
-    models: Sequence[str] = COMPACT_MODELS,
-    files: Iterable[CorpusFile] | None = None,
-) -> CorpusValidation:
-    """Export, validate and compact every corpus conversation; the counts.
+def corpus_conversations(
+    root: Path, result: CorpusValidation, files: Iterable[CorpusFile] | None = None
+) -> Iterator[tuple[str, Conversation]]:
+    """Each conversation of the corpus a provider could be sent, with its label.
+
+    Counts files, imported files and files no importer reads into ``result``.
 
     Parameters
     ----------
     root
         The corpus folder (``../shared/corpus``).
-    models
-        Models to compact for (none: exports only).
+    result
+        The counts to add to.
     files
         A subset of :func:`corpus_files` (default: all).
 
-    Returns
-    -------
-    CorpusValidation
-        Counts; ``.ok`` when no body has a problem and no compaction invents a result.
+    >>> import tempfile
+    >>> result = CorpusValidation()
+    >>> list(corpus_conversations(Path(tempfile.mkdtemp()), result)), result.files
+    ([], 0)
     """
     from snapshot.progress import progress
     from snapshot.transcript.formats import import_path
 
-    result = CorpusValidation()
     entries = list(files if files is not None else corpus_files(root))
     for entry in progress(entries, desc="validating corpus", unit="file"):
         result.files += 1
@@ -201,6 +176,4 @@ def validate_corpus(
         for conv in convs:
             if not any(m.role != "system" for m in conv.path()):
                 continue  # nothing a provider could be sent
-            label = f"{entry.path.relative_to(root)} ({conv.agent})"
-            check_conversation(conv, label, result, models=models)
-    return result
+            yield f"{entry.path.relative_to(root)} ({conv.agent})", conv
