@@ -28,6 +28,7 @@ from snapshot.legibility.frontier import (
 from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED, full_page_rows
 from snapshot.legibility.page_readers import ReaderInfo, ReaderUnavailable, load_page_reader
 from snapshot.legibility.tune import Billing, page_profile_document, tune_pages
+from snapshot.page import render
 from snapshot.profiles import load_profiles
 
 
@@ -99,7 +100,8 @@ def test_table_and_plot_are_deterministic(tmp_path: Path) -> None:
 class KnownPagesReader:
     """A test double for the search logic, not a reader: it recognises the pages the
     tuner will draw (rendered here beforehand, native and resampled) and returns their
-    text, with every other character wrong on pages drawn with row gap 0."""
+    text, with every other character wrong on pages drawn with row gap 0 and no extra
+    stroke weight."""
 
     layouts: tuple[Layout, ...]
 
@@ -109,15 +111,17 @@ class KnownPagesReader:
 
     def read_page(self, pixels: np.ndarray) -> str:
         from snapshot.legibility.resample import resample
+        from snapshot.legibility.stroke import embolden
         from snapshot.page import render
 
         for lay in self.layouts:
             g = lay.geometry()
             page = render(page_text(g, seed=TUNING_SEED, page=0), g)[0]
-            for drawn in (page.pixels, resample(page.pixels, 0.9, "bicubic")):
+            px = embolden(page.pixels, lay.stroke) if lay.stroke else page.pixels
+            for drawn in (px, resample(px, 0.9, "bicubic")):
                 if drawn.shape == pixels.shape and np.array_equal(drawn, pixels):
                     text = "\n".join((page.header, *page.rows))
-                    if lay.row_gap == 0:
+                    if lay.row_gap == 0 and lay.stroke == 0:
                         return "".join("?" if i % 2 else c for i, c in enumerate(text))
                     return text
         return ""
@@ -147,6 +151,7 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
         row_gaps=(0, 1, 2),
         billing=_billing(),
         cache=cache,
+        strokes=(0,),
     )
     assert result.winner is not None
     assert result.winner.candidate.layout.row_gap == 1  # gap 0 misread; gap 1 denser than 2
@@ -169,12 +174,50 @@ def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Pat
     reader = KnownPagesReader((Layout("snap5x8", row_gap=1, page=(420, 140)),))
     result = tune_pages(
         "claude-sonnet-4-5", reader, styles=(("snap5x8", None, "1-bit"),), row_gaps=(1,),
-        billing=_billing(), cache=PointCache(tmp_path / "c.jsonl"),
+        billing=_billing(), cache=PointCache(tmp_path / "c.jsonl"), strokes=(0,),
     )  # fmt: skip
     assert result.winner is None
     (trial,) = result.trials
     assert trial.unstable and trial.native.char_accuracy == 1.0
     assert [j.char_accuracy for j in trial.jitter] == [0.0, 0.0]
+
+
+def test_a_heavier_stroke_that_reads_is_reported_but_never_written(tmp_path: Path) -> None:
+    page = (420, 140)
+    reader = KnownPagesReader(
+        tuple(Layout("snap5x8", row_gap=g, page=page, stroke=k) for g in (0, 1) for k in (0, 1))
+    )
+    result = tune_pages(
+        "claude-sonnet-4-5", reader, styles=(("snap5x8", None, "1-bit"),), row_gaps=(0, 1),
+        billing=_billing(), cache=PointCache(tmp_path / "c.jsonl"), sizes=(page,),
+        measure_page=page,
+    )  # fmt: skip
+    keys = [t.candidate.layout.key for t in result.trials]
+    assert keys == [
+        "snap5x8 1-bit gap 0x0 420x140",
+        "snap5x8 1-bit gap 0x0 420x140 stroke+1",  # same density, heavier: tried next
+        "snap5x8 1-bit gap 0x1 420x140",
+    ]
+    assert [t.lab_only for t in result.trials] == [False, True, False]
+    assert result.winner is result.trials[2]  # the drawable layout wins
+    assert "heavier stroke" in result.why and "gap 0x0 420x140 stroke+1" in result.why
+    doc = page_profile_document(result)
+    assert "stroke" not in doc["profile"][0]
+    assert [t["lab_only"] for t in doc["tuned"]["trials"]] == [False, True, False]
+
+
+def test_stroke_weight_widens_strokes_and_keys_only_when_set() -> None:
+    from snapshot.legibility.stroke import embolden
+
+    plain, heavy = Layout("snap5x9", shade="gray"), Layout("snap5x9", shade="gray", stroke=1)
+    assert plain.key == "snap5x9 gray gap 0x0 1568x728"  # points measured before stay keyed
+    assert heavy.key == plain.key + " stroke+1" and heavy.chars_per_kpx == plain.chars_per_kpx
+    assert Layout.from_dict(plain.as_dict() | {"stroke": 1}) == heavy
+    g = plain.geometry()
+    px = render("il|!1 " * 40, g)[0].pixels
+    assert (embolden(px, 1) < 128).sum() > (px < 128).sum()
+    with pytest.raises(SnapshotError, match="stroke weight"):
+        embolden(px, -1)
 
 
 def test_tune_pages_refuses_the_held_out_seed() -> None:
@@ -233,10 +276,12 @@ def test_frontier_command_writes_table_and_plot_from_the_cache(tmp_path: Path) -
     code = main(["frontier", "--cached-only", "--cache", str(tmp_path / "points.jsonl"),
                  "--out-dir", str(tmp_path), "--reader", "ppocrv6-small"])  # fmt: skip
     assert code == 0
-    # the points were written by reader "r", so nothing of ppocrv6-small is cached: an empty
-    # table, never a made-up row
+    # the points were written by reader "r", so nothing of ppocrv6-small is cached: no row,
+    # never a made-up one, and every default layout listed as not measured
     table = (tmp_path / "frontier.md").read_text()
-    assert "snap8x16" not in table and (tmp_path / "frontier.png").is_file()
+    rows = [line for line in table.splitlines() if line.startswith("| ") and "snap" in line]
+    assert rows == [] and (tmp_path / "frontier.png").is_file()
+    assert "gpt-6.1-sol, snap8x16 1-bit gap 0x0 1536x1568: ppocrv6-small on hardlines" in table
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-5", "gpt-5.1", "gemini-3-pro-preview"])

@@ -222,3 +222,27 @@ def test_a_better_ocr_layout_at_the_same_page_is_named() -> None:
     assert found is not None and found[0].font == "snap5x9" and found[1] < 1.0
     worse = [_pt(page, 0.9, font="snap5x8"), _pt(page, 0.5, font="snap5x9")]
     assert better_at_page("gemini-3.8-flash", worse) is None
+
+
+def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_layout(
+    tmp_path: Path,
+) -> None:
+    from snapshot.legibility.rests_on import better_line, rests_on, rests_on_lines
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    page = (1568, 728)  # gemini-3.8-flash's real page; its default is snap5x8 1-bit
+    cache.put(_pt(page, 0.0, font="snap5x8"))
+    cache.put(_pt(page, 0.96, font="snap5x9"))
+    r = rests_on("gemini-3.8-flash", tmp_path / "p.jsonl")
+    assert any(e["label"] == "measured" for e in r["model_evidence"])  # peers' model readings
+    assert r["ocr"]["measured"] and "snap5x9" in r["better"] and "0.89× the density" in r["better"]
+    assert "no model evidence here names it" in r["better"]
+    text = "\n".join(rests_on_lines(["gemini-3.8-flash"], tmp_path / "p.jsonl"))
+    assert "model evidence [measured" in text and "readability (OCR, whole page" in text
+    # model evidence naming the layout is shown instead of "none"; a much sparser one is no peer
+    named = better_line(
+        {"layout": "snap5x9 gray gap 0x0 1568x728", "density_vs_default": 0.89},
+        [{"label": "measured", "claim": "model X misreads snap5x9"}],
+    )
+    assert "model evidence names it: [measured] model X misreads snap5x9" in named
+    assert better_line({"layout": "snap8x16 1-bit", "density_vs_default": 0.31}, []) == ""

@@ -307,35 +307,20 @@ def run_profiles(args: argparse.Namespace) -> int:
             f"lifecycle: {r0['status']} per {r0['lifecycle_schedule']} ({r0['lifecycle_source']})"
         )
         for e in records[0]["evidence"]:
-            print(f"  evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
+            print(f"  model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
         if "readability" in records[0]:
             print("  " + readability_line(records[0]["readability"]))
+            if line := records[0]["readability"].get("better_ocr_line"):
+                print(f"  {line}")
     return 0
 
 
 def readability_line(r: dict[str, object]) -> str:
-    """One line for ``snapshot profiles --model M``.
+    """One line for ``snapshot profiles --model M``: the library's (legibility.rests_on).
 
     >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
     'readability (OCR, whole page): x not measured at this page'
     """
-    if not r.get("measured"):
-        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
+    from snapshot.legibility.rests_on import readability_line as line
 
-    def fig(key: str) -> str:
-        v = r.get(key)
-        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
-
-    better = r.get("better_ocr_layout")
-    tail = (
-        f"; every reader measured on both reads {better['layout']} better at this page "  # type: ignore[index]
-        f"({better['density_vs_default']:.2f}× the density; OCR evidence only)"  # type: ignore[index]
-        if better
-        else ""
-    )
-    return (
-        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
-        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "  # type: ignore[arg-type]
-        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
-        f"{fig('weakest_resampled_chars')}; {r['verdict']}{tail}"
-    )
+    return line(r)

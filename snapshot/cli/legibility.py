@@ -137,6 +137,13 @@ def register(sub: Any) -> None:
     )
     t.add_argument("--ink", action="append", choices=("black-on-white", "white-on-black"))
     t.add_argument(
+        "--stroke",
+        type=at_least(0),
+        nargs="+",
+        help="page readers: extra stroke widths in px to try (default 0 1; lab only, "
+        "never written into the profile)",
+    )
+    t.add_argument(
         "--lines",
         type=at_least(1),
         default=40,
@@ -434,6 +441,7 @@ def _run_tune_pages(args: argparse.Namespace) -> int:
         styles=[_style(f) for f in args.font] if args.font else None,
         row_gaps=args.row_gap,
         col_gaps=args.col_gap,
+        strokes=args.stroke,
         measure_page=args.measure_page,
         seed=args.seed,
         pages=args.pages,
@@ -456,7 +464,9 @@ def _print_tune_pages(outcome: Any) -> None:
         print(
             f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
             f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
-            f"x0.9 {res}" + ("  unstable at ±4 px" if t.unstable else "")
+            f"x0.9 {res}"
+            + ("  unstable at ±4 px" if t.unstable else "")
+            + ("  passes, stroke lab only" if t.lab_only else "")
         )
     _print_tune_end(outcome)
 

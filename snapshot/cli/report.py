@@ -105,6 +105,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "default 0: every conversation",
     )
     p.add_argument(
+        "--no-reader-jitter",
+        action="store_true",
+        help="whole-page readers read each sampled page at its real size only (default: also "
+        "4 px larger and smaller, a reader whose verdict flips marked unstable)",
+    )
+    p.add_argument(
         "--page-needles-per-class",
         type=at_least(1),
         default=3,
@@ -272,6 +278,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         page_readers=tuple(args.page_readers.split(",")),
         reader_pages=args.reader_pages,
         reader_conversations=args.reader_conversations,
+        reader_jitter=not args.no_reader_jitter,
         page_needles_per_class=args.page_needles_per_class,
         profiles_file=args.profile,
     )

@@ -386,6 +386,9 @@ DEFAULT_STYLES: tuple[tuple[str, int | None, str], ...] = (
 )
 DEFAULT_PAGE_ROW_GAPS: tuple[int, ...] = (0, 1, 2)
 DEFAULT_PAGE_COL_GAPS: tuple[int, ...] = (0,)
+#: Extra stroke widths searched (:mod:`snapshot.legibility.stroke`; a lab axis: a heavier
+#: stroke that passes is reported, never written into a profile the renderer cannot draw).
+DEFAULT_PAGE_STROKES: tuple[int, ...] = (0, 1)
 
 
 @dataclass(frozen=True)
@@ -411,6 +414,11 @@ class PageTrial:
     jitter: tuple[Any, ...] = ()
     unstable: bool = False  # a jittered page's verdict differs: never a winner
 
+    @property
+    def lab_only(self) -> bool:
+        """Passed with a stroke weight the renderer does not draw: evidence, not a winner."""
+        return self.passed and self.candidate.layout.stroke > 0
+
 
 @dataclass(frozen=True)
 class PageTuneResult:
@@ -432,8 +440,10 @@ def page_candidates(
     row_gaps: Sequence[int] = DEFAULT_PAGE_ROW_GAPS,
     col_gaps: Sequence[int] = DEFAULT_PAGE_COL_GAPS,
     sizes: Sequence[tuple[int, int]] | None = None,
+    strokes: Sequence[int] = (0,),
 ) -> tuple[list[PageCandidate], list[str]]:
-    """Every style × gap × unresampled page size, most characters per token first."""
+    """Every style × gap × unresampled page size × stroke weight, most characters per
+    token first (at equal density the lighter stroke first)."""
     from snapshot.legibility.frontier import Layout
 
     out: list[PageCandidate] = []
@@ -454,7 +464,14 @@ def page_candidates(
                         break
                     except SnapshotError:
                         continue  # page too small for this cell
-                    out.append(PageCandidate(lay, g.chars_per_page, billing.tokens(w, h)))
+                    for stroke in strokes:  # stroke weight changes legibility, not density
+                        out.append(
+                            PageCandidate(
+                                Layout(font, size, shade, rg, cg, (w, h), stroke=stroke),
+                                g.chars_per_page,
+                                billing.tokens(w, h),
+                            )
+                        )
     out.sort(key=lambda c: (-c.chars_per_token, c.tokens, c.layout.key))
     return out, skipped
 
@@ -474,9 +491,14 @@ def tune_pages(
     billing: Billing | None = None,
     max_reads: int | None = None,
     measure_page: tuple[int, int] | None = None,
+    strokes: Sequence[int] = DEFAULT_PAGE_STROKES,
 ) -> PageTuneResult:
     """The candidate with the most characters per billed token that ``reader`` reads
     whole at ``target`` (native scale and after the 0.9× bicubic resample).
+
+    ``strokes`` are the extra stroke widths tried at each density; a heavier
+    stroke that passes is kept as evidence (``PageTrial.lab_only``, named in
+    ``why``) and the search goes on, since the renderer draws no stroke weight.
 
     Candidates are read densest first; one that misses the native target is
     rejected before its resampled reading is paid for, and the first that meets
@@ -511,7 +533,7 @@ def tune_pages(
     target = target or Goal()
     cache = cache if cache is not None else PointCache(None)
     billing = billing or billing_for(model)
-    cands, skipped = page_candidates(billing, styles, row_gaps, col_gaps, sizes)
+    cands, skipped = page_candidates(billing, styles, row_gaps, col_gaps, sizes, strokes)
     if not cands:
         raise SnapshotError("no candidate page fits; give other --size values or fonts")
     trials: list[PageTrial] = []
@@ -541,10 +563,16 @@ def tune_pages(
         passed = target.passes(nat, res) and res is not None and not unstable
         trial = PageTrial(cand, nat, res, passed, jitter, unstable)
         trials.append(trial)
-        if trial.passed:
+        if trial.passed and not trial.lab_only:
             winner = trial
             break
     why = _page_why(reader.info.name, target, winner, trials, pages)
+    heavier = [t.candidate.layout.key for t in trials if t.lab_only]
+    if heavier:
+        why += (
+            "; passed only with a heavier stroke, which the renderer does not draw (lab only): "
+            + ", ".join(heavier)
+        )
     if measure_page is not None:
         why += f"; accuracy read on full {measure_page[0]}x{measure_page[1]} pages of each style"
     return PageTuneResult(
@@ -627,6 +655,7 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
                         t.resampled.char_accuracy if t.resampled is not None else None
                     ),
                     "passed": t.passed,
+                    "lab_only": t.lab_only,
                     "jitter_char_accuracy": {
                         "x".join(map(str, j.layout.page)): j.char_accuracy for j in t.jitter
                     },
@@ -752,6 +781,7 @@ def tune_pages_and_write(
     pages: int = 1,
     cache: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
+    strokes: Sequence[int] | None = None,
 ) -> TuneOutcome:
     """Tune with the whole-page reader named ``reader`` (:func:`tune_pages`) and write
     the winner.
@@ -784,6 +814,7 @@ def tune_pages_and_write(
         styles=styles,
         row_gaps=row_gaps,
         col_gaps=col_gaps,
+        strokes=strokes,
         measure_page=None if own else measure_page,
     )
     result = tune_pages(

@@ -105,9 +105,7 @@ def real_page_plan(
 
 
 def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
-    from snapshot.legibility.frontier import Layout
-
-    return Layout.from_dict({**layout.as_dict(), "page": list(page)})
+    return layout.with_page(page)
 
 
 @dataclass(frozen=True)
@@ -280,8 +278,8 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
     rows = [
         "| profile | layout | reader | text | "
         + " | ".join(("real page", f"+{JITTER} px", f"−{JITTER} px"))
-        + " | ±4 px |",
-        "|---|---|---|---|---|---|---|---|",
+        + " | ±4 px | measured (UTC, load average) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for pp in pages:
         styles = sorted(
@@ -289,8 +287,7 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
             key=lambda s: (s != pp.layout.style, str(s)),
         )
         for style in styles:
-            lay = _with_page(pp.layout, pp.page)
-            lay = type(lay)(style[0], style[1], style[2], style[3], style[4], pp.page, style[5])
+            lay = next(p.layout for p in points if p.layout.style == style).with_page(pp.page)
             for text in TEXTS:
                 for reader, vs in sorted(verdicts(points, lay, text, goal).items()):
                     cells = []
@@ -305,9 +302,65 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
                     rows.append(
                         f"| {pp.model} | {lay.key.rsplit(' ', 1)[0]} | {reader} | {text} | "
                         + " | ".join(cells)
-                        + f" | {stability(vs, goal)} |"
+                        + f" | {stability(vs, goal)} | {when(v.native for v in vs)} |"
                     )
     return "\n".join(rows) + "\n"
+
+
+def unmeasured(
+    points: Iterable[Point],
+    pages: Sequence[ProfilePage],
+    extra: Sequence[Layout],
+    readers: Sequence[str],
+) -> list[str]:
+    """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
+    text) native readings no point holds there, and how many of the ±:data:`JITTER` px
+    readings are missing: what a claim about that layout still lacks.
+
+    >>> from snapshot.legibility.frontier import Layout
+    >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
+    ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
+    """
+    have = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale == 1.0}
+    out = []
+    for pp in pages:
+        for style in dict.fromkeys([pp.layout, *(x.with_page(pp.page) for x in extra)]):
+            real = [f"{r} on {t}" for t in TEXTS for r in readers if (style.key, r, t) not in have]
+            sizes = jittered(pp.page)[1:]
+            todo = [
+                1
+                for size in sizes
+                for t in TEXTS
+                for r in readers
+                if (style.with_page(size).key, r, t) not in have
+            ]
+            if real or todo:
+                n = len(sizes) * len(TEXTS) * len(readers)
+                out.append(
+                    f"{pp.model}, {style.key}: {', '.join(real) or 'all measured'}; "
+                    f"±{JITTER} px: {len(todo)} of {n} missing"
+                )
+    return out
+
+
+def when(points: Iterable[Point]) -> str:
+    """When and at what load the readings were taken, as the points recorded it.
+
+    >>> from types import SimpleNamespace as P
+    >>> when([P(measured_at="2026-12-02 04:10", load=14.2), P(measured_at="", load=None)])
+    '2026-12-02 04:10 (14.2); 1 not recorded'
+    """
+    seen, missing = [], 0
+    for p in points:
+        if p.measured_at:
+            load = "load not recorded" if p.load is None else f"{p.load:.1f}"
+            seen.append(f"{p.measured_at} ({load})")
+        else:
+            missing += 1
+    parts = [", ".join(seen)] if seen else []
+    if missing:
+        parts.append(f"{missing} not recorded")
+    return "; ".join(parts)
 
 
 def committed_points() -> Path:
@@ -347,8 +400,17 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "unstable": list(w.unstable),
         "readable": w.readable,
         "verdict": w.why,
-        "better_ocr_layout": _better(model, PointCache(src).points()),
+        "better_ocr_layout": (better := _better(model, PointCache(src).points())),
+        # said beside the model evidence: legibility.rests_on.better_line
+        "better_ocr_line": _better_line(model, better),
     }
+
+
+def _better_line(model: str, better: dict[str, object] | None) -> str:
+    from snapshot import profiles
+    from snapshot.legibility.rests_on import better_line
+
+    return better_line(better, profiles.profile_for(model, warn=False).as_dict()["evidence"])
 
 
 def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
@@ -401,7 +463,9 @@ __all__ = [
     "real_page_plan",
     "stability",
     "stability_table",
+    "unmeasured",
     "verdicts",
     "weakest",
     "weakest_table",
+    "when",
 ]

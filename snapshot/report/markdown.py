@@ -299,6 +299,7 @@ def write(
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
     lines += _needle_section(result, readers, probes)
+    lines += _rests_on(result)
 
     folder = out if out.is_dir() else out.parent
     if (folder / "frontier.md").is_file():  # written by `snapshot frontier` (typography)
@@ -444,6 +445,15 @@ def _interval(f: int, n: int) -> str:
     return f"{f}/{n} [{100 * lo:.0f}–{100 * hi:.0f}]"
 
 
+def _rests_on(result: RunResult) -> list[str]:
+    """Model and OCR evidence behind each vision profile's default (issue 25 item 6)."""
+    from snapshot import profiles
+    from snapshot.legibility.rests_on import rests_on_lines
+
+    vision = [m for m in result.models if profiles.profile_for(m, warn=False).vision]
+    return rests_on_lines(vision) if vision else []
+
+
 def _needle_section(
     result: RunResult, readers: Sequence[ReaderRecall], probes: Sequence[ReaderRecall]
 ) -> list[str]:
@@ -506,6 +516,10 @@ def _needle_section(
             f"| {by} | {notes} |"
         )
     lines.append("")
+    from snapshot.report.page_jitter import jitter_lines
+
+    if jittered := jitter_lines(sampled, result.models):  # the readers at the real page, ±4 px
+        lines += ["### Whole-page readers at the real page and ±4 px", "", *jittered, ""]
     if result.page_readers:
         lines += [
             "Readers as run (name, package version, sha256 over the model files, settings):",

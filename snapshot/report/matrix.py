@@ -99,6 +99,9 @@ class Settings:
     # sample of ids the run drew (readability.reader_sample; empty: every one).
     reader_conversations: int = 0
     reader_sources: tuple[str, ...] = ()
+    # Read each sampled page again 4 px larger and smaller (report.page_jitter): a reader
+    # whose verdict flips with the page size is marked unstable (issue 25).
+    reader_jitter: bool = True
     # The day every price is read for (YYYY-MM-DD; empty: the run's own day). Prices
     # change by date: Gemini 3.x Flash doubles on 2027-01-01.
     priced_on: str = ""
@@ -147,6 +150,8 @@ class Row:
     reader_notes: dict[str, str] = field(default_factory=dict)
     # ... found by the reader on its page or in what stayed text (what the request holds)
     reader_found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
+    # ... each reader's page-text score at the real page and ±4 px (report.page_jitter)
+    reader_page_scores: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
@@ -311,6 +316,7 @@ class _Run:
             "round_trip_check": "measured",
             "recall_crops_given_rows": "measured",
             "reader_found": "measured",
+            "reader_page_scores": "measured",
         }
         if self.price is not None:
             # A published list price applied to counted tokens: as good as the count.
@@ -358,6 +364,7 @@ class _Run:
             seed=f"{_seed(self.source.id, self.settings)}:{self.target.model}",
             sample_pages=self.settings.reader_pages,
             per_class=self.settings.page_needles_per_class,
+            jitter=self.settings.reader_jitter,
         )
 
     def summary_usd(self, summary: Summary | None) -> float | None:
@@ -392,6 +399,7 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
             "reader_found": w.found,
             "reader_notes": w.notes,
             "reader_found_or_text": w.found_or_text,
+            "reader_page_scores": w.scores,
         }
     return run.tokens_row(
         name,

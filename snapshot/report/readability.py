@@ -86,14 +86,17 @@ class ReadCache:
                 self.row_cache[(key, r)] = text
         return [self.row_cache[(key, r)] for r in rows]
 
-    def whole_page(self, reader: str, page: Page) -> str:
-        """What ``reader`` reads off the whole page; raises when it cannot read it."""
-        key = (reader, _digest(page))
+    def whole_page(self, reader: str, page: Page, delta: int = 0) -> str:
+        """What ``reader`` reads off the whole page (``delta`` px larger or smaller:
+        :func:`snapshot.report.page_jitter.resized`); raises when it cannot read it."""
+        key = (reader, _digest(page) + (f"{delta:+d}" if delta else ""))
         text = self.page_cache.get(key)
         if text is None:
             from snapshot.legibility.page_readers import load_page_reader
+            from snapshot.report.page_jitter import resized, text_margin
 
-            text = load_page_reader(reader).read_page(page.pixels)
+            pixels = resized(page.pixels, delta, margin=text_margin(page.geometry))
+            text = load_page_reader(reader).read_page(pixels)
             self.page_cache[key] = text
         return text
 
@@ -211,7 +214,9 @@ class WholePageRecall:
     reader read off its page (readability: the page alone), and
     ``found_or_text[reader]`` those the request holds either way (the page as
     read, or the text). A reader missing from ``found`` was not measured here
-    and ``notes[reader]`` says why.
+    and ``notes[reader]`` says why. ``scores[reader][size]`` is the reader's
+    page-text score (:class:`~snapshot.report.page_jitter.SizeScore` as a list)
+    at the real page (``"real"``) and, with ``jitter``, ±4 px (``"+4"``, ``"-4"``).
     """
 
     pages: int
@@ -220,6 +225,7 @@ class WholePageRecall:
     found: dict[str, dict[str, int]]
     notes: dict[str, str]
     found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
+    scores: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
 
     @property
     def needles(self) -> int:
@@ -241,8 +247,13 @@ def whole_page_recall(
     seed: int | str,
     sample_pages: int,
     per_class: int,
+    jitter: bool = False,
 ) -> WholePageRecall:
     """Read a seeded sample of full pages with every whole-page reader; count needles.
+
+    Each reading is also scored against the page's text; with ``jitter`` each
+    page is read again 4 px larger and smaller (:mod:`snapshot.report.page_jitter`),
+    the needles counted at the real page only.
 
     A needle is found when it occurs, whitespace ignored (so a needle the page
     wraps across rows counts), in the reader's text of its page; separately,
@@ -268,16 +279,29 @@ def whole_page_recall(
         reason = "no full page to read" if pages else "no pages"
         notes = dict.fromkeys(reader.page_readers, reason)
         return WholePageRecall(0, {}, {}, {}, notes)
+    from snapshot.legibility.page_readers import page_expected_text
+    from snapshot.report.page_jitter import SIZES, SizeScore, resized, score, text_margin
+
     counts: dict[str, dict[str, int]] = {}
     either: dict[str, dict[str, int]] = {}
+    scores: dict[str, dict[str, list[int | str]]] = {}
+    sizes = SIZES if jitter else SIZES[:1]
     for name in reader.page_readers:
         if name in reader.unavailable:
             notes[name] = reader.unavailable[name]
             continue
         hits: list[bool] = []
+        pooled = {label: SizeScore() for label, _ in sizes}
         try:
             for i, ns in battery:
-                hits.extend(found(ns, reader.whole_page(name, pages[i])))
+                page = pages[i]
+                expected = page_expected_text(page)
+                for label, delta in sizes:
+                    read = reader.whole_page(name, page, delta)
+                    if not delta:
+                        hits.extend(found(ns, read))
+                    shape = resized(page.pixels, delta, margin=text_margin(page.geometry)).shape
+                    pooled[label] = pooled[label].add(score(expected, read, (shape[1], shape[0])))
         except Exception as exc:
             from snapshot.legibility.readers import ReaderUnavailable
 
@@ -290,4 +314,7 @@ def whole_page_recall(
             continue
         counts[name] = _by_class(needles, hits)
         either[name] = _by_class(needles, [h or t for h, t in zip(hits, in_text, strict=True)])
-    return WholePageRecall(len(battery), asked, _by_class(needles, in_text), counts, notes, either)
+        scores[name] = {label: sc.as_list() for label, sc in pooled.items()}
+    return WholePageRecall(
+        len(battery), asked, _by_class(needles, in_text), counts, notes, either, scores
+    )

@@ -1,0 +1,123 @@
+"""What a family's default layout rests on: model evidence and OCR evidence, side by side.
+
+Model evidence (a profile's ``evidence``: what peers published or measured with
+the models themselves) still decides a family's default. OCR evidence is what
+independent whole-page readers measured on the default's real page
+(:func:`~snapshot.legibility.weakest.profile_readability`, the weakest reader
+beside each figure). Where a layout of similar density (at least
+:data:`SIMILAR_DENSITY` × the default's) reads better by every OCR reader that
+measured both, and no model evidence names it, that is said, as OCR evidence
+only: a candidate for the next model measurement, not a new default.
+
+``snapshot profiles --model M`` prints :func:`readability_line` and
+:func:`better_line`; the report prints :func:`rests_on_lines` for its profiles.
+
+>>> better_line({"layout": "snap5x9 gray gap 0x0 1568x728", "density_vs_default": 0.89}, [])
+'OCR evidence: every reader that measured both reads snap5x9 gray gap 0x0 1568x728 better at this page (0.89× the density), and no model evidence here names it; a candidate default pending model evidence'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+#: "Similar density": a layout at least this share of the default's characters per px².
+SIMILAR_DENSITY = 0.8
+
+
+def readability_line(r: Mapping[str, Any]) -> str:
+    """The OCR evidence of :func:`~snapshot.legibility.weakest.profile_readability` in one line.
+
+    >>> readability_line({"measured": False, "layout": "x", "why": "not measured at this page"})
+    'readability (OCR, whole page): x not measured at this page'
+    """
+    if not r.get("measured"):
+        return f"readability (OCR, whole page): {r.get('layout', '')} {r['why']}".replace("  ", " ")
+
+    def fig(key: str) -> str:
+        v = r.get(key)
+        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
+
+    return (
+        f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
+        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "
+        f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
+        f"{fig('weakest_resampled_chars')}; {r['verdict']}"
+    )
+
+
+def better_line(
+    better: Mapping[str, Any] | None, model_evidence: Sequence[Mapping[str, Any]]
+) -> str:
+    """The OCR-better layout of similar density, and whether model evidence names it
+    (its font named in a claim); empty when there is none."""
+    if not better or float(better["density_vs_default"]) < SIMILAR_DENSITY:
+        return ""
+    layout = str(better["layout"])
+    font = layout.split()[0]
+    named = [e for e in model_evidence if font in str(e.get("claim", ""))]
+    head = (
+        f"OCR evidence: every reader that measured both reads {layout} better at this page "
+        f"({float(better['density_vs_default']):.2f}× the density)"
+    )
+    if named:
+        return (
+            head
+            + "; model evidence names it: "
+            + "; ".join(f"[{e.get('label')}] {e.get('claim')}" for e in named)
+        )
+    return (
+        head + ", and no model evidence here names it; a candidate default pending model evidence"
+    )
+
+
+def rests_on(model: str, points_file: Path | None = None) -> dict[str, Any]:
+    """Both kinds of evidence behind ``model``'s default layout.
+
+    >>> r = rests_on("gpt-6.1-sol", Path("/nonexistent.jsonl"))
+    >>> sorted(r), r["ocr"]["measured"], len(r["model_evidence"]) > 0
+    (['better', 'model', 'model_evidence', 'ocr'], False, True)
+    """
+    from snapshot import profiles
+    from snapshot.legibility.weakest import profile_readability
+
+    evidence = list(profiles.profile_for(model, warn=False).as_dict()["evidence"])
+    ocr = profile_readability(model, points_file)
+    return {
+        "model": model,
+        "model_evidence": evidence,
+        "ocr": ocr,
+        "better": ocr.get("better_ocr_line", ""),
+    }
+
+
+def rests_on_lines(models: Sequence[str], points_file: Path | None = None) -> list[str]:
+    """Markdown for the report: per profile, its model evidence, then its OCR evidence."""
+    lines = [
+        "## What each default layout rests on",
+        "",
+        "Model evidence (what peers published or measured with the models) decides a family's "
+        "default; OCR evidence is what independent whole-page readers measured on the default's "
+        "real page (the weakest reader beside each figure, from the committed "
+        "`reports/frontier-points.jsonl`; not this run's pages). OCR readers are proxies with "
+        "cliffs of their own: an OCR-better layout is a candidate for a model measurement "
+        "(`snapshot probe`, `snapshot proxy --canary`), not a new default.",
+        "",
+    ]
+    for m in models:
+        r = rests_on(m, points_file)
+        lines.append(f"- **{m}**")
+        for e in r["model_evidence"]:
+            lines.append(
+                f"  - model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})"
+            )
+        if not r["model_evidence"]:
+            lines.append("  - model evidence: none recorded")
+        lines.append(f"  - {readability_line(r['ocr'])}")
+        if r["better"]:
+            lines.append(f"  - {r['better']}")
+    return [*lines, ""]
+
+
+__all__ = ["SIMILAR_DENSITY", "better_line", "readability_line", "rests_on", "rests_on_lines"]
