@@ -21,7 +21,7 @@ MODEL = "claude-sonnet-5-5"  # snap8x16 on 1540×1540; 1536×1536 is a multiple 
 
 #: Score inputs ``[chars, char errors, hard tokens, exact hard tokens, "WxH"]``: a reader
 #: that passes at the page and 4 px larger and fails 4 px smaller.
-FLIPPING = {
+FLIPPING: dict[str, list[int | str]] = {
     "real": [1000, 27, 40, 38, "1540x1540"],
     "+4": [1000, 26, 40, 38, "1544x1544"],
     "-4": [1000, 192, 40, 20, "1536x1536"],
