@@ -59,6 +59,8 @@ g = Geometry.fit(load_font("snap5x8"), 1568, 728)
 if profile == "dense":
     from snapshot.legibility.frontier import dense_geometry
     g = dense_geometry(g)
+    import dataclasses  # both trees draw snap5x9 (main's dense face is now snap5x9v2, same cell)
+    g = dataclasses.replace(g, font=load_font("snap5x9", pixel_size=g.font.pixel_size))
 import io
 import numpy as np
 from PIL import Image
