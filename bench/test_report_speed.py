@@ -178,12 +178,34 @@ def _untimed(out: Path) -> dict[str, Any]:
     return {**{k: v for k, v in data.items() if k not in ("seconds", "command")}, "rows": rows}
 
 
+#: Strategies whose pages use the dense layout's face.
+DENSE_FACE_ROWS = ("snapshot+dense", "snapshot+foveate")
+
+
+def _keys_of(base: Any, this: Any) -> Any:
+    """``this`` cut to the keys ``base`` has, at every depth: fields added since the
+    baseline (e.g. a new setting or row field) are not a change of result."""
+    if isinstance(base, dict) and isinstance(this, dict):
+        return {k: _keys_of(base[k], this[k]) if k in base else this[k] for k in this if k in base}
+    if isinstance(base, list) and isinstance(this, list) and len(base) == len(this):
+        return [_keys_of(b, t) for b, t in zip(base, this, strict=True)]
+    return this
+
+
 def _compare_with_baseline(run: str) -> None:
     """After this tree's run: the baseline's results.json and this one's, timings aside."""
     base, this = OUTS.get(f"{run}_baseline"), OUTS.get(f"{run}_this")
     if base is None or this is None or not (base / "results.json").is_file():
         return
-    assert _untimed(base) == _untimed(this), f"{run}: results.json differs from the baseline's"
+    before, after = _untimed(base), _untimed(this)
+    if os.environ.get("SNAPSHOT_BASELINE_NAME", "").startswith("main d110cdd"):
+        # Since d110cdd the dense layout draws snap5x9v2 (issue 25 item 5): the rows
+        # drawing it differ by the face (page bytes, +1-2 tokens for its name in the
+        # request text), and so do the GPT ranges pooled over them. Not a speed change.
+        for data in (before, after):
+            data["rows"] = [r for r in data["rows"] if r["strategy"] not in DENSE_FACE_ROWS]
+            data.pop("ranges", None)
+    assert _keys_of(before, after) == before, f"{run}: results.json differs from the baseline's"
     FIGURES[f"same_{run}"] = {"same": 1.0}
 
 
