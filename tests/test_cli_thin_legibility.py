@@ -22,7 +22,16 @@ from snapshot.api_keys import redact_value
 from snapshot.cli import legibility as cli_legibility
 from snapshot.cli import probe as cli_probe
 from snapshot.errors import InputError, SnapshotError
-from snapshot.legibility import frontier, lab, probes, records, resample, tune
+from snapshot.legibility import (
+    corpus_text,
+    frontier,
+    frontier_report,
+    lab,
+    probes,
+    records,
+    resample,
+    tune,
+)
 from snapshot.report import needle_probe
 
 # (module, command function) -> the one library function its body calls
@@ -34,7 +43,7 @@ ONE_CALL = {
     (cli_legibility, "_run_gate"): "snapshot.legibility.gate.gate",
     (cli_legibility, "run_tune"): "snapshot.legibility.tune.tune_and_write",
     (cli_legibility, "_run_tune_pages"): "snapshot.legibility.tune.tune_pages_and_write",
-    (cli_legibility, "run_frontier"): "snapshot.legibility.frontier.frontier_report",
+    (cli_legibility, "run_frontier"): "snapshot.legibility.frontier_report.frontier_report",
 }
 
 
@@ -156,13 +165,15 @@ def test_probe_needles_and_save_refuses_a_missing_corpus_before_any_call(
 
 
 def test_frontier_report_defaults_to_the_frontier_readers(tmp_path: Path) -> None:
-    assert frontier.FRONTIER_READERS == ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
-    report = frontier.frontier_report(
+    # every reader the command offers, and the texts it offers are the library's
+    assert sorted(frontier_report.FRONTIER_READERS) == sorted(cli_legibility.PAGE_READERS)
+    assert cli_legibility.TEXTS == corpus_text.TEXTS
+    report = frontier_report.frontier_report(
         None, cache_path=tmp_path / "none.jsonl", out_dir=tmp_path, measure_missing=False
     )
     assert report.points == ()
     assert report.unavailable == tuple(
-        f"reader {n}: no measured points (not run here)" for n in frontier.FRONTIER_READERS
+        f"reader {n}: no measured points (not run here)" for n in frontier_report.FRONTIER_READERS
     )
 
 

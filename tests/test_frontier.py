@@ -23,8 +23,8 @@ from snapshot.legibility.frontier import (
     measure,
     measure_cached,
     page_text,
-    plot_frontier,
 )
+from snapshot.legibility.frontier_plot import plot_frontier
 from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED, full_page_rows
 from snapshot.legibility.page_readers import ReaderInfo, ReaderUnavailable, load_page_reader
 from snapshot.legibility.tune import Billing, page_profile_document, tune_pages

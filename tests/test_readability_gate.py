@@ -217,11 +217,14 @@ def test_a_better_ocr_layout_at_the_same_page_is_named() -> None:
     from snapshot.legibility.weakest import better_at_page
 
     page = (1568, 728)  # gemini-3.8-flash's real page; its default is snap5x8 1-bit
-    pts = [_pt(page, 0.0, font="snap5x8"), _pt(page, 0.98, font="snap5x9")]
+    pts = [_pt(page, 0.0, font="snap5x8"), _pt(page, 0.98, font="snap5x9v2")]
     found = better_at_page("gemini-3.8-flash", pts)
-    assert found is not None and found[0].font == "snap5x9" and found[1] < 1.0
-    worse = [_pt(page, 0.9, font="snap5x8"), _pt(page, 0.5, font="snap5x9")]
+    assert found is not None and found[0].font == "snap5x9v2" and found[1] < 1.0
+    worse = [_pt(page, 0.9, font="snap5x8"), _pt(page, 0.5, font="snap5x9v2")]
     assert better_at_page("gemini-3.8-flash", worse) is None
+    # a face new pages are no longer drawn in is never proposed, however well it reads
+    old = [_pt(page, 0.0, font="snap5x8"), _pt(page, 0.98, font="snap5x9")]
+    assert better_at_page("gemini-3.8-flash", old) is None
 
 
 def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_layout(
@@ -232,11 +235,12 @@ def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_l
     cache = PointCache(tmp_path / "p.jsonl")
     page = (1568, 728)  # gemini-3.8-flash's real page; its default is snap5x8 1-bit
     cache.put(_pt(page, 0.0, font="snap5x8"))
-    cache.put(_pt(page, 0.96, font="snap5x9"))
+    cache.put(_pt(page, 0.96, font="snap5x9v2"))
     r = rests_on("gemini-3.8-flash", tmp_path / "p.jsonl")
     assert any(e["label"] == "measured" for e in r["model_evidence"])  # peers' model readings
-    assert r["ocr"]["measured"] and "snap5x9" in r["better"] and "0.89× the density" in r["better"]
+    assert r["ocr"]["measured"] and "snap5x9v2" in r["better"] and "0.89× the density" in r["better"]
     assert "no model evidence here names it" in r["better"]
+    assert "r on hardlines 0.960 vs 0.000" in r["better"]  # the readings it rests on, named
     text = "\n".join(rests_on_lines(["gemini-3.8-flash"], tmp_path / "p.jsonl"))
     assert "model evidence [measured" in text and "readability (OCR, whole page" in text
     # model evidence naming the layout is shown instead of "none"; a much sparser one is no peer

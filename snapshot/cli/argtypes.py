@@ -187,3 +187,25 @@ def pricing_arguments(p: argparse.ArgumentParser, *, date_help: str) -> None:
         "Gemini priority); default standard",
     )
     p.add_argument("--date", type=iso_day, default=None, metavar="YYYY-MM-DD", help=date_help)
+
+
+def utc_clock(text: str) -> float:
+    """An argparse ``type`` for ``HH:MM``, a UTC time today, as epoch seconds.
+
+    >>> import time
+    >>> utc_clock("00:00") == (time.time() // 86400) * 86400
+    True
+    >>> utc_clock("25:00")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: '25:00': give a UTC time as HH:MM, e.g. 07:50
+    """
+    import time
+
+    try:
+        hh, mm = (int(v) for v in text.split(":"))
+    except ValueError:
+        hh = mm = -1
+    if not (0 <= hh < 24 and 0 <= mm < 60):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a UTC time as HH:MM, e.g. 07:50")
+    return (time.time() // 86400) * 86400 + hh * 3600 + mm * 60

@@ -8,12 +8,14 @@ import json
 import sys
 from typing import Any
 
-from snapshot.cli.argtypes import at_least, finite_float, page_size_or_own
+from snapshot.cli.argtypes import at_least, finite_float, page_size_or_own, utc_clock
 from snapshot.errors import SnapshotError
 
 READERS = ("oracle", "ocr", "rapidocr", "tesseract", "live")
 #: Whole-page readers (snapshot.legibility.page_readers): what `tune` and `frontier` use.
 PAGE_READERS = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2", "easyocr-en")
+#: The frontier's texts (snapshot.legibility.corpus_text.TEXTS; a test keeps them equal).
+TEXTS = ("hardlines", "corpus")
 FILTER_CHOICES = ("nearest", "bilinear", "bicubic", "lanczos", "box", "all")
 
 
@@ -179,26 +181,42 @@ def register(sub: Any) -> None:
 
     f = sub.add_parser(
         "frontier",
-        help="density frontier: chars per 1000 px² and per token against whole-page accuracy",
+        help="readability at the pages providers get: every reader, both texts, ±4 px, ×0.9",
         description=(
-            "Read full pages of the held-out lines in every layout of the grid with each "
-            "whole-page reader (native and after a 0.9x bicubic resample) and write "
-            "frontier.md and frontier.png. Measurements are cached in --cache."
+            "Take the readings the campaign still lacks, highest priority first (stage 1: "
+            "the dense layout and the Gemini and Claude defaults at their real pages by every "
+            "reader on both texts; 2: x0.9 bicubic where a reader passes natively; 3: ±4 px, "
+            "PP-OCR readers first; 4: the other profiles' real pages; 5: candidate layouts at "
+            "Gemini's page), each cached in --cache as it ends, then write frontier.md and "
+            "frontier.png from every cached reading at a real page size."
         ),
     )
     f.add_argument("--reader", action="append", choices=PAGE_READERS)
     f.add_argument("--cache", metavar="FILE", default="reports/frontier-points.jsonl")
     f.add_argument("--out-dir", default="reports")
     f.add_argument("--pages", type=at_least(1), default=1, help="full pages per layout (default 1)")
-    f.add_argument("--no-resample", action="store_true", help="native scale only")
     f.add_argument(
-        "--cached-only", action="store_true", help="use cached points only, measure nothing"
+        "--stage",
+        action="append",
+        type=int,
+        choices=(1, 2, 3, 4, 5),
+        help="campaign stages to take, in priority order (default 1-4; repeatable)",
+    )
+    f.add_argument("--text", action="append", choices=TEXTS, help="texts to read (default: both)")
+    f.add_argument(
+        "--model",
+        action="append",
+        help="profiles whose real pages stages 1-3 read (default gemini-3.8-flash, "
+        "claude-sonnet-5-5; the first one's page holds the dense layout and stage 5)",
     )
     f.add_argument(
-        "--real-pages",
-        action="store_true",
-        help="also read each default profile's layout and the dense layout at the profiles' "
-        "real page sizes and ±4 px, on hard lines and held-out corpus text (slow: full pages)",
+        "--until",
+        metavar="HH:MM",
+        type=utc_clock,
+        help="start no new reading after this UTC time today (cached readings stay)",
+    )
+    f.add_argument(
+        "--cached-only", action="store_true", help="use cached points only, measure nothing"
     )
     f.set_defaults(func=run_frontier)
 
@@ -472,18 +490,20 @@ def _print_tune_pages(outcome: Any) -> None:
 
 
 def run_frontier(args: argparse.Namespace) -> int:
-    from snapshot.legibility.frontier import frontier_report
+    from snapshot.legibility.campaign import DEFAULT_STAGES, FIRST_MODELS
+    from snapshot.legibility.frontier_report import frontier_report
 
-    if args.pages < 1:
-        raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
     report = frontier_report(
         args.reader,
         cache_path=args.cache,
         out_dir=args.out_dir,
         pages=args.pages,
-        resample_check=not args.no_resample,
+        stages=args.stage or DEFAULT_STAGES,
+        texts=args.text or TEXTS,
+        models=args.model or FIRST_MODELS,
         measure_missing=not args.cached_only,
-        real_pages=args.real_pages,
+        until=args.until,
+        log=lambda line: print(line, flush=True),
     )
     for u in report.unavailable:
         print(f"not measured: {u}")

@@ -13,8 +13,9 @@ Results are cached in a JSON-lines file keyed by layout, reader (name, version,
 model hash), seed, page count and resample, so a re-run reads only what is new.
 :func:`frontier` keeps the points no other point beats on both density and
 accuracy; :func:`densest_passing` is the densest layout that meets a
-:class:`Goal`; :func:`frontier_table` and :func:`plot_frontier` write what
-the report shows.
+:class:`Goal`; :func:`frontier_table` is the density table. Which readings to take
+first is :mod:`snapshot.legibility.campaign`'s; the report files are
+:mod:`snapshot.legibility.frontier_report`'s, the plot :mod:`snapshot.legibility.frontier_plot`'s.
 
 >>> lay = Layout("snap5x8", row_gap=2)
 >>> lay.key, round(lay.chars_per_kpx, 1)
@@ -27,7 +28,7 @@ import json
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,6 @@ from snapshot.profiles.dense import DENSE_STYLE
 
 # re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
 from snapshot.profiles.dense import dense_geometry as dense_geometry
-from snapshot.progress import progress
 
 if TYPE_CHECKING:
     from snapshot.geometry import Geometry
@@ -124,12 +124,13 @@ class Layout:
         return cls(**{**d, "page": tuple(d["page"])})
 
 
-#: The page the frontier is measured on: full edge to edge, the default page's height
-#: (PP-OCR's detector would upscale a shorter page, flattering small cells) and half its
-#: width, so a page costs half the reading time on a shared 2-core machine.
+#: The frontier's earlier sample page (half the default page's width; no provider's page):
+#: cheap to read, so ``tune --measure-page`` and the bench scripts still offer it, but
+#: readability figures are read at real pages (:mod:`snapshot.legibility.campaign`).
 SAMPLE_PAGE = (784, 728)
 
-#: The coarse grid the frontier run measures: each font at the gaps worth reading.
+#: The candidate layouts (fonts at the gaps and strokes worth reading); the campaign's stage 5
+#: reads them at Gemini's real page (their page here is replaced).
 GRID: tuple[Layout, ...] = (
     *(
         Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
@@ -141,17 +142,17 @@ GRID: tuple[Layout, ...] = (
             ("snap5x8", None, "1-bit", 2),
             ("snap5x10", None, "1-bit", 0),
             ("snap5x10", None, "gray", 0),
-            ("snap5x9", None, "gray", 0),
-            ("snap5x9", None, "gray", 1),  # the dense face with a row gap (issue 25: search gaps)
+            ("snap5x9v2", None, "gray", 0),
+            ("snap5x9v2", None, "gray", 1),  # the dense face with a row gap (issue 25: gaps)
             ("dejavu-sans-mono", 8, "gray", 0),
             ("dejavu-sans-mono", 7, "gray", 0),
         )
     ),
     # stroke weight (issue 25): the dense faces one pixel heavier
-    Layout("snap5x9", shade="gray", page=SAMPLE_PAGE, stroke=1),
+    Layout("snap5x9v2", shade="gray", page=SAMPLE_PAGE, stroke=1),
     Layout("snap5x8", page=SAMPLE_PAGE, row_gap=2, stroke=1),
 )
-#: Today's defaults on the sample page, marked on the frontier.
+#: Today's defaults (their style; the page is replaced), marked on the frontier.
 DEFAULT_LAYOUTS: tuple[Layout, ...] = (
     Layout("snap8x16", page=SAMPLE_PAGE),
     Layout("snap5x8", page=SAMPLE_PAGE),
@@ -410,30 +411,6 @@ def measure_cached(
     return hit
 
 
-def run_frontier(
-    layouts: Sequence[Layout],
-    readers: Sequence[PageReader],
-    cache: PointCache,
-    *,
-    seed: int = HELD_OUT_SEED,
-    pages: int = 1,
-    resample_check: bool = True,
-) -> list[Point]:
-    """Measure every layout with every reader at native scale (and after the resample).
-
-    Layouts whose fonts are not installed are skipped (the caller lists them).
-    """
-    jobs = [(lay, r, s) for r in readers for lay in layouts for s in _scales(resample_check)]
-    out = []
-    for lay, reader, s in progress(jobs, desc="frontier", total=len(jobs), unit="page set"):
-        out.append(measure_cached(lay, reader, cache, seed=seed, pages=pages, scale=s))
-    return out
-
-
-def _scales(resample_check: bool) -> tuple[float, ...]:
-    return (1.0, RESAMPLE_SCALE) if resample_check else (1.0,)
-
-
 # ---------------------------------------------------------------------------- analysis
 
 
@@ -548,364 +525,6 @@ def frontier_table(
             f"({nat.hard_token_accuracy:.3f}) | {resampled} | {ok} | {marks} |"
         )
     return "\n".join(rows) + "\n"
-
-
-def plot_frontier(
-    points: Sequence[Point],
-    path: str | os.PathLike[str],
-    *,
-    defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
-    target: Goal | None = None,
-    title: str = "",
-) -> Path:
-    """Density (x) against accuracy (y) per reader, every layout a point, defaults ringed.
-
-    Two panels: character accuracy and exact hard tokens, native scale; the
-    resampled reading is drawn hollow. Byte-identical for the same points (fixed
-    PNG metadata, fixed font and size, sorted drawing order).
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    target = target or Goal()
-    default_styles = {d.style for d in defaults}
-    readers = sorted({p.reader_name for p in points})
-    colours = dict(zip(readers, ("C0", "C1", "C2", "C3", "C4", "C5"), strict=False))
-    label_reader = "ppocrv6-small" if "ppocrv6-small" in readers else next(iter(readers), "")
-    with matplotlib.rc_context({"font.family": "DejaVu Sans", "font.size": 8, "svg.hashsalt": "0"}):
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.4), dpi=110)
-        panels: tuple[tuple[str, Callable[[Point], float], float], ...] = (
-            ("character accuracy", lambda p: p.char_accuracy, target.char_accuracy),
-            ("exact hard tokens", lambda p: p.hard_token_accuracy, target.hard_tokens),
-        )
-        for ax, (label, value, goal) in zip(axes, panels, strict=True):
-            for reader in readers:
-                pts = sorted(
-                    (p for p in points if p.reader_name == reader),
-                    key=lambda p: (p.scale, p.chars_per_kpx, p.layout.key),
-                )
-                nat = [p for p in pts if p.scale == 1.0]
-                res = [p for p in pts if p.scale != 1.0]
-                c = colours[reader]
-                ax.scatter(
-                    [p.chars_per_kpx for p in nat],
-                    [value(p) for p in nat],
-                    color=c,
-                    s=18,
-                    label=f"{reader} native",
-                    zorder=3,
-                )
-                if res:
-                    ax.scatter(
-                        [p.chars_per_kpx for p in res],
-                        [value(p) for p in res],
-                        facecolors="none",
-                        edgecolors=c,
-                        s=18,
-                        zorder=3,
-                        label=f"{reader} ×{RESAMPLE_SCALE} bicubic",
-                    )
-                front = [p for p in frontier(nat)]
-                front.sort(key=lambda p: p.chars_per_kpx)
-                ax.plot(
-                    [p.chars_per_kpx for p in front],
-                    [value(p) for p in front],
-                    color=c,
-                    lw=0.8,
-                    zorder=2,
-                )
-                if reader == label_reader and ax is axes[0]:
-                    stacked: dict[float, int] = {}  # labels at one density go one under another
-                    for p in nat:  # name the layouts of one reader, small, beside its points
-                        font = (
-                            p.layout.font
-                            if p.layout.size is None
-                            else (f"{p.layout.font}@{p.layout.size}")
-                        )
-                        w, h = p.layout.page
-                        name = f"{font} {p.layout.shade} +{p.layout.row_gap} {w}x{h}"
-                        k = stacked.get(p.chars_per_kpx, 0)
-                        stacked[p.chars_per_kpx] = k + 1
-                        ax.annotate(
-                            name,
-                            (p.chars_per_kpx, value(p)),
-                            fontsize=5,
-                            xytext=(4, -10 - 7 * k),
-                            textcoords="offset points",
-                        )
-                for p in nat:
-                    if p.layout.style in default_styles:
-                        ax.scatter(
-                            [p.chars_per_kpx],
-                            [value(p)],
-                            s=90,
-                            facecolors="none",
-                            edgecolors="black",
-                            lw=1.0,
-                            zorder=4,
-                        )
-            ax.axhline(goal, color="grey", lw=0.6, ls="--")
-            ax.set_xlabel("characters per 1000 px² (cell pitch)")
-            ax.set_ylabel(f"{label}, whole page")
-            ax.set_ylim(-0.02, 1.02)
-            ax.grid(True, lw=0.3)
-        if points:
-            axes[0].legend(loc="lower left", fontsize=6)
-        fig.suptitle(title or "density frontier, measured (black rings: today's defaults)")
-        fig.tight_layout()
-        out = Path(path)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, format="png", metadata={"Software": None})
-        plt.close(fig)
-    return out
-
-
-# ---------------------------------------------------------------------------- report files
-
-#: Profiles whose billing the frontier table prices (the report's three).
-FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash")
-#: The whole-page readers ``snapshot frontier`` measures when none is named.
-FRONTIER_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
-#: The readers a readability claim needs (issue 25: every whole-page reader; EasyOCR only
-#: where installed, so never listed as missing).
-CLAIM_READERS: tuple[str, ...] = (*FRONTIER_READERS, "tesseract-x2")
-
-
-@dataclass(frozen=True)
-class FrontierReport:
-    """What :func:`frontier_report` measured and wrote."""
-
-    points: tuple[Point, ...]
-    unavailable: tuple[str, ...]  # readers (or fonts) that could not run, with the reason
-    table: Path
-    plot: Path
-
-
-def _describe_readers(points: Sequence[Point]) -> list[str]:
-    seen: dict[str, dict[str, Any]] = {}
-    for p in points:
-        seen.setdefault(p.reader_name, p.reader)
-    return [
-        f"- `{n}`: version {r.get('version')}, model sha256 `{r.get('model_sha256')}`"
-        for n, r in sorted(seen.items())
-    ]
-
-
-def frontier_report(
-    readers: Sequence[str] | None = None,
-    *,
-    layouts: Sequence[Layout] = GRID,
-    cache_path: str | os.PathLike[str] | None = None,
-    out_dir: str | os.PathLike[str] = "reports",
-    seed: int = HELD_OUT_SEED,
-    pages: int = 1,
-    resample_check: bool = True,
-    models: Sequence[str] = FRONTIER_MODELS,
-    measure_missing: bool = True,
-    target: Goal | None = None,
-    real_pages: bool = False,
-) -> FrontierReport:
-    """Measure (or take from the cache) every layout with every reader and write
-    ``frontier.md`` and ``frontier.png`` into ``out_dir``. With
-    ``measure_missing=False`` every cached point of the readers is shown, grid or not.
-
-    A reader that is not installed, or a layout whose font is missing, is named
-    in the table's notes and left out: a missing cell, never a zero. ``readers``
-    None (or empty) means :data:`FRONTIER_READERS`. With ``real_pages`` each
-    profile's default layout and :data:`DENSE_LAYOUT` are also read at the
-    profiles' real page sizes and ±4 px, on both texts
-    (:func:`~snapshot.legibility.weakest.real_page_plan`; the ×0.9 resample only at
-    the real page and where the native reading reaches 0.90).
-    """
-    from snapshot.errors import SnapshotError
-    from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
-
-    readers = readers or FRONTIER_READERS
-    target = target or Goal()
-    cache = PointCache(cache_path)
-    unavailable: list[str] = []
-    usable: list[Layout] = []
-    for lay in layouts:
-        try:
-            lay.geometry()
-            usable.append(lay)
-        except SnapshotError as exc:
-            unavailable.append(f"layout {lay.key}: {str(exc).split(';')[0]}")
-    points: list[Point] = []
-    for name in readers:
-        if measure_missing:
-            try:
-                reader = load_page_reader(name)
-            except ReaderUnavailable as exc:
-                unavailable.append(f"reader {name}: {exc}")
-                continue
-            points += run_frontier(
-                usable, [reader], cache, seed=seed, pages=pages, resample_check=resample_check
-            )
-            if real_pages:
-                points += _run_real_pages(reader, cache, seed=seed, pages=pages)
-        else:
-            points += [  # every cached layout: the grid and any measured beside it
-                p for p in cache.points() if p.reader_name == name and p.seed == seed
-                and p.pages == pages
-            ]  # fmt: skip
-    measured = {p.reader_name for p in points}
-    for name in readers:
-        if name not in measured and not any(u.startswith(f"reader {name}:") for u in unavailable):
-            unavailable.append(f"reader {name}: no measured points (not run here)")
-    grid_keys = {lay.key for lay in usable}
-    grid = [  # the sample-page table: the grid, and what was read beside it on those pages
-        p
-        for p in points
-        if p.text == "hardlines"
-        and (p.layout.key in grid_keys or p.layout.page in (SAMPLE_PAGE, DEFAULT_PAGE))
-    ]
-    grid.sort(key=lambda p: (p.reader_name, p.scale, p.layout.key))
-    every = [  # what the cache holds beyond the grid: real pages, ±4 px, the corpus text
-        p
-        for p in cache.points()
-        if p.reader_name in readers and p.seed == seed and p.pages == pages
-    ]
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    plot = plot_frontier(grid, out / "frontier.png", target=target)
-    lines = _report_lines(grid, every, seed=seed, pages=pages, models=models, target=target)
-    if unavailable:
-        lines += ["", "Not measured here:", *(f"- {u}" for u in unavailable)]
-    table = out / "frontier.md"
-    table.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return FrontierReport(tuple(every or grid), tuple(unavailable), table, plot)
-
-
-def _run_real_pages(reader: PageReader, cache: PointCache, *, seed: int, pages: int) -> list[Point]:
-    from snapshot.legibility.weakest import profile_pages, real_page_plan
-
-    pp = profile_pages()
-    real = {p.page for p in pp}
-    plan = real_page_plan(pp, (DENSE_LAYOUT,))
-    out = []
-    for lay, text in progress(plan, desc=f"real pages {reader.info.name}", unit="page set"):
-        nat = measure_cached(lay, reader, cache, seed=seed, pages=pages, text=text)
-        out.append(nat)
-        if lay.page in real and nat.char_accuracy >= 0.90:
-            out.append(
-                measure_cached(
-                    lay, reader, cache, seed=seed, pages=pages, text=text, scale=RESAMPLE_SCALE
-                )
-            )
-    return out
-
-
-def _report_lines(
-    grid: Sequence[Point],
-    every: Sequence[Point],
-    *,
-    seed: int,
-    pages: int,
-    models: Sequence[str],
-    target: Goal,
-) -> list[str]:
-    """frontier.md: the sample-page grid, then the real pages (±4 px) and the weakest reader."""
-    from snapshot.legibility.corpus_text import describe_text
-    from snapshot.legibility.weakest import (
-        JITTER,
-        profile_pages,
-        stability_table,
-        unmeasured,
-        weakest_table,
-    )
-
-    lines = [
-        "# Density frontier (measured)",
-        "",
-        "Every figure below is measured (one run of `snapshot frontier` over the cached "
-        "readings in `frontier-points.jsonl`), and names its text: **hardlines** = "
-        f"{describe_text('hardlines', seed)}, transcript-like lines from "
-        "`snapshot.legibility.hardlines.full_page_rows`, which `snapshot tune` never uses "
-        "(it tunes on seed 1); **corpus** = "
-        f"{describe_text('corpus', seed)}, real agent-transcript text from the benchmark "
-        "corpus as the snapshot rung draws it (`snapshot.legibility.corpus_text`), which no "
-        f"tuning step reads. {pages} full page(s) per reading, every row filled edge to edge, "
-        "read by independent whole-page readers that get the page and nothing else "
-        "(`snapshot.legibility.page_readers`), scored by `score_page` (character accuracy "
-        "over the whole page text; exact hard tokens: hex ≥ 7, UUIDs, numbers, paths). "
-        f"×{RESAMPLE_SCALE} = the page downscaled with a {RESAMPLE_FILTER} filter before reading. "
-        "Target: ≥ "
-        f"{target.char_accuracy} characters and ≥ {target.hard_tokens} exact hard tokens "
-        f"native, ≥ {target.resampled_char_accuracy} characters after ×{RESAMPLE_SCALE}. "
-        "Produced by `snapshot frontier`.",
-        "",
-        "Readers:",
-        *_describe_readers(list(every) or list(grid)),
-        "",
-        "## The weakest reader at the profiles' real pages",
-        "",
-        "A layout is *readable* only when the weakest whole-page reader that measured it "
-        "meets the target on both texts at the real page size, and no reader's verdict "
-        f"flips when the page grows or shrinks by {JITTER} px. Each weakest figure names "
-        "the reader and the text. Readers or texts not measured are listed, not assumed.",
-        "",
-    ]
-    pp = profile_pages()
-    real_layouts: list[tuple[str, Layout]] = []
-    for p in pp:
-        for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
-            lay = next(q.layout for q in every if q.layout.style == style).with_page(p.page)
-            if lay not in [x for _, x in real_layouts]:
-                real_layouts.append((p.model, lay))
-    lines += [
-        weakest_table(every, real_layouts, target),
-        f"## Page-size stability: each profile's real page and ±{JITTER} px",
-        "",
-        "Native character accuracy (exact hard tokens) per reader and text at the real page, "
-        f"{JITTER} px larger and {JITTER} px smaller on both sides. PP-OCR's detector rounds "
-        "each side to a multiple of 32 px: a page whose sides already are is not resampled, "
-        "and a dense page that is not resampled can give a blank detector map (0 boxes, "
-        "0.000). `unstable` = the verdict changes with the page size; such a reader is "
-        "reported, not averaged.",
-        "",
-        stability_table(every, pp, target),
-        "### Not measured yet",
-        "",
-        "Native readings each profile's default layout and the dense layout still lack at the "
-        f"real page (reader on text), and how many at ±{JITTER} px (readers: "
-        f"{', '.join(CLAIM_READERS)}; EasyOCR is not installed here). A claim about a layout "
-        "listed here rests only on the readers that did measure it, named above.",
-        "",
-        *(f"- {line}" for line in unmeasured(every, pp, (DENSE_LAYOUT,), CLAIM_READERS)),
-        "",
-        "## The sample-page frontier (784×728 and 1568×728, text: hardlines)",
-        "",
-        "Density is the cell pitch (1000 / pitch area); chars/token is one full page of "
-        "the layout, at the page size in its name, priced by each profile's billing scheme. "
-        "(✓) meets the target for that one reader; `*` today's defaults, `F` on the native "
-        "frontier. These pages are resampled by PP-OCR's detector and are no provider's "
-        "page: their figures explore density and are not readability claims (those are the "
-        "real pages above).",
-        "",
-        frontier_table(grid, models=models, target=target),
-    ]
-    for reader_name in sorted({p.reader_name for p in grid}):
-        best = densest_passing(grid, reader_name, target)
-        lines.append(
-            f"- densest layout meeting the target for `{reader_name}` alone (hardlines, sample "
-            "page): "
-            + (f"{best.layout.key} ({best.chars_per_kpx:.1f} chars/1000 px²)" if best else "none")
-        )
-    corpus = [p for p in every if p.text == "corpus" and p.layout.page in (SAMPLE_PAGE,)]
-    if corpus:
-        lines += [
-            "",
-            "## The sample page on held-out corpus text",
-            "",
-            "The same 784×728 sample page filled with held-out corpus transcript text "
-            "(text: corpus) instead of generated lines.",
-            "",
-            frontier_table(corpus, models=models, target=target, text="corpus"),
-        ]
-    return lines
 
 
 # ---------------------------------------------------------------------------- the dense layout

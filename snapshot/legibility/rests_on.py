@@ -57,9 +57,14 @@ def better_line(
     layout = str(better["layout"])
     font = layout.split()[0]
     named = [e for e in model_evidence if font in str(e.get("claim", ""))]
+    compared = "; ".join(
+        f"{r} on {t} {a:.3f} vs {b:.3f}" for r, t, a, b in better.get("compared", ())
+    )
     head = (
         f"OCR evidence: every reader that measured both reads {layout} better at this page "
-        f"({float(better['density_vs_default']):.2f}× the density)"
+        f"({float(better['density_vs_default']):.2f}× the density"
+        + (f"; characters, it vs the default: {compared}" if compared else "")
+        + ")"
     )
     if named:
         return (

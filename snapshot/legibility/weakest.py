@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 #: How far a page grows and shrinks (both sides) to test a verdict's stability.
 JITTER = 4
+#: Faces new pages are no longer drawn in, each with the face that replaced it: their
+#: readings stay in the cache (stored pages still use them) but no longer stand for a layout
+#: the package would draw, so no "reads better" line rests on them.
+SUPERSEDED_FACES: dict[str, str] = {"snap5x9": "snap5x9v2"}
 #: The profiles whose real pages the frontier reads (each family's default page).
 PROFILE_MODELS: tuple[str, ...] = (
     "claude-sonnet-5-5",
@@ -77,31 +81,6 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
         lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
         out.append(ProfilePage(model, lay))
     return out
-
-
-def real_page_plan(
-    pages: Sequence[ProfilePage], extra_styles: Sequence[Layout] = ()
-) -> list[tuple[Layout, str]]:
-    """(layout, text) to read: each profile's default layout and each of ``extra_styles``
-    (e.g. the dense layout) at the real page and ±:data:`JITTER` px, on both texts; the
-    real pages first, so a run cut short has the verdicts before the stability checks.
-
-    >>> from snapshot.legibility.frontier import Layout
-    >>> plan = real_page_plan(profile_pages(("grok-4",)))
-    >>> [(lay.key, text) for lay, text in plan][:2]
-    [('snap8x16 1-bit gap 0x0 768x1568', 'hardlines'), ('snap8x16 1-bit gap 0x0 768x1568', 'corpus')]
-    >>> len(plan)
-    6
-    """
-    first: list[tuple[Layout, str]] = []
-    then: list[tuple[Layout, str]] = []
-    for pp in pages:
-        styles = [pp.layout, *(_with_page(x, pp.page) for x in extra_styles)]
-        for lay in dict.fromkeys(styles):
-            for i, size in enumerate(jittered(pp.page)):
-                for text in TEXTS:
-                    (first if i == 0 else then).append((_with_page(lay, size), text))
-    return list(dict.fromkeys(first + then))
 
 
 def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
@@ -174,12 +153,21 @@ class Weakest:
     # every measured reader passes on both texts, resample included, stable at ±4 px
     readable: bool
     jitter_measured: bool = False  # some reader was read at a ±4 px page too
+    # "reader on text" of the required readers with no native reading at the real page
+    not_measured: tuple[str, ...] = ()
+    # "reader on text" whose native reading at the real page is below the goal: each alone
+    # decides the verdict, whatever is still unmeasured
+    below: tuple[str, ...] = ()
 
     @property
     def why(self) -> str:
         if self.readable:
-            return "readable: every measured reader meets the goal on both texts"
+            return "readable: every reader meets the goal on both texts"
         gaps = []
+        if self.below:
+            gaps.append(f"below the bar natively: {', '.join(self.below)}")
+        if self.not_measured:
+            gaps.append(f"not measured: {_grouped(self.not_measured)}")
         if set(self.texts) != set(TEXTS):
             gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
         if self.unstable:
@@ -189,12 +177,32 @@ class Weakest:
         return "not readable" + (f" ({'; '.join(gaps)})" if gaps else "")
 
 
-def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
-    """The weakest measured reader of ``layout`` (at its own page) over both texts."""
+def _grouped(pairs: Sequence[str]) -> str:
+    """ "r on t" pairs, a reader missing every text said once.
+
+    >>> _grouped(["a on hardlines", "b on hardlines", "a on corpus"])
+    'a (both texts), b on hardlines'
+    """
+    by_reader: dict[str, list[str]] = {}
+    for pair in pairs:
+        reader, text = pair.split(" on ", 1)
+        by_reader.setdefault(reader, []).append(text)
+    return ", ".join(
+        f"{r} (both texts)" if len(ts) == len(TEXTS) else ", ".join(f"{r} on {t}" for t in ts)
+        for r, ts in by_reader.items()
+    )
+
+
+def weakest(
+    points: Sequence[Point], layout: Layout, goal: Goal, required: Sequence[str] = ()
+) -> Weakest:
+    """The weakest measured reader of ``layout`` (at its own page) over both texts; with
+    ``required`` readers, readable only once each of them has read it on both texts."""
     char = hard = resampled = None
     readers: set[str] = set()
     texts: list[str] = []
     unstable: list[str] = []
+    below: list[str] = []
     every_pass = True
     jitter_measured = False
     for text in TEXTS:
@@ -214,6 +222,8 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
             readers.add(reader)
             every_pass = every_pass and v.passed
             n = v.native
+            if not goal.passes(n, None):
+                below.append(f"{reader} on {text}")
             if char is None or n.char_accuracy < char[2]:
                 char = (reader, text, n.char_accuracy)
             if hard is None or n.hard_token_accuracy < hard[2]:
@@ -222,9 +232,13 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
                 resampled is None or v.resampled.char_accuracy < resampled[2]
             ):
                 resampled = (reader, text, v.resampled.char_accuracy)
+    have = {
+        (p.reader_name, p.text) for p in points if p.scale == 1.0 and p.layout.key == layout.key
+    }
+    not_measured = tuple(f"{r} on {t}" for t in TEXTS for r in required if (r, t) not in have)
     readable = (
         bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
-        and jitter_measured
+        and jitter_measured and not not_measured
     )  # fmt: skip
     return Weakest(
         layout,
@@ -236,6 +250,8 @@ def weakest(points: Sequence[Point], layout: Layout, goal: Goal) -> Weakest:
         tuple(unstable),
         readable,
         jitter_measured,
+        not_measured,
+        tuple(below),
     )
 
 
@@ -250,17 +266,20 @@ def _fmt(v: tuple[str, str, float] | None) -> str:
 
 
 def weakest_table(
-    points: Sequence[Point], layouts: Sequence[tuple[str, Layout]], goal: Goal
+    points: Sequence[Point],
+    layouts: Sequence[tuple[str, Layout]],
+    goal: Goal,
+    required: Sequence[str] = (),
 ) -> str:
     """Markdown: per (profile, layout at its real page), the weakest reader's figures and
-    the verdict."""
+    the verdict (``required``: the readers a verdict needs, :func:`weakest`)."""
     rows = [
         "| profile | layout (real page) | readers measured | texts | weakest chars "
         "| weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for model, lay in layouts:
-        w = weakest(points, lay, goal)
+        w = weakest(points, lay, goal, required)
         if not w.readers:
             continue
         rows.append(
@@ -385,7 +404,9 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         return {"measured": False, "why": f"{model}: no profile"}
     if not src.is_file():
         return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
-    w = weakest(PointCache(src).points(), pp.layout, Goal())
+    from snapshot.legibility.frontier_report import CLAIM_READERS
+
+    w = weakest(PointCache(src).points(), pp.layout, Goal(), CLAIM_READERS)
     if not w.readers:
         return {"measured": False, "layout": pp.layout.key, "why": "not measured at this page"}
     return {
@@ -418,7 +439,16 @@ def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
     if found is None:
         return None
     lay, rel = found
-    return {"layout": lay.key, "density_vs_default": round(rel, 2)}
+    (pp,) = profile_pages((model,))
+    native = [p for p in points if p.scale == 1.0]
+    base = {(p.reader_name, p.text): p.char_accuracy for p in native if p.layout == pp.layout}
+    mine = {(p.reader_name, p.text): p.char_accuracy for p in native if p.layout == lay}
+    return {
+        "layout": lay.key,
+        "density_vs_default": round(rel, 2),
+        # what the claim rests on: reader, text, the candidate's and the default's chars
+        "compared": [[r, t, mine[r, t], base[r, t]] for r, t in sorted(base.keys() & mine.keys())],
+    }
 
 
 def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] | None:
@@ -439,7 +469,10 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] 
     if not base:
         return None
     best: tuple[Layout, float] | None = None
-    for lay in {p.layout for p in at_page if p.layout != pp.layout}:
+    candidates = {
+        p.layout for p in at_page if p.layout != pp.layout and p.layout.font not in SUPERSEDED_FACES
+    }
+    for lay in sorted(candidates, key=lambda x: x.key):
         mine = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == lay}
         common = base.keys() & mine.keys()
         if common and all(mine[k] > base[k] for k in common):
@@ -452,6 +485,7 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] 
 __all__ = [
     "JITTER",
     "PROFILE_MODELS",
+    "SUPERSEDED_FACES",
     "ProfilePage",
     "Verdict",
     "Weakest",
@@ -460,7 +494,6 @@ __all__ = [
     "jittered",
     "profile_pages",
     "profile_readability",
-    "real_page_plan",
     "stability",
     "stability_table",
     "unmeasured",

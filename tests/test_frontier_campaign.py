@@ -1,0 +1,136 @@
+"""The real-page reading campaign: its order, its stopping rules, and frontier.md showing only
+readings at the pages providers get."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from snapshot.errors import SnapshotError
+from snapshot.legibility.campaign import (
+    PPOCR_READERS,
+    Step,
+    adopt_face_readings,
+    campaign_steps,
+    run_campaign,
+)
+from snapshot.legibility.frontier import DENSE_LAYOUT, Layout, Point, PointCache
+from snapshot.legibility.hardlines import HELD_OUT_SEED
+from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+
+GEMINI_PAGE = (1568, 728)
+
+
+def test_stage_one_reads_the_dense_layout_and_both_defaults_by_every_reader_first() -> None:
+    steps = campaign_steps()
+    first = [s for s in steps if s.stage == 1]
+    assert steps[: len(first)] == first  # priority order: stage 1 before anything else
+    keys = {(s.layout.key, s.reader, s.text) for s in first}
+    assert len(first) == 3 * 5 * 2 == len(keys)  # 3 layouts × 5 readers × 2 texts, once each
+    assert {s.layout.key for s in first} == {
+        DENSE_LAYOUT.with_page(GEMINI_PAGE).key,  # snap5x9v2 gray, the face the ladder draws
+        "snap5x8 1-bit gap 0x0 1568x728",  # Gemini's default
+        "snap8x16 1-bit gap 0x0 1540x1540",  # Claude's default
+    }
+    assert DENSE_LAYOUT.font == "snap5x9v2"
+    assert {s.reader for s in first} >= {"easyocr-en", "tesseract-x2", *PPOCR_READERS}
+    # hard lines of every layout before any corpus reading
+    texts = [s.text for s in first]
+    assert texts == sorted(texts, key=lambda t: t != "hardlines")
+
+
+def test_later_stages_resample_then_jitter_ppocr_first_then_other_pages() -> None:
+    steps = campaign_steps(readers=("tesseract-x2", "ppocrv6-small"))
+    stages = [s.stage for s in steps]
+    assert stages == sorted(stages) and set(stages) == {1, 2, 3, 4}
+    assert all(s.scale == 0.9 for s in steps if s.stage == 2)
+    jitter = [s for s in steps if s.stage == 3]
+    assert jitter[0].reader == "ppocrv6-small"  # the detector that rounds to 32 px first
+    assert {s.layout.page for s in jitter} == {(1572, 732), (1564, 724), (1544, 1544), (1536, 1536)}
+    other = {s.layout.page for s in steps if s.stage == 4}
+    assert other == {(1536, 1568), (1568, 1568), (768, 1568), (1024, 1024)}
+    only = campaign_steps(stages=(5,), readers=("ppocrv5",), texts=("corpus",))
+    assert only and all(s.layout.page == GEMINI_PAGE and s.text == "corpus" for s in only)
+
+
+def _reader_or_skip() -> object:
+    try:
+        return load_page_reader("tesseract-x2")
+    except ReaderUnavailable as exc:
+        pytest.skip(f"tesseract-x2 not installed here: {exc}")
+
+
+def _point(reader: object, layout: Layout, acc: float, *, scale: float = 1.0) -> Point:
+    info = reader.info.as_dict()  # type: ignore[attr-defined]
+    return Point(
+        layout, info, scale, None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 100, 100,
+        layout.chars_per_kpx, acc, 10, 10,
+    )  # fmt: skip
+
+
+def test_the_campaign_reads_nothing_cached_skips_a_moot_resample_and_stops_at_the_deadline(
+    tmp_path: Path,
+) -> None:
+    reader = _reader_or_skip()
+    cache = PointCache(tmp_path / "p.jsonl")
+    weak, strong = Layout("snap5x8", page=GEMINI_PAGE), Layout("snap8x16", page=(1540, 1540))
+    cache.put(_point(reader, weak, 0.50))
+    cache.put(_point(reader, strong, 0.99))
+    steps = [
+        Step(1, weak, "tesseract-x2", "hardlines"),
+        Step(2, weak, "tesseract-x2", "hardlines", 0.9),  # below the bar natively: moot
+        Step(2, strong, "tesseract-x2", "hardlines", 0.9),  # would read: the deadline stops it
+        Step(1, Layout("snap5x10", page=GEMINI_PAGE), "easyocr-missing", "hardlines"),
+    ]
+    log: list[str] = []
+    past = time.time() - 1
+    run = run_campaign(cache, steps[:3], seed=HELD_OUT_SEED, until=past, log=log.append)
+    assert [p.char_accuracy for p in run.points] == [0.50]  # the cached reading, nothing new
+    assert log == ["deadline reached: no new reading started"]
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 2  # nothing appended
+    with pytest.raises(SnapshotError, match="easyocr-missing"):
+        run_campaign(cache, steps[3:], seed=HELD_OUT_SEED, until=past, log=log.append)
+
+
+def test_face_readings_of_a_bundled_face_are_adopted_once_and_say_so(tmp_path: Path) -> None:
+    cache = PointCache(tmp_path / "p.jsonl")
+    record = {
+        "variant": "snap5x9v2", "page": [1568, 728], "text": "corpus", "pages": 1,
+        "reader": {"name": "ppocrv6-small", "model_sha256": "ab", "version": "4.0.0"},
+        "chars": 24766, "char_accuracy": 0.935, "hard_tokens": 184, "hard_tokens_exact": 169,
+        "substitutions": {"x>×": 13, "*>k": 32}, "seconds": 1258.7, "loadavg_end": "10.32",
+    }  # fmt: skip
+    draft = {**record, "variant": "v3_c1"}  # a draft face: not a bundled one, never adopted
+    got = adopt_face_readings([record, draft], cache, seed=HELD_OUT_SEED,
+                              font_of={"snap5x9v2": "snap5x9v2"})  # fmt: skip
+    assert len(got) == 1
+    p = got[0]
+    assert p.layout.key == "snap5x9v2 gray gap 0x0 1568x728" and p.text == "corpus"
+    assert (p.char_accuracy, p.hard_tokens_exact, p.load) == (0.935, 169, 10.32)
+    assert p.confusions[0] == ("*", "k", 32) and "face_confusions" in p.note
+    again = adopt_face_readings([record], PointCache(tmp_path / "p.jsonl"),
+                                seed=HELD_OUT_SEED, font_of={"snap5x9v2": "snap5x9v2"})  # fmt: skip
+    assert again == []
+
+
+def test_frontier_md_shows_only_real_page_readings_and_names_the_weakest(tmp_path: Path) -> None:
+    from snapshot.legibility.frontier_report import frontier_report
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    info = {"name": "ppocrv6-small", "model_sha256": "ab", "version": "4.0.0"}
+    dense = DENSE_LAYOUT.with_page(GEMINI_PAGE)
+    for lay, acc in ((dense.with_page((784, 728)), 0.777), (dense, 0.986)):
+        cache.put(
+            Point(lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, lay.chars_per_kpx, acc, 10, 9)
+        )
+    report = frontier_report(
+        ["ppocrv6-small"], cache_path=tmp_path / "p.jsonl", out_dir=tmp_path,
+        measure_missing=False,
+    )  # fmt: skip
+    md = report.table.read_text()
+    assert "0.777" not in md and "784x728" not in md  # the sample page is no provider's page
+    assert "0.986 (ppocrv6-small, hardlines)" in md  # the weakest figure names reader and text
+    assert "not measured: tesseract-x2 (both texts)" in md and "easyocr-en" in md
+    assert "## Density at Gemini's real page (1568×728)" in md
