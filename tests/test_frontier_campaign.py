@@ -134,3 +134,13 @@ def test_frontier_md_shows_only_real_page_readings_and_names_the_weakest(tmp_pat
     assert "0.986 (ppocrv6-small, hardlines)" in md  # the weakest figure names reader and text
     assert "not measured: tesseract-x2 (both texts)" in md and "easyocr-en" in md
     assert "## Density at Gemini's real page (1568×728)" in md
+
+
+def test_a_reading_another_process_appends_is_seen_before_reading_again(tmp_path: Path) -> None:
+    reader = _reader_or_skip()
+    lay = Layout("snap5x8", page=GEMINI_PAGE)
+    mine = PointCache(tmp_path / "p.jsonl")
+    assert mine.get(lay, reader, HELD_OUT_SEED, 1, 1.0) is None
+    PointCache(tmp_path / "p.jsonl").put(_point(reader, lay, 0.42))  # another process's line
+    hit = mine.get(lay, reader, HELD_OUT_SEED, 1, 1.0)
+    assert hit is not None and hit.char_accuracy == 0.42

@@ -348,11 +348,23 @@ class PointCache:
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = Path(path) if path is not None else None
         self._points: dict[str, Point] = {}
-        if self.path is not None and self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                if line.strip():
-                    p = Point.from_dict(json.loads(line))
-                    self._points[self._key_of(p)] = p
+        self._read_to = 0  # bytes of the file already read
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Take in lines another process appended since the last read (the file is append-only
+        and shared: a reading someone else took is not taken again)."""
+        if self.path is None or not self.path.is_file():
+            return
+        with self.path.open("rb") as f:
+            f.seek(self._read_to)
+            new = f.read()
+        end = new.rfind(b"\n") + 1  # a line still being written is read next time
+        self._read_to += end
+        for line in new[:end].decode("utf-8").splitlines():
+            if line.strip():
+                p = Point.from_dict(json.loads(line))
+                self._points[self._key_of(p)] = p
 
     @staticmethod
     def key(
@@ -380,13 +392,14 @@ class PointCache:
         scale: float,
         text: str = "hardlines",
     ) -> Point | None:
+        self.refresh()
         return self._points.get(self.key(layout, reader.info.as_dict(), seed, pages, scale, text))
 
     def put(self, point: Point) -> None:
         self._points[self._key_of(point)] = point
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as f:
+            with self.path.open("a", encoding="utf-8") as f:  # read back by the next refresh
                 f.write(json.dumps(point.as_dict(), sort_keys=True) + "\n")
 
     def points(self) -> list[Point]:

@@ -1,0 +1,37 @@
+"""README's readability paragraph states only what reports/frontier-points.jsonl measured."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from snapshot.legibility.frontier import PointCache
+from snapshot.profiles.dense import DENSE_STYLE
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _section() -> str:
+    readme = ROOT / "README.md"
+    if not readme.is_file():
+        pytest.skip("not a source checkout: README.md is not installed")
+    text = readme.read_text(encoding="utf-8")
+    start = text.index("**Readability: the weakest reader decides.**")
+    return text[start : text.index("Defaults still rest on", start)]
+
+
+def test_every_three_decimal_figure_is_a_measured_reading() -> None:
+    points = PointCache(ROOT / "reports" / "frontier-points.jsonl").points()
+    measured = {f"{p.char_accuracy:.3f}" for p in points}
+    measured |= {f"{p.hard_tokens_exact / p.hard_tokens:.3f}" for p in points if p.hard_tokens}
+    figures = re.findall(r"\b[01]\.\d{3}\b", _section())
+    assert figures, "the paragraph quotes no reading"
+    assert [f for f in figures if f not in measured] == []
+
+
+def test_it_names_the_face_the_dense_layout_draws_and_says_what_is_missing() -> None:
+    section = _section()
+    assert f"**{DENSE_STYLE.font}**" in section
+    assert "Not measured" in section and "Weakest:" in section
