@@ -238,7 +238,9 @@ def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_l
     cache.put(_pt(page, 0.96, font="snap5x9v2"))
     r = rests_on("gemini-3.8-flash", tmp_path / "p.jsonl")
     assert any(e["label"] == "measured" for e in r["model_evidence"])  # peers' model readings
-    assert r["ocr"]["measured"] and "snap5x9v2" in r["better"] and "0.89× the density" in r["better"]
+    assert (
+        r["ocr"]["measured"] and "snap5x9v2" in r["better"] and "0.89× the density" in r["better"]
+    )
     assert "no model evidence here names it" in r["better"]
     assert "r on hardlines 0.960 vs 0.000" in r["better"]  # the readings it rests on, named
     text = "\n".join(rests_on_lines(["gemini-3.8-flash"], tmp_path / "p.jsonl"))

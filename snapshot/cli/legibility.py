@@ -490,7 +490,6 @@ def _print_tune_pages(outcome: Any) -> None:
 
 
 def run_frontier(args: argparse.Namespace) -> int:
-    from snapshot.legibility.campaign import DEFAULT_STAGES, FIRST_MODELS
     from snapshot.legibility.frontier_report import frontier_report
 
     report = frontier_report(
@@ -498,9 +497,9 @@ def run_frontier(args: argparse.Namespace) -> int:
         cache_path=args.cache,
         out_dir=args.out_dir,
         pages=args.pages,
-        stages=args.stage or DEFAULT_STAGES,
-        texts=args.text or TEXTS,
-        models=args.model or FIRST_MODELS,
+        stages=args.stage,
+        texts=args.text,
+        models=args.model,
         measure_missing=not args.cached_only,
         until=args.until,
         log=lambda line: print(line, flush=True),

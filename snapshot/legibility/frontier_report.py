@@ -86,9 +86,9 @@ def frontier_report(
     out_dir: str | os.PathLike[str] = "reports",
     seed: int = HELD_OUT_SEED,
     pages: int = 1,
-    stages: Sequence[int] = DEFAULT_STAGES,
-    texts: Sequence[str] = TEXTS,
-    models: Sequence[str] = FIRST_MODELS,
+    stages: Sequence[int] | None = None,
+    texts: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
     measure_missing: bool = True,
     target: Goal | None = None,
     until: float | None = None,
@@ -101,11 +101,14 @@ def frontier_report(
     every cached reading of ``readers`` at a real page size.
 
     A reader that is not installed is named in the notes and left out: a missing cell,
-    never a zero. ``readers`` None (or empty) means :data:`FRONTIER_READERS`.
+    never a zero. ``readers`` None (or empty) means :data:`FRONTIER_READERS`; ``stages``,
+    ``texts`` and ``models`` None (or empty) the campaign's defaults (stages 1-4, both texts,
+    Gemini then Claude).
     """
     from snapshot.legibility.frontier_plot import plot_frontier
 
     readers = tuple(readers or FRONTIER_READERS)
+    stages, texts, models = stages or DEFAULT_STAGES, texts or TEXTS, models or FIRST_MODELS
     target = target or Goal()
     cache = PointCache(cache_path)
     unavailable: list[str] = []

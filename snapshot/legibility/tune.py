@@ -373,7 +373,7 @@ def write_profile(result: TuneResult, path: str | os.PathLike[str]) -> Path:
 
 #: Layout styles searched by default: font × pixel size × shade × row gap × column gap.
 DEFAULT_STYLES: tuple[tuple[str, int | None, str], ...] = (
-    ("snap5x9", None, "gray"),  # the project's dense face: gray edges, not 1-bit
+    ("snap5x9v2", None, "gray"),  # the dense layout's face (profiles.dense): gray edges
     ("snap5x10", None, "gray"),
     ("snap5x10", None, "1-bit"),
     ("snap5x8", None, "1-bit"),

@@ -307,8 +307,9 @@ def write(
             "## Density frontier",
             "",
             "`snapshot+dense` draws the snapshot in the dense frontier layout "
-            "(`snapshot.legibility.frontier.DENSE_LAYOUT`). How densely each whole-page "
-            "reader still reads, every layout a point (measured): [frontier.md](frontier.md).",
+            "(`snapshot.legibility.frontier.DENSE_LAYOUT`). Whole-page readers at the "
+            "providers' real page sizes, the weakest reader's verdict per layout (measured): "
+            "[frontier.md](frontier.md).",
             "",
             "![density frontier](frontier.png)",
             "",
