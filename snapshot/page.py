@@ -27,7 +27,7 @@ from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map, prefetch
-from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.raster import gray_pixels, gray_png, gray_scanlines, rasterize, to_png, unpack
 from snapshot.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -89,9 +89,10 @@ class Page:
 
     ``packed`` holds the image as PNG-ready 1-bit rows; ``pixels`` (H×W uint8,
     0 = ink, 255 = paper for black-on-white) is unpacked on first use.
-    ``grid`` is the full cell grid, header row included. On a ``shade="gray"``
-    geometry ``pixels`` and ``png()`` are drawn from the font's gray atlas
-    (:func:`~snapshot.raster.rasterize_gray`); ``packed`` stays the 1-bit drawing.
+    ``grid`` is the full cell grid, header row included. On a gray geometry
+    (``shade`` ``"gray"``, ``"gray16"``, ``"gray4"``) ``pixels`` and ``png()`` are
+    drawn from the font's gray atlas (:func:`~snapshot.raster.gray_scanlines`);
+    ``packed`` stays the 1-bit drawing, drawn only when asked for.
 
     >>> from snapshot.glyphs import load_font
     >>> page = render("hello", Geometry(load_font("snap5x8"), cols=20, rows=4))[0]
@@ -104,25 +105,38 @@ class Page:
     geometry: Geometry
     text: str
     grid: np.ndarray = field(repr=False, compare=False)
-    packed: np.ndarray = field(repr=False, compare=False)
     header: str = ""
 
     @_cached
+    def packed(self) -> np.ndarray:
+        """The 1-bit drawing as packed PNG rows ``(H, ceil(W / 8))``."""
+        return rasterize(self.grid, self.geometry.font, self.geometry)
+
+    @property
+    def _gray(self) -> bool:
+        return self.geometry.shade != "1-bit"
+
+    @_cached
+    def _scanlines(self) -> np.ndarray:
+        # a gray page's PNG rows, drawn straight into the buffer deflate reads
+        return gray_scanlines(self.grid, self.geometry.font, self.geometry)
+
+    @_cached
     def pixels(self) -> np.ndarray:
-        """H×W uint8 image: 0 black, 255 white (gray levels on a ``shade="gray"`` page)."""
-        if self.geometry.shade == "gray":
-            return rasterize_gray(self.grid, self.geometry.font, self.geometry)
+        """H×W uint8 image: 0 black, 255 white (gray levels on a gray page)."""
+        if self._gray:
+            return gray_pixels(self._scanlines, self.geometry)
         return unpack(self.packed, self.geometry.size)
 
     def png(self) -> bytes:
-        """PNG bytes (1-bit, or 8-bit gray for ``shade="gray"``); identical for identical
-        text and geometry."""
+        """PNG bytes (1-bit, or gray of the shade's bit depth on a gray page); identical
+        for identical text and geometry."""
         return self._png
 
     @_cached
     def _png(self) -> bytes:
-        if self.geometry.shade == "gray":
-            return to_png_gray(self.pixels)
+        if self._gray:
+            return gray_png(self._scanlines, self.geometry)
         return to_png(self.packed, self.geometry.size)
 
     @property
@@ -397,8 +411,9 @@ class PageStream:
         number, cells = job
         g = self.geometry
         grid, head = _header_grid(g, cells, number, self._total)
-        packed = rasterize(grid, g.font, g)
-        page = Page(number, self._total, g, cells.text, grid, packed, head)
+        page = Page(number, self._total, g, cells.text, grid, head)
+        if g.shade == "1-bit":
+            page.packed  # noqa: B018 (drawn here, on a worker; a gray page draws its own)
         if self.encode:
             page.png()  # encoded here, on a worker, and cached on the page
         return page
