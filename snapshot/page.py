@@ -28,6 +28,7 @@ from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map, prefetch
 from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.spans import SpanPlan, plan_spans
 from snapshot.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -35,6 +36,7 @@ from snapshot.text import (
     NormalizedText,
     NormalizeStream,
     PageCells,
+    TextReader,
     header_text,
     normalize,
     text_indices,
@@ -304,6 +306,7 @@ class PageStream:
         self._text: str | None = None  # the normalized text of a str source
         self._spool: _CellSpool | None = None  # pages past the in-memory budget
         self._cache: list[PageCells] = []
+        self._plan: SpanPlan | None = None  # a file laid out span by span on the workers
         self._surveyed = False
         self._total = 0
         self._chars = 0
@@ -316,6 +319,16 @@ class PageStream:
     def _survey(self) -> None:
         if self._surveyed:
             return
+        if isinstance(self._source, TextReader):
+            plan = plan_spans(
+                self._source, self.geometry, unrenderable=self.unrenderable, workers=self.workers
+            )
+            if plan is not None:
+                self._plan, self._total, self._chars = plan, plan.pages, plan.chars
+                self._replaced = dict(plan.replaced)
+                self._normalized = NormalizedText("", **plan.counts, nfc_changed=plan.nfc_changed)
+                self._surveyed = True
+                return
         layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
         cache: list[PageCells] = []
         spool: _CellSpool | None = None
@@ -389,6 +402,9 @@ class PageStream:
     # -- drawing
 
     def _cells(self) -> Iterator[PageCells]:
+        if self._plan is not None:
+            yield from self._plan.cells()
+            return
         yield from self._cache
         if self._spool is not None:
             yield from self._spool
