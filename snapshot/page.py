@@ -27,7 +27,7 @@ from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map, prefetch
-from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.raster import count_ones, rasterize, rasterize_gray, to_png, to_png_gray, unpack
 from snapshot.spans import SpanPlan, plan_spans
 from snapshot.text import (
     LAYOUT_PIECE,
@@ -126,6 +126,14 @@ class Page:
         if self.geometry.shade == "gray":
             return to_png_gray(self.pixels)
         return to_png(self.packed, self.geometry.size)
+
+    @_cached
+    def ink(self) -> float:
+        """Fraction of the 1-bit drawing's pixels that are ink (what a reader must
+        not take for paper: :func:`snapshot.pagefiles.check_readable`)."""
+        w, h = self.geometry.size
+        white = count_ones(self.packed) / (w * h)  # 1 bits = white pixels
+        return white if self.geometry.ink == "white-on-black" else 1.0 - white
 
     @property
     def size(self) -> tuple[int, int]:
@@ -417,6 +425,7 @@ class PageStream:
         page = Page(number, self._total, g, cells.text, grid, packed, head)
         if self.encode:
             page.png()  # encoded here, on a worker, and cached on the page
+            page.ink  # noqa: B018 (counted here too: what writing a page checks first)
         return page
 
     def __iter__(self) -> Iterator[Page]:

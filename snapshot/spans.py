@@ -6,8 +6,8 @@ column 0; CRLF pairs, trailing spaces and NFC end there) and, in flow mode, the
 cells (one cell per character). So a file cut after newlines can be decoded,
 normalized and looked up span by span on worker threads, and the spans give
 exactly the normalized text and the cells of the whole: page ``k`` is cells
-``[k * P, (k + 1) * P)`` (``P`` cells a page). The main thread only reads the
-file and cuts it; a first pass counts each span's characters (plain ASCII by
+``[k * P, (k + 1) * P)`` (``P`` cells a page). The main thread reads nothing:
+a first pass counts each span's characters (plain ASCII by
 byte scans alone) for the page count every header states, the second lays the
 spans out again from the file and hands on pages.
 
@@ -29,7 +29,7 @@ take :class:`snapshot.text.LayoutStream`, which gives the same pages.
 from __future__ import annotations
 
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -216,42 +216,21 @@ def _page(g: Geometry, parts: list[np.ndarray], texts: list[str], start: int) ->
     return PageCells(grid, (start, start + len(text)), False, text)
 
 
-def _blocks(reader: TextReader) -> Generator[tuple[int, bytes], None, None]:
-    """The file as (byte offset, span) cut after the last newline of each
-    :data:`SPAN_BYTES`; raises :class:`_NoCut` for a line past :data:`LONGEST_LINE`."""
-    try:
-        f = open(reader.path, "rb")  # noqa: SIM115 (closed below, also on an early close)
-    except OSError as exc:
-        raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
-    with f:
-        offset = 0
-        carry = b""
-        while True:
-            try:
-                data = f.read(SPAN_BYTES)
-            except OSError as exc:
-                raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
-            reader.bytes_read += len(data)
-            if reader.max_bytes is not None and reader.bytes_read > reader.max_bytes:
-                raise InputError(reader._over_limit())
-            buf = carry + data if carry else data
-            if not data:
-                if buf:
-                    yield offset, buf
-                return
-            cut = buf.rfind(b"\n") + 1
-            if cut == 0:
-                if len(buf) > LONGEST_LINE:
-                    raise _NoCut
-                carry = buf
-                continue
-            yield offset, buf[:cut]
-            offset += cut
-            carry = buf[cut:]
-
-
-class _NoCut(Exception):
-    """No newline within :data:`LONGEST_LINE`: not cut into spans."""
+def _cut_after(fd: int, at: int, size: int) -> int | None:
+    """Offset just past the first newline at or after ``at`` (``size`` if none
+    before the end); None when no newline comes within :data:`LONGEST_LINE`."""
+    pos = at
+    while pos < size:
+        chunk = os.pread(fd, min(1 << 16, size - pos), pos)
+        if not chunk:
+            break  # shorter than it was: the second pass says the file changed
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return pos + i + 1
+        pos += len(chunk)
+        if pos - at > LONGEST_LINE:
+            return None
+    return size
 
 
 def plan_spans(
@@ -260,29 +239,45 @@ def plan_spans(
     """Cut a text file into spans and count them (the first pass), or ``None`` where
     its pages must come from :class:`snapshot.text.LayoutStream` (see the module).
 
-    Sets ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading it would;
-    raises :class:`InputError` for an unreadable file or one over ``reader.max_bytes``.
+    Span ``i`` runs from just past the first newline at or after ``i *``
+    :data:`SPAN_BYTES` to just past the first one at or after ``(i + 1) *``
+    :data:`SPAN_BYTES`: each worker finds its own ends, so the main thread reads
+    nothing. Sets ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading
+    the file would; raises :class:`InputError` for an unreadable file.
     """
     if not geometry.flow or reader.path == "-":
         return None
     look = _Lookup(geometry, unrenderable == "keep")
-    reader.invalid_utf8 = reader.bytes_read = 0
-    spans: list[_Span] = []
-    replaced: dict[str, int] = {}
-    counts = dict.fromkeys(_COUNTS, 0)
-    nfc = False
-    chars = invalid = 0
-    blocks = _blocks(reader)
-
-    def survey(block: tuple[int, bytes]) -> tuple[int, int, _Survey | None]:
-        offset, data = block
-        return offset, len(data), _survey(data, look)
-
     try:
-        for offset, size, found in ordered_map(survey, blocks, workers=workers):
-            if found is None:
+        fd = os.open(reader.path, os.O_RDONLY)
+    except OSError as exc:
+        raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
+    try:
+        size = os.fstat(fd).st_size
+        if reader.max_bytes is not None and size > reader.max_bytes:
+            raise InputError(reader._over_limit(size))
+
+        def survey(i: int) -> tuple[int, int, _Survey] | None:
+            start = _cut_after(fd, i * SPAN_BYTES, size) if i else 0
+            end = _cut_after(fd, (i + 1) * SPAN_BYTES, size)
+            if start is None or end is None:
+                return None  # a line too long to cut: one stream
+            data = os.pread(fd, end - start, start) if end > start else b""
+            found = _survey(data, look) if data else _Survey(0, True)
+            return None if found is None else (start, end, found)
+
+        spans: list[_Span] = []
+        replaced: dict[str, int] = {}
+        counts = dict.fromkeys(_COUNTS, 0)
+        nfc = False
+        chars = invalid = 0
+        jobs = range(-(-size // SPAN_BYTES))
+        for result in ordered_map(survey, jobs, workers=workers):
+            if result is None:
                 return None
-            spans.append(_Span(offset, offset + size, found.chars, found.plain))
+            start, end, found = result
+            if end > start:
+                spans.append(_Span(start, end, found.chars, found.plain))
             chars += found.chars
             invalid += found.invalid_utf8
             nfc = nfc or found.nfc_changed
@@ -290,9 +285,9 @@ def plan_spans(
                 counts[name] += n
             for ch, n in found.replaced.items():
                 replaced[ch] = replaced.get(ch, 0) + n
-    except _NoCut:
-        return None
+    except OSError as exc:
+        raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
     finally:
-        blocks.close()
-    reader.invalid_utf8 = invalid
+        os.close(fd)
+    reader.invalid_utf8, reader.bytes_read = invalid, size
     return SpanPlan(reader, geometry, workers, spans, chars, replaced, counts, nfc, look)
