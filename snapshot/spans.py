@@ -61,6 +61,7 @@ class _Span:
     end: int
     chars: int  # normalized characters (= cells)
     plain: bool  # ASCII without control bytes but LF: normalizing only strips trailing spaces
+    stripped: int = 0  # trailing spaces a plain span loses
 
 
 @dataclass
@@ -103,16 +104,26 @@ class _Lookup:
         return idx, cps, wide
 
 
+def _trailing_spaces(data: bytes) -> int:
+    """Spaces :func:`snapshot.text.normalize` strips from plain ASCII (before each
+    newline and at the end), counted without building the stripped bytes."""
+    n = len(data) - len(data.rstrip(b" "))
+    i = data.find(b" \n")
+    while i != -1:
+        j = i
+        while j > 0 and data[j - 1] == 0x20:
+            j -= 1
+        n += i + 1 - j
+        i = data.find(b" \n", i + 2)
+    return n
+
+
 def _survey(data: bytes, look: _Lookup) -> _Survey | None:
     """First pass over one span: its normalized length and what normalizing changed."""
     if b"\x1b" in data:
         return None  # an escape string may run over the newline a span ends at
     if look.table is not None and data.isascii() and not data.translate(None, _NOT_CONTROL):
-        stripped = (
-            len(data) - len(_strip_trailing_spaces(data))
-            if b" \n" in data or data.endswith(b" ")
-            else 0
-        )
+        stripped = _trailing_spaces(data)
         out = _Survey(len(data) - stripped, True, {"trailing_spaces": stripped})
         for byte in look.bad_ascii:
             if byte in data:
@@ -163,7 +174,7 @@ class SpanPlan:
         data = os.pread(fd, span.end - span.start, span.start)
         text = ""
         if span.plain and self.lookup.table is not None and data.isascii():
-            if b" \n" in data or data.endswith(b" "):
+            if span.stripped:
                 data = _strip_trailing_spaces(data)
             text = data.decode("ascii")
             idx = np.frombuffer(data.translate(self.lookup.table), np.uint8)
@@ -277,7 +288,8 @@ def plan_spans(
                 return None
             start, end, found = result
             if end > start:
-                spans.append(_Span(start, end, found.chars, found.plain))
+                stripped = found.counts["trailing_spaces"] if found.plain else 0
+                spans.append(_Span(start, end, found.chars, found.plain, stripped))
             chars += found.chars
             invalid += found.invalid_utf8
             nfc = nfc or found.nfc_changed
