@@ -162,6 +162,7 @@ class SpanPlan:
     counts: dict[str, int]
     nfc_changed: bool
     lookup: _Lookup
+    stamp: tuple[int, int, int] = (0, 0, 0)  # the file's inode, size and mtime when counted
 
     @property
     def pages(self) -> int:
@@ -198,6 +199,8 @@ class SpanPlan:
         except OSError as exc:
             raise InputError(f"cannot read {self.reader.label}: {exc.strerror or exc}") from exc
         try:
+            if _stamp(os.fstat(fd)) != self.stamp:
+                raise InputError(f"{self.reader.label} changed while it was drawn; render it again")
             jobs = ((fd, span) for span in self.spans)
             for idx, text in ordered_map(self._lay, jobs, workers=self.workers):
                 pos, n = 0, len(idx)
@@ -264,7 +267,8 @@ def plan_spans(
     except OSError as exc:
         raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
     try:
-        size = os.fstat(fd).st_size
+        st = os.fstat(fd)
+        size = st.st_size
         if reader.max_bytes is not None and size > reader.max_bytes:
             raise InputError(reader._over_limit(size))
 
@@ -302,4 +306,10 @@ def plan_spans(
     finally:
         os.close(fd)
     reader.invalid_utf8, reader.bytes_read = invalid, size
-    return SpanPlan(reader, geometry, workers, spans, chars, replaced, counts, nfc, look)
+    return SpanPlan(
+        reader, geometry, workers, spans, chars, replaced, counts, nfc, look, _stamp(st)
+    )
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    return st.st_ino, st.st_size, st.st_mtime_ns
