@@ -280,7 +280,9 @@ class PageStream:
     header states the page count, so a first pass lays the whole text out
     before the first page is drawn; it keeps the pages' cells in memory when
     they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
-    (about 2 bytes per character). Rasterizing (and, with
+    (about 2 bytes per character). A :class:`~snapshot.text.TextReader` of a
+    file in flow mode is instead cut into spans the workers count, then lay out
+    (:mod:`snapshot.spans`): nothing is held or spooled. Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
     (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
