@@ -224,3 +224,18 @@ def test_gray_scanlines_leave_filter_bytes_and_bits_past_the_edge_zero() -> None
     assert not (lines[:, -1] & 0b111111).any()  # pixels 37..39: past the 37 px edge
     with pytest.raises(ValueError, match="do not fit"):
         gray_png(lines[:, :-1], g)
+
+
+@pytest.mark.parametrize(
+    ("shade", "kw"),
+    [("gray", ()), ("gray4", (("ink", "white-on-black"),)), ("gray16", (("col_gap", 2),))],
+)
+def test_gray_page_ink_is_the_one_bit_drawings_without_drawing_it(shade: str, kw: tuple) -> None:  # type: ignore[type-arg]
+    from snapshot.raster import count_ones
+
+    g = Geometry.fit(load_font("snap5x9v2"), 400, 200, padding=0, shade=shade, **dict(kw))
+    for page in render(TEXT, g):
+        ink = page.ink  # before the 1-bit drawing exists
+        assert "packed" not in page.__dict__
+        white = count_ones(page.packed) / (g.size[0] * g.size[1])
+        assert ink == pytest.approx(white if g.ink == "white-on-black" else 1.0 - white, abs=1e-12)
