@@ -88,14 +88,12 @@ def sweep_accuracy(
 
 
 def plot_vs_scale(rows: list[tuple[str, str, float, str, Measurement]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # drawn by Agg: no pyplot, no GUI backend
 
     readers = list(dict.fromkeys(r[0] for r in rows))
     fonts = list(dict.fromkeys(r[1] for r in rows))
-    fig, axes = plt.subplots(1, len(readers), figsize=(6 * len(readers), 4.2), squeeze=False)
+    fig = Figure(figsize=(6 * len(readers), 4.2))
+    axes = fig.subplots(1, len(readers), squeeze=False)
     for ax, reader in zip(axes[0], readers, strict=True):
         for font in fonts:
             pts: dict[float, list[float]] = {}
@@ -124,16 +122,13 @@ def plot_vs_scale(rows: list[tuple[str, str, float, str, Measurement]], path: Pa
         ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
 
 
 def plot_generational(results: Sequence[GenerationalLoss], path: Path) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 4.2))
+    ax = fig.subplots()
     for res in results:
         gens = list(range(1, res.generations + 1))
         label = f"{display_name(res.reader)}, {res.font}, {res.preprocess}"
@@ -150,7 +145,6 @@ def plot_generational(results: Sequence[GenerationalLoss], path: Path) -> None:
     ax.set_title("Generational loss: why sheets are redrawn from source")
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
 
 
 def _fmt(x: float) -> str:
