@@ -156,9 +156,9 @@ class OracleReader:
         best = np.full((len(rows), cols), np.inf, np.float32)
         pick = np.zeros((len(rows), cols), np.int64)
         # Templates go through the resample in batches (resample_many: the same
-        # bytes as one at a time), bounded to ~8 MB of cell values per batch.
+        # bytes as one at a time), bounded in cell values per batch.
         per_glyph = 2 * len(rows) * cols * cut.size * 4
-        step = max(1, 8_000_000 // max(per_glyph, 1))
+        step = max(1, _BATCH_BYTES // max(per_glyph, 1))
         for first in range(0, len(chars), step):
             ks = range(first, min(first + step, len(chars)))
             small = _templates_resampled(g, bitmaps[first : ks.stop], paper, seen, filt)
@@ -276,6 +276,10 @@ def _template_pages(
     region = canvas[:, y0 : y0 + flat.shape[1], ox : ox + flat.shape[2]]
     region[flat[:, : region.shape[1], : region.shape[2]]] = 255 - paper
     return canvas
+
+
+#: Bytes of template cell values the oracle holds at once (~8 MB).
+_BATCH_BYTES = 8_000_000
 
 
 @functools.lru_cache(maxsize=8)
