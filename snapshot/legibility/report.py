@@ -187,7 +187,8 @@ def font_comparison(
     details = []
     for font in progress(fonts, desc="fonts", total=len(fonts), unit="font"):
         g = glyph_set(font)
-        native = summarize(g, distance_matrix(g), k=10)
+        crisp = distance_matrix(g)  # once: the summary and the confusions both use it
+        native = summarize(g, crisp, k=10)
         after = summarize(
             g, distance_matrix(g, 0.75, "bicubic"), scale=0.75, filter="bicubic", k=10
         )
@@ -199,9 +200,7 @@ def font_comparison(
             else None
         )
         cmp = (
-            compare_confusions(
-                distance_matrix(g), g.chars, zip(m.refs, m.readings, strict=True), top_k=20
-            )
+            compare_confusions(crisp, g.chars, zip(m.refs, m.readings, strict=True), top_k=20)
             if m
             else None
         )
