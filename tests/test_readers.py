@@ -32,6 +32,7 @@ from snapshot.legibility.readers import (
     get_reader,
     line_geometry,
     measure,
+    measure_each,
     render_lines,
     tesseract_available,
 )
@@ -269,3 +270,28 @@ def test_the_batched_oracle_reads_as_glyph_by_glyph(
     seen, layout = pp.apply(page.pixels), PageLayout.of(page)
     rows = [0, 2]
     assert OracleReader().read(seen, layout, rows) == _glyph_by_glyph(seen, layout, rows)
+
+
+@pytest.mark.ocr
+@pytest.mark.skipif(not tesseract_available(), reason="tesseract is not on the PATH")
+def test_one_tesseract_process_reads_as_one_per_crop() -> None:
+    import pytesseract
+    from PIL import Image
+
+    lines = hard_lines(3, seed=4)
+    pages = []
+    for name in ("misc-5x8", "misc-6x12"):
+        page, refs = render_lines(lines, line_geometry(_font(name), lines))[0]
+        pages.append((NATIVE.apply(page.pixels), PageLayout.of(page), list(range(len(refs)))))
+    got = TesseractReader().read_pages(pages)
+    alone = [
+        [
+            pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
+            for c in crop_rows(seen, [layout.row_boxes[r] for r in rows])
+        ]
+        for seen, layout, rows in pages
+    ]
+    assert got == alone and [len(g) for g in got] == [3, 3]
+    assert measure_each(TesseractReader(), [(lines, pages[0][1].geometry)]) == [
+        measure(TesseractReader(), lines, pages[0][1].geometry)
+    ]

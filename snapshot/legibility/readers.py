@@ -374,7 +374,8 @@ class RapidOcrReader:
 
 @dataclass(frozen=True)
 class TesseractReader:
-    """Tesseract 5 LSTM (``--oem 1 --psm 7``), one row crop (given the renderer's rows) per call."""
+    """Tesseract 5 LSTM (``--oem 1 --psm 7``) on row crops given the renderer's rows,
+    each crop read on its own (one process reads a list of them: see :meth:`read_pages`)."""
 
     pad: int = 4
 
@@ -383,25 +384,67 @@ class TesseractReader:
         return "tesseract"
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        return self.read_pages([(seen, layout, rows)])[0]
+
+    def read_pages(
+        self, pages: Sequence[tuple[Seen, PageLayout, Sequence[int]]]
+    ) -> list[list[str]]:
+        """:meth:`read` of each (seen, layout, rows), every crop in one tesseract process.
+
+        Starting tesseract (loading its model) costs about 0.3 s of CPU, reading a line
+        far less; given a list of images it reads each as a page of its own (``--psm 7``:
+        one line), the same text as one process per crop.
+        """
         if shutil.which("tesseract") is None:
             raise ReaderUnavailable(
                 "the tesseract reader needs the tesseract binary on the PATH "
                 "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
             )
         try:
-            import pytesseract
+            import pytesseract  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise _missing_extra("tesseract", exc) from exc
-        from PIL import Image
-
-        crops = crop_rows(
-            seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper
-        )
+        per_page = [
+            crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper)
+            for seen, layout, rows in pages
+        ]
         with _one_omp_thread():
-            return [
-                pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
-                for c in crops
-            ]
+            texts = _tesseract_lines([c for crops in per_page for c in crops])
+        out, at = [], 0
+        for crops in per_page:
+            out.append(texts[at : at + len(crops)])
+            at += len(crops)
+        return out
+
+
+_TESSERACT_LINE = ("--oem", "1", "--psm", "7")
+
+
+def _tesseract_lines(crops: Sequence[np.ndarray]) -> list[str]:
+    """Each crop's text: one tesseract process for the list (one per crop if that fails)."""
+    import subprocess
+    import tempfile
+
+    import pytesseract
+    from PIL import Image
+
+    if len(crops) > 1:
+        with tempfile.TemporaryDirectory(prefix="snapshot-tess-") as tmp:
+            names = []
+            for i, crop in enumerate(crops):
+                names.append(os.path.join(tmp, f"{i}.png"))
+                Image.fromarray(crop).save(names[-1])
+            listing = os.path.join(tmp, "crops.txt")
+            with open(listing, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(names) + "\n")
+            cmd = [pytesseract.pytesseract.tesseract_cmd, listing, "stdout", *_TESSERACT_LINE]
+            done = subprocess.run(cmd, capture_output=True, check=False)
+        # pages are separated by a form feed: one text per crop, or read them one by one
+        texts = done.stdout.decode("utf-8", errors="replace").split("\f")
+        if done.returncode == 0 and len(texts) == len(crops):
+            return [t.strip() for t in texts]
+    config = " ".join(_TESSERACT_LINE)
+    return [pytesseract.image_to_string(Image.fromarray(c), config=config).strip() for c in crops]
 
 
 @contextlib.contextmanager
@@ -520,20 +563,56 @@ def measure(
     ``sample`` caps how many rows are read in total, so the OCR cost stays
     bounded however long the text is; the same seed picks the same rows.
     """
+    todo = _to_read(lines, geometry, preprocess, sample, seed)
+    got = [reader.read(seen, layout, rows) for seen, layout, rows, _refs in todo]
+    return _scored(reader, geometry, preprocess, todo, got)
+
+
+def measure_each(
+    reader: Reader, jobs: Sequence[tuple[Sequence[str], Geometry]], preprocess: Preprocess = NATIVE
+) -> list[Measurement]:
+    """:func:`measure` of each (lines, geometry); a reader that reads a list of pages at
+    once (``read_pages``, e.g. tesseract: one process) gets them all in one call."""
+    todos = [_to_read(lines, geometry, preprocess, None, 0) for lines, geometry in jobs]
+    read_pages = getattr(reader, "read_pages", None)
+    pages = [(seen, layout, rows) for todo in todos for seen, layout, rows, _refs in todo]
+    got = read_pages(pages) if read_pages else [reader.read(*page) for page in pages]
+    out, at = [], 0
+    for (_lines, geometry), todo in zip(jobs, todos, strict=True):
+        out.append(_scored(reader, geometry, preprocess, todo, got[at : at + len(todo)]))
+        at += len(todo)
+    return out
+
+
+_ToRead = list[tuple[Seen, PageLayout, list[int], list[str]]]
+
+
+def _to_read(
+    lines: Sequence[str], geometry: Geometry, preprocess: Preprocess, sample: int | None, seed: int
+) -> _ToRead:
+    """The pages :func:`measure` reads: (seen, layout, rows, the rows' source lines)."""
     pages = render_lines(lines, geometry)
     slots = [(p, r) for p, (_page, refs) in enumerate(pages) for r in range(len(refs))]
     if sample is not None and sample < len(slots):
         slots = sorted(random.Random(seed).sample(slots, sample))
-    refs_out: list[str] = []
-    reads_out: list[str] = []
+    out: _ToRead = []
     for p, (page, refs) in enumerate(pages):
         rows = [r for q, r in slots if q == p]
-        if not rows:
-            continue
-        seen = preprocess.apply(page.pixels)
-        got = reader.read(seen, PageLayout.of(page), rows)
-        refs_out.extend(refs[r] for r in rows)
-        reads_out.extend(got)
+        if rows:
+            seen = preprocess.apply(page.pixels)
+            out.append((seen, PageLayout.of(page), rows, [refs[r] for r in rows]))
+    return out
+
+
+def _scored(
+    reader: Reader,
+    geometry: Geometry,
+    preprocess: Preprocess,
+    todo: _ToRead,
+    got: Sequence[Sequence[str]],
+) -> Measurement:
+    refs_out = [ref for *_, refs in todo for ref in refs]
+    reads_out = [text for texts in got for text in texts]
     return Measurement(
         reader=reader.name,
         font=geometry.font.name,

@@ -46,6 +46,7 @@ from snapshot.legibility.readers import (
     display_name,
     line_geometry,
     measure,
+    measure_each,
     rapidocr_available,
     tesseract_available,
 )
@@ -183,9 +184,18 @@ def font_comparison(
 ) -> str:
     ocr = RapidOcrReader() if rapidocr_available() else None
     tess = TesseractReader() if tesseract_available() else None
+    # Tesseract reads every font's lines in one process (starting it costs more than a line)
+    tess_lines_of = lines[:tess_lines]
+    tess_by_font = (
+        measure_each(tess, [(tess_lines_of, line_geometry(f, tess_lines_of)) for f in fonts])
+        if tess
+        else [None] * len(fonts)
+    )
     rows = []
     details = []
-    for font in progress(fonts, desc="fonts", total=len(fonts), unit="font"):
+    for font, t in progress(
+        zip(fonts, tess_by_font, strict=True), desc="fonts", total=len(fonts), unit="font"
+    ):
         g = glyph_set(font)
         crisp = distance_matrix(g)  # once: the summary and the confusions both use it
         native = summarize(g, crisp, k=10)
@@ -194,11 +204,6 @@ def font_comparison(
         )
         geom = line_geometry(font, lines)
         m = measure(ocr, lines, geom, NATIVE, seed=seed) if ocr else None
-        t = (
-            measure(tess, lines[:tess_lines], line_geometry(font, lines[:tess_lines]), NATIVE)
-            if tess
-            else None
-        )
         cmp = (
             compare_confusions(crisp, g.chars, zip(m.refs, m.readings, strict=True), top_k=20)
             if m
