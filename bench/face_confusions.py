@@ -121,19 +121,28 @@ def measure_variant(
     variant: str, font: str, reader_name: str, page: tuple[int, int], text: str, pages: int
 ) -> dict[str, Any]:
     from snapshot.legibility.frontier import HELD_OUT_SEED, Layout, page_text
+
+    g = Layout(font, shade="gray", page=page).geometry()
+    texts = [page_text(g, seed=HELD_OUT_SEED, page=i, text=text) for i in range(pages)]
+    return _measure(variant, reader_name, g, texts, text, "measured: full pages read whole")
+
+
+def _measure(
+    variant: str, reader_name: str, g: Any, texts: Sequence[str], text: str, measured: str
+) -> dict[str, Any]:
+    """Draw each of ``texts`` as one page of ``g``, hand it whole to the reader, count."""
     from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
     from snapshot.page import render
 
     reader = load_page_reader(reader_name)
-    g = Layout(font, shade="gray", page=page).geometry()
     chars = errors = hard = exact = boxes_zero = 0
     subs: Counter[str] = Counter()
     dels: Counter[str] = Counter()
     drawn_chars: Counter[str] = Counter()
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").is_file() else ""
     started = time.perf_counter()
-    for i in range(pages):
-        drawn = render(page_text(g, seed=HELD_OUT_SEED, page=i, text=text), g)[0]
+    for page_text in texts:
+        drawn = render(page_text, g)[0]
         expected = page_expected_text(drawn)
         read = reader.read_page(drawn.pixels)
         s = score_page(expected, read)
@@ -150,9 +159,9 @@ def measure_variant(
     return {
         "variant": variant,
         "reader": reader.info.as_dict(),
-        "page": list(page),
+        "page": list(g.size),
         "text": text,
-        "pages": pages,
+        "pages": len(texts),
         "cell": list(g.font.cell),
         "chars_per_kpx": round(g.chars_per_kpx, 3),
         "chars": chars,
@@ -166,7 +175,7 @@ def measure_variant(
         "loadavg_start": load,
         "loadavg_end": Path("/proc/loadavg").read_text().split()[0],
         "seconds": round(time.perf_counter() - started, 1),
-        "measured": "measured: full pages read whole",
+        "measured": measured,
     }
 
 
@@ -202,52 +211,17 @@ def measure_cheap(variant: str, font: str, reader_name: str, bands: int) -> dict
     """The cheap loop: ``bands`` small pages (:data:`BAND`) of :func:`cheap_rows`, each
     read whole; counted like :func:`measure_variant` (said as such in the record)."""
     from snapshot.legibility.frontier import Layout
-    from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
-    from snapshot.page import render
 
-    reader = load_page_reader(reader_name)
     g = Layout(font, shade="gray", page=BAND).geometry()
-    chars = errors = hard = exact = empty = 0
-    subs: Counter[str] = Counter()
-    dels: Counter[str] = Counter()
-    drawn_chars: Counter[str] = Counter()
-    load = Path("/proc/loadavg").read_text().split()[0]
-    started = time.perf_counter()
-    for i in range(bands):
-        drawn = render("\n".join(cheap_rows(g.cols, g.text_rows, i)), g)[0]
-        expected = page_expected_text(drawn)
-        read = reader.read_page(drawn.pixels)
-        s = score_page(expected, read)
-        empty += not read.strip()
-        chars += len(expected)
-        errors += round((1.0 - s.char_accuracy) * len(expected))
-        hard += s.hard_tokens
-        exact += s.hard_tokens_exact
-        sb, dl = edit_counts(expected, read)
-        subs += sb
-        dels += dl
-        drawn_chars += Counter(c for c in expected if not c.isspace())
-    return {
-        "variant": variant,
-        "reader": reader.info.as_dict(),
-        "page": list(BAND),
-        "text": "cheap-tuning",
-        "pages": bands,
-        "cell": list(g.font.cell),
-        "chars_per_kpx": round(g.chars_per_kpx, 3),
-        "chars": chars,
-        "char_accuracy": round(max(0.0, 1.0 - errors / chars) if chars else 1.0, 4),
-        "hard_tokens": hard,
-        "hard_tokens_exact": exact,
-        "empty_readings": empty,
-        "substitutions": dict(subs.most_common()),
-        "deletions": dict(dels.most_common()),
-        "drawn": dict(drawn_chars.most_common()),
-        "loadavg_start": load,
-        "loadavg_end": Path("/proc/loadavg").read_text().split()[0],
-        "seconds": round(time.perf_counter() - started, 1),
-        "measured": "measured (cheap loop): small band pages of tuning text, read whole",
-    }
+    texts = ["\n".join(cheap_rows(g.cols, g.text_rows, i)) for i in range(bands)]
+    return _measure(
+        variant,
+        reader_name,
+        g,
+        texts,
+        "cheap-tuning",
+        "measured (cheap loop): small band pages of tuning text, read whole",
+    )
 
 
 def _key(rec: dict[str, Any]) -> tuple[str, str, str, str, int]:
