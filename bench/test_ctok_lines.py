@@ -48,10 +48,9 @@ def test_same_counts(benchmark: Any, texts: list[str], version: str) -> None:
     import ctok
 
     from snapshot.billing.ctok_lines import content_tokens
+    from snapshot.billing.text_tokens import _ctok_overhead
 
-    frame = int(ctok.token_count("", version)) - sum(
-        1 for t in ctok.tokenize("", version) if t != "⟨pad⟩"
-    )
+    frame = _ctok_overhead(version)
     load = os.getloadavg()[0]
     t0 = time.process_time()
     whole = [int(ctok.token_count(t, version)) - frame for t in texts]

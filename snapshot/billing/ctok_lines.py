@@ -171,7 +171,7 @@ def content_tokens(text: str, version: str) -> int | None:
 
     >>> content_tokens("hello world\\nhello world\\n", "4.8")  # 3 + newline + 3
     7
-    >>> content_tokens("one line, no split", "4.8") is None
+    >>> content_tokens("x=1;y=2", "4.8") is None  # no cut in it: count it whole
     True
     """
     lines = _lines(version)
