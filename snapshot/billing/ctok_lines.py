@@ -44,6 +44,11 @@ import re
 
 #: Distinct pieces (and words) kept per ctok version before the memo starts over.
 MEMO_PIECES = 200_000
+#: Characters of distinct pieces kept before the memo starts over (one-line tool
+#: results can be megabytes long: memory stays bounded by this, not by the count).
+MEMO_CHARS = 32_000_000
+#: Longest word (stream up to its ⟨eow⟩) kept in the word memo.
+WORD_CHARS = 64
 
 #: A lone space between two ASCII letters: two word runs, the seam between them.
 _SEAM_SPACE = re.compile("(?<=[A-Za-z]) (?=[A-Za-z])")
@@ -63,6 +68,7 @@ class _Lines:
         self.bow, self.case = BOW_G, SHIFT_G + CAPS_G
         #: piece -> (its tiles, whether its stream ends with ⟨eow⟩)
         self.memo: dict[str, tuple[int, bool]] = {}
+        self.memo_chars = 0
         self.words: dict[str, int] = {}
         self._nfc, self._stream, self._head = nfc, stream_norm, raw_head_space
         self._classify, self._space = classify, SPACE
@@ -85,7 +91,9 @@ class _Lines:
         for word in closed:
             hit = words.get(word)
             if hit is None:
-                hit = words[word] = self._tile(word + eow)
+                hit = self._tile(word + eow)
+                if len(word) <= WORD_CHARS:  # a long "word" (a blob) seldom comes again
+                    words[word] = hit
             total += hit
         return total + (self._tile(last) if last else 0)
 
@@ -138,8 +146,9 @@ class _Lines:
         total = self._tiles(head) + len(self._frame_tail(n_tail, model))
         ends_eow = head.endswith(self.eow)
         memo = self.memo
-        if len(memo) > MEMO_PIECES:
+        if len(memo) > MEMO_PIECES or self.memo_chars > MEMO_CHARS:
             memo.clear()
+            self.memo_chars = 0
         for start, stop in zip(cuts, [*cuts[1:], len(norm)], strict=True):
             piece = norm[start:stop]
             hit = memo.get(piece)
@@ -148,6 +157,7 @@ class _Lines:
                 if hit is None:
                     return None
                 memo[piece] = hit
+                self.memo_chars += len(piece)
             if piece[0] == " " and not ends_eow:
                 return None  # a seam needs the word before it closed
             total += hit[0]
