@@ -175,7 +175,7 @@ def _lines(version: str) -> _Lines | None:
 
 def content_tokens(text: str, version: str) -> int | None:
     """ctok's tiles for ``text``: ``ctok.token_count(text, version)`` minus the
-    message frame's fixed tokens, each distinct line normalised and tiled once per
+    message frame's fixed tokens, each distinct piece normalised and tiled once per
     process; None where the split cannot vouch for the count (count the whole text
     with ``ctok.token_count`` then).
 
@@ -189,7 +189,7 @@ def content_tokens(text: str, version: str) -> int | None:
 
 
 def memo_size(version: str) -> int:
-    """Distinct lines counted so far for ``version`` (0 without the split).
+    """Distinct pieces counted so far for ``version`` (0 without the split).
 
     >>> memo_size("4.8") >= 0
     True
