@@ -17,7 +17,7 @@ import time
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, record
 
 MANIFEST = ROOT.parent / "shared" / "corpus" / "benchmark.manifest.json"
 #: version -> {"whole": cpu s, "lines": cpu s, "texts": n, "chars": n, "load": ...}
@@ -59,7 +59,7 @@ def test_same_counts(benchmark: Any, texts: list[str], version: str) -> None:
     def lines() -> list[int | None]:
         return [content_tokens(t, version) for t in texts]
 
-    split = benchmark.pedantic(lines, rounds=1, iterations=1)
+    split = record(benchmark, f"ctok_lines_v{version}", lines, rounds=1, iterations=1)
     t2 = time.process_time()
     differ = [
         (t[:80], w, s) for t, w, s in zip(texts, whole, split, strict=True) if s not in (None, w)
