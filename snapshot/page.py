@@ -27,7 +27,8 @@ from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map, prefetch
-from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.raster import count_ones, rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.spans import SpanPlan, plan_spans
 from snapshot.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -35,6 +36,7 @@ from snapshot.text import (
     NormalizedText,
     NormalizeStream,
     PageCells,
+    TextReader,
     header_text,
     normalize,
     text_indices,
@@ -124,6 +126,14 @@ class Page:
         if self.geometry.shade == "gray":
             return to_png_gray(self.pixels)
         return to_png(self.packed, self.geometry.size)
+
+    @_cached
+    def ink(self) -> float:
+        """Fraction of the 1-bit drawing's pixels that are ink (what a reader must
+        not take for paper: :func:`snapshot.pagefiles.check_readable`)."""
+        w, h = self.geometry.size
+        white = count_ones(self.packed) / (w * h)  # 1 bits = white pixels
+        return white if self.geometry.ink == "white-on-black" else 1.0 - white
 
     @property
     def size(self) -> tuple[int, int]:
@@ -270,7 +280,9 @@ class PageStream:
     header states the page count, so a first pass lays the whole text out
     before the first page is drawn; it keeps the pages' cells in memory when
     they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
-    (about 2 bytes per character). Rasterizing (and, with
+    (about 2 bytes per character). A :class:`~snapshot.text.TextReader` of a
+    file in flow mode is instead cut into spans the workers count, then lay out
+    (:mod:`snapshot.spans`): nothing is held or spooled. Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
     (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
@@ -304,6 +316,7 @@ class PageStream:
         self._text: str | None = None  # the normalized text of a str source
         self._spool: _CellSpool | None = None  # pages past the in-memory budget
         self._cache: list[PageCells] = []
+        self._plan: SpanPlan | None = None  # a file laid out span by span on the workers
         self._surveyed = False
         self._total = 0
         self._chars = 0
@@ -316,6 +329,16 @@ class PageStream:
     def _survey(self) -> None:
         if self._surveyed:
             return
+        if isinstance(self._source, TextReader):
+            plan = plan_spans(
+                self._source, self.geometry, unrenderable=self.unrenderable, workers=self.workers
+            )
+            if plan is not None:
+                self._plan, self._total, self._chars = plan, plan.pages, plan.chars
+                self._replaced = dict(plan.replaced)
+                self._normalized = NormalizedText("", **plan.counts, nfc_changed=plan.nfc_changed)
+                self._surveyed = True
+                return
         layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
         cache: list[PageCells] = []
         spool: _CellSpool | None = None
@@ -389,6 +412,9 @@ class PageStream:
     # -- drawing
 
     def _cells(self) -> Iterator[PageCells]:
+        if self._plan is not None:
+            yield from self._plan.cells()
+            return
         yield from self._cache
         if self._spool is not None:
             yield from self._spool
@@ -401,6 +427,7 @@ class PageStream:
         page = Page(number, self._total, g, cells.text, grid, packed, head)
         if self.encode:
             page.png()  # encoded here, on a worker, and cached on the page
+            page.ink  # noqa: B018 (counted here too: what writing a page checks first)
         return page
 
     def __iter__(self) -> Iterator[Page]:

@@ -76,7 +76,7 @@ def shift_tables(lanes: np.ndarray, pitch: int, offset: int) -> list[tuple[int, 
 
 
 def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
-    """Packed ink bits (1 = ink) for pitches up to 8 px: ``(rows * h, nbytes)`` uint8.
+    """Packed ink bits (1 = ink) for pitches up to 8 px: ``(rows, h, nbytes)`` uint8.
 
     Each cell is gathered as ``ceil(h / 8)`` uint64 words holding one glyph row
     per byte lane, so all rows of a cell move together. A group of ``g`` cells
@@ -99,7 +99,8 @@ def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np
     total = ngroups * nb + 1
     span = ngroups * nb
     out = np.zeros((words, rows, total + nb), np.uint64)  # + nb: room for strided views
-    slots = [np.ascontiguousarray(grid[:, k::group]) for k in range(group)]
+    # slot k of every group, each contiguous: one transposing copy (and cast) of the grid
+    slots = np.ascontiguousarray(grid.reshape(rows, ngroups, group).transpose(2, 0, 1), np.intp)
     for k, (j, table) in enumerate(tables):
         spills = bool(table[1].any())
         for word in range(words):
@@ -107,11 +108,11 @@ def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np
             o[:, j : j + span : nb] |= table[0, word][slots[k]]
             if spills:
                 o[:, j + 1 : j + 1 + span : nb] |= table[1, word][slots[k]]
-    # (words, rows, total) of 8-lane words -> bytes (rows, h, total)
+    # (words, rows, total) of 8-lane words -> bytes (rows, h, total), a strided view
+    # the caller copies once, into the page
     as_bytes = out[:, :, :total].astype("<u8", copy=False).view(np.uint8)
     as_bytes = as_bytes.reshape(words, rows, total, 8).transpose(1, 0, 3, 2)
-    as_bytes = as_bytes.reshape(rows, words * 8, total)[:, :h]
-    return np.ascontiguousarray(as_bytes).reshape(rows * h, total)
+    return as_bytes.reshape(rows, words * 8, total)[:, :h]
 
 
 def _tables(font: Font, col_gap: int, offset: int) -> list[tuple[int, np.ndarray]]:
@@ -122,7 +123,7 @@ def _tables(font: Font, col_gap: int, offset: int) -> list[tuple[int, np.ndarray
 
 
 def _packed_wide(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
-    """Packed ink bits for pitches over 8 px: gather bytes, then pack."""
+    """Packed ink bits for pitches over 8 px, ``(rows, h, nbytes)``: gather bytes, then pack."""
     rows = grid.shape[0]
     h = font.cell[1]
     atlas = font.atlas
@@ -133,7 +134,7 @@ def _packed_wide(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.
     flat = pix.reshape(rows * h, -1)
     if offset:
         flat = np.concatenate([np.zeros((rows * h, offset), np.uint8), flat], axis=1)
-    return np.packbits(flat, axis=1)
+    return np.packbits(flat, axis=1).reshape(rows, h, -1)
 
 
 def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
@@ -158,27 +159,57 @@ def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
     rowbytes = (width + 7) // 8
     w, h = font.cell
     ph = h + g.row_gap
-    out = np.zeros((height, rowbytes), np.uint8)
+    # PNG scanlines with their filter byte (0: None) in front: to_png deflates them as they are
+    scanlines = np.zeros((height, rowbytes + 1), np.uint8)
+    out = scanlines[:, 1:]
+    black_on_white = g.ink == "black-on-white"
+    if black_on_white:
+        out.fill(0xFF)  # paper; the cells' ink bits are inverted as they are copied in
     rows = grid.shape[0]
     if rows and grid.shape[1]:
         x0, y0 = g.origin
         q, s = divmod(x0, 8)
-        grid = grid.astype(np.intp, copy=False)
         if w + g.col_gap <= 8:
             block = _packed_lanes(grid, font, g.col_gap, s)
         else:
-            block = _packed_wide(grid, font, g.col_gap, s)
-        nb = min(block.shape[1], rowbytes - q)
+            block = _packed_wide(grid.astype(np.intp, copy=False), font, g.col_gap, s)
+        nb = min(block.shape[2], rowbytes - q)
         if g.row_gap:
             ys = (y0 + np.arange(rows)[:, None] * ph + np.arange(h)[None, :]).ravel()
-            out[ys, q : q + nb] = block[:, :nb]
+            flat = block[:, :, :nb].reshape(rows * h, nb)
+            out[ys, q : q + nb] = ~flat if black_on_white else flat
         else:
-            out[y0 : y0 + rows * h, q : q + nb] = block[:, :nb]
-    if g.ink == "black-on-white":
-        np.invert(out, out=out)
+            into = out[y0 : y0 + rows * h, q : q + nb].reshape(rows, h, nb)
+            if black_on_white:
+                np.invert(block[:, :, :nb], out=into)
+            else:
+                np.copyto(into, block[:, :, :nb])
     if width % 8:  # bits past the right edge: always 0, so pack(unpack(x)) == x
         out[:, -1] &= np.uint8((0xFF << (8 - width % 8)) & 0xFF)
     return out
+
+
+# ones in each byte value: for numpy < 2, which has no bitwise_count
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.int64)
+
+
+def count_ones(packed: np.ndarray) -> int:
+    """Set bits in packed rows (1 = white): paper pixels, counted without unpacking.
+
+    numpy >= 2 counts them in C, 8 bytes at a time where the rows allow it.
+
+    >>> count_ones(np.array([[0b10100000, 0xFF]], np.uint8))
+    10
+    """
+    count = getattr(np, "bitwise_count", None)
+    if count is None:
+        return int(_POPCOUNT[packed].sum())
+    whole = _scanlines(packed)  # rasterize's rows: their filter bytes are 0, so count those
+    if whole is not None:
+        packed = whole
+    if packed.flags.c_contiguous and packed.nbytes % 8 == 0:
+        packed = packed.reshape(-1).view(np.uint64)  # 8x fewer elements to count and add
+    return int(count(packed).sum(dtype=np.int64))
 
 
 def unpack(packed: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -236,6 +267,21 @@ def _deflate(raw: np.ndarray, level: int) -> bytes:
     return out
 
 
+def _scanlines(packed: np.ndarray) -> np.ndarray | None:
+    """The PNG scanlines ``packed`` is the pixel part of (as :func:`rasterize` draws
+    them: each row after a 0 filter byte), or None: then they are built by copying."""
+    base = packed.base
+    if not isinstance(base, np.ndarray) or base.dtype != np.uint8 or base.ndim != 2:
+        return None
+    height, rowbytes = packed.shape
+    if base.shape != (height, rowbytes + 1) or not base.flags.c_contiguous:
+        return None
+    at = packed.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if at != 1 or packed.strides != base.strides or base[:, 0].any():
+        return None
+    return base
+
+
 def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = PNG_LEVEL) -> bytes:
     """Encode a 1-bit grayscale PNG; same input, same bytes (no timestamps, fixed deflate level).
 
@@ -252,9 +298,11 @@ def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = 
         arr = pack(arr)
     if arr.shape != (height, rowbytes) or arr.dtype != np.uint8:
         raise ValueError(f"expected packed rows {(height, rowbytes)} or pixels {(height, width)}")
-    raw = np.empty((height, rowbytes + 1), np.uint8)
-    raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
-    raw[:, 1:] = arr
+    raw = _scanlines(arr)
+    if raw is None:
+        raw = np.empty((height, rowbytes + 1), np.uint8)
+        raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
+        raw[:, 1:] = arr
     ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
     return _png(ihdr, _deflate(raw, level))
 
