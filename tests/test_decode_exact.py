@@ -40,6 +40,7 @@ def _geometries() -> list[tuple[str, Geometry]]:
         ("snap5x8 gray", Geometry.fit(load_font("snap5x8"), 800, 400, shade="gray")),
         # the versioned dense face (issue 25 item 5): its redrawn glyphs read back too
         ("snap5x9v2 gray", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray")),
+        ("snap5x9v3 gray", Geometry.fit(load_font("snap5x9v3"), 800, 400, shade="gray")),
         (
             "snap5x8 gaps white-on-black",
             Geometry.fit(
