@@ -224,6 +224,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     for title, module in (
         ("report speed:", "test_report_speed"),  # issue 29: CPU seconds of whole report runs
         ("render speed:", "test_render_speed"),  # issue 29 items 3 and 5: main beside this tree
+        ("dense speed:", "test_dense_speed"),  # issue 29 item 3: gray pages beside 1-bit ones
+        ("ctok line by line:", "test_ctok_lines"),  # issue 29 item 2: Claude counts
     ):
         try:
             lines = __import__(module).summary_lines()

@@ -24,6 +24,15 @@ character and how often each character was drawn, the load average, seconds.
         --readers ppocrv6-small --page 1572x732 --page 1536x1568
     python bench/face_confusions.py --report reports/face.md     # tables from --out only
 
+The cheap loop (for iterating on drafts, said as such in its records): ``--text
+cheap-tuning --pages N`` reads N band pages (1568 x 100) of **tuning** text rich in
+the target glyphs (tuning-split corpus lines and tuning-seed hard lines), never the
+held-out text a face is judged on; keep its records apart (``--out reports/face-cheap.jsonl``).
+
+    nice -n 10 python bench/face_confusions.py --variants snap5x9v2,v3_c1,v3_c2 \\
+        --readers ppocrv6-small,tesseract-x2 --text cheap-tuning --pages 3 \\
+        --out reports/face-cheap.jsonl
+
 ``SNAPSHOT_CORPUS`` must point at the benchmark corpus for ``--text corpus``.
 """
 
@@ -112,19 +121,28 @@ def measure_variant(
     variant: str, font: str, reader_name: str, page: tuple[int, int], text: str, pages: int
 ) -> dict[str, Any]:
     from snapshot.legibility.frontier import HELD_OUT_SEED, Layout, page_text
+
+    g = Layout(font, shade="gray", page=page).geometry()
+    texts = [page_text(g, seed=HELD_OUT_SEED, page=i, text=text) for i in range(pages)]
+    return _measure(variant, reader_name, g, texts, text, "measured: full pages read whole")
+
+
+def _measure(
+    variant: str, reader_name: str, g: Any, texts: Sequence[str], text: str, measured: str
+) -> dict[str, Any]:
+    """Draw each of ``texts`` as one page of ``g``, hand it whole to the reader, count."""
     from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
     from snapshot.page import render
 
     reader = load_page_reader(reader_name)
-    g = Layout(font, shade="gray", page=page).geometry()
     chars = errors = hard = exact = boxes_zero = 0
     subs: Counter[str] = Counter()
     dels: Counter[str] = Counter()
     drawn_chars: Counter[str] = Counter()
     load = Path("/proc/loadavg").read_text().split()[0] if Path("/proc/loadavg").is_file() else ""
     started = time.perf_counter()
-    for i in range(pages):
-        drawn = render(page_text(g, seed=HELD_OUT_SEED, page=i, text=text), g)[0]
+    for page_text in texts:
+        drawn = render(page_text, g)[0]
         expected = page_expected_text(drawn)
         read = reader.read_page(drawn.pixels)
         s = score_page(expected, read)
@@ -141,9 +159,9 @@ def measure_variant(
     return {
         "variant": variant,
         "reader": reader.info.as_dict(),
-        "page": list(page),
+        "page": list(g.size),
         "text": text,
-        "pages": pages,
+        "pages": len(texts),
         "cell": list(g.font.cell),
         "chars_per_kpx": round(g.chars_per_kpx, 3),
         "chars": chars,
@@ -157,8 +175,53 @@ def measure_variant(
         "loadavg_start": load,
         "loadavg_end": Path("/proc/loadavg").read_text().split()[0],
         "seconds": round(time.perf_counter() - started, 1),
-        "measured": "measured: full pages read whole",
+        "measured": measured,
     }
+
+
+#: The glyphs the cheap loop's text is rich in (the issue's unsolved confusions).
+TARGETS = "xv{}|Ol"
+#: The cheap loop's band: Gemini's page width, about ten text rows (100 px is no
+#: multiple of 32, so PP-OCRv6's detector resamples it like the 728 px page).
+BAND = (1568, 100)
+
+
+def cheap_rows(cols: int, rows: int, band: int) -> list[str]:
+    """Rows of **tuning** text rich in :data:`TARGETS`: tuning-split corpus lines holding
+    a target glyph other than ``l``, alternating with tuning-seed hard lines (``O``/``0``,
+    ``l``/``1``). Never the held-out text the face is judged on.
+    """
+    from snapshot.legibility.corpus_text import _stream, pack_rows
+    from snapshot.legibility.hardlines import TUNING_SEED, transcript_lines
+
+    need = 600_000
+    corpus = [ln for ln in _stream(str(_corpus()), "tuning", need) if set(ln) & set(TARGETS[:-1])]
+    hard = transcript_lines(len(corpus), seed=TUNING_SEED)
+    mixed = [ln for pair in zip(corpus, hard, strict=False) for ln in pair]
+    return pack_rows(mixed, cols=cols, rows=rows * (band + 1))[rows * band :]
+
+
+def _corpus() -> Path:
+    from snapshot.legibility.corpus_text import default_corpus
+
+    return default_corpus()
+
+
+def measure_cheap(variant: str, font: str, reader_name: str, bands: int) -> dict[str, Any]:
+    """The cheap loop: ``bands`` small pages (:data:`BAND`) of :func:`cheap_rows`, each
+    read whole; counted like :func:`measure_variant` (said as such in the record)."""
+    from snapshot.legibility.frontier import Layout
+
+    g = Layout(font, shade="gray", page=BAND).geometry()
+    texts = ["\n".join(cheap_rows(g.cols, g.text_rows, i)) for i in range(bands)]
+    return _measure(
+        variant,
+        reader_name,
+        g,
+        texts,
+        "cheap-tuning",
+        "measured (cheap loop): small band pages of tuning text, read whole",
+    )
 
 
 def _key(rec: dict[str, Any]) -> tuple[str, str, str, str, int]:
@@ -197,7 +260,13 @@ CHANGED: dict[str, str] = {
     "all_changes": "Olxv/\\S{}*",
     "candidate": "/\\{}vS",
     "snap5x9v2": "/\\S",
+    "v3_c1": "v{}",
+    "v3_c2": "v{}x",
+    "snap5x9v3": "v{}",
 }
+#: What a variant is judged against (default: ``base``, snap5x9): the v3 drafts redraw
+#: snap5x9v2, the dense face they would replace.
+BASE_OF: dict[str, str] = {"v3_c1": "snap5x9v2", "v3_c2": "snap5x9v2", "snap5x9v3": "snap5x9v2"}
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
 
@@ -275,8 +344,9 @@ def report(records: Sequence[dict[str, Any]]) -> str:
         if len(r["drawn"]) > len(have):
             drawn_at[(_page(r), r["text"])] = r["drawn"]
     for r in records:
-        b = by.get(("base", *_key(r)[1:]))
-        if b is None or r["variant"] == "base":
+        base = BASE_OF.get(r["variant"], "base")
+        b = by.get((base, *_key(r)[1:]))
+        if b is None or r["variant"] == base:
             continue
         for g in CHANGED.get(r["variant"], ""):
             named = NAMED.get(g)
@@ -307,12 +377,17 @@ def run(
     for variant in variants:
         font = variant_font(variant, folder)
         for text in texts:
-            for page in pages_sizes:
+            cheap = text == "cheap-tuning"
+            for page in [BAND] if cheap else pages_sizes:
                 for reader in readers:
                     key = (variant, reader, "x".join(map(str, page)), text, pages)
                     if key in done:
                         continue
-                    rec = measure_variant(variant, font, reader, page, text, pages)
+                    rec = (
+                        measure_cheap(variant, font, reader, pages)
+                        if cheap
+                        else measure_variant(variant, font, reader, page, text, pages)
+                    )
                     out.parent.mkdir(parents=True, exist_ok=True)
                     with out.open("a", encoding="utf-8") as f:
                         f.write(json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n")
@@ -332,7 +407,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--readers", default=",".join(READERS))
     ap.add_argument("--page", action="append", help="WxH (repeatable); default 1568x728 and +4 px")
-    ap.add_argument("--text", default="corpus", help="corpus, hardlines or both (comma list)")
+    ap.add_argument(
+        "--text",
+        default="corpus",
+        help="corpus, hardlines or both (comma list), or cheap-tuning: the cheap loop "
+        "(--pages small band pages of tuning text rich in the target glyphs; use its own --out)",
+    )
     ap.add_argument("--pages", type=int, default=1)
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--report", type=Path, help="write the markdown tables from --out and stop")

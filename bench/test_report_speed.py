@@ -19,7 +19,9 @@
   the same way.
   After this tree's run of each, the baseline's and this tree's results.json
   are compared field for field, the measured seconds and the command line left
-  out (a faster report must report the same).
+  out (a faster report must report the same); for the quick start the legibility
+  lab's files too (its two .md files, date stamps aside, and its two PNGs, byte
+  for byte).
 
 Run: ``.venv/bin/pytest bench/test_report_speed.py --benchmark-only -o addopts=""
 --benchmark-timer time.process_time``.
@@ -206,7 +208,30 @@ def _compare_with_baseline(run: str) -> None:
             data["rows"] = [r for r in data["rows"] if r["strategy"] not in DENSE_FACE_ROWS]
             data.pop("ranges", None)
     assert _keys_of(before, after) == before, f"{run}: results.json differs from the baseline's"
+    if run == "quick_start":
+        assert _lab_files(this) == _lab_files(base), "the legibility lab's files differ"
     FIGURES[f"same_{run}"] = {"same": 1.0}
+
+
+#: The legibility lab's files in a quick start's folder.
+LAB_FILES = (
+    "legibility.md",
+    "font_comparison.md",
+    "legibility_vs_scale.png",
+    "generational_loss.png",
+)
+
+
+def _lab_files(out: Path) -> dict[str, bytes]:
+    """The lab's files, their "Generated <date> UTC" stamps aside: a faster lab
+    must read the same text and draw the same figures."""
+    import re
+
+    files = {name: (out / name).read_bytes() for name in LAB_FILES if (out / name).is_file()}
+    return {
+        name: re.sub(rb"Generated \d{4}-\d\d-\d\d \d\d:\d\d UTC", b"Generated", data)
+        for name, data in files.items()
+    }
 
 
 def summary_lines() -> list[str]:
@@ -252,7 +277,8 @@ def summary_lines() -> list[str]:
         )
     for run in ("one_session", "quick_start"):
         if f.get(f"same_{run}"):
-            out.append(f"{run}: results.json of {BASE} and this tree equal (timings aside)")
+            lab = " and the legibility lab's files" if run == "quick_start" else ""
+            out.append(f"{run}: results.json{lab} of {BASE} and this tree equal (timings aside)")
     if base and cached:
         out.append(f"... / cached re-run: {base['cpu'] / cached['cpu']:.1f}x")
     return out

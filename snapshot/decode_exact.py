@@ -1,8 +1,8 @@
 """The round-trip check of the package's own pages: each cell's pixels looked up, not searched.
 
 A page this package drew has a known font, grid and origin, and every cell
-holds one glyph's bitmap exactly (1-bit, or the font's gray atlas on a
-``shade="gray"`` page). So each cell's pixels are hashed and looked up in a
+holds one glyph's bitmap exactly (1-bit, or the font's gray atlas on a gray
+page, on the shade's levels: :func:`snapshot.raster.gray_coverage`). So each cell's pixels are hashed and looked up in a
 table of the font's distinct bitmaps, and every hit is confirmed pixel for
 pixel: a hash collision can never misread a cell. Identical bitmaps read as
 the lowest atlas index, as :func:`snapshot.decode.read` reads them. A page
@@ -30,6 +30,7 @@ import numpy as np
 from snapshot.decode import _CONTROL_PICTURES, _cells_to_text
 from snapshot.geometry import Geometry
 from snapshot.glyphs import Font
+from snapshot.raster import gray_coverage
 from snapshot.text import parse_header
 
 __all__ = ["read_exact", "round_trip"]
@@ -77,7 +78,7 @@ def _table(font: Font, shade: str) -> _Table:
     font.lookup(_CONTROL_PICTURES)
 
     def make() -> _Table:
-        bitmaps = font.gray if shade == "gray" else font.atlas * np.uint8(255)
+        bitmaps = font.atlas * np.uint8(255) if shade == "1-bit" else gray_coverage(font, shade)
         n, _, w = bitmaps.shape
         _, first = np.unique(bitmaps.reshape(n, -1), axis=0, return_index=True)
         first = np.sort(first)  # identical bitmaps: the lowest index wins

@@ -15,8 +15,12 @@ from snapshot.errors import InputError
 from snapshot.glyphs import Font
 
 INKS = ("black-on-white", "white-on-black")
+#: Gray shades and the bits per pixel of their PNG: ``"gray"`` is the font's coverage
+#: as it is (8-bit); ``"gray16"`` and ``"gray4"`` round it to 16 or 4 evenly spaced
+#: levels (a 4-bit or 2-bit PNG: a half or a quarter of the bytes to deflate).
+GRAY_BITS = {"gray": 8, "gray16": 4, "gray4": 2}
 #: How ink is drawn: 1-bit cells (packed rows, the default) or gray coverage.
-SHADES = ("1-bit", "gray")
+SHADES = ("1-bit", *GRAY_BITS)
 #: The default page: the largest image several providers bill without downscaling.
 DEFAULT_PAGE = (1568, 728)
 
@@ -30,7 +34,8 @@ class Geometry:
     ``flow`` selects flow mode (newlines drawn as a marker, text runs on) over
     lines mode (each source line starts a row). ``ink`` is the polarity and
     ``shade`` how ink is drawn: ``"1-bit"`` or ``"gray"`` (anti-aliased, from
-    :attr:`snapshot.glyphs.Font.gray`; the page is an 8-bit gray PNG).
+    :attr:`snapshot.glyphs.Font.gray`; the page is an 8-bit gray PNG), or
+    ``"gray16"`` / ``"gray4"`` (that coverage in 16 / 4 levels: a 4-bit / 2-bit PNG).
 
     >>> from snapshot.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=80, rows=10)

@@ -27,7 +27,16 @@ from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
 from snapshot.parallel import check_workers, ordered_map, prefetch
-from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.raster import (
+    count_ones,
+    gray_pixels,
+    gray_png,
+    gray_scanlines,
+    rasterize,
+    to_png,
+    unpack,
+)
+from snapshot.spans import SpanPlan, plan_spans
 from snapshot.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -35,6 +44,7 @@ from snapshot.text import (
     NormalizedText,
     NormalizeStream,
     PageCells,
+    TextReader,
     header_text,
     normalize,
     text_indices,
@@ -89,9 +99,10 @@ class Page:
 
     ``packed`` holds the image as PNG-ready 1-bit rows; ``pixels`` (H×W uint8,
     0 = ink, 255 = paper for black-on-white) is unpacked on first use.
-    ``grid`` is the full cell grid, header row included. On a ``shade="gray"``
-    geometry ``pixels`` and ``png()`` are drawn from the font's gray atlas
-    (:func:`~snapshot.raster.rasterize_gray`); ``packed`` stays the 1-bit drawing.
+    ``grid`` is the full cell grid, header row included. On a gray geometry
+    (``shade`` ``"gray"``, ``"gray16"``, ``"gray4"``) ``pixels`` and ``png()`` are
+    drawn from the font's gray atlas (:func:`~snapshot.raster.gray_scanlines`);
+    ``packed`` stays the 1-bit drawing, drawn only when asked for.
 
     >>> from snapshot.glyphs import load_font
     >>> page = render("hello", Geometry(load_font("snap5x8"), cols=20, rows=4))[0]
@@ -104,26 +115,51 @@ class Page:
     geometry: Geometry
     text: str
     grid: np.ndarray = field(repr=False, compare=False)
-    packed: np.ndarray = field(repr=False, compare=False)
     header: str = ""
 
     @_cached
+    def packed(self) -> np.ndarray:
+        """The 1-bit drawing as packed PNG rows ``(H, ceil(W / 8))``."""
+        return rasterize(self.grid, self.geometry.font, self.geometry)
+
+    @property
+    def _gray(self) -> bool:
+        return self.geometry.shade != "1-bit"
+
+    @_cached
+    def _scanlines(self) -> np.ndarray:
+        # a gray page's PNG rows, drawn straight into the buffer deflate reads
+        return gray_scanlines(self.grid, self.geometry.font, self.geometry)
+
+    @_cached
     def pixels(self) -> np.ndarray:
-        """H×W uint8 image: 0 black, 255 white (gray levels on a ``shade="gray"`` page)."""
-        if self.geometry.shade == "gray":
-            return rasterize_gray(self.grid, self.geometry.font, self.geometry)
+        """H×W uint8 image: 0 black, 255 white (gray levels on a gray page)."""
+        if self._gray:
+            return gray_pixels(self._scanlines, self.geometry)
         return unpack(self.packed, self.geometry.size)
 
     def png(self) -> bytes:
-        """PNG bytes (1-bit, or 8-bit gray for ``shade="gray"``); identical for identical
-        text and geometry."""
+        """PNG bytes (1-bit, or gray of the shade's bit depth on a gray page); identical
+        for identical text and geometry."""
         return self._png
 
     @_cached
     def _png(self) -> bytes:
-        if self.geometry.shade == "gray":
-            return to_png_gray(self.pixels)
+        if self._gray:
+            return gray_png(self._scanlines, self.geometry)
         return to_png(self.packed, self.geometry.size)
+
+    @_cached
+    def ink(self) -> float:
+        """Fraction of the 1-bit drawing's pixels that are ink (what a reader must
+        not take for paper: :func:`snapshot.pagefiles.check_readable`)."""
+        w, h = self.geometry.size
+        if self._gray:  # without drawing it: cells never overlap, and no glyph pixel is cut
+            font = self.geometry.font
+            per_glyph = font.cached("ink_pixels", lambda: font.atlas.sum(axis=(1, 2)))
+            return int(np.take(per_glyph, self.grid).sum()) / (w * h)
+        white = count_ones(self.packed) / (w * h)  # 1 bits = white pixels
+        return white if self.geometry.ink == "white-on-black" else 1.0 - white
 
     @property
     def size(self) -> tuple[int, int]:
@@ -270,7 +306,9 @@ class PageStream:
     header states the page count, so a first pass lays the whole text out
     before the first page is drawn; it keeps the pages' cells in memory when
     they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
-    (about 2 bytes per character). Rasterizing (and, with
+    (about 2 bytes per character). A :class:`~snapshot.text.TextReader` of a
+    file in flow mode is instead cut into spans the workers count, then lay out
+    (:mod:`snapshot.spans`): nothing is held or spooled. Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
     (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
@@ -304,6 +342,7 @@ class PageStream:
         self._text: str | None = None  # the normalized text of a str source
         self._spool: _CellSpool | None = None  # pages past the in-memory budget
         self._cache: list[PageCells] = []
+        self._plan: SpanPlan | None = None  # a file laid out span by span on the workers
         self._surveyed = False
         self._total = 0
         self._chars = 0
@@ -316,6 +355,16 @@ class PageStream:
     def _survey(self) -> None:
         if self._surveyed:
             return
+        if isinstance(self._source, TextReader):
+            plan = plan_spans(
+                self._source, self.geometry, unrenderable=self.unrenderable, workers=self.workers
+            )
+            if plan is not None:
+                self._plan, self._total, self._chars = plan, plan.pages, plan.chars
+                self._replaced = dict(plan.replaced)
+                self._normalized = NormalizedText("", **plan.counts, nfc_changed=plan.nfc_changed)
+                self._surveyed = True
+                return
         layout = LayoutStream(self.geometry, unrenderable=self.unrenderable)
         cache: list[PageCells] = []
         spool: _CellSpool | None = None
@@ -389,6 +438,9 @@ class PageStream:
     # -- drawing
 
     def _cells(self) -> Iterator[PageCells]:
+        if self._plan is not None:
+            yield from self._plan.cells()
+            return
         yield from self._cache
         if self._spool is not None:
             yield from self._spool
@@ -397,10 +449,12 @@ class PageStream:
         number, cells = job
         g = self.geometry
         grid, head = _header_grid(g, cells, number, self._total)
-        packed = rasterize(grid, g.font, g)
-        page = Page(number, self._total, g, cells.text, grid, packed, head)
+        page = Page(number, self._total, g, cells.text, grid, head)
+        if g.shade == "1-bit":
+            page.packed  # noqa: B018 (drawn here, on a worker; a gray page draws its own)
         if self.encode:
             page.png()  # encoded here, on a worker, and cached on the page
+            page.ink  # noqa: B018 (counted here too: what writing a page checks first)
         return page
 
     def __iter__(self) -> Iterator[Page]:

@@ -24,13 +24,14 @@ True
 from __future__ import annotations
 
 import struct
+import sys
 import zlib
 from math import gcd
 
 import numpy as np
 from isal import isal_zlib
 
-from snapshot.geometry import Geometry
+from snapshot.geometry import GRAY_BITS, Geometry
 from snapshot.glyphs import SPACE, Font
 
 #: Deflate level (ISA-L's igzip, 0–3) for 1-bit pages. Deflate was three quarters
@@ -76,7 +77,7 @@ def shift_tables(lanes: np.ndarray, pitch: int, offset: int) -> list[tuple[int, 
 
 
 def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
-    """Packed ink bits (1 = ink) for pitches up to 8 px: ``(rows * h, nbytes)`` uint8.
+    """Packed ink bits (1 = ink) for pitches up to 8 px: ``(rows, h, nbytes)`` uint8.
 
     Each cell is gathered as ``ceil(h / 8)`` uint64 words holding one glyph row
     per byte lane, so all rows of a cell move together. A group of ``g`` cells
@@ -99,7 +100,8 @@ def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np
     total = ngroups * nb + 1
     span = ngroups * nb
     out = np.zeros((words, rows, total + nb), np.uint64)  # + nb: room for strided views
-    slots = [np.ascontiguousarray(grid[:, k::group]) for k in range(group)]
+    # slot k of every group, each contiguous: one transposing copy (and cast) of the grid
+    slots = np.ascontiguousarray(grid.reshape(rows, ngroups, group).transpose(2, 0, 1), np.intp)
     for k, (j, table) in enumerate(tables):
         spills = bool(table[1].any())
         for word in range(words):
@@ -107,11 +109,11 @@ def _packed_lanes(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np
             o[:, j : j + span : nb] |= table[0, word][slots[k]]
             if spills:
                 o[:, j + 1 : j + 1 + span : nb] |= table[1, word][slots[k]]
-    # (words, rows, total) of 8-lane words -> bytes (rows, h, total)
+    # (words, rows, total) of 8-lane words -> bytes (rows, h, total), a strided view
+    # the caller copies once, into the page
     as_bytes = out[:, :, :total].astype("<u8", copy=False).view(np.uint8)
     as_bytes = as_bytes.reshape(words, rows, total, 8).transpose(1, 0, 3, 2)
-    as_bytes = as_bytes.reshape(rows, words * 8, total)[:, :h]
-    return np.ascontiguousarray(as_bytes).reshape(rows * h, total)
+    return as_bytes.reshape(rows, words * 8, total)[:, :h]
 
 
 def _tables(font: Font, col_gap: int, offset: int) -> list[tuple[int, np.ndarray]]:
@@ -122,7 +124,7 @@ def _tables(font: Font, col_gap: int, offset: int) -> list[tuple[int, np.ndarray
 
 
 def _packed_wide(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.ndarray:
-    """Packed ink bits for pitches over 8 px: gather bytes, then pack."""
+    """Packed ink bits for pitches over 8 px, ``(rows, h, nbytes)``: gather bytes, then pack."""
     rows = grid.shape[0]
     h = font.cell[1]
     atlas = font.atlas
@@ -133,7 +135,7 @@ def _packed_wide(grid: np.ndarray, font: Font, col_gap: int, offset: int) -> np.
     flat = pix.reshape(rows * h, -1)
     if offset:
         flat = np.concatenate([np.zeros((rows * h, offset), np.uint8), flat], axis=1)
-    return np.packbits(flat, axis=1)
+    return np.packbits(flat, axis=1).reshape(rows, h, -1)
 
 
 def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
@@ -158,27 +160,57 @@ def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
     rowbytes = (width + 7) // 8
     w, h = font.cell
     ph = h + g.row_gap
-    out = np.zeros((height, rowbytes), np.uint8)
+    # PNG scanlines with their filter byte (0: None) in front: to_png deflates them as they are
+    scanlines = np.zeros((height, rowbytes + 1), np.uint8)
+    out = scanlines[:, 1:]
+    black_on_white = g.ink == "black-on-white"
+    if black_on_white:
+        out.fill(0xFF)  # paper; the cells' ink bits are inverted as they are copied in
     rows = grid.shape[0]
     if rows and grid.shape[1]:
         x0, y0 = g.origin
         q, s = divmod(x0, 8)
-        grid = grid.astype(np.intp, copy=False)
         if w + g.col_gap <= 8:
             block = _packed_lanes(grid, font, g.col_gap, s)
         else:
-            block = _packed_wide(grid, font, g.col_gap, s)
-        nb = min(block.shape[1], rowbytes - q)
+            block = _packed_wide(grid.astype(np.intp, copy=False), font, g.col_gap, s)
+        nb = min(block.shape[2], rowbytes - q)
         if g.row_gap:
             ys = (y0 + np.arange(rows)[:, None] * ph + np.arange(h)[None, :]).ravel()
-            out[ys, q : q + nb] = block[:, :nb]
+            flat = block[:, :, :nb].reshape(rows * h, nb)
+            out[ys, q : q + nb] = ~flat if black_on_white else flat
         else:
-            out[y0 : y0 + rows * h, q : q + nb] = block[:, :nb]
-    if g.ink == "black-on-white":
-        np.invert(out, out=out)
+            into = out[y0 : y0 + rows * h, q : q + nb].reshape(rows, h, nb)
+            if black_on_white:
+                np.invert(block[:, :, :nb], out=into)
+            else:
+                np.copyto(into, block[:, :, :nb])
     if width % 8:  # bits past the right edge: always 0, so pack(unpack(x)) == x
         out[:, -1] &= np.uint8((0xFF << (8 - width % 8)) & 0xFF)
     return out
+
+
+# ones in each byte value: for numpy < 2, which has no bitwise_count
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.int64)
+
+
+def count_ones(packed: np.ndarray) -> int:
+    """Set bits in packed rows (1 = white): paper pixels, counted without unpacking.
+
+    numpy >= 2 counts them in C, 8 bytes at a time where the rows allow it.
+
+    >>> count_ones(np.array([[0b10100000, 0xFF]], np.uint8))
+    10
+    """
+    count = getattr(np, "bitwise_count", None)
+    if count is None:
+        return int(_POPCOUNT[packed].sum())
+    whole = _scanlines(packed)  # rasterize's rows: their filter bytes are 0, so count those
+    if whole is not None:
+        packed = whole
+    if packed.flags.c_contiguous and packed.nbytes % 8 == 0:
+        packed = packed.reshape(-1).view(np.uint64)  # 8x fewer elements to count and add
+    return int(count(packed).sum(dtype=np.int64))
 
 
 def unpack(packed: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -236,6 +268,21 @@ def _deflate(raw: np.ndarray, level: int) -> bytes:
     return out
 
 
+def _scanlines(packed: np.ndarray) -> np.ndarray | None:
+    """The PNG scanlines ``packed`` is the pixel part of (as :func:`rasterize` draws
+    them: each row after a 0 filter byte), or None: then they are built by copying."""
+    base = packed.base
+    if not isinstance(base, np.ndarray) or base.dtype != np.uint8 or base.ndim != 2:
+        return None
+    height, rowbytes = packed.shape
+    if base.shape != (height, rowbytes + 1) or not base.flags.c_contiguous:
+        return None
+    at = packed.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if at != 1 or packed.strides != base.strides or base[:, 0].any():
+        return None
+    return base
+
+
 def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = PNG_LEVEL) -> bytes:
     """Encode a 1-bit grayscale PNG; same input, same bytes (no timestamps, fixed deflate level).
 
@@ -252,24 +299,53 @@ def to_png(packed_or_pixels: np.ndarray, size: tuple[int, int], *, level: int = 
         arr = pack(arr)
     if arr.shape != (height, rowbytes) or arr.dtype != np.uint8:
         raise ValueError(f"expected packed rows {(height, rowbytes)} or pixels {(height, width)}")
-    raw = np.empty((height, rowbytes + 1), np.uint8)
-    raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
-    raw[:, 1:] = arr
+    raw = _scanlines(arr)
+    if raw is None:
+        raw = np.empty((height, rowbytes + 1), np.uint8)
+        raw[:, 0] = 0  # filter type None: 1-bit text gains little from filters
+        raw[:, 1:] = arr
     ihdr = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
     return _png(ihdr, _deflate(raw, level))
 
 
 # --------------------------------------------------------------------------- gray pages
 # A separate path: 1-bit pages above never touch the gray atlas, and gray pages
-# never go through packed bits.
+# never go through the 1-bit drawing.
+
+#: Bytes after a gray page's scanlines: a group's 8-byte window may reach up to
+#: 8 bytes past its group (at most 8) of the last row; only zero bits land there.
+_SLACK = 16
+
+
+def gray_coverage(font: Font, shade: str) -> np.ndarray:
+    """``(n, h, w)`` ink coverage (0 paper .. 255 ink) of each glyph as a ``shade`` page draws it.
+
+    :attr:`Font.gray` as it is for ``"gray"``; for ``"gray16"`` / ``"gray4"`` rounded
+    to the nearest of 16 / 4 evenly spaced levels (multiples of 17 / 85).
+
+    >>> from snapshot.glyphs import load_font
+    >>> font = load_font("snap5x9v2")
+    >>> [len(np.unique(gray_coverage(font, s))) for s in ("gray", "gray16", "gray4")]
+    [51, 14, 4]
+    """
+    bits = GRAY_BITS[shade]
+    if bits == 8:
+        return font.gray
+    top = (1 << bits) - 1
+
+    def make() -> np.ndarray:
+        levels = (font.gray.astype(np.uint16) * top + 127) // 255  # round half up
+        return (levels * (255 // top)).astype(np.uint8)
+
+    return font.cached(("gray_coverage", shade), make)
 
 
 def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
     """Draw a grid of atlas indices from :attr:`Font.gray` as an H×W uint8 image.
 
     Same cell placement as :func:`rasterize`; the values are final pixels (for
-    black-on-white, 255 − coverage), so ``rasterize_gray`` of a 1-bit-only glyph
-    set equals ``unpack(rasterize(...))``.
+    black-on-white, 255 − coverage, with the coverage of :func:`gray_coverage`),
+    so ``rasterize_gray`` of a 1-bit-only glyph set equals ``unpack(rasterize(...))``.
 
     >>> from snapshot.glyphs import load_font
     >>> font = load_font("misc-5x8")
@@ -278,45 +354,198 @@ def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarr
     >>> px.shape, (px == 0).sum(axis=0).tolist()[:5]
     ((8, 15), [0, 0, 6, 0, 0])
     """
+    return gray_pixels(gray_scanlines(grid, font, geometry), geometry)
+
+
+def gray_scanlines(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
+    """A gray page's PNG scanlines ``(H, 1 + ceil(W * bits / 8))``: filter byte 0, then pixels.
+
+    Drawn straight into the buffer deflate reads (no H×W image copied in);
+    ``bits`` is the shade's (:data:`snapshot.geometry.GRAY_BITS`), leftmost
+    pixel in the high bits. :func:`gray_pixels` turns it into an H×W image,
+    :func:`gray_png` into PNG bytes.
+
+    >>> from snapshot.glyphs import load_font
+    >>> font = load_font("snap5x9v2")
+    >>> g = Geometry(font, cols=3, rows=1, header=False, padding=2, shade="gray4")
+    >>> lines = gray_scanlines(np.array([[font.index_of(c) for c in "Hi!"]]), font, g)
+    >>> lines.shape, int(lines[:, 0].max()), int(lines[0, 1])  # 2 bits a px; paper is 0b11
+    ((13, 6), 0, 255)
+    """
     g = geometry
     grid = np.asarray(grid)
     if grid.ndim != 2 or grid.shape[0] > g.rows or grid.shape[1] > g.cols:
         raise ValueError(f"grid shape {grid.shape} does not fit {g.cols}x{g.rows} cells")
+    bits = GRAY_BITS[g.shade]
     width, height = g.size
+    stride = 1 + -(-width * bits // 8)
+    grid = grid.astype(np.intp, copy=False)
+    # paper (all levels 1 for black-on-white), ink levels XOR-ed in (on paper of
+    # 1 bits, XOR gives top − level); _SLACK bytes past the end take the last
+    # row's overreach of 8-byte windows (zero bits past its drawing)
+    buf = np.full(height * stride + _SLACK, 0xFF if g.ink == "black-on-white" else 0, np.uint8)
+    raw = buf[: height * stride].reshape(height, stride)
+    raw[:, 0] = 0  # filter type None
+    if grid.size:
+        _draw_packed(grid, font, g, bits, buf, stride)
+    if width * bits % 8:  # bits past the right edge: always 0, so the bytes depend on pixels only
+        raw[:, -1] &= np.uint8((0xFF << (8 - width * bits % 8)) & 0xFF)
+    return raw
+
+
+def _draw_coverage(grid: np.ndarray, font: Font, g: Geometry, out: np.ndarray) -> None:
+    """Coverage (0 paper) into the zeroed H×W ``out``, one gather per scanline: the slow
+    path of :func:`_draw_packed`, for cells no word holds or cut by the page's edge."""
+    width, _ = g.size
     pw, ph = g.pitch
-    paper = 255 if g.ink == "black-on-white" else 0
-    out = np.full((height, width), paper, np.uint8)
     rows, cols = grid.shape
-    if rows and cols:
-        x0, y0 = g.origin
-        fit = min(cols, (width - x0) // pw)  # whole cells inside the page's width
-        part = min(pw, width - x0 - fit * pw) if fit < cols else 0  # a cell cut by the edge
-        key = ("gray_rows", g.col_gap, paper)
-        tables = font.cached(key, lambda: _gray_rows(font, g.col_gap, paper))
-        grid = grid.astype(np.intp, copy=False)
-        for y, table in enumerate(tables):
-            # scanline y of every text row: one gather of pw-byte items straight
-            # into the page, no (rows, cols, h, pw) intermediate, no transpose
-            lines = out[y0 + y : y0 + rows * ph : ph]
-            n = len(lines)
-            np.take(table, grid[:n, :fit], out=lines[:, x0 : x0 + fit * pw].view(table.dtype))
-            if part > 0:
-                cut = table[grid[:n, fit]].view(np.uint8).reshape(n, pw)
-                lines[:, x0 + fit * pw : x0 + fit * pw + part] = cut[:, :part]
+    if not (rows and cols):
+        return
+    x0, y0 = g.origin
+    fit = min(cols, (width - x0) // pw)  # whole cells inside the page's width
+    part = min(pw, width - x0 - fit * pw) if fit < cols else 0  # a cell cut by the edge
+    key = ("gray_rows", g.shade, g.col_gap)
+    tables = font.cached(key, lambda: _gray_rows(gray_coverage(font, g.shade), g.col_gap))
+    for y, table in enumerate(tables):
+        # scanline y of every text row: one gather of pw-byte items straight into the page
+        lines = out[y0 + y : y0 + rows * ph : ph]
+        n = len(lines)
+        dest = lines[:, x0 : x0 + fit * pw].view(table.dtype)
+        np.take(table, grid[:n, :fit], out=dest, mode="clip")
+        if part > 0:
+            cut = table[grid[:n, fit]].view(np.uint8).reshape(n, pw)
+            lines[:, x0 + fit * pw : x0 + fit * pw + part] = cut[:, :part]
+
+
+def _draw_packed(
+    grid: np.ndarray, font: Font, g: Geometry, bits: int, buf: np.ndarray, stride: int
+) -> None:
+    """Ink levels (``bits`` a pixel) XOR-ed into the paper of the scanlines in ``buf``.
+
+    As :func:`_packed_lanes` does for 1 bit: ``group`` neighbouring cells end on
+    a byte boundary (5 px cells: 4 cells of 2 bits, 2 of 4 bits = 5 bytes); each
+    slot's cells are gathered from a table already shifted to their place in an
+    8-byte window, and the groups' windows are XOR-ed into the rows where they
+    lie (their bits never overlap, so XOR adds them), even groups then odd ones,
+    so windows that overlap (a group is 5 bytes, a window 8; with a left padding
+    that is not a whole byte, its last bits spill into the next group's first
+    byte) are never written by one call at once.
+    """
+    rows, cols = grid.shape
+    width, height = g.size
+    h = font.cell[1]
+    pw, ph = g.pitch
+    x0, y0 = g.origin
+    q, s = divmod(x0 * bits, 8)
+    cb = pw * bits
+    group = 8 // gcd(cb, 8)
+    nb = group * cb // 8
+    if s + 8 * nb > 64 or x0 + cols * pw > width:  # no one-word group, or a cell cut by the edge
+        levels = np.zeros((height, width), np.uint8)
+        _draw_coverage(grid, font, g, levels)  # on the shade's levels
+        packed = _pack_levels(levels // np.uint8(255 // ((1 << bits) - 1)), bits)
+        buf[: height * stride].reshape(height, stride)[:, 1:] ^= packed
+        return
+    ncols = -(-cols // group) * group
+    if ncols != cols:
+        grid = np.concatenate([grid, np.full((rows, ncols - cols), SPACE, grid.dtype)], 1)
+    key = ("gray_slots", g.shade, g.col_gap, s)
+    tables = font.cached(key, lambda: _slot_tables(font, g.shade, g.col_gap, s))
+    # (rows, groups, h) native words, bytes in order: each cell's h rows are one
+    # contiguous item; mode="clip" (indices are always in range) skips bounds checks
+    words = np.take(tables[0], grid[:, 0::group], axis=0, mode="clip")
+    for k in range(1, group):
+        words |= np.take(tables[k], grid[:, k::group], axis=0, mode="clip")
+    by_line = words.transpose(2, 0, 1)  # written scanline by scanline: the page's order
+    ngroups = words.shape[1]
+    for first in (0, 1):
+        n = len(range(first, ngroups, 2))
+        windows = np.ndarray(
+            (h, rows, n),
+            np.uint64,
+            buffer=buf,
+            offset=y0 * stride + 1 + q + first * nb,
+            strides=(stride, ph * stride, 2 * nb),
+        )
+        np.bitwise_xor(windows, by_line[:, :, first::2], out=windows)
+
+
+def _slot_tables(font: Font, shade: str, col_gap: int, s: int) -> list[np.ndarray]:
+    """Per cell slot k of a group: ``(n, h)`` uint64 windows, each glyph row's levels at its
+    place, as native words whose bytes in memory are the window's bytes in order."""
+    bits = GRAY_BITS[shade]
+    top = (1 << bits) - 1
+    levels = (gray_coverage(font, shade) // np.uint8(255 // top)).astype(np.uint64)
+    n, h, w = levels.shape
+    cb = (w + col_gap) * bits
+    out = []
+    for k in range(8 // gcd(cb, 8)):
+        table = np.zeros((n, h), np.uint64)
+        for i in range(w):  # gap columns stay 0 (paper)
+            table |= levels[:, :, i] << np.uint64(64 - (s + k * cb + (i + 1) * bits))
+        out.append(np.ascontiguousarray(table.byteswap() if sys.byteorder == "little" else table))
     return out
 
 
-def _final_gray(font: Font, col_gap: int, paper: int) -> np.ndarray:
-    """``(n, h, pitch)`` final pixel values of every glyph cell (gap columns paper)."""
-    gray = font.gray
+def _pack_levels(levels: np.ndarray, bits: int) -> np.ndarray:
+    """H×W levels (< 2**bits) to packed rows, leftmost pixel in the high bits."""
+    per = 8 // bits
+    height, width = levels.shape
+    padded = np.zeros((height, -(-width // per) * per), np.uint8)
+    padded[:, :width] = levels
+    parts = padded.reshape(height, -1, per)
+    out = np.zeros(parts.shape[:2], np.uint8)
+    for i in range(per):
+        out |= parts[:, :, i] << np.uint8(8 - (i + 1) * bits)
+    return out
+
+
+def gray_pixels(scanlines: np.ndarray, geometry: Geometry) -> np.ndarray:
+    """The H×W uint8 image (0 black .. 255 white) of :func:`gray_scanlines`' buffer.
+
+    >>> from snapshot.glyphs import load_font
+    >>> font = load_font("snap5x9v2")
+    >>> g = Geometry(font, cols=3, rows=1, header=False, shade="gray16")
+    >>> px = gray_pixels(gray_scanlines(np.array([[font.index_of("x")] * 3]), font, g), g)
+    >>> px.shape, sorted({int(v) % 17 for v in px.ravel()})
+    ((13, 19), [0])
+    """
+    width, height = geometry.size
+    bits = GRAY_BITS[geometry.shade]
+    packed = scanlines[:, 1:]
+    if bits == 8:
+        return np.ascontiguousarray(packed)
+    top = (1 << bits) - 1
+    shifts = np.arange(8 - bits, -1, -bits, dtype=np.uint8)
+    levels = (packed[:, :, None] >> shifts) & np.uint8(top)
+    return levels.reshape(height, -1)[:, :width] * np.uint8(255 // top)
+
+
+def gray_png(scanlines: np.ndarray, geometry: Geometry, *, level: int = GRAY_PNG_LEVEL) -> bytes:
+    """PNG bytes of :func:`gray_scanlines`' buffer: a grayscale PNG of the shade's bit depth.
+
+    Same scanlines, same bytes (fixed deflate level, no timestamps).
+
+    >>> from snapshot.glyphs import load_font
+    >>> g = Geometry(load_font("snap5x9v2"), cols=3, rows=1, header=False, shade="gray4")
+    >>> png = gray_png(gray_scanlines(np.zeros((1, 3), int), g.font, g), g)
+    >>> struct.unpack(">IIBB", png[16:26])
+    (19, 13, 2, 0)
+    """
+    width, height = geometry.size
+    bits = GRAY_BITS[geometry.shade]
+    if scanlines.shape != (height, 1 + -(-width * bits // 8)) or scanlines.dtype != np.uint8:
+        raise ValueError(f"scanlines {scanlines.shape} do not fit a {width}x{height} page")
+    ihdr = struct.pack(">IIBBBBB", width, height, bits, 0, 0, 0, 0)
+    return _png(ihdr, _deflate(np.ascontiguousarray(scanlines), level))
+
+
+def _gray_rows(coverage: np.ndarray, col_gap: int) -> list[np.ndarray]:
+    """Per glyph row y: ``(n,)`` items of ``pitch`` bytes, row y of each glyph's coverage."""
+    cells = coverage
     if col_gap:
-        gray = np.concatenate([gray, np.zeros((len(gray), gray.shape[1], col_gap), np.uint8)], 2)
-    return 255 - gray if paper else gray.copy()
-
-
-def _gray_rows(font: Font, col_gap: int, paper: int) -> list[np.ndarray]:
-    """Per glyph row y: ``(n,)`` items of ``pitch`` bytes, row y of each glyph cell."""
-    cells = _final_gray(font, col_gap, paper)
+        gap = np.zeros((len(coverage), coverage.shape[1], col_gap), np.uint8)
+        cells = np.concatenate([coverage, gap], 2)
     pw = cells.shape[2]
     return [np.ascontiguousarray(cells[:, y]).view(f"V{pw}").ravel() for y in range(cells.shape[1])]
 

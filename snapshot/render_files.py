@@ -42,10 +42,12 @@ MAX_INPUT = 1 << 30
 def default_max_input(out: Path) -> int:
     """The default input ceiling: 1 GiB, or a sixth of the free space where ``out`` will be.
 
-    Pages take about 3 bytes per input character, and while they are drawn the
-    laid-out text past 12 M characters waits in a temporary file (about 2 bytes
-    a character, :class:`snapshot.page.PageStream`): a sixth of the free space
-    keeps a huge input from filling the disk. Never below 1 MiB.
+    Pages take about 3 bytes per input character, and while they are drawn a
+    text that takes one stream (stdin, lines mode, wide glyphs...; a plain file
+    in flow mode is laid out span by span, :mod:`snapshot.spans`) waits past 12 M
+    characters in a temporary file (about 2 bytes a character,
+    :class:`snapshot.page.PageStream`): a sixth of the free space keeps a huge
+    input from filling the disk. Never below 1 MiB.
 
     Parameters
     ----------

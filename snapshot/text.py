@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, AnyStr
 
 import numpy as np
 
@@ -77,20 +77,27 @@ class NormalizedText:
         return out
 
 
-def _strip_trailing_spaces(s: str) -> str:
-    """Remove spaces before each newline and at the end; linear, C-speed searches."""
+def _strip_trailing_spaces(s: AnyStr) -> AnyStr:
+    """Remove spaces before each newline and at the end; linear, C-speed searches.
+
+    Text or (ASCII) bytes: :mod:`snapshot.spans` strips plain ASCII spans undecoded.
+
+    >>> _strip_trailing_spaces("a  \\nb "), _strip_trailing_spaces(b"a  \\nb ")
+    ('a\\nb', b'a\\nb')
+    """
+    pair, space = (" \n", " ") if isinstance(s, str) else (b" \n", b" ")
     parts = []
     pos = 0
-    i = s.find(" \n")
+    i = s.find(pair)
     while i != -1:
         j = i
-        while j > pos and s[j - 1] == " ":
+        while j > pos and s[j - 1 : j] == space:
             j -= 1
         parts.append(s[pos:j])
         pos = i + 1  # the newline starts the next part
-        i = s.find(" \n", pos)
-    parts.append(s[pos:].rstrip(" "))
-    return "".join(parts)
+        i = s.find(pair, pos)
+    parts.append(s[pos:].rstrip(space))
+    return s[:0].join(parts)
 
 
 def decode_bytes(data: bytes) -> tuple[str, int]:

@@ -166,3 +166,14 @@ def test_tune_target_out_of_range(capsys: pytest.CaptureFixture[str]) -> None:
     assert (
         main(["tune", "--model", "claude-sonnet-4-5", "--reader", "oracle", "--target", "2"]) == 2
     )
+
+
+def test_tune_font_styles_name_every_shade() -> None:
+    from snapshot.cli.legibility import _style
+    from snapshot.errors import SnapshotError
+
+    assert _style("snap5x9v2:gray4") == ("snap5x9v2", None, "gray4")
+    assert _style("dejavu-sans-mono@8:gray16") == ("dejavu-sans-mono", 8, "gray16")
+    assert _style("snap5x8") == ("snap5x8", None, "1-bit")
+    with pytest.raises(SnapshotError, match="gray, gray16, gray4"):
+        _style("snap5x8:grey")

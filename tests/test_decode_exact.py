@@ -40,6 +40,10 @@ def _geometries() -> list[tuple[str, Geometry]]:
         ("snap5x8 gray", Geometry.fit(load_font("snap5x8"), 800, 400, shade="gray")),
         # the versioned dense face (issue 25 item 5): its redrawn glyphs read back too
         ("snap5x9v2 gray", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray")),
+        # the dense face in 16 and 4 levels (4-bit and 2-bit PNGs, issue 29 item 3)
+        ("snap5x9v2 gray16", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray16")),
+        ("snap5x9v2 gray4", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray4")),
+        ("snap5x9v3 gray", Geometry.fit(load_font("snap5x9v3"), 800, 400, shade="gray")),
         (
             "snap5x8 gaps white-on-black",
             Geometry.fit(

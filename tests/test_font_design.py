@@ -287,14 +287,22 @@ def test_a_face_derives_from_a_derived_face() -> None:
         assert np.array_equal(short.glyphs[ch], tall.glyphs[ch][:-1])
 
 
-#: The glyphs snap5x9v2 redraws (bench/face_confusions.py measured each; reports/face.md).
-V2_REDRAWN = set("/\\S")
+#: The glyphs snap5x9v3 redraws on snap5x9v2.
+V3_REDRAWN = "v{}"
+#: Each versioned dense face, the face it redraws and the glyphs it redraws
+#: (bench/face_confusions.py measured each; reports/face.md).
+VERSIONED = {
+    "snap5x9v2": ("snap5x9", set("/\\S")),
+    "snap5x9v3": ("snap5x9v2", set(V3_REDRAWN)),
+}
 
 
-def test_versioned_face_keeps_the_old_one_and_its_cell() -> None:
-    """snap5x9v2 is snap5x9 with only its redrawn glyphs changed: same cell, same gray
-    edges, every other glyph identical, so snap5x9 pages stay reproducible beside it."""
-    old, new = build.build("snap5x9"), build.build("snap5x9v2")
+@pytest.mark.parametrize("name", sorted(VERSIONED))
+def test_versioned_face_keeps_the_old_one_and_its_cell(name: str) -> None:
+    """A versioned face is its base with only its redrawn glyphs changed: same cell, same
+    gray edges, every other glyph identical, so pages of the base stay reproducible."""
+    base, redrawn = VERSIONED[name]
+    old, new = build.build(base), build.build(name)
     assert (new.width, new.height, new.ascent, new.gray) == (
         old.width,
         old.height,
@@ -304,21 +312,30 @@ def test_versioned_face_keeps_the_old_one_and_its_cell() -> None:
     assert set(new.glyphs) == set(old.glyphs)
     changed = {c for c in old.glyphs if not np.array_equal(old.glyphs[c], new.glyphs[c])}
     # letters composed on a redrawn glyph (Š = S + caron, Greek ν = v) follow it
-    followers = {c for c, o in new.origin.items() if o.split("+")[0] in V2_REDRAWN}
-    assert V2_REDRAWN <= changed <= V2_REDRAWN | followers
+    followers = {c for c, o in new.origin.items() if o.split("+")[0] in redrawn}
+    assert redrawn <= changed <= redrawn | followers
 
 
-def test_versioned_face_keeps_the_hamming_floor() -> None:
-    glyphs = build.load_sources("snap5x9v2")
+@pytest.mark.parametrize("name", sorted(VERSIONED))
+def test_versioned_face_keeps_the_hamming_floor(name: str) -> None:
+    glyphs = build.load_sources(name)
     chars = build.printable_ascii()
     d = _distances(glyphs, chars)
     np.fill_diagonal(d, 99)
     assert int(d.min()) >= FLOOR["snap5x8"]
 
 
-def test_the_old_dense_face_draws_the_pixels_it_drew() -> None:
-    """Pages stored in snap5x9 stay reproducible: its gray pixels are pinned (recorded when
-    snap5x9v2 was added beside it instead of redrawing snap5x9 in place)."""
+#: Gray pixels of the old dense faces, pinned when the next version was added beside each
+#: instead of redrawing it in place.
+PINNED = {
+    "snap5x9": "a90e94c62c9dbac7e6dac1ddbcc6b12b41d040765fb683140aa2faf906ea6adb",
+    "snap5x9v2": "7d669bd3a7bb089cf33b51f95817486e3aebdb83d0b42901349e88c2e85819cf",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_the_old_dense_faces_draw_the_pixels_they_drew(name: str) -> None:
+    """Pages stored in snap5x9 and snap5x9v2 stay reproducible: their gray pixels are pinned."""
     import hashlib
 
     from snapshot.geometry import Geometry
@@ -326,8 +343,8 @@ def test_the_old_dense_face_draws_the_pixels_it_drew() -> None:
     from snapshot.page import render
 
     text = "int main() { return a/b \\ c; }  // S5 vw O0 l1 x× {}|"
-    g = Geometry.fit(load_font("snap5x9"), 400, 60, shade="gray")
+    g = Geometry.fit(load_font(name), 400, 60, shade="gray")
     digest = hashlib.sha256()
     for page in render(text, g):
         digest.update(page.pixels.tobytes())
-    assert digest.hexdigest() == "a90e94c62c9dbac7e6dac1ddbcc6b12b41d040765fb683140aa2faf906ea6adb"
+    assert digest.hexdigest() == PINNED[name]

@@ -72,3 +72,26 @@ def test_generations_must_be_positive() -> None:
         generational_loss(
             ["x"], line_geometry(_font(), ["x"]), NATIVE, OracleReader(), generations=0
         )
+
+
+@dataclass
+class CountingReader:
+    """The oracle, counting the pages it is asked to read."""
+
+    pages: int = 0
+
+    @property
+    def name(self) -> str:
+        return "oracle"
+
+    def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        self.pages += 1
+        return OracleReader().read(seen, layout, rows)
+
+
+def test_each_distinct_page_is_read_once() -> None:
+    lines = hard_lines(3, seed=2)
+    reader = CountingReader()
+    res = generational_loss(lines, line_geometry(_font(), lines), NATIVE, reader)
+    assert res.rerender == pytest.approx((1.0,) * 5)  # exact reads: every generation one page
+    assert reader.pages == 1

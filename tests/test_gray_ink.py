@@ -12,8 +12,16 @@ from PIL import Image
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import load_font, soften
-from snapshot.page import render
-from snapshot.raster import rasterize, rasterize_gray, to_png_gray, unpack
+from snapshot.page import iter_pages, render
+from snapshot.raster import (
+    gray_coverage,
+    gray_png,
+    gray_scanlines,
+    rasterize,
+    rasterize_gray,
+    to_png_gray,
+    unpack,
+)
 
 TEXT = "def f(x):\n    return 0x1F + len('OQ0lI1|') # ő ű → ✓\n" * 40
 
@@ -149,24 +157,85 @@ def _gray_cell_by_cell(grid: np.ndarray, font, g: Geometry) -> np.ndarray:  # ty
     cover = np.zeros((height, width), np.uint8)
     for r, c in np.ndindex(*grid.shape):
         y, x = y0 + r * ph, x0 + c * pw
-        cell = font.gray[grid[r, c]][: max(0, height - y), : max(0, width - x)]
+        cell = gray_coverage(font, g.shade)[grid[r, c]][: max(0, height - y), : max(0, width - x)]
         cover[y : y + cell.shape[0], x : x + cell.shape[1]] = cell
     return 255 - cover if g.ink == "black-on-white" else cover
 
 
+@pytest.mark.parametrize("shade", ["gray", "gray16", "gray4"])
 @pytest.mark.parametrize(
-    ("col_gap", "row_gap", "padding"), [(0, 0, 0), (2, 0, 0), (1, 2, 1), (2, 3, 0)]
+    ("col_gap", "row_gap", "padding"), [(0, 0, 0), (2, 0, 0), (1, 2, 1), (2, 3, 0), (4, 0, 3)]
 )
-def test_gray_raster_equals_drawing_cell_by_cell(col_gap: int, row_gap: int, padding: int) -> None:
+def test_gray_raster_equals_drawing_cell_by_cell(
+    col_gap: int, row_gap: int, padding: int, shade: str
+) -> None:
     # gaps wider than the padding cut the last cell's gap off the page (the row gap
-    # case failed before: a full grid did not reshape into the cut page)
+    # case failed before: a full grid did not reshape into the cut page); a 9 px pitch
+    # in 4 bits is no one-word group (the slow path)
     font = load_font("snap5x9")
     font.index_of("漢")  # a fallback wide glyph: gray entries appended after load
     g = Geometry(
-        font, cols=11, rows=4, col_gap=col_gap, row_gap=row_gap, padding=padding, shade="gray"
+        font, cols=11, rows=4, col_gap=col_gap, row_gap=row_gap, padding=padding, shade=shade
     )
     grid = np.random.default_rng(col_gap * 7 + row_gap).integers(0, len(font.chars), (4, 11))
     assert np.array_equal(rasterize_gray(grid, font, g), _gray_cell_by_cell(grid, font, g))
     assert np.array_equal(
         rasterize_gray(grid[:2, :5], font, g)[:, -3:], np.full((g.size[1], 3), 255)
     )
+
+
+@pytest.mark.parametrize(("shade", "bits", "step"), [("gray16", 4, 17), ("gray4", 2, 85)])
+def test_fewer_levels_are_the_coverage_rounded_in_a_smaller_png(
+    shade: str, bits: int, step: int
+) -> None:
+    font = load_font("snap5x9v2")
+    cover = gray_coverage(font, shade)
+    assert (cover % step == 0).all()
+    assert np.abs(cover.astype(int) - font.gray).max() <= step // 2  # the nearest level
+    assert np.array_equal(gray_coverage(font, "gray"), font.gray)  # 8-bit: as it is
+    g = Geometry.fit(font, 400, 200, shade=shade)
+    eight = Geometry.fit(font, 400, 200, shade="gray")
+    for page, full in zip(render(TEXT, g), render(TEXT, eight), strict=True):
+        png = page.png()
+        assert png[24] == bits  # IHDR bit depth, gray (color type 0)
+        assert len(png) < len(full.png())
+        img = Image.open(io.BytesIO(png))
+        assert img.mode == "L"
+        assert np.array_equal(np.asarray(img), page.pixels)
+        assert np.array_equal(page.pixels, _gray_cell_by_cell(page.grid, font, g))
+
+
+@pytest.mark.parametrize("shade", ["gray", "gray16", "gray4"])
+def test_gray_png_bytes_do_not_depend_on_workers_or_runs(shade: str) -> None:
+    g = Geometry.fit(load_font("snap5x9v2"), 400, 200, shade=shade)
+    text = TEXT * 3
+    one = [p.png() for p in iter_pages(text, g, workers=1, encode=True)]
+    two = [p.png() for p in iter_pages(text, g, workers=2, encode=True)]
+    assert len(one) > 2 and one == two == [p.png() for p in render(text, g)]
+
+
+def test_gray_scanlines_leave_filter_bytes_and_bits_past_the_edge_zero() -> None:
+    font = load_font("snap5x9v2")
+    g = Geometry(font, cols=7, rows=2, header=False, padding=1, shade="gray4")  # 37 px: 10 bytes
+    grid = np.full((2, 7), font.index_of("#"))
+    lines = gray_scanlines(grid, font, g)
+    assert lines.shape == (g.size[1], 1 + 10)
+    assert not lines[:, 0].any()
+    assert not (lines[:, -1] & 0b111111).any()  # pixels 37..39: past the 37 px edge
+    with pytest.raises(ValueError, match="do not fit"):
+        gray_png(lines[:, :-1], g)
+
+
+@pytest.mark.parametrize(
+    ("shade", "kw"),
+    [("gray", ()), ("gray4", (("ink", "white-on-black"),)), ("gray16", (("col_gap", 2),))],
+)
+def test_gray_page_ink_is_the_one_bit_drawings_without_drawing_it(shade: str, kw: tuple) -> None:  # type: ignore[type-arg]
+    from snapshot.raster import count_ones
+
+    g = Geometry.fit(load_font("snap5x9v2"), 400, 200, padding=0, shade=shade, **dict(kw))
+    for page in render(TEXT, g):
+        ink = page.ink  # before the 1-bit drawing exists
+        assert "packed" not in page.__dict__
+        white = count_ones(page.packed) / (g.size[0] * g.size[1])
+        assert ink == pytest.approx(white if g.ink == "white-on-black" else 1.0 - white, abs=1e-12)

@@ -32,10 +32,11 @@ from snapshot.legibility.readers import (
     get_reader,
     line_geometry,
     measure,
+    measure_each,
     render_lines,
     tesseract_available,
 )
-from snapshot.legibility.resample import NATIVE, Preprocess
+from snapshot.legibility.resample import NATIVE, Preprocess, Seen, resample_to, restore
 
 
 def _naive(a: str, b: str) -> int:
@@ -202,3 +203,95 @@ def test_white_on_black_crops_pad_with_the_page_paper() -> None:
     assert layout.paper == 0
     crop = crop_rows(NATIVE.apply(page.pixels), layout.row_boxes, paper=layout.paper)[0]
     assert (crop[:2] == 0).all() and np.any(crop == 255)
+
+
+def _glyph_by_glyph(seen: Seen, layout: PageLayout, rows: list[int]) -> list[str]:
+    """The oracle's matcher as it was written first: one template page per glyph and
+    column parity, each resampled on its own (the reference the batched one must equal)."""
+    g = layout.geometry
+    paper = float(layout.paper)
+    w, h = g.cell
+    pw, ph = g.pitch
+    ox, oy = g.origin
+    first = 1 if g.header else 0
+    filt = seen.filter or "bicubic"
+    chars, bitmaps = readers_mod._oracle_alphabet(g.font)
+    nw, nh = seen.native_size
+    text_rows = g.rows - first
+    y0 = oy + first * ph
+    want = np.asarray(rows, dtype=np.int64)
+
+    def cells(native: np.ndarray) -> np.ndarray:
+        ink = np.abs(native.astype(np.float32) - paper) / 255.0
+        band = ink[y0 : y0 + text_rows * ph, ox : ox + g.cols * pw]
+        full = np.zeros((text_rows * ph, g.cols * pw), np.float32)
+        full[: band.shape[0], : band.shape[1]] = band
+        grid = full.reshape(text_rows, ph, g.cols, pw)[want, :h, :, :w]
+        return grid.transpose(0, 2, 1, 3).reshape(len(rows), g.cols, h * w)
+
+    page = cells(restore(seen, "bilinear"))
+    best = np.full((len(rows), g.cols), np.inf, np.float32)
+    pick = np.zeros((len(rows), g.cols), np.int64)
+    for k in range(len(chars)):
+        for parity in (0, 1):
+            canvas = np.full((nh, nw), paper, np.uint8)
+            block = np.zeros((text_rows, ph, g.cols, pw), bool)
+            block[:, :h, parity::2, :w] = bitmaps[k][:, None, :].astype(bool)
+            flat = block.reshape(text_rows * ph, g.cols * pw)
+            region = canvas[y0 : y0 + flat.shape[0], ox : ox + flat.shape[1]]
+            region[flat[: region.shape[0], : region.shape[1]]] = 255 - int(paper)
+            small = resample_to(canvas, seen.content_size, filt)
+            d = ((cells(resample_to(small, (nw, nh), "bilinear")) - page) ** 2).sum(axis=2)
+            d[:, 1 - parity :: 2] = np.inf
+            better = d < best
+            best[better] = d[better]
+            pick[better] = k
+    return ["".join(chars[int(i)] for i in row).rstrip(" ") for row in pick]
+
+
+@pytest.mark.parametrize(
+    ("font_name", "pp"),
+    [
+        ("misc-5x8", Preprocess(scale=0.555, filter="lanczos")),
+        ("misc-5x8", Preprocess(scale=0.5, filter="nearest")),
+        ("misc-6x12", Preprocess(scale=0.75, filter="box")),
+        ("misc-6x12", Preprocess(scale=0.62, filter="bilinear", pad_multiple=28)),
+        ("misc-5x8", Preprocess(scale=0.9, filter="bicubic", codec="jpeg", quality=60)),
+    ],
+)
+@pytest.mark.parametrize("batch", ["one batch", "7 glyphs a batch"])
+def test_the_batched_oracle_reads_as_glyph_by_glyph(
+    font_name: str, pp: Preprocess, batch: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = [s[:14] for s in hard_lines(3, seed=11)]
+    if batch != "one batch":  # ties across batches: the earlier glyph keeps the cell
+        monkeypatch.setattr(readers_mod, "_BATCH_BYTES", 7 * 2 * 2 * 14 * 72 * 4)
+    page, _refs = render_lines(lines, line_geometry(_font(font_name), lines))[0]
+    seen, layout = pp.apply(page.pixels), PageLayout.of(page)
+    rows = [0, 2]
+    assert OracleReader().read(seen, layout, rows) == _glyph_by_glyph(seen, layout, rows)
+
+
+@pytest.mark.ocr
+@pytest.mark.skipif(not tesseract_available(), reason="tesseract is not on the PATH")
+def test_one_tesseract_process_reads_as_one_per_crop() -> None:
+    import pytesseract
+    from PIL import Image
+
+    lines = hard_lines(3, seed=4)
+    pages = []
+    for name in ("misc-5x8", "misc-6x12"):
+        page, refs = render_lines(lines, line_geometry(_font(name), lines))[0]
+        pages.append((NATIVE.apply(page.pixels), PageLayout.of(page), list(range(len(refs)))))
+    got = TesseractReader().read_pages(pages)
+    alone = [
+        [
+            pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
+            for c in crop_rows(seen, [layout.row_boxes[r] for r in rows])
+        ]
+        for seen, layout, rows in pages
+    ]
+    assert got == alone and [len(g) for g in got] == [3, 3]
+    assert measure_each(TesseractReader(), [(lines, pages[0][1].geometry)]) == [
+        measure(TesseractReader(), lines, pages[0][1].geometry)
+    ]

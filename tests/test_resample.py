@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snapshot.legibility.resample import (
     FILTERS,
@@ -15,6 +17,7 @@ from snapshot.legibility.resample import (
     pad,
     reencode,
     resample,
+    resample_many,
     resample_to,
     restore,
     scaled_size,
@@ -134,3 +137,32 @@ def test_bad_parameters() -> None:
         scaled_size((10, 10), 0)
     with pytest.raises(ValueError):
         reencode(_page(), "jpeg", 0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(1, 4),
+    st.integers(1, 40),
+    st.integers(1, 50),
+    st.integers(1, 90),
+    st.integers(1, 70),
+    st.sampled_from(FILTERS),
+    st.integers(0, 2**16),
+)
+def test_a_stack_resamples_as_each_image_alone(
+    t: int, h: int, w: int, tw: int, th: int, filter: str, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    stack = rng.integers(0, 256, (t, h, w), dtype=np.uint8)
+    stack[:, :, : w // 2] = np.where(stack[:, :, : w // 2] < 128, 0, 255)  # ink beside gray
+    got = resample_many(stack, (tw, th), filter)  # type: ignore[arg-type]
+    assert got.shape == (t, th, tw) and got.dtype == np.uint8
+    for i in range(t):
+        assert np.array_equal(got[i], resample_to(stack[i], (tw, th), filter))  # type: ignore[arg-type]
+
+
+def test_a_stack_must_be_three_dimensional_uint8() -> None:
+    with pytest.raises(ValueError):
+        resample_many(np.zeros((4, 4), np.uint8), (2, 2), "bicubic")
+    with pytest.raises(ValueError):
+        resample_many(np.zeros((1, 4, 4), np.uint8), (0, 2), "bicubic")

@@ -92,6 +92,28 @@ def test_image_bytes_must_match_their_media_type() -> None:
     assert "image-media-type" in _rules(body, "anthropic")
 
 
+def test_gemini_image_data_may_be_url_safe_base64() -> None:
+    # google-genai's Part.from_bytes sends URL-safe base64, which Gemini's proto3 JSON takes.
+    raw = _png() + bytes(range(250, 256)) * 4  # bytes whose base64 holds "-" and "_"
+    safe = base64.urlsafe_b64encode(raw).decode()
+    assert "-" in safe and "_" in safe
+    gemini = {
+        "contents": [
+            {"role": "user", "parts": [{"inlineData": {"mimeType": "image/png", "data": safe}}]}
+        ]
+    }
+    assert "image-data" not in _rules(gemini, "gemini")
+    # ... and names the media type by its proto field name, which proto3 JSON takes too.
+    [part] = gemini["contents"][0]["parts"]
+    part["inlineData"] = {"mime_type": "image/png", "data": safe}
+    assert _rules(gemini, "gemini") == []
+    part["inlineData"] = {"mime_type": "image/jpeg", "data": safe}
+    assert "image-media-type" in _rules(gemini, "gemini")
+    body = export(_conv(), "anthropic").body
+    body["messages"][0]["content"][1]["source"]["data"] = safe
+    assert "image-data" in _rules(body, "anthropic")
+
+
 def test_image_count_limit_is_the_providers() -> None:
     from snapshot.billing.providers import limit_facts_for
 

@@ -67,11 +67,17 @@ def _ctok_empty_content(version: str) -> int:
 
 @functools.lru_cache(maxsize=65536)
 def _ctok_count(text: str, version: str) -> int:
-    import ctok
-
     if not text:
         return 0
-    return max(0, int(ctok.token_count(text, version)) - _ctok_overhead(version))
+    from snapshot.billing.ctok_lines import content_tokens
+
+    # Line by line where that is provably ctok's own count; the whole text otherwise.
+    tiles = content_tokens(text, version)
+    if tiles is None:
+        import ctok
+
+        tiles = int(ctok.token_count(text, version)) - _ctok_overhead(version)
+    return max(0, tiles)
 
 
 def resolve_tokenizer(tokenizer: TextTokenizer) -> TextTokenizer:

@@ -131,7 +131,7 @@ def register(sub: Any) -> None:
     t.add_argument(
         "--font",
         action="append",
-        help="fonts to try, FONT[@PX][:gray] for page readers (repeatable)",
+        help="fonts to try, FONT[@PX][:gray|gray16|gray4] for page readers (repeatable)",
     )
     t.add_argument("--col-gap", type=at_least(0), nargs="+", help="extra column pitch values")
     t.add_argument(
@@ -387,11 +387,15 @@ def _print_page(page: str, result: dict[str, Any]) -> None:
 
 
 def _style(text: str) -> tuple[str, int | None, str]:
-    """``FONT[@PX][:gray]`` as (font, pixel size, shade)."""
+    """``FONT[@PX][:SHADE]`` as (font, pixel size, shade): gray, gray16, gray4 or 1-bit."""
+    from snapshot.geometry import SHADES
+
     name, _, shade = text.partition(":")
     font, _, px = name.partition("@")
-    if shade not in ("", "gray", "1-bit"):
-        raise SnapshotError(f"--font {text}: the shade after ':' must be gray or 1-bit")
+    if shade and shade not in SHADES:
+        raise SnapshotError(
+            f"--font {text}: the shade after ':' must be one of {', '.join(SHADES)}"
+        )
     if px and not px.isdigit():
         raise SnapshotError(f"--font {text}: the size after '@' must be a pixel size")
     return font, int(px) if px else None, shade or "1-bit"

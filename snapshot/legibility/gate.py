@@ -23,7 +23,13 @@ from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 
 #: Independent whole-page readers in the order the gate picks its default.
-GATE_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2")
+GATE_READERS: tuple[str, ...] = (
+    "ppocrv6-small",
+    "ppocrv5",
+    "rapidocr-v4",
+    "tesseract-x2",
+    "easyocr-en",  # last: it brings PyTorch, and is not in CI
+)
 
 
 class NoIndependentReader(InputError):

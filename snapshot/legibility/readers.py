@@ -19,11 +19,13 @@ The OCR engines are optional (the ``[ocr]`` extra) and imported on first use.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
 import random
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -31,7 +33,17 @@ import numpy as np
 
 from snapshot.errors import ImageError, SnapshotError
 from snapshot.legibility.metrics import Score, score_lines
-from snapshot.legibility.resample import NATIVE, Filter, Preprocess, Seen, resample_to, restore
+from snapshot.legibility.resample import (
+    NATIVE,
+    Filter,
+    Preprocess,
+    Seen,
+    _cols_pass,
+    _pass_order,
+    _rows_pass,
+    resample_many,
+    restore,
+)
 
 if TYPE_CHECKING:
     from snapshot.geometry import Geometry
@@ -134,47 +146,140 @@ class OracleReader:
 
     def _match(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         g = layout.geometry
-        paper = float(layout.paper)
-        w, h = g.cell
-        pw, ph = g.pitch
-        ox, oy = g.origin
-        first = 1 if g.header else 0
+        paper = layout.paper
         filt: Filter = seen.filter or "bicubic"
         chars, bitmaps = _oracle_alphabet(g.font)
         nw, nh = seen.native_size
-
-        text_rows = g.rows - first
-        y0 = oy + first * ph
-        want = np.asarray(rows, dtype=np.int64)
-
-        def cells(native: np.ndarray) -> np.ndarray:
-            """(len(rows), cols, h*w) ink values of the requested rows' cells."""
-            ink = np.abs(native.astype(np.float32) - paper) / 255.0
-            band = ink[y0 : y0 + text_rows * ph, ox : ox + g.cols * pw]
-            full = np.zeros((text_rows * ph, g.cols * pw), np.float32)
-            full[: band.shape[0], : band.shape[1]] = band
-            grid = full.reshape(text_rows, ph, g.cols, pw)[want, :h, :, :w]
-            return grid.transpose(0, 2, 1, 3).reshape(len(rows), g.cols, h * w)
-
-        page = cells(restore(seen, self.restore_filter))
-        best = np.full((len(rows), g.cols), np.inf, np.float32)
-        pick = np.zeros((len(rows), g.cols), np.int64)
-        for k in range(len(chars)):
-            for parity in (0, 1):
-                canvas = np.full((nh, nw), paper, np.uint8)
-                block = np.zeros((text_rows, ph, g.cols, pw), bool)
-                block[:, :h, parity::2, :w] = bitmaps[k][:, None, :].astype(bool)
-                flat = block.reshape(text_rows * ph, g.cols * pw)
-                region = canvas[y0 : y0 + flat.shape[0], ox : ox + flat.shape[1]]
-                region[flat[: region.shape[0], : region.shape[1]]] = 255 - int(paper)
-                small = resample_to(canvas, seen.content_size, filt)
-                tpl = cells(resample_to(small, (nw, nh), self.restore_filter))
-                d = ((tpl - page) ** 2).sum(axis=2)
-                d[:, 1 - parity :: 2] = np.inf  # only the columns this page drew in
-                better = d < best
-                best[better] = d[better]
-                pick[better] = k
+        cut = _CellCutter(g, rows, paper)
+        page = cut(restore(seen, self.restore_filter)[None])[0]
+        cols = g.cols
+        best = np.full((len(rows), cols), np.inf, np.float32)
+        pick = np.zeros((len(rows), cols), np.int64)
+        # Templates go through the resample in batches (resample_many: the same
+        # bytes as one at a time), bounded in cell values per batch.
+        per_glyph = 2 * len(rows) * cols * cut.size * 4
+        step = max(1, _BATCH_BYTES // max(per_glyph, 1))
+        for first in range(0, len(chars), step):
+            ks = range(first, min(first + step, len(chars)))
+            small = _templates_resampled(g, bitmaps[first : ks.stop], paper, seen, filt)
+            d = np.empty((len(ks), len(rows), cols), np.float32)
+            for parity in (0, 1):  # a template drew only in the columns of its parity
+                back = _restored(small[parity::2], (nw, nh), self.restore_filter, g, parity)
+                tpl = cut(back, slice(parity, None, 2))
+                d[:, :, parity::2] = ((tpl - page[:, parity::2]) ** 2).sum(axis=3)
+            low, arg = d.min(axis=0), d.argmin(axis=0)  # argmin: the first glyph on a tie
+            better = low < best  # an earlier batch keeps a tie, as glyph by glyph did
+            best[better] = low[better]
+            pick[better] = first + arg[better]
         return ["".join(chars[int(i)] for i in row).rstrip(" ") for row in pick]
+
+
+class _CellCutter:
+    """Cuts the requested rows' cells out of native-size pages: (T, rows, cols, h*w) ink."""
+
+    def __init__(self, g: Geometry, rows: Sequence[int], paper: int) -> None:
+        self.g, self.paper = g, paper
+        self.first = 1 if g.header else 0
+        self.want = np.asarray(rows, dtype=np.int64)
+        self.size = g.cell[0] * g.cell[1]
+
+    def __call__(self, pages: np.ndarray, cols: slice = slice(None)) -> np.ndarray:
+        """``cols`` picks grid columns (e.g. every other one)."""
+        g = self.g
+        w, h = g.cell
+        pw, ph = g.pitch
+        ox, oy = g.origin
+        text_rows = g.rows - self.first
+        y0 = oy + self.first * ph
+        band = pages[:, y0 : y0 + text_rows * ph, ox : ox + g.cols * pw]
+        if band.shape[1:] != (text_rows * ph, g.cols * pw):  # the grid runs off the page
+            full = np.full((len(pages), text_rows * ph, g.cols * pw), self.paper, np.uint8)
+            full[:, : band.shape[1], : band.shape[2]] = band
+            band = full
+        grid = band.reshape(len(pages), text_rows, ph, g.cols, pw)[:, self.want, :h, cols, :w]
+        picked = grid.transpose(0, 1, 3, 2, 4).reshape(len(pages), len(self.want), -1, h * w)
+        # cut first, then to ink: the same float32 values as the whole page's, fewer of them
+        return np.abs(picked.astype(np.float32) - float(self.paper)) / 255.0
+
+
+def _templates_resampled(
+    g: Geometry, bitmaps: np.ndarray, paper: int, seen: Seen, filt: Filter
+) -> np.ndarray:
+    """:func:`_template_pages` put through ``seen``'s resample (the same bytes).
+
+    A template page has few distinct pixel rows (paper, and each cell row of the
+    glyph repeated down every text row); where Pillow resamples rows first, each
+    distinct row goes through the first pass once.
+    """
+    (nw, nh), (cw, ch) = seen.native_size, seen.content_size
+    both = cw != nw and ch != nh and filt != "nearest"
+    if both and _pass_order((nw, nh), (cw, ch), filt) != "rows":
+        return resample_many(_template_pages(g, bitmaps, paper, (nw, nh)), (cw, ch), filt)
+    w, h = g.cell
+    pw, ph = g.pitch
+    ox, oy = g.origin
+    first = 1 if g.header else 0
+    y0 = oy + first * ph
+    n = len(bitmaps)
+    line = np.zeros((n, 2, h, g.cols, pw), bool)
+    for parity in (0, 1):
+        line[:, parity, :, parity::2, :w] = bitmaps.astype(bool)[:, :, None, :]
+    flat = line.reshape(2 * n, h, g.cols * pw)
+    bank = np.full((2 * n, h + 1, nw), paper, np.uint8)  # the glyph's cell rows, then paper
+    region = bank[:, :h, ox : ox + flat.shape[2]]
+    region[flat[:, :, : region.shape[2]]] = 255 - paper
+    y = np.arange(nh)
+    cell_row = (y - y0) % ph
+    text = (y >= y0) & (y < y0 + (g.rows - first) * ph) & (cell_row < h)
+    which = np.where(text, cell_row, h)  # each page row: which bank row it is
+    return _cols_pass(_rows_pass(bank, cw, filt)[:, which], ch, filt)
+
+
+def _restored(
+    small: np.ndarray, size: tuple[int, int], filt: Filter, g: Geometry, parity: int
+) -> np.ndarray:
+    """Resampled pages brought back to ``size``, exact in the cells of the grid columns
+    of ``parity`` (where Pillow resamples rows first, only those pixel columns go
+    through the column pass, which treats each on its own; the rest are left 0)."""
+    (w, h), (tw, th) = small.shape[2:0:-1], size
+    if w == tw or h == th or _pass_order((w, h), size, filt) != "rows":
+        return resample_many(small, size, filt)
+    across = _rows_pass(small, tw, filt)
+    pw = g.pitch[0]
+    starts = g.origin[0] + pw * np.arange(parity, g.cols, 2)
+    xs = (starts[:, None] + np.arange(g.cell[0])).ravel()
+    xs = xs[xs < tw]
+    out = np.zeros((len(small), th, tw), np.uint8)
+    out[:, :, xs] = _cols_pass(np.ascontiguousarray(across[:, :, xs]), th, filt)
+    return out
+
+
+def _template_pages(
+    g: Geometry, bitmaps: np.ndarray, paper: int, size: tuple[int, int]
+) -> np.ndarray:
+    """For each glyph, two native pages: the glyph in every even column of every text
+    row, then in every odd one (neighbours left as paper), stacked glyph by glyph."""
+    w, h = g.cell
+    pw, ph = g.pitch
+    ox, oy = g.origin
+    first = 1 if g.header else 0
+    text_rows = g.rows - first
+    y0 = oy + first * ph
+    nw, nh = size
+    n = len(bitmaps)
+    block = np.zeros((n, 2, text_rows, ph, g.cols, pw), bool)
+    ink = bitmaps.astype(bool)[:, :, None, :]  # (glyph, cell row, 1, cell column)
+    for parity in (0, 1):
+        block[:, parity, :, :h, parity::2, :w] = ink[:, None]
+    flat = block.reshape(2 * n, text_rows * ph, g.cols * pw)
+    canvas = np.full((2 * n, nh, nw), paper, np.uint8)
+    region = canvas[:, y0 : y0 + flat.shape[1], ox : ox + flat.shape[2]]
+    region[flat[:, : region.shape[1], : region.shape[2]]] = 255 - paper
+    return canvas
+
+
+#: Bytes of template cell values the oracle holds at once (~8 MB).
+_BATCH_BYTES = 8_000_000
 
 
 @functools.lru_cache(maxsize=8)
@@ -227,12 +332,20 @@ def _missing_extra(engine: str, exc: Exception) -> ReaderUnavailable:
 
 @functools.lru_cache(maxsize=1)
 def _rapidocr_engine() -> Any:
-    """One engine per process: loading the ONNX sessions takes about a second."""
+    """One engine per process: loading the ONNX sessions takes about a second.
+
+    Its sessions get :func:`~snapshot.legibility.page_readers.ocr_threads` threads
+    (default 1) instead of one per core: a thread spinning per core doubled the
+    lab's OCR CPU on a busy 2-core machine, for the same text and scores.
+    """
     try:
         from rapidocr_onnxruntime import RapidOCR
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise _missing_extra("rapidocr", exc) from exc
-    return RapidOCR(print_verbose=False)
+    from snapshot.legibility.page_readers import ocr_threads
+
+    threads = min(ocr_threads(), os.cpu_count() or 1)  # rapidocr ignores more than the cores
+    return RapidOCR(print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1)
 
 
 @dataclass(frozen=True)
@@ -261,7 +374,8 @@ class RapidOcrReader:
 
 @dataclass(frozen=True)
 class TesseractReader:
-    """Tesseract 5 LSTM (``--oem 1 --psm 7``), one row crop (given the renderer's rows) per call."""
+    """Tesseract 5 LSTM (``--oem 1 --psm 7``) on row crops given the renderer's rows,
+    each crop read on its own (one process reads a list of them: see :meth:`read_pages`)."""
 
     pad: int = 4
 
@@ -270,24 +384,84 @@ class TesseractReader:
         return "tesseract"
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
+        return self.read_pages([(seen, layout, rows)])[0]
+
+    def read_pages(
+        self, pages: Sequence[tuple[Seen, PageLayout, Sequence[int]]]
+    ) -> list[list[str]]:
+        """:meth:`read` of each (seen, layout, rows), every crop in one tesseract process.
+
+        Starting tesseract (loading its model) costs about 0.3 s of CPU, reading a line
+        far less; given a list of images it reads each as a page of its own (``--psm 7``:
+        one line), the same text as one process per crop.
+        """
         if shutil.which("tesseract") is None:
             raise ReaderUnavailable(
                 "the tesseract reader needs the tesseract binary on the PATH "
                 "(Debian: apt-get install tesseract-ocr tesseract-ocr-eng)"
             )
         try:
-            import pytesseract
+            import pytesseract  # noqa: F401
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise _missing_extra("tesseract", exc) from exc
-        from PIL import Image
-
-        crops = crop_rows(
-            seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper
-        )
-        return [
-            pytesseract.image_to_string(Image.fromarray(c), config="--oem 1 --psm 7").strip()
-            for c in crops
+        per_page = [
+            crop_rows(seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper)
+            for seen, layout, rows in pages
         ]
+        with _one_omp_thread():
+            texts = _tesseract_lines([c for crops in per_page for c in crops])
+        out, at = [], 0
+        for crops in per_page:
+            out.append(texts[at : at + len(crops)])
+            at += len(crops)
+        return out
+
+
+_TESSERACT_LINE = ("--oem", "1", "--psm", "7")
+
+
+def _tesseract_lines(crops: Sequence[np.ndarray]) -> list[str]:
+    """Each crop's text: one tesseract process for the list (one per crop if that fails)."""
+    import subprocess
+    import tempfile
+
+    import pytesseract
+    from PIL import Image
+
+    if len(crops) > 1:
+        with tempfile.TemporaryDirectory(prefix="snapshot-tess-") as tmp:
+            names = []
+            for i, crop in enumerate(crops):
+                names.append(os.path.join(tmp, f"{i}.png"))
+                Image.fromarray(crop).save(names[-1])
+            listing = os.path.join(tmp, "crops.txt")
+            with open(listing, "w", encoding="utf-8") as fh:
+                fh.write("\n".join(names) + "\n")
+            cmd = [pytesseract.pytesseract.tesseract_cmd, listing, "stdout", *_TESSERACT_LINE]
+            done = subprocess.run(cmd, capture_output=True, check=False)
+        # pages are separated by a form feed: one text per crop, or read them one by one
+        texts = done.stdout.decode("utf-8", errors="replace").split("\f")
+        if done.returncode == 0 and len(texts) == len(crops):
+            return [t.strip() for t in texts]
+    config = " ".join(_TESSERACT_LINE)
+    return [pytesseract.image_to_string(Image.fromarray(c), config=config).strip() for c in crops]
+
+
+@contextlib.contextmanager
+def _one_omp_thread() -> Iterator[None]:
+    """Tesseract started meanwhile runs one OpenMP thread (unless the caller chose).
+
+    Its OpenMP threads spin: on a busy 2-core machine one thread read the lab's
+    lines for 0.7× the CPU, the same text. pytesseract passes ``os.environ``.
+    """
+    if "OMP_THREAD_LIMIT" in os.environ:
+        yield
+        return
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    try:
+        yield
+    finally:
+        os.environ.pop("OMP_THREAD_LIMIT", None)
 
 
 def tesseract_available() -> bool:
@@ -389,20 +563,56 @@ def measure(
     ``sample`` caps how many rows are read in total, so the OCR cost stays
     bounded however long the text is; the same seed picks the same rows.
     """
+    todo = _to_read(lines, geometry, preprocess, sample, seed)
+    got = [reader.read(seen, layout, rows) for seen, layout, rows, _refs in todo]
+    return _scored(reader, geometry, preprocess, todo, got)
+
+
+def measure_each(
+    reader: Reader, jobs: Sequence[tuple[Sequence[str], Geometry]], preprocess: Preprocess = NATIVE
+) -> list[Measurement]:
+    """:func:`measure` of each (lines, geometry); a reader that reads a list of pages at
+    once (``read_pages``, e.g. tesseract: one process) gets them all in one call."""
+    todos = [_to_read(lines, geometry, preprocess, None, 0) for lines, geometry in jobs]
+    read_pages = getattr(reader, "read_pages", None)
+    pages = [(seen, layout, rows) for todo in todos for seen, layout, rows, _refs in todo]
+    got = read_pages(pages) if read_pages else [reader.read(*page) for page in pages]
+    out, at = [], 0
+    for (_lines, geometry), todo in zip(jobs, todos, strict=True):
+        out.append(_scored(reader, geometry, preprocess, todo, got[at : at + len(todo)]))
+        at += len(todo)
+    return out
+
+
+_ToRead = list[tuple[Seen, PageLayout, list[int], list[str]]]
+
+
+def _to_read(
+    lines: Sequence[str], geometry: Geometry, preprocess: Preprocess, sample: int | None, seed: int
+) -> _ToRead:
+    """The pages :func:`measure` reads: (seen, layout, rows, the rows' source lines)."""
     pages = render_lines(lines, geometry)
     slots = [(p, r) for p, (_page, refs) in enumerate(pages) for r in range(len(refs))]
     if sample is not None and sample < len(slots):
         slots = sorted(random.Random(seed).sample(slots, sample))
-    refs_out: list[str] = []
-    reads_out: list[str] = []
+    out: _ToRead = []
     for p, (page, refs) in enumerate(pages):
         rows = [r for q, r in slots if q == p]
-        if not rows:
-            continue
-        seen = preprocess.apply(page.pixels)
-        got = reader.read(seen, PageLayout.of(page), rows)
-        refs_out.extend(refs[r] for r in rows)
-        reads_out.extend(got)
+        if rows:
+            seen = preprocess.apply(page.pixels)
+            out.append((seen, PageLayout.of(page), rows, [refs[r] for r in rows]))
+    return out
+
+
+def _scored(
+    reader: Reader,
+    geometry: Geometry,
+    preprocess: Preprocess,
+    todo: _ToRead,
+    got: Sequence[Sequence[str]],
+) -> Measurement:
+    refs_out = [ref for *_, refs in todo for ref in refs]
+    reads_out = [text for texts in got for text in texts]
     return Measurement(
         reader=reader.name,
         font=geometry.font.name,

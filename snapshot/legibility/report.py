@@ -46,6 +46,7 @@ from snapshot.legibility.readers import (
     display_name,
     line_geometry,
     measure,
+    measure_each,
     rapidocr_available,
     tesseract_available,
 )
@@ -88,14 +89,12 @@ def sweep_accuracy(
 
 
 def plot_vs_scale(rows: list[tuple[str, str, float, str, Measurement]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # drawn by Agg: no pyplot, no GUI backend
 
     readers = list(dict.fromkeys(r[0] for r in rows))
     fonts = list(dict.fromkeys(r[1] for r in rows))
-    fig, axes = plt.subplots(1, len(readers), figsize=(6 * len(readers), 4.2), squeeze=False)
+    fig = Figure(figsize=(6 * len(readers), 4.2))
+    axes = fig.subplots(1, len(readers), squeeze=False)
     for ax, reader in zip(axes[0], readers, strict=True):
         for font in fonts:
             pts: dict[float, list[float]] = {}
@@ -124,16 +123,13 @@ def plot_vs_scale(rows: list[tuple[str, str, float, str, Measurement]], path: Pa
         ax.legend(fontsize=8, loc="lower left")
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
 
 
 def plot_generational(results: Sequence[GenerationalLoss], path: Path) -> None:
-    import matplotlib
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    fig = Figure(figsize=(7, 4.2))
+    ax = fig.subplots()
     for res in results:
         gens = list(range(1, res.generations + 1))
         label = f"{display_name(res.reader)}, {res.font}, {res.preprocess}"
@@ -150,7 +146,6 @@ def plot_generational(results: Sequence[GenerationalLoss], path: Path) -> None:
     ax.set_title("Generational loss: why sheets are redrawn from source")
     fig.tight_layout()
     fig.savefig(path, dpi=120, metadata={"Software": None})
-    plt.close(fig)
 
 
 def _fmt(x: float) -> str:
@@ -189,25 +184,28 @@ def font_comparison(
 ) -> str:
     ocr = RapidOcrReader() if rapidocr_available() else None
     tess = TesseractReader() if tesseract_available() else None
+    # Tesseract reads every font's lines in one process (starting it costs more than a line)
+    tess_lines_of = lines[:tess_lines]
+    tess_by_font = (
+        measure_each(tess, [(tess_lines_of, line_geometry(f, tess_lines_of)) for f in fonts])
+        if tess
+        else [None] * len(fonts)
+    )
     rows = []
     details = []
-    for font in progress(fonts, desc="fonts", total=len(fonts), unit="font"):
+    for font, t in progress(
+        zip(fonts, tess_by_font, strict=True), desc="fonts", total=len(fonts), unit="font"
+    ):
         g = glyph_set(font)
-        native = summarize(g, distance_matrix(g), k=10)
+        crisp = distance_matrix(g)  # once: the summary and the confusions both use it
+        native = summarize(g, crisp, k=10)
         after = summarize(
             g, distance_matrix(g, 0.75, "bicubic"), scale=0.75, filter="bicubic", k=10
         )
         geom = line_geometry(font, lines)
         m = measure(ocr, lines, geom, NATIVE, seed=seed) if ocr else None
-        t = (
-            measure(tess, lines[:tess_lines], line_geometry(font, lines[:tess_lines]), NATIVE)
-            if tess
-            else None
-        )
         cmp = (
-            compare_confusions(
-                distance_matrix(g), g.chars, zip(m.refs, m.readings, strict=True), top_k=20
-            )
+            compare_confusions(crisp, g.chars, zip(m.refs, m.readings, strict=True), top_k=20)
             if m
             else None
         )

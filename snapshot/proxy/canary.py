@@ -24,6 +24,7 @@ goes to the SDK only, never to the evidence, the ledger or the log.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import os
@@ -45,6 +46,10 @@ MIN_BAND_CHARS = 40  # a band with less text says little
 PAPER_PAD = 8  # fresh paper around the crop, as a text detector expects
 MAX_PENDING = 4
 WORKERS = 2
+# Chat Completions' image `detail` levels: OpenAI's published OpenAPI spec
+# (openai/openai-openapi, 2026-08-21, ChatCompletionRequestMessageContentPartImage)
+# has no "original" there, only Responses does.
+CHAT_DETAILS = ("auto", "low", "high")
 
 
 def pick(pass_id: str, rate: float, seed: int = 0) -> int | None:
@@ -212,6 +217,9 @@ class Canary:
             self.log(f"{model}: canary skipped (no page band with text)")
             return
         target = probe_target_for(model, api="responses" if api == "openai-responses" else None)
+        if target.api == "chat" and target.detail not in CHAT_DETAILS:
+            # A band is far inside the "high" box and patch budget: its pixels go unscaled.
+            target = dataclasses.replace(target, detail="high")
         key = key or key_from_env(target.provider, model=model)
         reply = ask(
             target,

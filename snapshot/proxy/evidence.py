@@ -8,21 +8,39 @@ character accuracy and exact hard tokens (scored as whole-page readers are, by
 :func:`~snapshot.legibility.page_readers.score_page`), and the call's measured
 usage and dollars.
 
-:func:`judge` groups the records by model, reader and layout and pools each
-group's characters and hard tokens. Each share gets a Wilson 95 % interval
-(:func:`~snapshot.legibility.metrics.wilson_interval`) with every character and
-every hard token counted as one trial; errors within a region are not
-independent, so the bound is a floor on what was read, not a guarantee. The
-densest layout whose lower bounds clear the weakest-reader bar
-(:class:`~snapshot.legibility.frontier.Goal`: 0.97 characters, 0.90 exact hard
-tokens) is the one that model's own traffic supports.
+The unit of the verdict is the canary record, not the character. :func:`judge`
+groups the records by model, reader and layout; a record *passes* when its own
+band reads at the weakest-reader bar (:class:`~snapshot.legibility.frontier.Goal`:
+≥ 0.97 characters and, where the band holds hard tokens, ≥ 0.90 of them exact).
+Each record is one trial (bands are drawn from different passes, so records are
+close to independent; the characters of one band are not: one blurred row takes
+dozens at once). A layout is *readable* by that model when the Wilson 95 % lower
+bound of the passing share (:func:`~snapshot.legibility.metrics.wilson_interval`
+over records) is at least :data:`MOST` (0.5): with 95 % confidence most of its
+canaries clear the bar. That needs at least four canaries, all passing; one bad
+band in six keeps a layout out. The densest readable layout is the one that
+model's own traffic supports.
+
+``char_lower`` and ``token_lower`` keep their names and their computation: Wilson
+lower bounds with every character (hard token) of every band one trial. They
+are descriptive only, optimistic, and no longer decide ``readable`` (until
+2026-12 they did; ``readable`` now means the record-unit bound above).
+
+Worked example: ten canaries of one layout, nine reading 0.99 and one 0.90 (1200
+characters and 10 hard tokens each, all exact). Pooled, 11,772 of 12,000
+characters read: per-character lower bound 0.978, which would clear 0.97. Per
+record, 9 of 10 pass: lower bound 0.596 ≥ 0.5, readable. With three canaries,
+all perfect, the per-character bound is 0.999 but 3 of 3 gives 0.439: not yet.
 
 >>> rec = {"schema": SCHEMA, "model": "m", "reader": "m-2026", "layout": "snap5x9 gray",
-...        "chars_per_kpx": 22.2, "chars": 4000, "char_accuracy": 0.995,
-...        "hard_tokens": 60, "hard_tokens_exact": 60}
->>> [g] = judge([rec])
->>> g.n, round(g.char_lower, 3), round(g.token_lower, 3), g.readable
-(1, 0.992, 0.94, True)
+...        "chars_per_kpx": 22.2, "chars": 1200, "char_accuracy": 0.99,
+...        "hard_tokens": 10, "hard_tokens_exact": 10}
+>>> [g] = judge([rec] * 9 + [{**rec, "char_accuracy": 0.90}])
+>>> g.n, g.passing, round(g.pass_lower, 3), round(g.char_lower, 3), g.readable
+(10, 9, 0.596, 0.978, True)
+>>> [g] = judge([{**rec, "char_accuracy": 1.0}] * 3)
+>>> g.passing, round(g.pass_lower, 3), round(g.char_lower, 3), g.readable
+(3, 0.439, 0.999, False)
 """
 
 from __future__ import annotations
@@ -38,6 +56,7 @@ from snapshot.errors import InputError
 SCHEMA = "snapshot.canary-evidence/1"
 FILE = "evidence.jsonl"
 STAND_IN = "offline stand-in"
+MOST = 0.5  # the passing share's lower bound must reach this: most canaries clear the bar
 
 # Fields judge() needs, each with the type it must have.
 _NEEDED: dict[str, type | tuple[type, ...]] = {
@@ -99,7 +118,13 @@ def _problem(rec: Any) -> str | None:
 
 @dataclass(frozen=True)
 class Group:
-    """One model, reader and layout: its records pooled, with Wilson lower bounds."""
+    """One model, reader and layout: its records, the passing share and its lower bound.
+
+    ``passing`` records cleared the bar on their own band; ``pass_lower`` is the Wilson
+    95 % lower bound of ``passing / n`` (records as trials) and decides ``readable``.
+    ``char_lower`` / ``token_lower`` count characters / hard tokens as trials:
+    descriptive, optimistic, not the verdict.
+    """
 
     model: str
     reader: str
@@ -114,6 +139,8 @@ class Group:
     char_lower: float
     token_lower: float
     readable: bool
+    passing: int = 0
+    pass_lower: float = 0.0
 
     @property
     def char_accuracy(self) -> float:
@@ -128,12 +155,27 @@ class Group:
         return self.reader.startswith(STAND_IN)
 
 
-def judge(records: Iterable[dict[str, Any]]) -> list[Group]:
-    """Records pooled per (model, reader, layout), densest layout first within a model."""
+def passes(record: dict[str, Any]) -> bool:
+    """Whether one canary's band reads at the bar (no hard token in it: characters only).
+
+    >>> passes({"char_accuracy": 0.98, "hard_tokens": 10, "hard_tokens_exact": 9})
+    True
+    >>> passes({"char_accuracy": 0.98, "hard_tokens": 10, "hard_tokens_exact": 8})
+    False
+    """
     from snapshot.legibility.frontier import Goal
-    from snapshot.legibility.metrics import wilson_interval
 
     goal = Goal()
+    tokens, exact = record["hard_tokens"], record["hard_tokens_exact"]
+    return record["char_accuracy"] >= goal.char_accuracy and (
+        not tokens or exact / tokens >= goal.hard_tokens
+    )
+
+
+def judge(records: Iterable[dict[str, Any]]) -> list[Group]:
+    """Records grouped per (model, reader, layout), densest layout first within a model."""
+    from snapshot.legibility.metrics import wilson_interval
+
     pools: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for rec in records:
         pools.setdefault((rec["model"], rec["reader"], rec["layout"]), []).append(rec)
@@ -143,8 +185,8 @@ def judge(records: Iterable[dict[str, Any]]) -> list[Group]:
         read = sum(round(r["char_accuracy"] * r["chars"]) for r in recs)
         tokens = sum(r["hard_tokens"] for r in recs)
         exact = sum(r["hard_tokens_exact"] for r in recs)
-        char_lower = wilson_interval(read, chars)[0] if chars else 0.0
-        token_lower = wilson_interval(exact, tokens)[0] if tokens else 0.0
+        passing = sum(passes(r) for r in recs)
+        pass_lower = wilson_interval(passing, len(recs))[0]
         dollars = sum(((r.get("dollars") or {}).get("total") or 0.0) for r in recs)
         out.append(
             Group(
@@ -158,19 +200,19 @@ def judge(records: Iterable[dict[str, Any]]) -> list[Group]:
                 tokens,
                 exact,
                 dollars,
-                char_lower,
-                token_lower,
+                wilson_interval(read, chars)[0] if chars else 0.0,
+                wilson_interval(exact, tokens)[0] if tokens else 0.0,
                 # No hard token read: the token half of the bar is unmeasured, not cleared.
-                bool(tokens)
-                and char_lower >= goal.char_accuracy
-                and token_lower >= goal.hard_tokens,
+                bool(tokens) and pass_lower >= MOST,
+                passing,
+                pass_lower,
             )
         )
     return sorted(out, key=lambda g: (g.model, g.reader, -g.chars_per_kpx, g.layout))
 
 
 def densest_readable(groups: Sequence[Group], model: str, reader: str) -> Group | None:
-    """The densest layout whose lower bounds clear the bar for ``model`` read by ``reader``."""
+    """The densest layout ``model`` reads (by ``reader``): most canaries clear the bar."""
     passing = [g for g in groups if g.model == model and g.reader == reader and g.readable]
     return max(passing, key=lambda g: g.chars_per_kpx, default=None)
 
@@ -185,10 +227,14 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
         return [f"{path}: no canary records" + (f" for {model}" if model else "")]
     lines = [
         f"Model evidence from your own traffic ({path}; `snapshot proxy --canary`): "
-        "a band of a page just sent, transcribed by the model; Wilson 95 % lower bounds, "
-        "each character and hard token one trial (pooled over regions)",
-        f"{'model':24} {'layout':36} {'c/kpx':>6} {'n':>4} {'chars':>7} {'acc':>6} "
-        f"{'lower':>6} {'tokens':>6} {'t.acc':>6} {'lower':>6} {'$':>8}  verdict",
+        "a band of a page just sent, transcribed by the model. Unit: one canary (a band); "
+        "pass = it reads at the bar; verdict: Wilson 95 % lower bound of the passing share "
+        f"(canaries as trials) ≥ {MOST:.2f}. The per-character and per-token lower bounds "
+        "count each character / hard token as a trial (pooled over bands, not independent): "
+        "descriptive only, optimistic",
+        f"{'model':24} {'layout':36} {'c/kpx':>6} {'n':>4} {'pass':>4} {'lower':>6} "
+        f"{'chars':>7} {'acc':>6} {'c.low':>6} {'tokens':>6} {'t.acc':>6} {'t.low':>6} "
+        f"{'$':>8}  verdict",
     ]
     reader = None
     for g in groups:
@@ -196,23 +242,28 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
             reader = (g.model, g.reader)
             lines.append(f"-- {g.model} read by {g.reader}")
         tok = "-" if g.token_accuracy is None else f"{g.token_accuracy:.3f}"
-        verdict = "clears the bar" if g.readable else "below the bar (or too few records)"
+        verdict = (
+            "most canaries clear the bar"
+            if g.readable
+            else "not shown: too few canaries, too many below the bar, or no hard token"
+        )
         lines.append(
-            f"{g.model:24} {g.layout:36} {g.chars_per_kpx:>6.1f} {g.n:>4} {g.chars:>7} "
-            f"{g.char_accuracy:>6.3f} {g.char_lower:>6.3f} {g.tokens:>6} {tok:>6} "
-            f"{g.token_lower:>6.3f} {g.dollars:>8.4f}  {verdict}"
+            f"{g.model:24} {g.layout:36} {g.chars_per_kpx:>6.1f} {g.n:>4} {g.passing:>4} "
+            f"{g.pass_lower:>6.3f} {g.chars:>7} {g.char_accuracy:>6.3f} {g.char_lower:>6.3f} "
+            f"{g.tokens:>6} {tok:>6} {g.token_lower:>6.3f} {g.dollars:>8.4f}  {verdict}"
         )
     for m, r in dict.fromkeys((g.model, g.reader) for g in groups):
         best = densest_readable(groups, m, r)
         pick = (
-            f"{best.layout} ({best.chars_per_kpx:.1f} chars/1000 px², n={best.n})"
+            f"{best.layout} ({best.chars_per_kpx:.1f} chars/1000 px², "
+            f"{best.passing} of {best.n} canaries pass)"
             if best
-            else "none yet (no layout's lower bounds clear the bar)"
+            else "none yet (no layout has most of its canaries shown to clear the bar)"
         )
         label = " [offline stand-in, not a model]" if r.startswith(STAND_IN) else ""
         lines.append(f"densest layout {m} reads (by {r}){label}: {pick}")
     lines.append(
-        f"bar: lower bound ≥ {goal.char_accuracy:.2f} characters and ≥ {goal.hard_tokens:.2f} "
+        f"bar per canary: ≥ {goal.char_accuracy:.2f} characters and ≥ {goal.hard_tokens:.2f} "
         "exact hard tokens (the weakest-reader bar); c/kpx = characters per 1000 px²"
     )
     return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from snapshot.report.matrix import Settings
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
@@ -35,19 +36,29 @@ def _ci(x: ReaderRecall | None) -> str:
     return f"{100 * (x.share or 0):.0f} % [{100 * lo:.0f}–{100 * hi:.0f}] ({x.needles})"
 
 
-def _strategy_table(aggs: Sequence[Aggregate], readers: Sequence[ReaderRecall]) -> list[str]:
+def _strategy_table(
+    aggs: Sequence[Aggregate], readers: Sequence[ReaderRecall], context: dict[str, str]
+) -> list[str]:
     names = list(dict.fromkeys(x.reader for x in readers if x.source == "whole page"))
     cell = {(x.model, x.strategy, x.reader): x for x in readers}
     head = "".join(f" {n}, whole page |" for n in names)
+    if names:  # what the whole-page figures were measured on, beside them
+        head += " whole-page figures measured on |"
     lines = [
         "| model | strategy | conversations | tokens after / before, pooled | per conversation: median [IQR] | recall (text) |"
         + head
         + " round-trip check (not readability) | crops given the renderer's rows | recall measured in | pages | request $ | next 10 turns $ (stable prefix) | same, prefix changed every turn | summary call $ | time s |",
-        "|---|---|---|---|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|"
+        + "---|" * (len(names) + bool(names))
+        + "---|---|---|---|---|---|---|---|---|",
     ]
     for a in aggs:
         tok = marker(a.provenance)
-        whole = "".join(f" {_ci(cell.get((a.model, a.strategy, n)))} |" for n in names)
+        found = [cell.get((a.model, a.strategy, n)) for n in names]
+        whole = "".join(f" {_ci(x)} |" for x in found)
+        if names:
+            measured = any(x is not None and x.needles for x in found)
+            whole += f" {context.get(a.model, '') if measured else '–'} |"
         lines.append(
             f"| {a.model} | {a.label} | {a.conversations} "
             f"| {a.tokens_after:,} / {a.tokens_before:,} = {100 * a.ratio:.1f} %{tok} "
@@ -227,8 +238,11 @@ def _trust(result: RunResult, aggs: Sequence[Aggregate]) -> list[str]:
         "- The round-trip check is the project's own decoder reading its own pages (it knows font, "
         "grid and filter): it shows the information survived rendering, not that anyone can read "
         "it. Readability is the whole-page readers' needle recall (measured), with its 95 % Wilson "
-        "interval; live models' records (`snapshot probe`, `snapshot report --probes DIR`) join as "
-        "their own column."
+        "interval, on the pages of this run's own conversations at the page size each provider "
+        "gets; beside each figure: the real page size, each reader's verdict at ±4 px, the weakest "
+        "reader, and the ×0.9 resample (not measured by the report: `snapshot frontier` measures "
+        "it). Live models' records (`snapshot probe`, `snapshot report --probes DIR`) join as "
+        "their own column, read on their own pages."
     )
     lines.append("")
     return lines
@@ -245,6 +259,7 @@ def write(
 ) -> Path:
     aggs = aggregate(result.rows)
     readers = reader_recall(result.rows, with_text=True)
+    context = _pages_context(result, bool(notice))
     names = {k: v.name for k, v in figures.items() if v is not None}
     chars = sum(s.chars for s in result.sources)
     images = sum(s.images for s in result.sources)
@@ -290,7 +305,7 @@ def write(
         "each conversation once. Summary and ladder rows are split by population (free rungs alone, "
         "a real summary, a modelled one), so every figure of a row is over the same conversations.",
         "",
-        *_strategy_table(aggs, readers),
+        *_strategy_table(aggs, readers, context),
         "",
         *_elide_line(result),
     ]
@@ -298,7 +313,7 @@ def write(
         lines += [f"![tokens kept per conversation]({names['distribution']})", ""]
     if "pareto" in names:
         lines += [f"![tokens against recall]({names['pareto']})", ""]
-    lines += _needle_section(result, readers, probes)
+    lines += _needle_section(result, readers, probes, context)
     lines += _rests_on(result)
 
     folder = out if out.is_dir() else out.parent
@@ -455,8 +470,28 @@ def _rests_on(result: RunResult) -> list[str]:
     return rests_on_lines(vision) if vision else []
 
 
+def _sampled_rows(result: RunResult) -> list[Any]:
+    """The rows whose pages the whole-page readers read (their first strategy's)."""
+    st = result.settings
+    first = st.reader_strategies[0] if st.reader_strategies else "snapshot"
+    return [r for r in result.rows if r.strategy == first and r.page_needles]
+
+
+def _pages_context(result: RunResult, own_sessions: bool) -> dict[str, str]:
+    """Per profile: text, real page size and ±4 px verdicts, weakest reader, ×0.9."""
+    from snapshot.report.readability import pages_context, pages_text
+
+    text = pages_text(result.corpus, own_sessions)
+    sampled = _sampled_rows(result)
+    found = {m: pages_context(sampled, m, text) for m in result.models}
+    return {m: c for m, c in found.items() if c}
+
+
 def _needle_section(
-    result: RunResult, readers: Sequence[ReaderRecall], probes: Sequence[ReaderRecall]
+    result: RunResult,
+    readers: Sequence[ReaderRecall],
+    probes: Sequence[ReaderRecall],
+    context: dict[str, str],
 ) -> list[str]:
     """Per profile: each whole-page reader's needle recall, pooled, by class, per conversation."""
     from snapshot.ladder.needles import CLASSES
@@ -476,8 +511,7 @@ def _needle_section(
         "",
     ]
     st = result.settings
-    first = st.reader_strategies[0] if st.reader_strategies else "snapshot"
-    sampled = [r for r in result.rows if r.strategy == first and r.page_needles]
+    sampled = _sampled_rows(result)
     per_model = {
         m: (
             sum(r.reader_pages for r in sampled if r.model == m),
@@ -497,10 +531,10 @@ def _needle_section(
     lines.append("")
     head = (
         "| profile | strategy | reader | needles | recall [95 % CI] | median per conversation | "
-        "with what stayed text | " + " | ".join(CLASSES) + " | notes |"
+        "with what stayed text | " + " | ".join(CLASSES) + " | measured on | notes |"
     )
-    lines += [head, "|" + "---|" * (8 + len(CLASSES))]
-    for x in [*measured, *probes]:
+    lines += [head, "|" + "---|" * (9 + len(CLASSES))]
+    for x, live in [*((x, False) for x in measured), *((x, True) for x in probes)]:
         share = "–" if not x.needles else _ci(x).rsplit(" (", 1)[0]
         med = "–" if x.median_conversation is None else f"{100 * x.median_conversation:.0f} %"
         either = (
@@ -512,9 +546,18 @@ def _needle_section(
         notes = "; ".join(x.notes)
         if x.unmeasured:
             notes = f"{x.unmeasured} conversation(s) not measured: {notes}"
+        on = (
+            "–"
+            if not x.needles
+            else "the probe's own pages (`snapshot probe` records)"
+            if live
+            else context.get(x.model, "–")
+            if x.source == "whole page"
+            else "what stayed text (no page read)"
+        )
         lines.append(
             f"| {x.model} | {x.strategy} | {x.reader} | {x.needles} | {share} | {med} | {either} "
-            f"| {by} | {notes} |"
+            f"| {by} | {on} | {notes} |"
         )
     lines.append("")
     from snapshot.report.page_jitter import jitter_lines

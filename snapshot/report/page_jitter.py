@@ -180,7 +180,7 @@ def jitter_lines(rows: Sequence[object], models: Sequence[str]) -> list[str]:
         return []
     return [
         "Each reader's page-text score on the same sampled pages (characters, exact hard tokens "
-        "in brackets; text: the conversations' own pages), at the page size the provider gets "
+        "in brackets; text: the pages of this run's conversations), at the page size the provider gets "
         f"and {JITTER} px larger and smaller ({JITTER // 2} px of margin added or taken on each "
         "side, the text unchanged). `unstable`: the verdict against 0.97 characters and 0.90 "
         "exact hard tokens changes with the page size (PP-OCR's detector rounds sides to 32 px); "

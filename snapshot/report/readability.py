@@ -318,3 +318,52 @@ def whole_page_recall(
     return WholePageRecall(
         len(battery), asked, _by_class(needles, in_text), counts, notes, either, scores
     )
+
+
+# ---------------------------------------------------------------------------- what a figure rests on
+
+
+def pages_text(corpus: str | None, own_sessions: bool) -> str:
+    """Which text the whole-page readers read in a run: the run's own compaction pages.
+
+    >>> pages_text("/c/benchmark.manifest.json", False), pages_text(None, True)
+    ('corpus pages of this run', 'pages of your sessions in this run')
+    """
+    if own_sessions:
+        return "pages of your sessions in this run"
+    return "corpus pages of this run" if corpus else "demo transcript pages of this run"
+
+
+def pages_context(rows: Sequence[object], model: str, text: str) -> str:
+    """What ``model``'s whole-page figures were measured on, to print beside them.
+
+    The text, the real page size with each reader's ±4 px verdict
+    (:func:`~snapshot.report.page_jitter.verdict`), the weakest reader at the real
+    page (characters, then exact hard tokens) and the ×0.9 resample, which the
+    report does not measure. ``rows`` carry ``reader_page_scores`` (report rows of
+    the pages the readers read); "" when no reader scored a page of ``model``.
+
+    >>> class R:
+    ...     model = "m"
+    ...     reader_page_scores = {
+    ...         "a": {"real": [100, 0, 4, 4, "9x9"], "+4": [100, 90, 4, 0, "13x13"]},
+    ...         "b": {"real": [100, 5, 4, 3, "9x9"], "+4": [100, 5, 4, 3, "13x13"]}}
+    >>> print(pages_context([R()], "m", "corpus pages of this run"))
+    corpus pages of this run, 9x9 (the real page); ±4 px: a unstable, b stable; weakest reader b: 0.950 characters, 0.75 exact hard tokens; ×0.9 resample not measured
+    """
+    from snapshot.report.page_jitter import pooled_scores, verdict
+
+    pooled = {rd: s for rd, s in pooled_scores(rows, model).items() if "real" in s}
+    if not pooled:
+        return ""
+    sizes = sorted({s["real"].size for s in pooled.values()})
+    jitter = ", ".join(f"{rd} {verdict(s)}" for rd, s in sorted(pooled.items()))
+    if all(len(s) < 2 for s in pooled.values()):
+        jitter = "not read (--no-reader-jitter)"
+    name, weak = min(pooled.items(), key=lambda kv: (kv[1]["real"].char_accuracy, kv[0]))
+    w = weak["real"]
+    return (
+        f"{text}, {'/'.join(sizes)} (the real page); ±4 px: {jitter}; weakest reader {name}: "
+        f"{w.char_accuracy:.3f} characters, {w.hard_token_accuracy:.2f} exact hard tokens; "
+        "×0.9 resample not measured"
+    )

@@ -238,6 +238,10 @@ def measure_summaries(
     store = ResultCache(cache, run_salt((), Settings(), False)) if cache is not None else None
     lengths: list[int] = []
     for job in progress(jobs, desc="summaries", total=len(jobs), unit="conv"):
+        listed = _STATE["given"][job.index].summaries if job.corpus == GIVEN else None
+        if listed is not None:  # read when the file was listed: no second import
+            lengths.extend(listed)
+            continue
         key = (
             store.key("summaries:" + origins[job][0], origins[job][1]) if store and origins else ""
         )

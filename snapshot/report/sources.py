@@ -155,6 +155,9 @@ class SourceRef:
     id: str
     category: str
     chars: int
+    #: Characters of each real compaction summary, read when the file was listed
+    #: (None: not read; the run imports the conversation again to find them).
+    summaries: tuple[int, ...] | None = None
 
     def load(self) -> Source:
         convs = _imported(self.path)
@@ -193,6 +196,7 @@ def path_sources(
         with messages) and one report per path found, sorted by path.
     """
     from snapshot.progress import progress
+    from snapshot.report.summaries import real_summary_lengths
 
     refs: list[SourceRef] = []
     reports: list[UnitReport] = []
@@ -220,7 +224,10 @@ def path_sources(
             agent = "" if conv.agent == "main" else f" [{conv.agent}]"
             name = f"{unit.path}{agent}" if len(convs) == 1 else f"{unit.path}#{conv.id}{agent}"
             chars = rows[i]["chars"]
-            refs.append(SourceRef(str(unit.path), i, name, conv.format or unit.format or "", chars))
+            # Read now, while the file is imported: the run needs them before it starts.
+            summaries = tuple(real_summary_lengths([benchmark_view(conv)]))
+            category = conv.format or unit.format or ""
+            refs.append(SourceRef(str(unit.path), i, name, category, chars, summaries))
     reports.sort(key=lambda r: str(r.path))
     return refs, reports
 

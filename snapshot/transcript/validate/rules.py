@@ -292,7 +292,9 @@ def _images(body: dict[str, Any], turns: list[Turn], shape: str) -> Iterator[Pro
     for img in images:
         raw: bytes | None = None
         try:
-            raw = base64.b64decode(img.data or "", validate=True)
+            # Gemini's JSON (proto3 bytes) takes URL-safe base64 too; google-genai sends it.
+            alt = b"-_" if shape == "gemini" else None
+            raw = base64.b64decode(img.data or "", altchars=alt, validate=True)
         except (binascii.Error, ValueError):
             yield Problem(img.where, "image-data", "image data is not valid base64", SOURCE)
         if raw is not None:

@@ -169,9 +169,9 @@ def _gemini_turns(body: dict[str, Any]) -> list[Turn]:
                 turn.items.append(Item("text", w, text=str(p.get("text") or "")))
             elif "inlineData" in p:
                 d = p["inlineData"] or {}
-                turn.items.append(
-                    Item("image", w, media_type=d.get("mimeType"), data=d.get("data"))
-                )
+                # proto3 JSON takes a field's own name too: google-genai sends "mime_type".
+                mime = d.get("mimeType") or d.get("mime_type")
+                turn.items.append(Item("image", w, media_type=mime, data=d.get("data")))
             else:
                 turn.items.append(Item("other", w))
         turns.append(turn)

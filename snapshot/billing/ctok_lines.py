@@ -1,0 +1,201 @@
+"""Claude text tokens by ``ctok``, counted piece by piece: the same count, each piece once.
+
+``ctok.token_count`` normalises a whole text into its marked stream, tiles the
+stream with the fewest vocabulary pieces, and renders every token as a string
+the count then only takes the length of. The report counts hundreds of message
+texts that share most of their lines and words (a message, its elided form, the
+same message in another rung), so this module cuts each text where ctok's own
+rules provably cut it and counts each distinct piece once per process:
+
+- **A newline after a non-space** opens a whitespace run of its own after a run
+  that is not whitespace, so every rule of ``ctok.normalize.stream_norm`` that
+  looks at a neighbour run sees the same neighbour class either way (a ``\\n``
+  writes no marker and makes none beside it; the seam rule needs a literal
+  space). From that newline on the stream is what the piece alone gives, after
+  the frame's ``⟨bow⟩`` a stream starting at a message edge writes first.
+- **A lone space between two ASCII letters** lies between two word runs; both
+  words are written ``⟨bow⟩…⟨eow⟩`` whatever is beside them, and the space is the
+  seam ``⟨eow⟩⟨bow⟩``: the piece from the space on, alone, writes that space
+  first, and it is dropped (checked: the word before must end with ``⟨eow⟩``,
+  the piece must go on with case markers and ``⟨bow⟩``).
+- **The tiling cuts there too.** Every vocabulary piece holding a newline is
+  newlines only and no piece goes on past ``⟨eow⟩`` (both checked on the loaded
+  vocabulary; otherwise nothing is cut), so no tile crosses a cut and the fewest
+  tiles of the whole is the sum over the pieces, and over the words of a piece.
+
+Each word is tiled by ctok's own ``min_vocab_tile`` with ctok's own byte floor,
+the trailing newlines by ctok's ``frame_tail``. Anything unexpected (a ctok
+without these internals, a piece whose stream does not start as it should)
+returns None and the caller counts the whole text with ``ctok.token_count``.
+Equality with ``ctok.token_count`` on every distinct message of the benchmark
+corpus: ``bench/test_ctok_lines.py``; a fixed sample, one real session and
+Hypothesis-drawn texts: ``tests/test_ctok_lines.py``.
+
+>>> import ctok
+>>> text = "def f(x):\\n    return x  # ok\\n\\nIt's DONE.\\n"
+>>> content_tokens(text, "4.8") == ctok.token_count(text, "4.8") - 6  # v4.8's frame: 6
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+#: Distinct pieces (and words) kept per ctok version before the memo starts over.
+MEMO_PIECES = 200_000
+#: Characters of distinct pieces kept before the memo starts over (one-line tool
+#: results can be megabytes long: memory stays bounded by this, not by the count).
+MEMO_CHARS = 32_000_000
+#: Longest word (stream up to its ⟨eow⟩) kept in the word memo.
+WORD_CHARS = 64
+
+#: A lone space between two ASCII letters: two word runs, the seam between them.
+_SEAM_SPACE = re.compile("(?<=[A-Za-z]) (?=[A-Za-z])")
+
+
+class _Lines:
+    """One ctok version's model, its piece tiler and the memos of what it tiled."""
+
+    def __init__(self, version: str) -> None:
+        from ctok.constants import BOW_G, CAPS_G, EOW_G, MARKER_GLYPHS, SHIFT_G
+        from ctok.engine import char_cost, frame_tail, min_vocab_tile
+        from ctok.main import _family, _model
+        from ctok.normalize import SPACE, classify, nfc, raw_head_space, stream_norm
+
+        self.model = _model(_family(version))
+        self.prefix = BOW_G if self.model.frame_bow else ""
+        self.bow, self.case = BOW_G, SHIFT_G + CAPS_G
+        #: piece -> (its tiles, whether its stream ends with ⟨eow⟩)
+        self.memo: dict[str, tuple[int, bool]] = {}
+        self.memo_chars = 0
+        self.words: dict[str, int] = {}
+        self._nfc, self._stream, self._head = nfc, stream_norm, raw_head_space
+        self._classify, self._space = classify, SPACE
+        self._frame_tail, self._min_tile = frame_tail, min_vocab_tile
+        self._markers, self._char_cost = MARKER_GLYPHS, char_cost
+        vocab = self.model.vocab
+        # The split is exact only if no vocabulary piece joins a newline to anything
+        # else, and a tile ends at every ⟨eow⟩ only if no piece goes on past one.
+        self.eow = EOW_G
+        self.splits = all(set(p) == {"\n"} for p in vocab if "\n" in p) and all(
+            p.find(EOW_G) in (-1, len(p) - 1) for p in vocab
+        )
+
+    def _tiles(self, stream: str) -> int:
+        """The fewest tiles of a stream: the sum over its words (a tile ends at ⟨eow⟩)."""
+        words, eow, total = self.words, self.eow, 0
+        if len(words) > MEMO_PIECES:
+            words.clear()
+        *closed, last = stream.split(eow)
+        for word in closed:
+            hit = words.get(word)
+            if hit is None:
+                hit = self._tile(word + eow)
+                if len(word) <= WORD_CHARS:  # a long "word" (a blob) seldom comes again
+                    words[word] = hit
+            total += hit
+        return total + (self._tile(last) if last else 0)
+
+    def _tile(self, stream: str) -> int:
+        model, markers, char_cost = self.model, self._markers, self._char_cost
+
+        def unit_floor(j: int) -> int:
+            # ctok's engine.tile: a marker no piece absorbs is a token, anything else
+            # its vocabulary spelling or its bytes.
+            ch = stream[j]
+            return 1 if ch in markers else int(char_cost(model, ch))
+
+        return int(self._min_tile(stream, model.trie, unit_floor)[0])
+
+    def _cuts(self, norm: str, end: int) -> list[int]:
+        """Where ``norm[:end]`` splits: a newline after a non-space, a seam space."""
+        cuts, at = [], norm.find("\n", 1, end)
+        classify, space = self._classify, self._space
+        while at != -1:
+            if classify(norm[at - 1]) != space:
+                cuts.append(at)
+            at = norm.find("\n", at + 1, end)
+        cuts += [m.start() for m in _SEAM_SPACE.finditer(norm, 0, end)]
+        return sorted(cuts)
+
+    def _piece(self, piece: str) -> tuple[int, bool] | None:
+        """Tiles of a piece that starts at a cut, as it stands in the whole stream."""
+        stream = self._stream(piece, self.model, raw_head_space=False)
+        if piece[0] == "\n":
+            # A stream starting at a message edge writes the frame's ⟨bow⟩ first.
+            if not stream.startswith(self.prefix + "\n"):
+                return None
+            body = stream[len(self.prefix) :]
+        else:
+            # In the whole stream this space is the seam ⟨eow⟩⟨bow⟩: not written.
+            if stream[:1] != " " or not stream[1:].lstrip(self.case).startswith(self.bow):
+                return None
+            body = stream[1:]
+        return self._tiles(body), body.endswith(self.eow)
+
+    def count(self, text: str) -> int | None:
+        """Content tokens of ``text``; None when this split cannot vouch for the count."""
+        model = self.model
+        norm = self._nfc(text, fold_quotes=model.fold_quotes)
+        n_tail = len(norm) - len(norm.rstrip("\n"))
+        cuts = self._cuts(norm, len(norm) - n_tail) if self.splits else []
+        if not cuts:
+            return None
+        head = self._stream(norm[: cuts[0]], model, raw_head_space=self._head(text))
+        total = self._tiles(head) + len(self._frame_tail(n_tail, model))
+        ends_eow = head.endswith(self.eow)
+        memo = self.memo
+        if len(memo) > MEMO_PIECES or self.memo_chars > MEMO_CHARS:
+            memo.clear()
+            self.memo_chars = 0
+        for start, stop in zip(cuts, [*cuts[1:], len(norm)], strict=True):
+            piece = norm[start:stop]
+            hit = memo.get(piece)
+            if hit is None:
+                hit = self._piece(piece)
+                if hit is None:
+                    return None
+                memo[piece] = hit
+                self.memo_chars += len(piece)
+            if piece[0] == " " and not ends_eow:
+                return None  # a seam needs the word before it closed
+            total += hit[0]
+            ends_eow = hit[1]
+        return total
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(version: str) -> _Lines | None:
+    try:
+        return _Lines(version)
+    except (ImportError, AttributeError, KeyError, TypeError):
+        return None  # a ctok without the internals this split reads
+
+
+def content_tokens(text: str, version: str) -> int | None:
+    """ctok's tiles for ``text``: ``ctok.token_count(text, version)`` minus the
+    message frame's fixed tokens, each distinct piece normalised and tiled once per
+    process; None where the split cannot vouch for the count (count the whole text
+    with ``ctok.token_count`` then).
+
+    >>> content_tokens("hello world\\nhello world\\n", "4.8")  # 3 + newline + 3
+    7
+    >>> content_tokens("x=1;y=2", "4.8") is None  # no cut in it: count it whole
+    True
+    """
+    lines = _lines(version)
+    return lines.count(text) if lines is not None else None
+
+
+def memo_size(version: str) -> int:
+    """Distinct pieces counted so far for ``version`` (0 without the split).
+
+    >>> memo_size("4.8") >= 0
+    True
+    """
+    lines = _lines(version)
+    return len(lines.memo) if lines is not None else 0
+
+
+__all__ = ["content_tokens", "memo_size"]

@@ -1,0 +1,99 @@
+"""REPORT.md's readability figures say what they were measured on (issue 25 item 3).
+
+Each whole-page figure names its reader, the text (the run's own compaction pages:
+"corpus pages of this run" on the benchmark), the real page size with each
+reader's ±4 px verdict, the weakest reader, and that the ×0.9 resample is not
+measured by the report. Score inputs only: the rows' reader fields are given
+(the real reading is ``bench/test_report_jitter_real.py``); no reader runs here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from snapshot.report import markdown
+from snapshot.report.matrix import Row, Settings
+from snapshot.report.readability import pages_context, pages_text
+from snapshot.report.run import RunResult, run
+
+MODEL = "claude-sonnet-5-5"  # snap8x16 on 1540x1540
+
+#: [chars, char errors, hard tokens, exact hard tokens, "WxH"] per reader and size:
+#: ppocrv6-small passes at the page and +4 px and fails at -4 px (1536 = 48 x 32);
+#: tesseract-x2 is steady and the weakest.
+SCORES: dict[str, dict[str, list[int | str]]] = {
+    "ppocrv6-small": {
+        "real": [1000, 27, 40, 38, "1540x1540"],
+        "+4": [1000, 26, 40, 38, "1544x1544"],
+        "-4": [1000, 192, 40, 20, "1536x1536"],
+    },
+    "tesseract-x2": {
+        "real": [1000, 121, 40, 30, "1540x1540"],
+        "+4": [1000, 120, 40, 30, "1544x1544"],
+        "-4": [1000, 121, 40, 30, "1536x1536"],
+    },
+}
+
+
+def _result_with_readings() -> RunResult:
+    result = run(None, models=(MODEL,), settings=Settings(), workers=1, limit=1)
+    found = {"ppocrv6-small": {"hex": 4, "path": 3}, "tesseract-x2": {"hex": 2, "path": 1}}
+
+    def scored(row: Row) -> Row:
+        if row.strategy not in ("snapshot", "snapshot+factsheet"):
+            return row
+        return dataclasses.replace(
+            row,
+            reader_page_scores=SCORES,
+            page_needles={"hex": 4, "path": 4},
+            reader_found=found,
+            reader_found_or_text=found,
+            reader_pages=1,
+        )
+
+    settings = dataclasses.replace(result.settings, page_readers=tuple(SCORES))
+    return dataclasses.replace(result, rows=[scored(r) for r in result.rows], settings=settings)
+
+
+def test_the_context_names_text_size_verdicts_weakest_and_resample() -> None:
+    class Scored:
+        model = MODEL
+        reader_page_scores = SCORES
+
+    line = pages_context([Scored()], MODEL, pages_text("x/benchmark.manifest.json", False))
+    assert line.startswith("corpus pages of this run, 1540x1540 (the real page)")
+    assert "±4 px: ppocrv6-small unstable, tesseract-x2 stable" in line
+    assert "weakest reader tesseract-x2: 0.879 characters, 0.75 exact hard tokens" in line
+    assert line.endswith("×0.9 resample not measured")
+    one_size = {rd: {"real": s["real"]} for rd, s in SCORES.items()}
+
+    class Unjittered:
+        model = MODEL
+        reader_page_scores = one_size
+
+    assert "±4 px: not read (--no-reader-jitter)" in pages_context([Unjittered()], MODEL, "t")
+    assert pages_context([Scored()], "other-model", "t") == ""
+
+
+def test_every_whole_page_figure_in_report_md_carries_its_context(tmp_path: Path) -> None:
+    result = _result_with_readings()
+    text = markdown.write(result, tmp_path, figures={}).read_text()
+    context = "demo transcript pages of this run, 1540x1540 (the real page)"  # no --corpus
+    strategies = text[text.index("## Strategies") : text.index("## Needle recall")]
+    assert "whole-page figures measured on |" in strategies
+    snap = next(ln for ln in strategies.splitlines() if f"| {MODEL} | snapshot |" in ln)
+    assert context in snap and "weakest reader tesseract-x2" in snap
+    plain = next(ln for ln in strategies.splitlines() if f"| {MODEL} | none |" in ln)
+    assert context not in plain  # no page read: no context claimed
+    needles = text[text.index("## Needle recall") :]
+    mine = [ln for ln in needles.splitlines() if ln.startswith(f"| {MODEL} | snapshot |")]
+    rows = [ln for ln in mine if ln.split(" | ")[2] in SCORES]
+    assert len(rows) == 2
+    [text_only] = [ln for ln in mine if ln.split(" | ")[2] == "text only"]
+    assert "what stayed text (no page read)" in text_only and context not in text_only
+    assert all(context in ln and "×0.9 resample not measured" in ln for ln in rows)
+    assert "±4 px: ppocrv6-small unstable, tesseract-x2 stable" in rows[0]
+    assert "text: the pages of this run's conversations" in needles
+    trust = text[text.index("## How far to trust") :]
+    assert "×0.9 resample (not measured by the report" in trust
