@@ -362,8 +362,13 @@ def test_target_follows_the_model_profile(
 
     t = live.probe_target_for(model, api=api, font=FONT)
     assert (t.provider, t.detail, t.media_resolution) == (provider, detail, level)
-    default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
+    # "original" is no Chat Completions detail in OpenAI's published spec: such a
+    # page goes to Responses unless the caller names an API.
+    openai_api = "chat" if detail in live.CHAT_DETAILS else "responses"
+    default_api = {"anthropic": "messages", "openai": openai_api, "gemini": "generate_content"}
     assert t.api == (api or default_api[provider])
+    if t.api == "chat" and api is None:
+        assert t.detail in live.CHAT_DETAILS
     profile = profile_for(model)
     assert (t.profile, t.family, t.font) == (profile.canonical, profile.family, FONT)
     # The page is the one the profile solves for this font: no resize at the provider.

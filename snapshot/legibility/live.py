@@ -83,6 +83,13 @@ _SDK_OF_VENDOR: dict[str, Provider] = {
 }
 
 
+# Chat Completions' image `detail` levels: OpenAI's published OpenAPI spec
+# (openai/openai-openapi, 2026-08-21, ChatCompletionRequestMessageContentPartImage)
+# has no "original" there, only Responses does; the openai SDK 3.57.0 types allow
+# it in both (the sources disagree, so a probe that needs "original" asks Responses).
+CHAT_DETAILS = ("auto", "low", "high")
+
+
 @dataclass(frozen=True)
 class ProbeTarget:
     """How pages go to one model: provider, API, image options, font and page size."""
@@ -203,7 +210,10 @@ def _target(
             level = "MEDIA_RESOLUTION_HIGH"
         elif named is not None:
             level = f"MEDIA_RESOLUTION_{str(named).upper()}"
-    default_api = {"anthropic": "messages", "openai": "chat", "gemini": "generate_content"}
+    # A page sized for "original" goes where the published spec allows it, so the
+    # probe measures the page the project sends, not a downscaled one.
+    openai_api = "chat" if detail in CHAT_DETAILS else "responses"
+    default_api = {"anthropic": "messages", "openai": openai_api, "gemini": "generate_content"}
     return ProbeTarget(
         model=model,
         provider=provider,

@@ -46,10 +46,6 @@ MIN_BAND_CHARS = 40  # a band with less text says little
 PAPER_PAD = 8  # fresh paper around the crop, as a text detector expects
 MAX_PENDING = 4
 WORKERS = 2
-# Chat Completions' image `detail` levels: OpenAI's published OpenAPI spec
-# (openai/openai-openapi, 2026-08-21, ChatCompletionRequestMessageContentPartImage)
-# has no "original" there, only Responses does.
-CHAT_DETAILS = ("auto", "low", "high")
 
 
 def pick(pass_id: str, rate: float, seed: int = 0) -> int | None:
@@ -202,6 +198,7 @@ class Canary:
         self, sheets: Sequence[Any], bits: int, model: str, api: str, key: str | None
     ) -> None:
         from snapshot.legibility.live import (
+            CHAT_DETAILS,
             TRANSCRIBE_PROMPT,
             ask,
             key_from_env,
@@ -216,7 +213,9 @@ class Canary:
         if region is None:
             self.log(f"{model}: canary skipped (no page band with text)")
             return
-        target = probe_target_for(model, api="responses" if api == "openai-responses" else None)
+        # the canary speaks the client's own API (a chat client's canary is a chat request)
+        sdk_api = {"openai-responses": "responses", "openai": "chat"}.get(api)
+        target = probe_target_for(model, api=sdk_api)
         if target.api == "chat" and target.detail not in CHAT_DETAILS:
             # A band is far inside the "high" box and patch budget: its pixels go unscaled.
             target = dataclasses.replace(target, detail="high")
