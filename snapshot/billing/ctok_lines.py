@@ -188,14 +188,4 @@ def content_tokens(text: str, version: str) -> int | None:
     return lines.count(text) if lines is not None else None
 
 
-def memo_size(version: str) -> int:
-    """Distinct pieces counted so far for ``version`` (0 without the split).
-
-    >>> memo_size("4.8") >= 0
-    True
-    """
-    lines = _lines(version)
-    return len(lines.memo) if lines is not None else 0
-
-
-__all__ = ["content_tokens", "memo_size"]
+__all__ = ["content_tokens"]
