@@ -838,9 +838,7 @@ class _ServerThread:
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.port = runner.addresses[0][1]  # the port the OS picked for port 0
         self._ready.set()
         try:
             await asyncio.wait_for(self._stop.wait(), self.lifetime)
