@@ -18,7 +18,7 @@ from snapshot.ladder.compact import CompactOptions, compact, request_shape
 from snapshot.ladder.cut import find_cut, head_end
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.ladder import Rejection, _what_tokens, recover, run_ladder
-from snapshot.ladder.record import recent_start
+from snapshot.ladder.record import StrategyResult, recent_start
 from snapshot.ladder.sheets import SheetOptions, factsheet, reading_guide, resume_note, snapshot
 from snapshot.ladder.summary import corpus_summarizer
 from snapshot.ladder.target import Target, split_by_chars, target_for
@@ -479,3 +479,27 @@ def test_a_target_plans_with_its_counters_characters_per_token() -> None:
     gpt = target_for("gpt-5.5")
     assert gpt.chars_per_token == pytest.approx(_reference_chars_per_token(gpt.text_tokens))
     assert gpt.chars_per_token != 4.0
+
+
+def test_a_request_byte_budget_images_the_oldest_part_whose_pages_fit(claude: Target) -> None:
+    # Pages are held to the request's byte budget by their actual base64 sizes (a gray page
+    # is several times a 1-bit one): the oldest part that fits is imaged, the rest stays
+    # text, and the pages never take more bytes than the budget.
+    conv = agent_run(40)
+
+    def imaged(budget: int) -> StrategyResult:
+        return snapshot(conv, replace(claude, max_request_bytes=budget), SheetOptions())
+
+    refused = imaged(1000)
+    assert refused.record.data["refused"] == "max_request_bytes"
+    assert "1,000 bytes per request" in refused.record.notes[0]
+    lo, hi = 1000, 10**8  # the smallest budget the byte check lets through
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        too_small = imaged(mid).record.data.get("refused") == "max_request_bytes"
+        lo, hi = (mid, hi) if too_small else (lo, mid)
+    fit = imaged(hi)
+    assert fit.pages and len(fit.pages) < 4  # 4 pages is the whole middle
+    assert sum(4 * ((len(p.png()) + 2) // 3) for p in fit.pages) <= hi
+    assert fit.record.notes[1].startswith(f"request size limit: {hi:,} bytes per request")
+    assert imaged(10**12).record.notes == snapshot(conv, claude, SheetOptions()).record.notes

@@ -174,3 +174,39 @@ def test_png_bound_holds_for_the_real_encoder_on_any_page(
     rng = np.random.default_rng(seed)
     pixels = np.where(rng.random((h, w)) < ink, 0, 255).astype(np.uint8)
     assert len(base64.b64encode(to_png(pixels, (w, h)))) <= png_bytes_bound(w, h)
+
+
+@pytest.mark.parametrize("shade", ["gray", "gray16", "gray4"])
+def test_gray_noise_page_fits_its_shade_bound_and_not_the_one_bit_bound(shade: str) -> None:
+    # Gray pages take 8 (or 4, 2) bits a pixel: a byte budget checked with the 1-bit bound
+    # would let through requests a provider refuses as too large.
+    import base64
+
+    import numpy as np
+
+    from snapshot.geometry import GRAY_BITS, Geometry
+    from snapshot.glyphs import load_font
+    from snapshot.raster import gray_png
+
+    font = load_font("snap5x9v2")
+    g = Geometry(font, cols=80, rows=20, header=False, shade=shade)
+    w, h = g.size
+    bits = GRAY_BITS[shade]
+    rng = np.random.default_rng(bits)
+    scan = rng.integers(0, 256, (h, 1 + -(-w * bits // 8)), dtype=np.uint8)
+    scan[:, 0] = 0  # filter byte: None
+    size = len(base64.b64encode(gray_png(scan, g)))
+    assert size <= png_bytes_bound(w, h, bits)
+    assert size > png_bytes_bound(w, h)
+
+
+def test_gray_profile_carries_fewer_pages_per_request() -> None:
+    import dataclasses
+
+    one_bit = profile_for("claude-sonnet-5-5")
+    gray = dataclasses.replace(one_bit, shade="gray")
+    assert one_bit.limits.max_request_bytes is not None
+    assert gray.solution().png_bytes_bound > one_bit.solution().png_bytes_bound
+    per_request = gray.max_pages_per_request()
+    assert per_request is not None
+    assert per_request * gray.solution().png_bytes_bound <= one_bit.limits.max_request_bytes

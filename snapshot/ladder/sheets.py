@@ -213,7 +213,12 @@ def _snapshot(
         )
 
     existing_images = sum(len(m.images()) for m in head + tail)
-    allowed = target.max_images - existing_images
+    budget = target.max_request_bytes - _request_bytes(head + tail)
+    page_bytes = [_base64_len(len(p.png())) for d in drawn for p in d.pages]
+    page_bytes += [_base64_len(len(p.png())) for p in pages]
+    fit = len(page_bytes) if sum(page_bytes) <= budget else max(budget, 0) // max(page_bytes)
+    bytes_bind = fit < target.max_images - existing_images
+    allowed = min(target.max_images - existing_images, fit)
     left: list[Message] = []
     overflow_note = ""
     if earlier_pages + len(pages) > allowed:
@@ -229,20 +234,33 @@ def _snapshot(
                     "snapshot",
                     notes=(
                         f"refused: not even the oldest middle messages fit in {max(allowed, 0)} "
-                        f"pages ({target.max_images} images per request, {existing_images} "
-                        f"already in the head and tail"
+                        + (
+                            f"pages ({target.max_images} images per request, {existing_images} "
+                            "already in the head and tail"
+                            if not bytes_bind
+                            else f"pages ({target.max_request_bytes:,} bytes per request, "
+                            f"{max(budget, 0):,} left beside the head and tail"
+                        )
                         + (f", {earlier_pages} earlier pages)" if earlier_pages else ")"),
                     ),
-                    data={"refused": "max_images", "earlier": earlier_pages},
+                    data={
+                        "refused": "max_request_bytes" if bytes_bind else "max_images",
+                        "earlier": earlier_pages,
+                    },
                 ),
             )
         fresh, left = fresh[:imaged], fresh[imaged:]
         middle = [*earlier, *fresh]
         fresh_source = "\n".join([*(seg.source for seg in prefix), serialize(fresh)])
         pages, kept = _render(fresh_source, target, opts)
-        overflow_note = (
+        limit = (
             f"image limit: {target.max_images} images per request ({existing_images} in the "
-            f"head and tail) leave room for {allowed} pages; imaged the oldest {len(fresh)} "
+            "head and tail)"
+            if not bytes_bind
+            else f"request size limit: {target.max_request_bytes:,} bytes per request"
+        )
+        overflow_note = (
+            f"{limit} leave room for {allowed} pages; imaged the oldest {len(fresh)} "
             f"middle messages, the {len(left)} after them ({sum(m.chars() for m in left):,} "
             "characters) stay as text"
         )
@@ -251,6 +269,19 @@ def _snapshot(
     all_pages = [p for d in drawn for p in d.pages]
     pngs = [p.png() for p in all_pages]
     too_big = [i + 1 for i, b in enumerate(pngs) if _base64_len(len(b)) > target.max_image_bytes]
+    request = sum(_base64_len(len(b)) for b in pngs)
+    if request > budget:  # the oldest prefix re-drawn into fewer but larger pages
+        return StrategyResult(
+            conv,
+            RungRecord(
+                "snapshot",
+                notes=(
+                    f"refused: the pages take {request:,} bytes base64; the request has room "
+                    f"for {max(budget, 0):,} of its {target.max_request_bytes:,}",
+                ),
+                data={"refused": "max_request_bytes"},
+            ),
+        )
     if too_big:
         return StrategyResult(
             conv,
@@ -380,6 +411,13 @@ def _fitting_prefix(
         else:
             hi = mid - 1
     return best
+
+
+def _request_bytes(messages: Sequence[Message]) -> int:
+    """What ``messages`` add to a request: their text as UTF-8 and their images as base64
+    (the JSON framing around them is not counted)."""
+    text = len(serialize(list(messages)).encode("utf-8"))
+    return text + sum(_base64_len(len(i.data or b"")) for m in messages for i in m.images())
 
 
 def _base64_len(n: int) -> int:

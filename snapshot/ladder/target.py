@@ -39,6 +39,8 @@ class Target:
     image_tokens: Callable[[int, int], int]
     # Characters per text token, to price text we only know the size of.
     chars_per_token: float = 4.0
+    # The request's byte budget: the sheet rung checks its pages' actual base64 sizes.
+    max_request_bytes: int = 10**12
     text_estimate_label: str = "estimate"
     correction: float = 1.0
     profile: Any = field(default=None, compare=False)
@@ -158,13 +160,17 @@ def target_for(model: str | Any, *, fallback: bool = False) -> Target:
         else tokenizer.chars_per_token
     )
     geometry = profile.geometry() if profile.vision else None
-    max_pages = profile.max_pages_per_request() if profile.vision else 0
+    # Pages are counted against the image cap here and against the request's byte budget by
+    # their actual sizes in the sheet rung (a worst-case page bound would cap a gray page at
+    # a sixth of what fits).
+    max_pages = profile.limits.max_images if profile.vision else 0
     return Target(
         model=profile.canonical,
         vision=profile.vision,
         geometry=geometry,
         max_images=max_pages if max_pages is not None else 10**6,
         max_image_bytes=profile.limits.max_image_bytes or 10**12,
+        max_request_bytes=profile.limits.max_request_bytes or 10**12,
         text_tokens=text_tokens,
         image_tokens=profile.image_tokens,
         chars_per_token=cpt,

@@ -53,18 +53,25 @@ class Limits:
         return self.many_images_max_side
 
 
-def png_bytes_bound(width: int, height: int) -> int:
-    """Worst-case size of a 1-bit PNG page, base64-encoded (incompressible data).
+def png_bytes_bound(width: int, height: int, bits: int = 1) -> int:
+    """Worst-case size of a PNG page of ``bits`` per pixel, base64-encoded (incompressible data).
 
-    Providers count the base64 form. 1-bit is what ``raster.to_png`` writes.
+    Providers count the base64 form. 1-bit is what ``raster.to_png`` writes; gray pages
+    (``raster.gray_png``) take 8 bits a pixel, or 4 / 2 for the ``gray16`` / ``gray4``
+    shades (:data:`snapshot.geometry.GRAY_BITS`), so a byte budget that fits a 1-bit page
+    can be 8× short for a gray one.
 
     >>> png_bytes_bound(1568, 728)
     218204
+    >>> png_bytes_bound(1568, 728, bits=8)
+    1737236
     """
-    raw = height * (1 + math.ceil(width / 8))  # filter byte + packed row
+    if bits not in (1, 2, 4, 8):
+        raise ValueError(f"a PNG gray page has 1, 2, 4 or 8 bits a pixel, not {bits}")
+    raw = height * (1 + math.ceil(width * bits / 8))  # filter byte + packed row
     # zlib's deflateBound() for non-default settings, which holds for any input at any
-    # zlib level, plus the 6-byte wrapper: raster.to_png stores (zlib level 0) whatever
-    # igzip would grow.
+    # zlib level, plus the 6-byte wrapper: raster stores (zlib level 0) whatever igzip
+    # would grow.
     deflate = raw + ((raw + 7) >> 3) + ((raw + 63) >> 6) + 5 + 6
     png = 8 + 25 + 12 + 12 + deflate  # signature, IHDR, IEND, one IDAT chunk
     return 4 * math.ceil(png / 3)

@@ -104,6 +104,20 @@ class Profile:
             )
         return dataclasses.replace(self, scheme=levels[detail], scheme_fact=fact, detail=detail)
 
+    @property
+    def png_bits(self) -> int:
+        """Bits a pixel of this profile's page PNG: 1 for 1-bit pages, else its gray shade's.
+
+        >>> from snapshot.profiles import profile_for
+        >>> import dataclasses
+        >>> p = profile_for("claude-sonnet-5-5")
+        >>> p.png_bits, dataclasses.replace(p, shade="gray").png_bits
+        (1, 8)
+        """
+        from snapshot.geometry import GRAY_BITS
+
+        return GRAY_BITS.get(self.shade, 1)
+
     def solution(self) -> Solution:
         """The page this profile draws (fixed or solved) and its bill."""
         if not self.vision:
@@ -119,6 +133,7 @@ class Profile:
                 self.limits,
                 self.padding,
                 self.max_pixels,
+                self.png_bits,
             )
             if not spaced:
                 return solved
@@ -137,7 +152,7 @@ class Profile:
             grid[1],
             grid[0] * (grid[1] - 1),
             self.scheme.tokens(w, h),
-            png_bytes_bound(w, h),
+            png_bytes_bound(w, h, self.png_bits),
         )
 
     def geometry(self) -> Geometry:

@@ -57,6 +57,7 @@ def solve_page(
     limits: Limits,
     padding: int = 2,
     max_pixels: int | None = None,
+    bits: int = 1,
 ) -> Solution:
     """The page with the most characters per billed token that is never resampled nor refused.
 
@@ -64,7 +65,7 @@ def solve_page(
     up to the legible bound (and the many-images side cap when the route allows
     more images than that rule's threshold); keeps pages with
     ``scheme.seen(w, h) == (w, h)`` (a page the provider would refuse is skipped)
-    whose worst-case PNG fits the byte budgets and whose area is at most
+    whose worst-case PNG (``bits`` a pixel) fits the byte budgets and whose area is at most
     ``max_pixels`` (a measured resize the documented rule does not state).
     Cols depend on the width only and rows on the height only, so the grid is
     measured once per side.
@@ -97,7 +98,7 @@ def solve_page(
                     continue
             except RequestRefused:
                 continue
-            nbytes = png_bytes_bound(w, h)
+            nbytes = png_bytes_bound(w, h, bits)
             if limits.max_image_bytes is not None and nbytes > limits.max_image_bytes:
                 continue
             if limits.max_request_bytes is not None and nbytes > limits.max_request_bytes:
