@@ -1,8 +1,10 @@
 """Issue 29 item 3: the dense (gray) page's CPU per character beside the 1-bit page's,
-main e5ba136 ("before") beside this tree ("after") in one run.
+a baseline tree ("before") beside this tree ("after") in one run.
 
-"before" is main e5ba136's ``snapshot/`` (``git archive``, into pytest's temp
-folder) with this tree's ``fonts/`` (a symlink): both trees draw the same faces.
+"before" is the checkout named by ``SNAPSHOT_BASELINE_TREE`` (its name in the
+summary: ``SNAPSHOT_BASELINE_NAME``), else main d6e97d1's ``snapshot/`` (``git
+archive``, into pytest's temp folder); either way with this tree's ``fonts/``
+(a symlink): both trees draw the same faces.
 One fresh interpreter per (tree, workers) runs ``iter_pages(b_1m.txt, workers=N,
 encode=True)`` (text to PNG bytes) for every layout, **interleaved round by round**
 (default, dense, ... then again), so a change of the machine's load falls on all
@@ -13,14 +15,20 @@ the median wall clock. Layouts:
 - ``gray``: the dense layout as ``snapshot+dense`` draws it (``profiles.dense``:
   snap5x9v2, 8-bit gray, 51 levels), same page;
 - ``gray16`` / ``gray4`` (this tree only): the same face with its coverage in 16 / 4
-  levels, a 4-bit / 2-bit PNG (new pixels: ``bench/dense_shade_readings.py`` reads them).
+  levels, a 4-bit / 2-bit PNG (new pixels: ``bench/dense_shade_readings.py`` reads them);
+- ``gray@isal0`` / ``gray@stored`` (this tree only): ``gray``'s pixels, its PNG
+  deflated another way (what-ifs, not what the package writes): ISA-L level 0
+  (static Huffman codes), or ``raster.STORED`` (not compressed: stored deflate
+  blocks, the Adler-32 by ISA-L): the least CPU an 8-bit PNG of these pixels can cost.
 
-``gray`` pages must have the same decoded pixels in both trees (asserted); the
-summary counts pages whose PNG bytes differ. Ratios print at the end of the run
-with the load average (conftest.py); no timing assertions. One command (from the
-checkout)::
+Every ``gray@...`` page decodes to ``gray``'s pixels, and ``gray`` to the baseline's
+(asserted); the summary counts pages whose PNG bytes differ and the most gray
+levels one ``gray`` page holds (exact: more than 16 rules out a 4-bit palette).
+Ratios print at the end of the run with the load average (conftest.py); no timing
+assertions. One command (from the checkout)::
 
-    uptime; .venv/bin/python -m pytest bench/test_dense_speed.py --benchmark-only \\
+    uptime; SNAPSHOT_BASELINE_TREE=/tmp/base-d6e97d1 SNAPSHOT_BASELINE_NAME="main d6e97d1" \\
+        .venv/bin/python -m pytest bench/test_dense_speed.py --benchmark-only \\
         -o addopts="" -p no:cacheprovider; uptime
 """
 
@@ -31,16 +39,21 @@ import os
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import ROOT, record, shared_dir
 
-#: main when this stop began.
-BASELINE = "e5ba136"
+#: main when this stop began (used when SNAPSHOT_BASELINE_TREE is not set).
+BASELINE = "d6e97d1"
+BASE_NAME = os.environ.get("SNAPSHOT_BASELINE_NAME") or f"main {BASELINE}"
 ROUNDS = 7
-LAYOUTS = {"before": ("default", "gray"), "after": ("default", "gray", "gray16", "gray4")}
+LAYOUTS = {
+    "before": ("default", "gray"),
+    "after": ("default", "gray", "gray@isal0", "gray@stored", "gray16", "gray4"),
+}
 
 #: (tree, workers) -> layout -> figures, for the summary
 FIGURES: dict[tuple[str, int], dict[str, dict[str, Any]]] = {}
@@ -49,6 +62,8 @@ _CHILD = """
 import dataclasses, hashlib, io, json, os, statistics, sys, time
 import numpy as np
 from PIL import Image
+import snapshot.page
+from snapshot import raster
 from snapshot.geometry import Geometry
 from snapshot.glyphs import load_font
 from snapshot.page import iter_pages
@@ -57,21 +72,43 @@ path, workers, rounds, layouts = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 text = open(path, encoding="utf-8").read()
 default = Geometry.fit(load_font("snap5x8"), 1568, 728)
 dense = dense_geometry(default)
-geoms = {name: default if name == "default" else dataclasses.replace(dense, shade=name)
-         for name in layouts.split(",")}
+package_png = getattr(snapshot.page, "gray_png", None)  # None: a tree from before it
+
+def isal0_png(scanlines, geometry):
+    return package_png(scanlines, geometry, level=0)
+
+def stored_png(scanlines, geometry):
+    return package_png(scanlines, geometry, level=raster.STORED)
+
+ENCODERS = {"": None, "isal0": isal0_png, "stored": stored_png}
+
+def layout(name):
+    shade, _, enc = name.partition("@")
+    g = default if shade == "default" else dataclasses.replace(dense, shade=shade)
+    return g, ENCODERS[enc]
+
+def pages(g, encoder):
+    if package_png is not None:  # what Page.png() calls for a gray page
+        snapshot.page.gray_png = encoder or package_png
+    return iter_pages(text, g, workers=workers, encode=True)
+
+geoms = {name: layout(name) for name in layouts.split(",")}
 out = {}
-for name, g in geoms.items():
-    pngs = [p.png() for p in iter_pages(text, g, workers=workers, encode=True)]
+for name, (g, enc) in geoms.items():
+    pngs, levels = [], 0
     pixels = hashlib.sha256()  # decoded: equal pixels with other deflate bytes are told apart
-    for png in pngs:
-        pixels.update(np.asarray(Image.open(io.BytesIO(png))).tobytes())
+    for page in pages(g, enc):
+        pngs.append(page.png())
+        decoded = np.asarray(Image.open(io.BytesIO(pngs[-1])))
+        pixels.update(decoded.tobytes())
+        levels = max(levels, len(np.unique(decoded)))
     out[name] = {"cpus": [], "walls": [], "pages": len(pngs), "chars": len(text),
-                 "png": [hashlib.sha256(p).hexdigest() for p in pngs],
+                 "png": [hashlib.sha256(p).hexdigest() for p in pngs], "levels": levels,
                  "bytes": sum(map(len, pngs)), "pixels": pixels.hexdigest()}
 for _ in range(rounds):
-    for name, g in geoms.items():
+    for name, (g, enc) in geoms.items():
         c, w = time.process_time(), time.perf_counter()
-        for page in iter_pages(text, g, workers=workers, encode=True):
+        for page in pages(g, enc):
             pass  # encoded on the workers
         out[name]["walls"].append(time.perf_counter() - w)
         out[name]["cpus"].append(time.process_time() - c)
@@ -82,6 +119,14 @@ print(json.dumps(out), file=sys.stderr)
 
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+    if given:
+        if not (Path(given) / "snapshot").is_dir():
+            pytest.skip(f"SNAPSHOT_BASELINE_TREE {given} holds no snapshot/ package")
+        base = tmp_path_factory.mktemp("baseline")
+        (base / "snapshot").symlink_to(Path(given).resolve() / "snapshot")
+        (base / "fonts").symlink_to(ROOT / "fonts")  # the same faces: only the renderer differs
+        return {"before": base, "after": ROOT}
     base = tmp_path_factory.mktemp(f"main-{BASELINE}")
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", BASELINE, "snapshot"], capture_output=True, check=False
@@ -149,6 +194,97 @@ def test_dense_beside_one_bit(
     if tree == "after" and other is not None:
         assert seen["gray"]["pixels"] == other["gray"]["pixels"], "gray pixels differ from main's"
         assert seen["default"]["pixels"] == other["default"]["pixels"], "1-bit pixels differ"
+        assert seen["default"]["png"] == other["default"]["png"], "1-bit PNG bytes differ"
+    if tree == "after":
+        for name in seen:
+            if name.startswith("gray@"):
+                assert seen[name]["pixels"] == seen["gray"]["pixels"], f"{name} pixels differ"
+
+
+#: encoder name -> CPU ms a page (least of the rounds), KB a page; for the summary
+ENCODINGS: dict[str, tuple[float, float]] = {}
+_FILTERS = {"none": 0, "sub": 1, "up": 2}
+
+
+def _filtered(scanlines: Any, kind: str) -> Any:
+    """PNG filter ``kind`` applied to every scanline (8-bit pixels: 1 byte a pixel)."""
+    import numpy as np
+
+    out = np.array(scanlines, copy=True)
+    out[:, 0] = _FILTERS[kind]
+    px, src = out[:, 1:], scanlines[:, 1:]
+    if kind == "sub":
+        px[:, 1:] = src[:, 1:] - src[:, :-1]
+    elif kind == "up":
+        px[1:] = src[1:] - src[:-1]
+    return out
+
+
+@pytest.mark.benchmark(group="dense-encodings")
+def test_gray_encodings(benchmark: Any) -> None:
+    """Deflate alone, on this tree's ``gray`` scanlines of b_1m.txt: PNG filter x deflater.
+
+    ``none + isal level 1`` is what the package writes (the reference row); every
+    other row is a what-if with the same decoded pixels (each inflates to its own
+    filtered scanlines, checked; the filter byte tells a PNG reader how to undo
+    them). The filter's own numpy cost is left out (it would only add); rounds
+    interleave the encoders.
+    """
+    import time
+    import zlib
+
+    from isal import isal_zlib
+
+    from snapshot.geometry import Geometry
+    from snapshot.glyphs import load_font
+    from snapshot.page import iter_pages
+    from snapshot.profiles.dense import dense_geometry
+    from snapshot.raster import _stored, gray_scanlines
+
+    text = _input().read_text(encoding="utf-8")
+    g = dense_geometry(Geometry.fit(load_font("snap5x8"), 1568, 728))
+    pages = [gray_scanlines(p.grid, g.font, g) for p in iter_pages(text, g, encode=False)]
+
+    def isal(level: int) -> Callable[[Any], bytes]:
+        def enc(raw: Any) -> bytes:
+            comp = isal_zlib.compressobj(level, isal_zlib.DEFLATED, 15, 9)
+            return bytes(comp.compress(raw.data) + comp.flush())
+
+        return enc
+
+    def zlib_with(strategy: int) -> Callable[[Any], bytes]:
+        def enc(raw: Any) -> bytes:
+            comp = zlib.compressobj(1, zlib.DEFLATED, 15, 9, strategy)
+            return comp.compress(raw.data) + comp.flush()
+
+        return enc
+
+    deflaters: dict[str, Callable[[Any], bytes]] = {
+        **{f"isal level {n}": isal(n) for n in range(4)},
+        "zlib level 1": zlib_with(zlib.Z_DEFAULT_STRATEGY),
+        "zlib level 1 Z_RLE": zlib_with(zlib.Z_RLE),
+        "zlib level 1 Z_HUFFMAN_ONLY": zlib_with(zlib.Z_HUFFMAN_ONLY),
+        "stored (raster.STORED)": lambda raw: bytes(_stored(raw)),
+    }
+    inputs = {kind: [_filtered(x, kind) for x in pages] for kind in _FILTERS}
+    cpus: dict[str, list[float]] = {}
+    sizes: dict[str, float] = {}
+
+    def run() -> None:
+        for _ in range(3):
+            for kind, raws in inputs.items():
+                for name, enc in deflaters.items():
+                    if kind != "none" and name.startswith("stored"):
+                        continue  # a filter changes no stored byte count
+                    c = time.process_time()
+                    out = [enc(raw) for raw in raws]
+                    cpus.setdefault(f"{kind} + {name}", []).append(time.process_time() - c)
+                    sizes[f"{kind} + {name}"] = sum(map(len, out)) / len(out)
+                    assert zlib.decompress(out[0]) == raws[0].tobytes()
+
+    record(benchmark, "dense_encodings", run, rounds=1, iterations=1)
+    for name, c in cpus.items():
+        ENCODINGS[name] = (min(c) * 1e3 / len(pages), sizes[name] / 1e3)
 
 
 def _per_char(x: dict[str, Any]) -> float:
@@ -161,7 +297,7 @@ def summary_lines() -> list[str]:
     for (tree, workers), figs in sorted(
         FIGURES.items(), key=lambda kv: (kv[0][0] != "before", kv[0][1])
     ):
-        label = f"main {BASELINE}" if tree == "before" else "this tree"
+        label = BASE_NAME if tree == "before" else "this tree"
         one = figs["default"]
         for name, x in figs.items():
             ratio = _per_char(x) / _per_char(one)
@@ -179,7 +315,7 @@ def summary_lines() -> list[str]:
     for tree in ("before", "after"):
         d1, d2 = FIGURES.get((tree, 1)), FIGURES.get((tree, 2))
         if d1 and d2:
-            label = f"main {BASELINE}" if tree == "before" else "this tree"
+            label = BASE_NAME if tree == "before" else "this tree"
             for name in d1:
                 if name != "default":
                     out.append(
@@ -192,8 +328,15 @@ def summary_lines() -> list[str]:
             for name in b:
                 same = sum(x == y for x, y in zip(a[name]["png"], b[name]["png"], strict=True))
                 out.append(
-                    f"{name}, {workers} worker(s): this tree vs main: CPU "
+                    f"{name}, {workers} worker(s): this tree vs {BASE_NAME}: CPU "
                     f"{b[name]['cpu'] / a[name]['cpu']:.2f}x less; pages with the same PNG bytes "
                     f"{same} of {a[name]['pages']}, same pixels: {a[name]['pixels'] == b[name]['pixels']}"
                 )
+    ref = ENCODINGS.get("none + isal level 1")
+    for name, (ms, kb) in sorted(ENCODINGS.items(), key=lambda kv: kv[1][0]):
+        rel = f", {ms / ref[0]:.2f}x the CPU of none + isal level 1" if ref else ""
+        out.append(f"deflate alone, {name}: {ms:.2f} ms a page, {kb:.0f} KB a page{rel}")
+    gray = FIGURES.get(("after", 1), {}).get("gray")
+    if gray:
+        out.append(f"gray: at most {gray['levels']} gray levels on one page (exact)")
     return out

@@ -44,6 +44,13 @@ PNG_LEVEL = 1
 #: igzip level 1 takes a fifth of zlib level 1's time on snap5x9 gray pages of
 #: ``b_1m.txt`` (2.3 vs 12.4 ms a page) for 210 KB a page instead of 203 KB.
 GRAY_PNG_LEVEL = 1
+#: ``level`` of :func:`gray_png` for no compression: the scanlines in stored deflate
+#: blocks. Encoding then costs a copy and two checksums (ISA-L's), about a seventh of
+#: igzip level 1's CPU on a dense page, for 5.4x the bytes (1,142 vs 211 KB a page of
+#: ``b_1m.txt``; bench/README.md, "Issue 29, fourth stop: dense").
+STORED = -1
+#: Most bytes one stored deflate block holds (its LEN field is 16 bits).
+_STORED_BLOCK = 0xFFFF
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
@@ -238,10 +245,47 @@ def _chunk(kind: bytes, data: bytes) -> bytes:
     return b"".join((struct.pack(">I", len(data)), kind, data, struct.pack(">I", crc)))
 
 
-def _png(ihdr: bytes, idat: bytes) -> bytes:
+def _png(ihdr: bytes, idat: bytes | bytearray) -> bytes:
+    # one join: the IDAT data (a page's bulk) is copied once, not into its chunk first
+    crc = isal_zlib.crc32(idat, isal_zlib.crc32(b"IDAT"))
     return b"".join(
-        (_PNG_SIGNATURE, _chunk(b"IHDR", ihdr), _chunk(b"IDAT", idat), _chunk(b"IEND", b""))
+        (
+            _PNG_SIGNATURE,
+            _chunk(b"IHDR", ihdr),
+            struct.pack(">I", len(idat)),
+            b"IDAT",
+            idat,
+            struct.pack(">I", crc),
+            _chunk(b"IEND", b""),
+        )
     )
+
+
+def _stored(raw: np.ndarray) -> bytearray:
+    """Zlib-format stream of ``raw``'s bytes in stored (uncompressed) deflate blocks.
+
+    What :data:`STORED` writes: no search, no Huffman codes, so the cost is one
+    copy and the Adler-32 (ISA-L's); same input, same bytes.
+
+    >>> data = (np.arange(70_000) % 251).astype(np.uint8)
+    >>> out = _stored(data)
+    >>> zlib.decompress(out) == data.tobytes(), len(out) - data.size  # header, 2 blocks, Adler
+    (True, 16)
+    """
+    data = np.ascontiguousarray(raw).data.cast("B")
+    n = len(data)
+    blocks = max(1, -(-n // _STORED_BLOCK))
+    out = bytearray(2 + 5 * blocks + n + 4)
+    out[:2] = b"\x78\x01"  # deflate, 32 KB window, no dictionary, fastest
+    at = 2
+    for i in range(blocks):
+        start = i * _STORED_BLOCK
+        size = min(_STORED_BLOCK, n - start)
+        out[at : at + 5] = struct.pack("<BHH", i == blocks - 1, size, size ^ 0xFFFF)
+        out[at + 5 : at + 5 + size] = data[start : start + size]
+        at += 5 + size
+    out[at:] = struct.pack(">I", isal_zlib.adler32(data))
+    return out
 
 
 def _deflate(raw: np.ndarray, level: int) -> bytes:
@@ -524,20 +568,25 @@ def gray_pixels(scanlines: np.ndarray, geometry: Geometry) -> np.ndarray:
 def gray_png(scanlines: np.ndarray, geometry: Geometry, *, level: int = GRAY_PNG_LEVEL) -> bytes:
     """PNG bytes of :func:`gray_scanlines`' buffer: a grayscale PNG of the shade's bit depth.
 
-    Same scanlines, same bytes (fixed deflate level, no timestamps).
+    Same scanlines, same bytes (fixed deflate level, no timestamps). ``level`` is
+    igzip's (0–3) or :data:`STORED` (not compressed: the same pixels, more bytes).
 
     >>> from snapshot.glyphs import load_font
     >>> g = Geometry(load_font("snap5x9v2"), cols=3, rows=1, header=False, shade="gray4")
-    >>> png = gray_png(gray_scanlines(np.zeros((1, 3), int), g.font, g), g)
+    >>> lines = gray_scanlines(np.zeros((1, 3), int), g.font, g)
+    >>> png = gray_png(lines, g)
     >>> struct.unpack(">IIBB", png[16:26])
     (19, 13, 2, 0)
+    >>> len(gray_png(lines, g, level=STORED)) - len(png) > 0  # the same image, stored
+    True
     """
     width, height = geometry.size
     bits = GRAY_BITS[geometry.shade]
     if scanlines.shape != (height, 1 + -(-width * bits // 8)) or scanlines.dtype != np.uint8:
         raise ValueError(f"scanlines {scanlines.shape} do not fit a {width}x{height} page")
     ihdr = struct.pack(">IIBBBBB", width, height, bits, 0, 0, 0, 0)
-    return _png(ihdr, _deflate(np.ascontiguousarray(scanlines), level))
+    raw = np.ascontiguousarray(scanlines)
+    return _png(ihdr, _stored(raw) if level == STORED else _deflate(raw, level))
 
 
 def _gray_rows(coverage: np.ndarray, col_gap: int) -> list[np.ndarray]:

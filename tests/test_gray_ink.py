@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from snapshot.decode import load_png, read
+from snapshot.decode_exact import round_trip
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import load_font, soften
 from snapshot.page import iter_pages, render
 from snapshot.raster import (
+    STORED,
     gray_coverage,
     gray_png,
     gray_scanlines,
@@ -239,3 +242,25 @@ def test_gray_page_ink_is_the_one_bit_drawings_without_drawing_it(shade: str, kw
         assert "packed" not in page.__dict__
         white = count_ones(page.packed) / (g.size[0] * g.size[1])
         assert ink == pytest.approx(white if g.ink == "white-on-black" else 1.0 - white, abs=1e-12)
+
+
+@pytest.mark.parametrize("shade", ["gray", "gray16", "gray4"])
+def test_stored_gray_pngs_decode_to_the_same_pixels(tmp_path, shade: str) -> None:  # type: ignore[no-untyped-def]
+    # STORED: the dense page's pixels in an uncompressed PNG; everything that reads
+    # page PNGs back (Pillow, decode.load_png, the exact and searching decoders) reads it
+    g = Geometry.fit(load_font("snap5x9v2"), 400, 200, shade=shade)
+    page = render(TEXT * 3, g)[0]
+    lines = gray_scanlines(page.grid, g.font, g)
+    stored = gray_png(lines, g, level=STORED)
+    assert stored == gray_png(lines, g, level=STORED)  # run to run
+    assert stored != page.png() and len(stored) > len(page.png())
+    assert stored[24:26] == page.png()[24:26]  # IHDR: the same bit depth, gray
+    path = tmp_path / "page-001.png"
+    path.write_bytes(stored)
+    assert np.array_equal(
+        np.asarray(Image.open(path)), np.asarray(Image.open(io.BytesIO(page.png())))
+    )
+    assert np.array_equal(load_png(path), page.pixels)
+    assert round_trip(load_png(path), g) == round_trip(page.pixels, g) == page.text
+    if shade == "gray":
+        assert read(load_png(stored), g.font) == read(page.pixels, g.font) == page.text
