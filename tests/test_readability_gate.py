@@ -196,6 +196,14 @@ def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) ->
     assert r["measured"] and r["readers"] == ["ppocrv5", "ppocrv6-small"]
     line = readability_line(r)
     assert "chars 0.000 (ppocrv6-small, hardlines)" in line and "not readable" in line
+    # ×0.9 is owed where a reader passes natively, and moot where none does
+    assert "×0.9 chars not measured (ppocrv5 on hardlines)" in line
+    cache.put(_pt(page, 0.95, reader="ppocrv5", hard=(10, 10), scale=0.9))
+    line = readability_line(profile_readability("gpt-6.1-sol", tmp_path / "p.jsonl"))
+    assert "×0.9 chars 0.950 (ppocrv5, hardlines)" in line
+    cache.put(_pt((1024, 1024), 0.5, reader="ppocrv5"))  # mistral-large-4's real page
+    line = readability_line(profile_readability("mistral-large-4", tmp_path / "p.jsonl"))
+    assert "×0.9 chars moot: no reader passes natively" in line
     assert not profile_readability("grok-4", tmp_path / "p.jsonl")["measured"]
 
 
