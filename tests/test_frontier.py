@@ -100,14 +100,16 @@ def test_table_and_plot_are_deterministic(tmp_path: Path) -> None:
 class KnownPagesReader:
     """A test double for the search logic, not a reader: it recognises the pages the
     tuner will draw (rendered here beforehand, native and resampled) and returns their
-    text, with every other character wrong on pages drawn with row gap 0 and no extra
-    stroke weight."""
+    text, with every other character wrong on pages drawn with a row gap in ``bad_gaps``
+    (default 0) and no extra stroke weight."""
 
     layouts: tuple[Layout, ...]
+    name: str = "known-pages-test-double"
+    bad_gaps: tuple[int, ...] = (0,)
 
     @property
     def info(self) -> ReaderInfo:
-        return ReaderInfo("known-pages-test-double", "test", "none")
+        return ReaderInfo(self.name, "test", "none")
 
     def read_page(self, pixels: np.ndarray) -> str:
         from snapshot.legibility.resample import resample
@@ -121,7 +123,7 @@ class KnownPagesReader:
             for drawn in (px, resample(px, 0.9, "bicubic")):
                 if drawn.shape == pixels.shape and np.array_equal(drawn, pixels):
                     text = "\n".join((page.header, *page.rows))
-                    if lay.row_gap == 0 and lay.stroke == 0:
+                    if lay.row_gap in self.bad_gaps and lay.stroke == 0:
                         return "".join("?" if i % 2 else c for i, c in enumerate(text))
                     return text
         return ""
@@ -167,6 +169,40 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     # the cache answers the second run without reading
     again = PointCache(tmp_path / "c.jsonl")
     assert len(again.points()) == len(cache.points()) == 5
+
+
+def test_with_several_readers_the_weakest_decides_and_stops_the_readings(tmp_path: Path) -> None:
+    sizes = ((420, 140), (424, 144), (416, 136))  # the page and ±4 px
+    layouts = tuple(Layout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
+    strong = KnownPagesReader(layouts, name="strong", bad_gaps=())
+    weak = KnownPagesReader(layouts, name="weak", bad_gaps=(0, 1))
+    cache = PointCache(tmp_path / "c.jsonl")
+    result = tune_pages(
+        "claude-sonnet-4-5", [strong, weak], styles=(("snap5x8", None, "1-bit"),),
+        row_gaps=(0, 1, 2), billing=_billing(), cache=cache, strokes=(0,),
+    )  # fmt: skip
+    assert result.winner is not None and result.winner.candidate.layout.row_gap == 2
+    gap0 = result.trials[0]
+    assert [p.reader_name for p in gap0.readings] == ["strong", "weak"]
+    assert gap0.native.reader_name == "weak" and not gap0.passed  # the weakest is shown
+    assert gap0.resampled is None and gap0.resampled_readings == ()  # not paid for
+    win = result.winner
+    assert [p.reader_name for p in win.readings] == ["strong", "weak"]
+    assert [q.reader_name for q in win.resampled_readings] == ["strong", "weak"]
+    assert len(win.jitter) == 4  # ±4 px by each reader
+    assert "the weakest of strong, weak" in result.why
+    doc = page_profile_document(result)
+    assert [r["name"] for r in doc["tuned"]["readers"]] == ["strong", "weak"]
+    assert set(doc["tuned"]["trials"][0]["by_reader"]) == {"strong", "weak"}
+    assert doc["tuned"]["trials"][0]["by_reader"]["weak"]["char_accuracy"] < 0.97
+    # the weak reader first: it alone decides gaps 0 and 1, the strong one is never asked
+    cache2 = PointCache(tmp_path / "d.jsonl")
+    again = tune_pages(
+        "claude-sonnet-4-5", [weak, strong], styles=(("snap5x8", None, "1-bit"),),
+        row_gaps=(0, 1, 2), billing=_billing(), cache=cache2, strokes=(0,),
+    )  # fmt: skip
+    assert [len(t.readings) for t in again.trials] == [1, 1, 2]
+    assert again.winner is not None and again.winner.candidate.layout.row_gap == 2
 
 
 def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Path) -> None:
@@ -317,6 +353,10 @@ def test_the_held_out_page_text_is_pinned() -> None:
         (["tune", "--model", "claude-sonnet-4-5", "--font", "snap5x9:grey"], "shade"),
         (["tune", "--model", "claude-sonnet-4-5", "--measure-page", "12"], "WxH"),
         (["frontier", "--pages", "0"], "--pages"),
+        (
+            ["tune", "--model", "claude-sonnet-4-5", "--reader", "oracle", "--reader", "ppocrv5"],
+            "only page readers",
+        ),
     ],
 )
 def test_bad_tune_and_frontier_arguments_give_one_line(
