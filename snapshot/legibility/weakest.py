@@ -17,10 +17,10 @@ records (the ``PointCache``); nothing is measured or assumed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from snapshot.legibility.corpus_text import TEXTS
 
@@ -75,7 +75,7 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
     out = []
     for model in models:
         try:
-            g = profiles.profile_for(model).geometry()
+            g = profiles.profile_for(model, warn=False).geometry()
         except SnapshotError:
             continue
         lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
@@ -469,6 +469,55 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
     }
 
 
+def record_layout(record: Mapping[str, Any]) -> Layout:
+    """The layout a profile record (``Profile.as_dict()``, ``snapshot profiles --json``)
+    draws on its page: what its readings are keyed by.
+
+    >>> from snapshot import profiles
+    >>> record_layout(profiles.profile_for("grok-4").as_dict()).key
+    'snap8x16 1-bit gap 0x0 768x1568'
+    """
+    from snapshot.legibility.frontier import Layout
+
+    w, h = record["page"]
+    return Layout(
+        str(record["font"]), record.get("font_size"), str(record.get("shade") or "1-bit"),
+        int(record.get("row_gap") or 0), int(record.get("col_gap") or 0), (int(w), int(h)),
+        str(record.get("ink") or "black-on-white"),
+    )  # fmt: skip
+
+
+def weakest_column(
+    records: Sequence[Mapping[str, Any]], points_file: Path | None = None
+) -> dict[str, str]:
+    """Per profile record (``snapshot profiles``'s listing), the weakest whole-page reader of
+    its layout at its page, natively: characters, the reader and the text (``✓`` only when
+    the layout is readable by the weakest-reader bar). Records whose layout nobody read are
+    left out; :func:`profile_readability` has the full verdict.
+
+    >>> weakest_column([{"model": "m", "font": "snap8x16", "page": [9, 9]}], Path("/none.jsonl"))
+    {}
+    """
+    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.frontier_report import CLAIM_READERS
+
+    src = points_file or committed_points()
+    if not src.is_file():
+        return {}
+    points = PointCache(src).points()
+    keys = {p.layout.key for p in points}
+    out = {}
+    for r in records:
+        lay = record_layout(r)
+        if lay.key not in keys:
+            continue  # nothing read at this page: no need to work out a verdict
+        w = weakest(points, lay, Goal(), CLAIM_READERS)
+        if w.char is not None:
+            reader, text, acc = w.char
+            out[str(r["model"])] = f"{acc:.3f} {reader} on {text}" + (" ✓" if w.readable else "")
+    return out
+
+
 def _better_line(model: str, better: dict[str, object] | None) -> str:
     from snapshot import profiles
     from snapshot.legibility.rests_on import better_line
@@ -536,11 +585,13 @@ __all__ = [
     "jittered",
     "profile_pages",
     "profile_readability",
+    "record_layout",
     "stability",
     "stability_table",
     "unmeasured",
     "verdicts",
     "weakest",
+    "weakest_column",
     "weakest_table",
     "when",
 ]
