@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from snapshot.report import markdown
 from snapshot.report.matrix import Row, Settings
 from snapshot.report.readability import pages_context, pages_text
@@ -108,3 +110,26 @@ def test_every_whole_page_figure_in_report_md_carries_its_context(tmp_path: Path
     jitter = needles[needles.index("### Whole-page readers at the real page") :]
     assert "| 0.936 1386x1386 (1 of 1 rows) |" in jitter  # the ×0.9 column, its rows said
     assert "×0.9: weakest ppocrv6-small 0.936 characters" in jitter
+
+
+def test_report_md_says_what_each_default_rests_on_from_the_cached_readings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.legibility import weakest
+    from snapshot.legibility.frontier import Layout, Point, PointCache
+    from snapshot.legibility.hardlines import HELD_OUT_SEED
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    info = {"name": "ppocrv5", "model_sha256": "ab", "version": "1"}
+    for font, shade, acc in (("snap5x8", "1-bit", 0.851), ("snap5x9v2", "gray", 0.927)):
+        lay = Layout(font, shade=shade, page=(1568, 728))  # Gemini Flash's real page
+        cache.put(Point(lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, 1.0, acc, 10, 9))
+    monkeypatch.setattr(weakest, "committed_points", lambda: tmp_path / "p.jsonl")
+    result = run(None, models=("gemini-3.8-flash",), settings=Settings(), workers=1, limit=1)
+    text = markdown.write(result, tmp_path, figures={}).read_text()
+    rests = text[text.index("## What each default layout rests on") :]
+    assert "model evidence [measured, 2026]: gemini-3.6-flash at Spleen 5x8" in rests
+    assert "weakest of ppocrv5 (texts: hardlines): chars 0.851 (ppocrv5, hardlines)" in rests
+    assert "reads snap5x9v2 gray gap 0x0 1568x728 better at this page (0.89× the density" in rests
+    assert "ppocrv5 on hardlines 0.927 vs 0.851" in rests  # the figures it rests on, read
+    assert "no model evidence here names it" in rests
