@@ -191,6 +191,7 @@ def test_with_several_readers_the_weakest_decides_and_stops_the_readings(tmp_pat
     assert [q.reader_name for q in win.resampled_readings] == ["strong", "weak"]
     assert len(win.jitter) == 4  # ±4 px by each reader
     assert "the weakest of strong, weak" in result.why
+    assert f"of generated hard lines (seed {TUNING_SEED})" in result.why  # its text, named
     doc = page_profile_document(result)
     assert [r["name"] for r in doc["tuned"]["readers"]] == ["strong", "weak"]
     assert set(doc["tuned"]["trials"][0]["by_reader"]) == {"strong", "weak"}

@@ -610,7 +610,7 @@ def tune_pages(
         if trial.passed and not trial.lab_only:
             winner = trial
             break
-    why = _page_why(names, target, winner, trials, pages)
+    why = _page_why(names, target, winner, trials, pages, seed)
     heavier = [t.candidate.layout.key for t in trials if t.lab_only]
     if heavier:
         why += (
@@ -626,8 +626,16 @@ def tune_pages(
 
 
 def _page_why(
-    reader: str, target: Any, winner: PageTrial | None, trials: Sequence[PageTrial], pages: int
+    reader: str,
+    target: Any,
+    winner: PageTrial | None,
+    trials: Sequence[PageTrial],
+    pages: int,
+    seed: int,
 ) -> str:
+    from snapshot.legibility.corpus_text import describe_text
+
+    text = describe_text("hardlines", seed)  # the tuner reads no held-out text, ever
     goal = (
         f"{target.char_accuracy:.2f} characters and {target.hard_tokens:.2f} exact hard tokens "
         f"at native scale, {target.resampled_char_accuracy:.2f} characters after ×0.9 bicubic"
@@ -639,7 +647,7 @@ def _page_why(
             if best
             else ""
         )
-        return f"no candidate reached {goal} with {reader} on {pages} full page(s){tail}"
+        return f"no candidate reached {goal} with {reader} on {pages} full page(s) of {text}{tail}"
     c = winner.candidate
     res = winner.resampled
     assert res is not None
@@ -652,7 +660,8 @@ def _page_why(
     return (
         f"{c.layout.key} holds {c.chars_per_page} chars for {c.tokens} tokens "
         f"({c.chars_per_token:.2f} chars/token, {winner.native.chars_per_kpx:.1f} chars/1000 px²); "
-        f"{who} read {pages} full page(s) whole at {winner.native.char_accuracy:.3f} characters, "
+        f"{who} read {pages} full page(s) of {text} whole at "
+        f"{winner.native.char_accuracy:.3f} characters, "
         f"{winner.native.hard_token_accuracy:.2f} exact hard tokens, "
         f"{res.char_accuracy:.3f} after ×0.9 bicubic (target: {goal}); "
         f"{len(trials) - 1} denser candidate(s) fell short"
