@@ -178,6 +178,14 @@ def register(sub: Any) -> None:
         default=None,
         help="--reader live: send requests to this endpoint instead of the provider's",
     )
+    t.add_argument(
+        "--text",
+        action="append",
+        choices=("hardlines", "corpus-tuning"),
+        help="page readers: what each reads, repeatable, every one must pass (default "
+        "hardlines, the tuning seed's generated lines; corpus-tuning: the corpus's tuning "
+        "half, never the held-out half the claims are measured on)",
+    )
     t.add_argument("--seed", type=int, help="tuning seed (default: hardlines.TUNING_SEED)")
     t.add_argument(
         "--out", metavar="FILE", help="profile file to write (default: profile-<model>.json)"
@@ -481,6 +489,7 @@ def _run_tune_pages(args: argparse.Namespace, readers: list[str]) -> int:
         pages=args.pages,
         cache=args.cache,
         out=args.out,
+        texts=args.text,
     )
     if args.json:
         json.dump(outcome.document, sys.stdout, indent=2, ensure_ascii=False)
@@ -501,7 +510,7 @@ def _print_tune_pages(outcome: Any) -> None:
         )
         print(
             f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
-            f"weakest {t.native.reader_name}: chars {t.native.char_accuracy:.3f}  "
+            f"weakest {t.native.reader_name} on {t.native.text}: chars {t.native.char_accuracy:.3f}  "
             f"hard {t.native.hard_token_accuracy:.2f}  x0.9 {res}"
             + ("  unstable at ±4 px" if t.unstable else "")
             + ("  passes, stroke lab only" if t.lab_only else "")

@@ -437,6 +437,7 @@ class PageTuneResult:
     billing_source: str
     why: str
     readers: tuple[dict[str, Any], ...] = ()  # every reader's ReaderInfo.as_dict()
+    texts: tuple[str, ...] = ("hardlines",)  # corpus_text.TUNING_TEXTS read
 
 
 def _weakest(points: Sequence[Any], goal: Any, resampled: bool = False) -> Any:
@@ -510,6 +511,7 @@ def tune_pages(
     max_reads: int | None = None,
     measure_page: tuple[int, int] | None = None,
     strokes: Sequence[int] = DEFAULT_PAGE_STROKES,
+    texts: Sequence[str] = ("hardlines",),
 ) -> PageTuneResult:
     """The candidate with the most characters per billed token that ``reader`` reads
     whole at ``target`` (native scale and after the 0.9× bicubic resample).
@@ -517,7 +519,9 @@ def tune_pages(
     ``reader`` is one page reader or several: with several, the weakest decides (issue 25
     item 3): a candidate wins only when every reader meets ``target`` natively, after the
     resample and at ±4 px; readers are read in the order given and the first below the bar
-    ends the candidate's readings (put the cheapest first).
+    ends the candidate's readings (put the cheapest first). ``texts`` are what each reader
+    reads (:data:`~snapshot.legibility.corpus_text.TUNING_TEXTS`: the hard lines of ``seed``
+    and the corpus's tuning half, each in turn; never the held-out text of the claims).
 
     ``strokes`` are the extra stroke widths tried at each density; a heavier
     stroke that passes is kept as evidence (``PageTrial.lab_only``, named in
@@ -535,7 +539,7 @@ def tune_pages(
     ------
     SnapshotError
         ``seed`` is the held-out seed (claims are measured on lines the tuner
-        never saw), or no candidate fits.
+        never saw), a text is not a tuning text, or no candidate fits.
     """
     from snapshot.legibility.frontier import (
         RESAMPLE_SCALE,
@@ -562,6 +566,16 @@ def tune_pages(
     readers = tuple(reader) if isinstance(reader, (list, tuple)) else (reader,)
     if not readers:
         raise SnapshotError("no page reader to tune with")
+    from snapshot.legibility.corpus_text import TUNING_TEXTS
+
+    bad = [t for t in texts if t not in TUNING_TEXTS]
+    if bad or not texts:
+        raise SnapshotError(
+            f"tune reads {', '.join(TUNING_TEXTS)}, got {', '.join(bad) or 'none'} (the "
+            "held-out corpus text is what the claims are measured on: the tuner never reads it)"
+        )
+    # every reader on the first text, then on the next: the cheaper text to fall short on first
+    pairs = [(r, t) for t in dict.fromkeys(texts) for r in readers]
     names = ", ".join(r.info.name for r in readers)
     trials: list[PageTrial] = []
     winner = None
@@ -572,21 +586,23 @@ def tune_pages(
         if measure_page is not None:
             read_as = Layout.from_dict({**cand.layout.as_dict(), "page": list(measure_page)})
         natives: list[Any] = []
-        for r in readers:  # natively first, every reader: the cheapest verdict
-            natives.append(measure_cached(read_as, r, cache, seed=seed, pages=pages))
+        for r, t in pairs:  # natively first, every reader: the cheapest verdict
+            natives.append(measure_cached(read_as, r, cache, seed=seed, pages=pages, text=t))
             if not target.passes(natives[-1], None):
-                break  # this reader decides: the others cannot make it pass
-        native_ok = len(natives) == len(readers) and all(target.passes(p, None) for p in natives)
+                break  # this reading decides: the others cannot make it pass
+        native_ok = len(natives) == len(pairs) and all(target.passes(p, None) for p in natives)
         resampled: list[Any] = []
-        for r in readers if native_ok else ():
+        for r, t in pairs if native_ok else ():
             resampled.append(
-                measure_cached(read_as, r, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE)
+                measure_cached(
+                    read_as, r, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE, text=t
+                )
             )
             if resampled[-1].char_accuracy < target.resampled_char_accuracy:
                 break
         res_ok = (
             native_ok
-            and len(resampled) == len(readers)
+            and len(resampled) == len(pairs)
             and all(q.char_accuracy >= target.resampled_char_accuracy for q in resampled)
         )
         jitter: tuple[Any, ...] = ()
@@ -594,9 +610,9 @@ def tune_pages(
             jitter = tuple(  # a verdict that flips with a 4 px change is no verdict
                 measure_cached(
                     Layout.from_dict({**read_as.as_dict(), "page": list(size)}),
-                    r, cache, seed=seed, pages=pages,
+                    r, cache, seed=seed, pages=pages, text=t,
                 )
-                for r in readers
+                for r, t in pairs
                 for size in jittered(read_as.page)[1:]
             )  # fmt: skip
         unstable = any(not target.passes(j, None) for j in jitter)
@@ -610,7 +626,7 @@ def tune_pages(
         if trial.passed and not trial.lab_only:
             winner = trial
             break
-    why = _page_why(names, target, winner, trials, pages, seed)
+    why = _page_why(names, target, winner, trials, pages, seed, tuple(dict.fromkeys(texts)))
     heavier = [t.candidate.layout.key for t in trials if t.lab_only]
     if heavier:
         why += (
@@ -622,6 +638,7 @@ def tune_pages(
     return PageTuneResult(
         model, readers[0].info.as_dict(), target, seed, pages, winner, tuple(trials),
         tuple(skipped), billing.source, why, tuple(r.info.as_dict() for r in readers),
+        tuple(dict.fromkeys(texts)),
     )  # fmt: skip
 
 
@@ -632,10 +649,12 @@ def _page_why(
     trials: Sequence[PageTrial],
     pages: int,
     seed: int,
+    texts: Sequence[str] = ("hardlines",),
 ) -> str:
     from snapshot.legibility.corpus_text import describe_text
 
-    text = describe_text("hardlines", seed)  # the tuner reads no held-out text, ever
+    # the tuner reads no held-out text, ever
+    text = " and of ".join(describe_text(t, seed) for t in texts)
     goal = (
         f"{target.char_accuracy:.2f} characters and {target.hard_tokens:.2f} exact hard tokens "
         f"at native scale, {target.resampled_char_accuracy:.2f} characters after ×0.9 bicubic"
@@ -651,7 +670,7 @@ def _page_why(
     c = winner.candidate
     res = winner.resampled
     assert res is not None
-    several = len(winner.readings) > 1
+    several = len({p.reader_name for p in winner.readings}) > 1
     who = (
         f"the weakest of {reader} ({winner.native.reader_name}; ×0.9: {res.reader_name})"
         if several
@@ -697,6 +716,7 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
             "reader": result.reader,
             "readers": list(result.readers or (result.reader,)),
             "measured": "whole pages, independent readers (the weakest decides), tuning seed",
+            "texts": list(result.texts),
             "seed": result.seed,
             "pages_per_candidate": result.pages,
             "target": asdict(result.target),
@@ -720,8 +740,8 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
                         "x".join(map(str, j.layout.page)): j.char_accuracy for j in t.jitter
                     },
                     "unstable": t.unstable,
-                    # each reader's figures: native chars, exact hard tokens, ×0.9 chars
-                    "by_reader": _by_reader(t),
+                    # each reading: reader, text, native chars, exact hard tokens, ×0.9 chars
+                    "readings": _readings(t),
                 }
                 for t in result.trials
             ],
@@ -734,16 +754,18 @@ def _reader_names(result: PageTuneResult) -> str:
     return ", ".join(r["name"] for r in (result.readers or (result.reader,)))
 
 
-def _by_reader(t: PageTrial) -> dict[str, dict[str, Any]]:
-    res = {q.reader_name: q.char_accuracy for q in t.resampled_readings}
-    return {
-        p.reader_name: {
+def _readings(t: PageTrial) -> list[dict[str, Any]]:
+    res = {(q.reader_name, q.text): q.char_accuracy for q in t.resampled_readings}
+    return [
+        {
+            "reader": p.reader_name,
+            "text": p.text,
             "char_accuracy": p.char_accuracy,
             "hard_tokens": [p.hard_tokens_exact, p.hard_tokens],
-            "resampled_char_accuracy": res.get(p.reader_name),
+            "resampled_char_accuracy": res.get((p.reader_name, p.text)),
         }
         for p in t.readings or (t.native,)
-    }
+    ]
 
 
 def write_page_profile(result: PageTuneResult, path: str | os.PathLike[str]) -> Path:
@@ -860,6 +882,7 @@ def tune_pages_and_write(
     cache: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
     strokes: Sequence[int] | None = None,
+    texts: Sequence[str] | None = None,
 ) -> TuneOutcome:
     """Tune with the whole-page reader(s) named ``reader`` (:func:`tune_pages`; several:
     the weakest decides) and write the winner.
@@ -894,6 +917,7 @@ def tune_pages_and_write(
         col_gaps=col_gaps,
         strokes=strokes,
         measure_page=None if own else measure_page,
+        texts=texts,
     )
     names = [reader] if isinstance(reader, str) else list(reader)
     loaded = [load_page_reader(n) for n in names]
