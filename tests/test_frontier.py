@@ -7,6 +7,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -100,14 +101,18 @@ def test_table_and_plot_are_deterministic(tmp_path: Path) -> None:
 class KnownPagesReader:
     """A test double for the search logic, not a reader: it recognises the pages the
     tuner will draw (rendered here beforehand, native and resampled) and returns their
-    text, with every other character wrong on pages drawn with row gap 0 and no extra
-    stroke weight."""
+    text, with every other character wrong on pages of a text in ``bad_texts`` drawn with a
+    row gap in ``bad_gaps`` (default 0) and no extra stroke weight."""
 
     layouts: tuple[Layout, ...]
+    name: str = "known-pages-test-double"
+    bad_gaps: tuple[int, ...] = (0,)
+    texts: tuple[str, ...] = ("hardlines",)
+    bad_texts: tuple[str, ...] = ("hardlines", "corpus-tuning")
 
     @property
     def info(self) -> ReaderInfo:
-        return ReaderInfo("known-pages-test-double", "test", "none")
+        return ReaderInfo(self.name, "test", "none")
 
     def read_page(self, pixels: np.ndarray) -> str:
         from snapshot.legibility.resample import resample
@@ -116,14 +121,16 @@ class KnownPagesReader:
 
         for lay in self.layouts:
             g = lay.geometry()
-            page = render(page_text(g, seed=TUNING_SEED, page=0), g)[0]
-            px = embolden(page.pixels, lay.stroke) if lay.stroke else page.pixels
-            for drawn in (px, resample(px, 0.9, "bicubic")):
-                if drawn.shape == pixels.shape and np.array_equal(drawn, pixels):
-                    text = "\n".join((page.header, *page.rows))
-                    if lay.row_gap == 0 and lay.stroke == 0:
-                        return "".join("?" if i % 2 else c for i, c in enumerate(text))
-                    return text
+            for kind in self.texts:
+                page = render(page_text(g, seed=TUNING_SEED, page=0, text=kind), g)[0]
+                px = embolden(page.pixels, lay.stroke) if lay.stroke else page.pixels
+                for drawn in (px, resample(px, 0.9, "bicubic")):
+                    if drawn.shape == pixels.shape and np.array_equal(drawn, pixels):
+                        text = "\n".join((page.header, *page.rows))
+                        bad = lay.row_gap in self.bad_gaps and kind in self.bad_texts
+                        if bad and lay.stroke == 0:
+                            return "".join("?" if i % 2 else c for i, c in enumerate(text))
+                        return text
         return ""
 
 
@@ -167,6 +174,79 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     # the cache answers the second run without reading
     again = PointCache(tmp_path / "c.jsonl")
     assert len(again.points()) == len(cache.points()) == 5
+
+
+def test_with_several_readers_the_weakest_decides_and_stops_the_readings(tmp_path: Path) -> None:
+    sizes = ((420, 140), (424, 144), (416, 136))  # the page and ±4 px
+    layouts = tuple(Layout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
+    strong = KnownPagesReader(layouts, name="strong", bad_gaps=())
+    weak = KnownPagesReader(layouts, name="weak", bad_gaps=(0, 1))
+    cache = PointCache(tmp_path / "c.jsonl")
+    result = tune_pages(
+        "claude-sonnet-4-5", [strong, weak], styles=(("snap5x8", None, "1-bit"),),
+        row_gaps=(0, 1, 2), billing=_billing(), cache=cache, strokes=(0,),
+    )  # fmt: skip
+    assert result.winner is not None and result.winner.candidate.layout.row_gap == 2
+    gap0 = result.trials[0]
+    assert [p.reader_name for p in gap0.readings] == ["strong", "weak"]
+    assert gap0.native.reader_name == "weak" and not gap0.passed  # the weakest is shown
+    assert gap0.resampled is None and gap0.resampled_readings == ()  # not paid for
+    win = result.winner
+    assert [p.reader_name for p in win.readings] == ["strong", "weak"]
+    assert [q.reader_name for q in win.resampled_readings] == ["strong", "weak"]
+    assert len(win.jitter) == 4  # ±4 px by each reader
+    assert "the weakest of strong, weak" in result.why
+    assert f"of generated hard lines (seed {TUNING_SEED})" in result.why  # its text, named
+    doc = page_profile_document(result)
+    assert [r["name"] for r in doc["tuned"]["readers"]] == ["strong", "weak"]
+    first = doc["tuned"]["trials"][0]["readings"]
+    assert [(r["reader"], r["text"]) for r in first] == [
+        ("strong", "hardlines"),
+        ("weak", "hardlines"),
+    ]
+    assert first[1]["char_accuracy"] < 0.97 and first[1]["resampled_char_accuracy"] is None
+    # the weak reader first: it alone decides gaps 0 and 1, the strong one is never asked
+    cache2 = PointCache(tmp_path / "d.jsonl")
+    again = tune_pages(
+        "claude-sonnet-4-5", [weak, strong], styles=(("snap5x8", None, "1-bit"),),
+        row_gaps=(0, 1, 2), billing=_billing(), cache=cache2, strokes=(0,),
+    )  # fmt: skip
+    assert [len(t.readings) for t in again.trials] == [1, 1, 2]
+    assert again.winner is not None and again.winner.candidate.layout.row_gap == 2
+
+
+def test_tune_reads_the_corpus_tuning_half_when_asked_and_never_the_held_out_half(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.legibility.corpus_text import is_held_out
+
+    corpus = tmp_path / "corpus"
+    (corpus / "demo").mkdir(parents=True)
+    entry = "demo/t1.json"  # sha256 starts with "d": the tuning half
+    assert not is_held_out(entry)
+    demo = Path(__file__).resolve().parents[1] / "snapshot" / "demo" / "transcripts"
+    (corpus / entry).write_bytes((demo / "demo-coding.json").read_bytes())
+    (corpus / "benchmark.manifest.json").write_text(json.dumps([{"id": entry, "path": entry}]))
+    monkeypatch.setenv("SNAPSHOT_CORPUS", str(corpus))
+    page = (420, 140)
+    texts = ("hardlines", "corpus-tuning")
+    reader = KnownPagesReader(
+        tuple(Layout("snap5x8", row_gap=g, page=p) for g in (1, 2)
+              for p in ((420, 140), (424, 144), (416, 136))),
+        bad_gaps=(1,), texts=texts, bad_texts=("corpus-tuning",),
+    )  # fmt: skip
+    kw: dict[str, Any] = dict(styles=(("snap5x8", None, "1-bit"),), row_gaps=(1, 2), billing=_billing(),
+              strokes=(0,), sizes=(page,))  # fmt: skip
+    hard_only = tune_pages("claude-sonnet-4-5", reader, cache=PointCache(None), **kw)
+    assert hard_only.winner is not None and hard_only.winner.candidate.layout.row_gap == 1
+    both = tune_pages("claude-sonnet-4-5", reader, cache=PointCache(None), texts=texts, **kw)
+    assert both.winner is not None and both.winner.candidate.layout.row_gap == 2
+    gap1 = both.trials[0]
+    assert [p.text for p in gap1.readings] == list(texts)  # hard lines first, then the corpus
+    assert gap1.native.text == "corpus-tuning" and not gap1.passed
+    assert "the corpus's tuning half" in both.why and both.texts == texts
+    with pytest.raises(SnapshotError, match="held-out corpus text"):
+        tune_pages("claude-sonnet-4-5", reader, texts=("corpus",), **kw)
 
 
 def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Path) -> None:
@@ -317,6 +397,10 @@ def test_the_held_out_page_text_is_pinned() -> None:
         (["tune", "--model", "claude-sonnet-4-5", "--font", "snap5x9:grey"], "shade"),
         (["tune", "--model", "claude-sonnet-4-5", "--measure-page", "12"], "WxH"),
         (["frontier", "--pages", "0"], "--pages"),
+        (
+            ["tune", "--model", "claude-sonnet-4-5", "--reader", "oracle", "--reader", "ppocrv5"],
+            "only page readers",
+        ),
     ],
 )
 def test_bad_tune_and_frontier_arguments_give_one_line(

@@ -19,6 +19,7 @@ from snapshot.legibility.campaign import (
 from snapshot.legibility.frontier import DENSE_LAYOUT, Layout, Point, PointCache
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+from snapshot.legibility.weakest import jittered
 
 GEMINI_PAGE = (1568, 728)
 
@@ -49,8 +50,18 @@ def test_later_stages_resample_then_jitter_ppocr_first_then_other_pages() -> Non
     jitter = [s for s in steps if s.stage == 3]
     assert jitter[0].reader == "ppocrv6-small"  # the detector that rounds to 32 px first
     assert {s.layout.page for s in jitter} == {(1572, 732), (1564, 724), (1544, 1544), (1536, 1536)}
-    other = {s.layout.page for s in steps if s.stage == 4}
-    assert other == {(1536, 1568), (1568, 1568), (768, 1568), (1024, 1024)}
+    fourth = [s for s in steps if s.stage == 4]
+    real = {(1536, 1568), (1568, 1568), (768, 1568), (1024, 1024)}
+    assert {s.layout.page for s in fourth if s.scale == 1.0} == {
+        size for page in real for size in jittered(page)
+    }  # the other profiles' real pages and ±4 px: GPT-5.4's and Mistral's sides are 32-multiples
+    resampled = [s for s in fourth if s.scale == 0.9]
+    assert {s.layout.page for s in resampled} == real  # ×0.9 at the real page only
+    kinds = [
+        ("real" if s.layout.page in real else "±4") if s.scale == 1.0 else "x0.9" for s in fourth
+    ]
+    assert kinds == sorted(kinds, key=["real", "x0.9", "±4"].index)  # natively first
+    assert next(s for s in fourth if s.layout.page not in real).reader == "ppocrv6-small"
     only = campaign_steps(stages=(5,), readers=("ppocrv5",), texts=("corpus",))
     assert only and all(s.layout.page == GEMINI_PAGE and s.text == "corpus" for s in only)
 
@@ -144,3 +155,33 @@ def test_a_reading_another_process_appends_is_seen_before_reading_again(tmp_path
     PointCache(tmp_path / "p.jsonl").put(_point(reader, lay, 0.42))  # another process's line
     hit = mine.get(lay, reader, HELD_OUT_SEED, 1, 1.0)
     assert hit is not None and hit.char_accuracy == 0.42
+
+
+def test_frontier_md_says_where_x09_is_moot_and_where_it_is_missing(tmp_path: Path) -> None:
+    from snapshot.legibility.frontier_report import frontier_report
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    info = {"name": "ppocrv6-small", "model_sha256": "ab", "version": "4.0.0"}
+    dense = DENSE_LAYOUT.with_page(GEMINI_PAGE)
+    default = Layout("snap5x8", page=GEMINI_PAGE)  # Gemini's default
+    for lay, acc, exact in ((dense, 0.986, 10), (default, 0.500, 2)):
+        cache.put(
+            Point(
+                lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, lay.chars_per_kpx, acc, 10, exact
+            )
+        )
+    report = frontier_report(
+        ["ppocrv6-small"], cache_path=tmp_path / "p.jsonl", out_dir=tmp_path,
+        measure_missing=False,
+    )  # fmt: skip
+    md = report.table.read_text()
+    dense_row = next(ln for ln in md.splitlines() if f"| {dense.key} |" in ln)
+    assert "| not measured (ppocrv6-small on hardlines) |" in dense_row  # passes: ×0.9 owed
+    assert "×0.9 not measured: ppocrv6-small on hardlines" in dense_row
+    default_row = next(ln for ln in md.splitlines() if f"| {default.key} |" in ln)
+    assert (
+        "| moot: no reader passes natively |" in default_row
+    )  # below: the resample decides nothing
+    missing = md[md.index("### Not measured yet") :]
+    assert f"{dense.key}: " in missing
+    assert "×0.9 (passes natively, not resampled yet): ppocrv6-small on hardlines" in missing

@@ -196,6 +196,14 @@ def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) ->
     assert r["measured"] and r["readers"] == ["ppocrv5", "ppocrv6-small"]
     line = readability_line(r)
     assert "chars 0.000 (ppocrv6-small, hardlines)" in line and "not readable" in line
+    # ×0.9 is owed where a reader passes natively, and moot where none does
+    assert "×0.9 chars not measured (ppocrv5 on hardlines)" in line
+    cache.put(_pt(page, 0.95, reader="ppocrv5", hard=(10, 10), scale=0.9))
+    line = readability_line(profile_readability("gpt-6.1-sol", tmp_path / "p.jsonl"))
+    assert "×0.9 chars 0.950 (ppocrv5, hardlines)" in line
+    cache.put(_pt((1024, 1024), 0.5, reader="ppocrv5"))  # mistral-large-4's real page
+    line = readability_line(profile_readability("mistral-large-4", tmp_path / "p.jsonl"))
+    assert "×0.9 chars moot: no reader passes natively" in line
     assert not profile_readability("grok-4", tmp_path / "p.jsonl")["measured"]
 
 
@@ -252,3 +260,30 @@ def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_l
     )
     assert "model evidence names it: [measured] model X misreads snap5x9" in named
     assert better_line({"layout": "snap8x16 1-bit", "density_vs_default": 0.31}, []) == ""
+
+
+def test_the_profiles_listing_prints_the_weakest_reader_beside_each_measured_profile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapshot import profiles
+    from snapshot.legibility import weakest as weakest_mod
+    from snapshot.legibility.weakest import PROFILE_MODELS, record_layout, weakest_column
+
+    # a record's layout is the one the frontier keys that profile's readings by
+    for pp in profile_pages(PROFILE_MODELS):
+        assert record_layout(profiles.profile_for(pp.model).as_dict()) == pp.layout
+    cache = PointCache(tmp_path / "p.jsonl")
+    cache.put(_pt((768, 1568), 0.98, reader="ppocrv5"))  # grok-4's real page, snap8x16
+    cache.put(_pt((768, 1568), 0.412, reader="tesseract-x2", text="corpus"))
+    grok = profiles.profile_for("grok-4").as_dict()
+    gpt = profiles.profile_for("gpt-6.1-sol").as_dict()
+    assert weakest_column([grok, gpt], tmp_path / "p.jsonl") == {
+        "grok-4": "0.412 tesseract-x2 on corpus"  # the weakest, its text named; gpt unread
+    }
+    monkeypatch.setattr(weakest_mod, "committed_points", lambda: tmp_path / "p.jsonl")
+    assert main(["profiles"]) == 0
+    out = capsys.readouterr().out
+    assert "weakest OCR reader" in out.splitlines()[0]
+    line = next(ln for ln in out.splitlines() if ln.startswith("grok-4 "))
+    assert "0.412 tesseract-x2 on corpus" in line
+    assert "not measured" in next(ln for ln in out.splitlines() if ln.startswith("gpt-6.1-sol "))

@@ -2,15 +2,18 @@
 
 Each whole-page figure names its reader, the text (the run's own compaction pages:
 "corpus pages of this run" on the benchmark), the real page size with each
-reader's ±4 px verdict, the weakest reader, and that the ×0.9 resample is not
-measured by the report. Score inputs only: the rows' reader fields are given
-(the real reading is ``bench/test_report_jitter_real.py``); no reader runs here.
+reader's ±4 px verdict, the weakest reader, the weakest after the ×0.9 resample
+(read where a reader passes natively) and the weakest-reader verdict. Score inputs
+only: the rows' reader fields are given (real readings: ``tests/test_report_resample.py``
+on tiny pages, ``bench/test_report_jitter_real.py`` on real ones); no reader runs here.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
+
+import pytest
 
 from snapshot.report import markdown
 from snapshot.report.matrix import Row, Settings
@@ -27,6 +30,7 @@ SCORES: dict[str, dict[str, list[int | str]]] = {
         "real": [1000, 27, 40, 38, "1540x1540"],
         "+4": [1000, 26, 40, 38, "1544x1544"],
         "-4": [1000, 192, 40, 20, "1536x1536"],
+        "x0.9": [1000, 64, 40, 33, "1386x1386"],  # read: it passes natively at the real page
     },
     "tesseract-x2": {
         "real": [1000, 121, 40, 30, "1540x1540"],
@@ -65,14 +69,20 @@ def test_the_context_names_text_size_verdicts_weakest_and_resample() -> None:
     assert line.startswith("corpus pages of this run, 1540x1540 (the real page)")
     assert "±4 px: ppocrv6-small unstable, tesseract-x2 stable" in line
     assert "weakest reader tesseract-x2: 0.879 characters, 0.75 exact hard tokens" in line
-    assert line.endswith("×0.9 resample not measured")
+    assert "×0.9 (where a reader passes natively): weakest ppocrv6-small 0.936 characters" in line
+    assert line.endswith(
+        "verdict: not readable: below the bar natively: tesseract-x2; "
+        "unstable at ±4 px: ppocrv6-small"
+    )
     one_size = {rd: {"real": s["real"]} for rd, s in SCORES.items()}
 
     class Unjittered:
         model = MODEL
         reader_page_scores = one_size
 
-    assert "±4 px: not read (--no-reader-jitter)" in pages_context([Unjittered()], MODEL, "t")
+    unjittered = pages_context([Unjittered()], MODEL, "t")
+    assert "±4 px: not read (--no-reader-jitter)" in unjittered
+    assert "×0.9 (where a reader passes natively): not read (--no-reader-resample)" in unjittered
     assert pages_context([Scored()], "other-model", "t") == ""
 
 
@@ -92,8 +102,34 @@ def test_every_whole_page_figure_in_report_md_carries_its_context(tmp_path: Path
     assert len(rows) == 2
     [text_only] = [ln for ln in mine if ln.split(" | ")[2] == "text only"]
     assert "what stayed text (no page read)" in text_only and context not in text_only
-    assert all(context in ln and "×0.9 resample not measured" in ln for ln in rows)
+    assert all(context in ln and "weakest ppocrv6-small 0.936 characters" in ln for ln in rows)
     assert "±4 px: ppocrv6-small unstable, tesseract-x2 stable" in rows[0]
     assert "text: the pages of this run's conversations" in needles
     trust = text[text.index("## How far to trust") :]
-    assert "×0.9 resample (not measured by the report" in trust
+    assert "the weakest after a 0.9× bicubic resample (read only where a reader passes" in trust
+    jitter = needles[needles.index("### Whole-page readers at the real page") :]
+    assert "| 0.936 1386x1386 (1 of 1 rows) |" in jitter  # the ×0.9 column, its rows said
+    assert "×0.9: weakest ppocrv6-small 0.936 characters" in jitter
+
+
+def test_report_md_says_what_each_default_rests_on_from_the_cached_readings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.legibility import weakest
+    from snapshot.legibility.frontier import Layout, Point, PointCache
+    from snapshot.legibility.hardlines import HELD_OUT_SEED
+
+    cache = PointCache(tmp_path / "p.jsonl")
+    info = {"name": "ppocrv5", "model_sha256": "ab", "version": "1"}
+    for font, shade, acc in (("snap5x8", "1-bit", 0.851), ("snap5x9v2", "gray", 0.927)):
+        lay = Layout(font, shade=shade, page=(1568, 728))  # Gemini Flash's real page
+        cache.put(Point(lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, 1.0, acc, 10, 9))
+    monkeypatch.setattr(weakest, "committed_points", lambda: tmp_path / "p.jsonl")
+    result = run(None, models=("gemini-3.8-flash",), settings=Settings(), workers=1, limit=1)
+    text = markdown.write(result, tmp_path, figures={}).read_text()
+    rests = text[text.index("## What each default layout rests on") :]
+    assert "model evidence [measured, 2026]: gemini-3.6-flash at Spleen 5x8" in rests
+    assert "weakest of ppocrv5 (texts: hardlines): chars 0.851 (ppocrv5, hardlines)" in rests
+    assert "reads snap5x9v2 gray gap 0x0 1568x728 better at this page (0.89× the density" in rests
+    assert "ppocrv5 on hardlines 0.927 vs 0.851" in rests  # the figures it rests on, read
+    assert "no model evidence here names it" in rests

@@ -269,7 +269,10 @@ def run_profiles(args: argparse.Namespace) -> int:
     if args.json:
         _emit(records[0] if args.model else records)
         return 0
-    head = f"{'model':26} {'status':10} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  scheme"
+    from snapshot.legibility.weakest import weakest_column
+
+    weakest = weakest_column([r for r in records if r["vision"]])
+    head = f"{'model':26} {'status':10} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  {'weakest OCR reader':32} scheme"
     print(head)
     provider = None
     for r in records:
@@ -289,7 +292,8 @@ def run_profiles(args: argparse.Namespace) -> int:
         print(
             f"{r['model']:26} {status:10} {r['family']:16} {r['font']:9} {page:>10} {grid:>8} "
             f"{r['chars_per_page']:>6} {r['tokens_per_page']:>6} {r['chars_per_token']:>6.2f} {imgs:>5}"
-            f"  {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
+            f"  {weakest.get(r['model'], 'not measured'):32}"
+            f" {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
         )
         rng = r.get("uncertain")
         if rng and rng.get("ends"):
@@ -299,6 +303,11 @@ def run_profiles(args: argparse.Namespace) -> int:
                 for e in rng["ends"]
             )
             print(f"{'':26} UNCERTAIN {rng['name']}: {ends}")
+    print(
+        "weakest OCR reader: native characters of the weakest whole-page reader on the default "
+        "layout at the real page (reports/frontier-points.jsonl; ✓ only if readable by the "
+        "weakest-reader bar); `--model M` prints the figures and the verdict"
+    )
     print("scheme: how far the billing rule is documented (documented / measured / uncertain)")
     print("status*: deprecated or retired ids still resolve; `--model ID` names the successor")
     if args.model:

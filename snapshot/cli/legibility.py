@@ -110,7 +110,13 @@ def register(sub: Any) -> None:
         ),
     )
     t.add_argument("--model", required=True)
-    t.add_argument("--reader", default="ppocrv6-small", choices=PAGE_READERS + READERS)
+    t.add_argument(
+        "--reader",
+        action="append",
+        choices=PAGE_READERS + READERS,
+        help="the reader (default ppocrv6-small); page readers repeat: every one must read a "
+        "candidate, the weakest decides (cheapest first: the first below the bar stops it)",
+    )
     t.add_argument(
         "--target",
         type=finite_float(0.0, 1.0),
@@ -171,6 +177,14 @@ def register(sub: Any) -> None:
         "--base-url",
         default=None,
         help="--reader live: send requests to this endpoint instead of the provider's",
+    )
+    t.add_argument(
+        "--text",
+        action="append",
+        choices=("hardlines", "corpus-tuning"),
+        help="page readers: what each reads, repeatable, every one must pass (default "
+        "hardlines, the tuning seed's generated lines; corpus-tuning: the corpus's tuning "
+        "half, never the held-out half the claims are measured on)",
     )
     t.add_argument("--seed", type=int, help="tuning seed (default: hardlines.TUNING_SEED)")
     t.add_argument(
@@ -402,14 +416,20 @@ def _style(text: str) -> tuple[str, int | None, str]:
 
 
 def run_tune(args: argparse.Namespace) -> int:
-    if args.reader in PAGE_READERS:
-        return _run_tune_pages(args)
+    readers = args.reader or ["ppocrv6-small"]
+    if all(r in PAGE_READERS for r in readers):
+        return _run_tune_pages(args, readers)
+    if len(readers) > 1:
+        raise SnapshotError(
+            f"--reader {' '.join(readers)}: only page readers ({', '.join(PAGE_READERS)}) "
+            "tune together; a crop reader tunes alone"
+        )
     _check_counts(args.lines)
     from snapshot.legibility.tune import tune_and_write
 
     outcome = tune_and_write(
         args.model,
-        args.reader,
+        readers[0],
         target=args.target,
         fonts=args.font,
         col_gaps=args.col_gap,
@@ -449,14 +469,14 @@ def _print_tune_end(outcome: Any) -> None:
         print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
 
 
-def _run_tune_pages(args: argparse.Namespace) -> int:
+def _run_tune_pages(args: argparse.Namespace, readers: list[str]) -> int:
     from snapshot.legibility.tune import tune_pages_and_write
 
     if args.pages < 1:
         raise SnapshotError(f"--pages must be at least 1, got {args.pages}")
     outcome = tune_pages_and_write(
         args.model,
-        args.reader,
+        readers[0] if len(readers) == 1 else readers,
         target=args.target,
         hard_target=args.hard_target,
         resampled_target=args.resampled_target,
@@ -469,6 +489,7 @@ def _run_tune_pages(args: argparse.Namespace) -> int:
         pages=args.pages,
         cache=args.cache,
         out=args.out,
+        texts=args.text,
     )
     if args.json:
         json.dump(outcome.document, sys.stdout, indent=2, ensure_ascii=False)
@@ -482,11 +503,15 @@ def _print_tune_pages(outcome: Any) -> None:
     result = outcome.result
     for t in result.trials:
         mark = "WIN " if t is result.winner else "    "
-        res = f"{t.resampled.char_accuracy:.3f}" if t.resampled is not None else "  –  "
+        res = (
+            f"{t.resampled.char_accuracy:.3f} ({t.resampled.reader_name})"
+            if t.resampled is not None
+            else "  –  "
+        )
         print(
             f"{mark}{t.candidate.layout.key:<44} {t.candidate.chars_per_token:6.2f} chars/token  "
-            f"chars {t.native.char_accuracy:.3f}  hard {t.native.hard_token_accuracy:.2f}  "
-            f"x0.9 {res}"
+            f"weakest {t.native.reader_name} on {t.native.text}: chars {t.native.char_accuracy:.3f}  "
+            f"hard {t.native.hard_token_accuracy:.2f}  x0.9 {res}"
             + ("  unstable at ±4 px" if t.unstable else "")
             + ("  passes, stroke lab only" if t.lab_only else "")
         )

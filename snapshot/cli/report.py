@@ -111,6 +111,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "4 px larger and smaller, a reader whose verdict flips marked unstable)",
     )
     p.add_argument(
+        "--no-reader-resample",
+        action="store_true",
+        help="whole-page readers do not read the sampled pages after the 0.9x bicubic resample "
+        "(default: they do, on the pages a reader reads at the bar natively; one more reading "
+        "a page at most)",
+    )
+    p.add_argument(
         "--page-needles-per-class",
         type=at_least(1),
         default=3,
@@ -279,6 +286,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         reader_pages=args.reader_pages,
         reader_conversations=args.reader_conversations,
         reader_jitter=not args.no_reader_jitter,
+        reader_resample=not args.no_reader_resample,
         page_needles_per_class=args.page_needles_per_class,
         profiles_file=args.profile,
     )

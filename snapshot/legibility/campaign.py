@@ -5,7 +5,9 @@ verdict (issue 25): stage 1 reads the dense layout and the Gemini and Claude def
 their real pages natively, by every reader on both texts; stage 2 the ×0.9 bicubic resample
 where a reader passes natively (a reader below the bar natively already decides the verdict
 without it); stage 3 the ±4 px pages (PP-OCR readers first: their detector rounds each side
-to 32 px); stage 4 the other profiles' real pages; stage 5 (on request) the density
+to 32 px); stage 4 the other profiles' real pages (the default layout and the dense one):
+natively, then ×0.9 where a reader passes, then ±4 px (PP-OCR readers first; several of
+these pages have sides that are multiples of 32 px already); stage 5 (on request) the density
 exploration: the frontier's candidate layouts (:data:`~snapshot.legibility.frontier.GRID`)
 at Gemini's real page. Every reading goes through the
 :class:`~snapshot.legibility.frontier.PointCache`, so a campaign stopped at any point keeps
@@ -97,15 +99,15 @@ def campaign_steps(
     order = [r for r in CAMPAIGN_READERS if r in readers] + [
         r for r in readers if r not in CAMPAIGN_READERS
     ]
+    by_family = [r for r in order if r in PPOCR_READERS] + [
+        r for r in order if r not in PPOCR_READERS
+    ]
     steps: list[Step] = []
     if 1 in stages:  # hard lines of every layout first: the cheaper text to be short of
         steps += [Step(1, lay, r, t) for t in texts for lay in first for r in order]
     if 2 in stages:
         steps += [Step(2, lay, r, t, RESAMPLE_SCALE) for lay in first for r in order for t in texts]
     if 3 in stages:
-        by_family = [r for r in order if r in PPOCR_READERS] + [
-            r for r in order if r not in PPOCR_READERS
-        ]
         steps += [
             Step(3, lay.with_page(size), r, t)
             for r in by_family
@@ -117,6 +119,16 @@ def campaign_steps(
         others = profile_pages([m for m in PROFILE_MODELS if m not in models])
         layouts = [x for p in others for x in (p.layout, DENSE_LAYOUT.with_page(p.page))]
         steps += [Step(4, lay, r, t) for lay in layouts for r in order for t in texts]
+        steps += [
+            Step(4, lay, r, t, RESAMPLE_SCALE) for lay in layouts for r in order for t in texts
+        ]
+        steps += [
+            Step(4, lay.with_page(size), r, t)
+            for r in by_family
+            for lay in layouts
+            for size in jittered(lay.page)[1:]
+            for t in texts
+        ]
     if 5 in stages and first:
         page = first[0].page
         steps += [Step(5, lay.with_page(page), r, t) for lay in GRID for r in order for t in texts]

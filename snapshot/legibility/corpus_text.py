@@ -40,6 +40,9 @@ from snapshot.errors import InputError
 
 #: The text kinds a readability figure names.
 TEXTS: tuple[str, ...] = ("hardlines", "corpus")
+#: The texts ``snapshot tune`` may read: the hard lines (of its tuning seed) and the corpus's
+#: tuning half, never the held-out half the figures are measured on.
+TUNING_TEXTS: tuple[str, ...] = ("hardlines", "corpus-tuning")
 Split = Literal["held-out", "tuning"]
 MANIFEST = "benchmark.manifest.json"
 
@@ -144,7 +147,8 @@ def corpus_page_rows(
 
 
 def text_rows(text: str, cols: int, rows: int, *, seed: int, page: int) -> list[str]:
-    """The rows of one full page of ``text`` (``"hardlines"`` with ``seed``, or ``"corpus"``).
+    """The rows of one full page of ``text``: ``"hardlines"`` with ``seed``, ``"corpus"`` (the
+    held-out half) or ``"corpus-tuning"`` (the tuning half, what ``snapshot tune`` reads).
 
     >>> text_rows("hardlines", 40, 2, seed=1, page=0) == text_rows("hardlines", 40, 2, seed=1, page=0)
     True
@@ -155,7 +159,9 @@ def text_rows(text: str, cols: int, rows: int, *, seed: int, page: int) -> list[
         return full_page_rows(cols, rows, seed=seed, page=page)
     if text == "corpus":
         return corpus_page_rows(cols, rows, page=page)
-    raise InputError(f"unknown text {text!r}: one of {', '.join(TEXTS)}")
+    if text == "corpus-tuning":
+        return corpus_page_rows(cols, rows, page=page, split="tuning")
+    raise InputError(f"unknown text {text!r}: one of {', '.join(TEXTS + TUNING_TEXTS[1:])}")
 
 
 def describe_text(text: str, seed: int) -> str:
@@ -163,14 +169,19 @@ def describe_text(text: str, seed: int) -> str:
 
     >>> describe_text("hardlines", 20261201)
     'generated hard lines (seed 20261201)'
+    >>> describe_text("corpus-tuning", 1)
+    "the corpus's tuning half of transcript text (sha256(id) first hex digit odd)"
     """
     if text == "corpus":
         return "held-out corpus transcript text (sha256(id) first hex digit even)"
+    if text == "corpus-tuning":
+        return "the corpus's tuning half of transcript text (sha256(id) first hex digit odd)"
     return f"generated hard lines (seed {seed})"
 
 
 __all__: Sequence[str] = (
     "TEXTS",
+    "TUNING_TEXTS",
     "CorpusUnavailable",
     "corpus_page_rows",
     "default_corpus",

@@ -43,7 +43,7 @@ def readability_line(r: Mapping[str, Any]) -> str:
         f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
         f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "
         f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
-        f"{fig('weakest_resampled_chars')}; {r['verdict']}"
+        f"{r.get('resampled') or fig('weakest_resampled_chars')}; {r['verdict']}"
     )
 
 

@@ -407,12 +407,16 @@ class PageCandidate:
 @dataclass(frozen=True)
 class PageTrial:
     candidate: PageCandidate
-    native: Any  # frontier.Point
-    resampled: Any | None  # frontier.Point, or None when rejected at native scale
+    native: Any  # frontier.Point: the weakest reader's (the first below the bar, else the lowest)
+    resampled: Any | None  # frontier.Point (the weakest ×0.9), or None when rejected natively
     passed: bool
     # native readings at the page ±JITTER px (own-page tuning, once the page itself passed)
     jitter: tuple[Any, ...] = ()
     unstable: bool = False  # a jittered page's verdict differs: never a winner
+    # every reader's native and ×0.9 reading, in the order read (a reader below the bar
+    # stops the readings: the weakest decides, whatever the others would read)
+    readings: tuple[Any, ...] = ()
+    resampled_readings: tuple[Any, ...] = ()
 
     @property
     def lab_only(self) -> bool:
@@ -423,7 +427,7 @@ class PageTrial:
 @dataclass(frozen=True)
 class PageTuneResult:
     model: str
-    reader: dict[str, Any]  # ReaderInfo.as_dict()
+    reader: dict[str, Any]  # ReaderInfo.as_dict() of the first reader
     target: Any  # frontier.Goal
     seed: int
     pages: int
@@ -432,6 +436,21 @@ class PageTuneResult:
     skipped: tuple[str, ...]
     billing_source: str
     why: str
+    readers: tuple[dict[str, Any], ...] = ()  # every reader's ReaderInfo.as_dict()
+    texts: tuple[str, ...] = ("hardlines",)  # corpus_text.TUNING_TEXTS read
+
+
+def _weakest(points: Sequence[Any], goal: Any, resampled: bool = False) -> Any:
+    """The reading that decides: the first below ``goal``, else the lowest characters."""
+    fails = (
+        (lambda p: p.char_accuracy < goal.resampled_char_accuracy)
+        if resampled
+        else (lambda p: not goal.passes(p, None))
+    )
+    return next(
+        (p for p in points if fails(p)),
+        min(points, key=lambda p: (p.char_accuracy, p.hard_token_accuracy)),
+    )
 
 
 def page_candidates(
@@ -492,9 +511,17 @@ def tune_pages(
     max_reads: int | None = None,
     measure_page: tuple[int, int] | None = None,
     strokes: Sequence[int] = DEFAULT_PAGE_STROKES,
+    texts: Sequence[str] = ("hardlines",),
 ) -> PageTuneResult:
     """The candidate with the most characters per billed token that ``reader`` reads
     whole at ``target`` (native scale and after the 0.9× bicubic resample).
+
+    ``reader`` is one page reader or several: with several, the weakest decides (issue 25
+    item 3): a candidate wins only when every reader meets ``target`` natively, after the
+    resample and at ±4 px; readers are read in the order given and the first below the bar
+    ends the candidate's readings (put the cheapest first). ``texts`` are what each reader
+    reads (:data:`~snapshot.legibility.corpus_text.TUNING_TEXTS`: the hard lines of ``seed``
+    and the corpus's tuning half, each in turn; never the held-out text of the claims).
 
     ``strokes`` are the extra stroke widths tried at each density; a heavier
     stroke that passes is kept as evidence (``PageTrial.lab_only``, named in
@@ -512,7 +539,7 @@ def tune_pages(
     ------
     SnapshotError
         ``seed`` is the held-out seed (claims are measured on lines the tuner
-        never saw), or no candidate fits.
+        never saw), a text is not a tuning text, or no candidate fits.
     """
     from snapshot.legibility.frontier import (
         RESAMPLE_SCALE,
@@ -536,37 +563,70 @@ def tune_pages(
     cands, skipped = page_candidates(billing, styles, row_gaps, col_gaps, sizes, strokes)
     if not cands:
         raise SnapshotError("no candidate page fits; give other --size values or fonts")
+    readers = tuple(reader) if isinstance(reader, (list, tuple)) else (reader,)
+    if not readers:
+        raise SnapshotError("no page reader to tune with")
+    from snapshot.legibility.corpus_text import TUNING_TEXTS
+
+    bad = [t for t in texts if t not in TUNING_TEXTS]
+    if bad or not texts:
+        raise SnapshotError(
+            f"tune reads {', '.join(TUNING_TEXTS)}, got {', '.join(bad) or 'none'} (the "
+            "held-out corpus text is what the claims are measured on: the tuner never reads it)"
+        )
+    # every reader on the first text, then on the next: the cheaper text to fall short on first
+    pairs = [(r, t) for t in dict.fromkeys(texts) for r in readers]
+    names = ", ".join(r.info.name for r in readers)
     trials: list[PageTrial] = []
     winner = None
-    for cand in progress(cands, desc=f"tune {reader.info.name}", total=len(cands), unit="layout"):
+    for cand in progress(cands, desc=f"tune {names}", total=len(cands), unit="layout"):
         if max_reads is not None and len(trials) >= max_reads:
             break
         read_as = cand.layout
         if measure_page is not None:
             read_as = Layout.from_dict({**cand.layout.as_dict(), "page": list(measure_page)})
-        nat = measure_cached(read_as, reader, cache, seed=seed, pages=pages)
-        res = None
-        jitter: tuple[Any, ...] = ()
-        if target.passes(nat, None):
-            res = measure_cached(
-                read_as, reader, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE
+        natives: list[Any] = []
+        for r, t in pairs:  # natively first, every reader: the cheapest verdict
+            natives.append(measure_cached(read_as, r, cache, seed=seed, pages=pages, text=t))
+            if not target.passes(natives[-1], None):
+                break  # this reading decides: the others cannot make it pass
+        native_ok = len(natives) == len(pairs) and all(target.passes(p, None) for p in natives)
+        resampled: list[Any] = []
+        for r, t in pairs if native_ok else ():
+            resampled.append(
+                measure_cached(
+                    read_as, r, cache, seed=seed, pages=pages, scale=RESAMPLE_SCALE, text=t
+                )
             )
-        if measure_page is None and target.passes(nat, res) and res is not None:
+            if resampled[-1].char_accuracy < target.resampled_char_accuracy:
+                break
+        res_ok = (
+            native_ok
+            and len(resampled) == len(pairs)
+            and all(q.char_accuracy >= target.resampled_char_accuracy for q in resampled)
+        )
+        jitter: tuple[Any, ...] = ()
+        if measure_page is None and res_ok:
             jitter = tuple(  # a verdict that flips with a 4 px change is no verdict
                 measure_cached(
                     Layout.from_dict({**read_as.as_dict(), "page": list(size)}),
-                    reader, cache, seed=seed, pages=pages,
+                    r, cache, seed=seed, pages=pages, text=t,
                 )
+                for r, t in pairs
                 for size in jittered(read_as.page)[1:]
             )  # fmt: skip
         unstable = any(not target.passes(j, None) for j in jitter)
-        passed = target.passes(nat, res) and res is not None and not unstable
-        trial = PageTrial(cand, nat, res, passed, jitter, unstable)
+        nat = _weakest(natives, target)
+        res = _weakest(resampled, target, resampled=True) if resampled else None
+        passed = res_ok and not unstable
+        trial = PageTrial(
+            cand, nat, res, passed, jitter, unstable, tuple(natives), tuple(resampled)
+        )
         trials.append(trial)
         if trial.passed and not trial.lab_only:
             winner = trial
             break
-    why = _page_why(reader.info.name, target, winner, trials, pages)
+    why = _page_why(names, target, winner, trials, pages, seed, tuple(dict.fromkeys(texts)))
     heavier = [t.candidate.layout.key for t in trials if t.lab_only]
     if heavier:
         why += (
@@ -576,14 +636,25 @@ def tune_pages(
     if measure_page is not None:
         why += f"; accuracy read on full {measure_page[0]}x{measure_page[1]} pages of each style"
     return PageTuneResult(
-        model, reader.info.as_dict(), target, seed, pages, winner, tuple(trials),
-        tuple(skipped), billing.source, why,
+        model, readers[0].info.as_dict(), target, seed, pages, winner, tuple(trials),
+        tuple(skipped), billing.source, why, tuple(r.info.as_dict() for r in readers),
+        tuple(dict.fromkeys(texts)),
     )  # fmt: skip
 
 
 def _page_why(
-    reader: str, target: Any, winner: PageTrial | None, trials: Sequence[PageTrial], pages: int
+    reader: str,
+    target: Any,
+    winner: PageTrial | None,
+    trials: Sequence[PageTrial],
+    pages: int,
+    seed: int,
+    texts: Sequence[str] = ("hardlines",),
 ) -> str:
+    from snapshot.legibility.corpus_text import describe_text
+
+    # the tuner reads no held-out text, ever
+    text = " and of ".join(describe_text(t, seed) for t in texts)
     goal = (
         f"{target.char_accuracy:.2f} characters and {target.hard_tokens:.2f} exact hard tokens "
         f"at native scale, {target.resampled_char_accuracy:.2f} characters after ×0.9 bicubic"
@@ -595,14 +666,21 @@ def _page_why(
             if best
             else ""
         )
-        return f"no candidate reached {goal} with {reader} on {pages} full page(s){tail}"
+        return f"no candidate reached {goal} with {reader} on {pages} full page(s) of {text}{tail}"
     c = winner.candidate
     res = winner.resampled
     assert res is not None
+    several = len({p.reader_name for p in winner.readings}) > 1
+    who = (
+        f"the weakest of {reader} ({winner.native.reader_name}; ×0.9: {res.reader_name})"
+        if several
+        else reader
+    )
     return (
         f"{c.layout.key} holds {c.chars_per_page} chars for {c.tokens} tokens "
         f"({c.chars_per_token:.2f} chars/token, {winner.native.chars_per_kpx:.1f} chars/1000 px²); "
-        f"{reader} read {pages} full page(s) whole at {winner.native.char_accuracy:.3f} characters, "
+        f"{who} read {pages} full page(s) of {text} whole at "
+        f"{winner.native.char_accuracy:.3f} characters, "
         f"{winner.native.hard_token_accuracy:.2f} exact hard tokens, "
         f"{res.char_accuracy:.3f} after ×0.9 bicubic (target: {goal}); "
         f"{len(trials) - 1} denser candidate(s) fell short"
@@ -620,7 +698,7 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
         "base": result.model,
         "font": lay.font,
         "page": list(lay.page),
-        "evidence": [f"snapshot tune ({result.reader['name']} whole page): {result.why}"],
+        "evidence": [f"snapshot tune ({_reader_names(result)} whole page): {result.why}"],
     }
     for key, value, default in (
         ("font_size", lay.size, None),
@@ -636,7 +714,9 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
         "tuned": {
             "format": PROFILE_FORMAT,
             "reader": result.reader,
-            "measured": "whole pages, independent reader, tuning seed",
+            "readers": list(result.readers or (result.reader,)),
+            "measured": "whole pages, independent readers (the weakest decides), tuning seed",
+            "texts": list(result.texts),
             "seed": result.seed,
             "pages_per_candidate": result.pages,
             "target": asdict(result.target),
@@ -660,12 +740,32 @@ def page_profile_document(result: PageTuneResult) -> dict[str, Any]:
                         "x".join(map(str, j.layout.page)): j.char_accuracy for j in t.jitter
                     },
                     "unstable": t.unstable,
+                    # each reading: reader, text, native chars, exact hard tokens, ×0.9 chars
+                    "readings": _readings(t),
                 }
                 for t in result.trials
             ],
             "skipped_fonts": list(result.skipped),
         },
     }
+
+
+def _reader_names(result: PageTuneResult) -> str:
+    return ", ".join(r["name"] for r in (result.readers or (result.reader,)))
+
+
+def _readings(t: PageTrial) -> list[dict[str, Any]]:
+    res = {(q.reader_name, q.text): q.char_accuracy for q in t.resampled_readings}
+    return [
+        {
+            "reader": p.reader_name,
+            "text": p.text,
+            "char_accuracy": p.char_accuracy,
+            "hard_tokens": [p.hard_tokens_exact, p.hard_tokens],
+            "resampled_char_accuracy": res.get((p.reader_name, p.text)),
+        }
+        for p in t.readings or (t.native,)
+    ]
 
 
 def write_page_profile(result: PageTuneResult, path: str | os.PathLike[str]) -> Path:
@@ -768,7 +868,7 @@ def tune_and_write(
 
 def tune_pages_and_write(
     model: str,
-    reader: str,
+    reader: str | Sequence[str],
     *,
     target: float | None = None,
     hard_target: float = 0.90,
@@ -782,9 +882,10 @@ def tune_pages_and_write(
     cache: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
     strokes: Sequence[int] | None = None,
+    texts: Sequence[str] | None = None,
 ) -> TuneOutcome:
-    """Tune with the whole-page reader named ``reader`` (:func:`tune_pages`) and write
-    the winner.
+    """Tune with the whole-page reader(s) named ``reader`` (:func:`tune_pages`; several:
+    the weakest decides) and write the winner.
 
     The goal is ``target`` character accuracy (None: 0.97), ``hard_target``
     exact hard tokens and ``resampled_target`` after the 0.9x resample. A None
@@ -816,10 +917,13 @@ def tune_pages_and_write(
         col_gaps=col_gaps,
         strokes=strokes,
         measure_page=None if own else measure_page,
+        texts=texts,
     )
+    names = [reader] if isinstance(reader, str) else list(reader)
+    loaded = [load_page_reader(n) for n in names]
     result = tune_pages(
         model,
-        load_page_reader(reader),
+        loaded[0] if len(loaded) == 1 else loaded,
         target=goal,
         seed=seed,
         pages=pages,

@@ -17,10 +17,10 @@ records (the ``PointCache``); nothing is measured or assumed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from snapshot.legibility.corpus_text import TEXTS
 
@@ -75,7 +75,7 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
     out = []
     for model in models:
         try:
-            g = profiles.profile_for(model).geometry()
+            g = profiles.profile_for(model, warn=False).geometry()
         except SnapshotError:
             continue
         lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
@@ -158,6 +158,18 @@ class Weakest:
     # "reader on text" whose native reading at the real page is below the goal: each alone
     # decides the verdict, whatever is still unmeasured
     below: tuple[str, ...] = ()
+    # "reader on text" that pass natively at the real page but have no ×0.9 reading yet
+    resample_missing: tuple[str, ...] = ()
+
+    @property
+    def resampled_cell(self) -> str:
+        """The weakest ×0.9 figure, or why there is none: moot when every reader measured
+        is below the bar natively (the resample cannot change the verdict), else missing."""
+        if self.resampled is not None:
+            return _fmt(self.resampled)
+        if self.resample_missing:
+            return f"not measured ({', '.join(self.resample_missing)})"
+        return "moot: no reader passes natively" if self.readers else "–"
 
     @property
     def why(self) -> str:
@@ -168,6 +180,8 @@ class Weakest:
             gaps.append(f"below the bar natively: {', '.join(self.below)}")
         if self.not_measured:
             gaps.append(f"not measured: {_grouped(self.not_measured)}")
+        if self.resample_missing:
+            gaps.append(f"×0.9 not measured: {', '.join(self.resample_missing)}")
         if set(self.texts) != set(TEXTS):
             gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
         if self.unstable:
@@ -203,6 +217,7 @@ def weakest(
     texts: list[str] = []
     unstable: list[str] = []
     below: list[str] = []
+    resample_missing: list[str] = []
     every_pass = True
     jitter_measured = False
     for text in TEXTS:
@@ -224,6 +239,8 @@ def weakest(
             n = v.native
             if not goal.passes(n, None):
                 below.append(f"{reader} on {text}")
+            elif v.resampled is None:
+                resample_missing.append(f"{reader} on {text}")
             if char is None or n.char_accuracy < char[2]:
                 char = (reader, text, n.char_accuracy)
             if hard is None or n.hard_token_accuracy < hard[2]:
@@ -252,6 +269,7 @@ def weakest(
         jitter_measured,
         not_measured,
         tuple(below),
+        tuple(resample_missing),
     )
 
 
@@ -284,7 +302,7 @@ def weakest_table(
             continue
         rows.append(
             f"| {model} | {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
-            f"{_fmt(w.hard)} | {_fmt(w.resampled)} | "
+            f"{_fmt(w.hard)} | {w.resampled_cell} | "
             f"{_jitter(w)} "
             f"| {w.why} |"
         )
@@ -333,18 +351,35 @@ def unmeasured(
     readers: Sequence[str],
 ) -> list[str]:
     """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
-    text) native readings no point holds there, and how many of the ±:data:`JITTER` px
-    readings are missing: what a claim about that layout still lacks.
+    text) native readings no point holds there, how many of the ±:data:`JITTER` px
+    readings are missing, and the ×0.9 readings missing where a reader passes the
+    :class:`~snapshot.legibility.frontier.Goal` natively: what a claim about that layout
+    still lacks.
 
     >>> from snapshot.legibility.frontier import Layout
     >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
     ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
     """
+    from snapshot.legibility.frontier import Goal
+
+    points = list(points)
     have = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale == 1.0}
+    resampled = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale != 1.0}
+    passing = {
+        (p.layout.key, p.reader_name, p.text)
+        for p in points
+        if p.scale == 1.0 and Goal().passes(p, None)
+    }
     out = []
     for pp in pages:
         for style in dict.fromkeys([pp.layout, *(x.with_page(pp.page) for x in extra)]):
             real = [f"{r} on {t}" for t in TEXTS for r in readers if (style.key, r, t) not in have]
+            res = [
+                f"{r} on {t}"
+                for t in TEXTS
+                for r in readers
+                if (style.key, r, t) in passing - resampled
+            ]
             sizes = jittered(pp.page)[1:]
             todo = [
                 1
@@ -353,11 +388,16 @@ def unmeasured(
                 for r in readers
                 if (style.with_page(size).key, r, t) not in have
             ]
-            if real or todo:
+            if real or todo or res:
                 n = len(sizes) * len(TEXTS) * len(readers)
                 out.append(
                     f"{pp.model}, {style.key}: {', '.join(real) or 'all measured'}; "
                     f"±{JITTER} px: {len(todo)} of {n} missing"
+                    + (
+                        f"; ×0.9 (passes natively, not resampled yet): {', '.join(res)}"
+                        if res
+                        else ""
+                    )
                 )
     return out
 
@@ -418,6 +458,8 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "weakest_chars": list(w.char) if w.char else None,
         "weakest_hard_tokens": list(w.hard) if w.hard else None,
         "weakest_resampled_chars": list(w.resampled) if w.resampled else None,
+        # the ×0.9 figure, or why there is none (moot below the bar natively, or missing)
+        "resampled": w.resampled_cell,
         "unstable": list(w.unstable),
         "readable": w.readable,
         "verdict": w.why,
@@ -425,6 +467,55 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         # said beside the model evidence: legibility.rests_on.better_line
         "better_ocr_line": _better_line(model, better),
     }
+
+
+def record_layout(record: Mapping[str, Any]) -> Layout:
+    """The layout a profile record (``Profile.as_dict()``, ``snapshot profiles --json``)
+    draws on its page: what its readings are keyed by.
+
+    >>> from snapshot import profiles
+    >>> record_layout(profiles.profile_for("grok-4").as_dict()).key
+    'snap8x16 1-bit gap 0x0 768x1568'
+    """
+    from snapshot.legibility.frontier import Layout
+
+    w, h = record["page"]
+    return Layout(
+        str(record["font"]), record.get("font_size"), str(record.get("shade") or "1-bit"),
+        int(record.get("row_gap") or 0), int(record.get("col_gap") or 0), (int(w), int(h)),
+        str(record.get("ink") or "black-on-white"),
+    )  # fmt: skip
+
+
+def weakest_column(
+    records: Sequence[Mapping[str, Any]], points_file: Path | None = None
+) -> dict[str, str]:
+    """Per profile record (``snapshot profiles``'s listing), the weakest whole-page reader of
+    its layout at its page, natively: characters, the reader and the text (``✓`` only when
+    the layout is readable by the weakest-reader bar). Records whose layout nobody read are
+    left out; :func:`profile_readability` has the full verdict.
+
+    >>> weakest_column([{"model": "m", "font": "snap8x16", "page": [9, 9]}], Path("/none.jsonl"))
+    {}
+    """
+    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.frontier_report import CLAIM_READERS
+
+    src = points_file or committed_points()
+    if not src.is_file():
+        return {}
+    points = PointCache(src).points()
+    keys = {p.layout.key for p in points}
+    out = {}
+    for r in records:
+        lay = record_layout(r)
+        if lay.key not in keys:
+            continue  # nothing read at this page: no need to work out a verdict
+        w = weakest(points, lay, Goal(), CLAIM_READERS)
+        if w.char is not None:
+            reader, text, acc = w.char
+            out[str(r["model"])] = f"{acc:.3f} {reader} on {text}" + (" ✓" if w.readable else "")
+    return out
 
 
 def _better_line(model: str, better: dict[str, object] | None) -> str:
@@ -494,11 +585,13 @@ __all__ = [
     "jittered",
     "profile_pages",
     "profile_readability",
+    "record_layout",
     "stability",
     "stability_table",
     "unmeasured",
     "verdicts",
     "weakest",
+    "weakest_column",
     "weakest_table",
     "when",
 ]

@@ -240,8 +240,9 @@ def _trust(result: RunResult, aggs: Sequence[Aggregate]) -> list[str]:
         "it. Readability is the whole-page readers' needle recall (measured), with its 95 % Wilson "
         "interval, on the pages of this run's own conversations at the page size each provider "
         "gets; beside each figure: the real page size, each reader's verdict at ±4 px, the weakest "
-        "reader, and the ×0.9 resample (not measured by the report: `snapshot frontier` measures "
-        "it). Live models' records (`snapshot probe`, `snapshot report --probes DIR`) join as "
+        "reader, the weakest after a 0.9× bicubic resample (read only where a reader passes "
+        "natively; `--no-reader-resample` skips it) and the weakest-reader verdict on these "
+        "pages. Live models' records (`snapshot probe`, `snapshot report --probes DIR`) join as "
         "their own column, read on their own pages."
     )
     lines.append("")

@@ -102,6 +102,9 @@ class Settings:
     # Read each sampled page again 4 px larger and smaller (report.page_jitter): a reader
     # whose verdict flips with the page size is marked unstable (issue 25).
     reader_jitter: bool = True
+    # Read each sampled page again after the 0.9× bicubic resample where the reader passes
+    # natively (the bar's third part, issue 25 item 3); at most one more reading a page.
+    reader_resample: bool = True
     # The day every price is read for (YYYY-MM-DD; empty: the run's own day). Prices
     # change by date: Gemini 3.x Flash doubles on 2027-01-01.
     priced_on: str = ""
@@ -365,6 +368,7 @@ class _Run:
             sample_pages=self.settings.reader_pages,
             per_class=self.settings.page_needles_per_class,
             jitter=self.settings.reader_jitter,
+            resample=self.settings.reader_resample,
         )
 
     def summary_usd(self, summary: Summary | None) -> float | None:
