@@ -146,14 +146,14 @@ def test_get_reader_errors_are_clear() -> None:
 
 def test_missing_ocr_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # import fails
-    readers_mod._rapidocr_engine.cache_clear()
+    readers_mod._rapidocr_recognizer.cache_clear()
     try:
         with pytest.raises(ReaderUnavailable, match=r"snapshot\[ocr\]"):
             get_reader("ocr")
         with pytest.raises(ReaderUnavailable, match=r"\[ocr\]"):
-            readers_mod._rapidocr_engine()
+            readers_mod._rapidocr_recognizer()
     finally:
-        readers_mod._rapidocr_engine.cache_clear()
+        readers_mod._rapidocr_recognizer.cache_clear()
 
 
 def test_missing_tesseract_binary(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,7 +171,8 @@ def test_rapidocr_reads_line_crops() -> None:
     assert m.reader == "rapidocr"
     assert len(m.readings) == 6
     assert m.char_accuracy > 0.8
-    assert readers_mod._rapidocr_engine() is readers_mod._rapidocr_engine()  # one engine
+    recognizer = readers_mod._rapidocr_recognizer()
+    assert readers_mod._rapidocr_recognizer() is recognizer  # one per process
 
 
 @pytest.mark.ocr
