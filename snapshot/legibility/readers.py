@@ -39,6 +39,7 @@ from snapshot.legibility.resample import (
     Preprocess,
     Seen,
     _cols_pass,
+    _lines_resampled,
     _pass_order,
     _rows_pass,
     resample_many,
@@ -164,8 +165,7 @@ class OracleReader:
             small = _templates_resampled(g, bitmaps[first : ks.stop], paper, seen, filt)
             d = np.empty((len(ks), len(rows), cols), np.float32)
             for parity in (0, 1):  # a template drew only in the columns of its parity
-                back = _restored(small[parity::2], (nw, nh), self.restore_filter, g, parity)
-                tpl = cut(back, slice(parity, None, 2))
+                tpl = _restored_cells(small[parity::2], (nw, nh), self.restore_filter, cut, parity)
                 d[:, :, parity::2] = ((tpl - page[:, parity::2]) ** 2).sum(axis=3)
             low, arg = d.min(axis=0), d.argmin(axis=0)  # argmin: the first glyph on a tie
             better = low < best  # an earlier batch keeps a tie, as glyph by glyph did
@@ -252,6 +252,33 @@ def _restored(
     out = np.zeros((len(small), th, tw), np.uint8)
     out[:, :, xs] = _cols_pass(np.ascontiguousarray(across[:, :, xs]), th, filt)
     return out
+
+
+def _restored_cells(
+    small: np.ndarray, size: tuple[int, int], filt: Filter, cut: _CellCutter, parity: int
+) -> np.ndarray:
+    """``cut`` of :func:`_restored`'s pages in the grid columns of ``parity``: the same
+    float32 cells. Where Pillow resamples rows first and the grid lies inside the page,
+    the column pass's output is cut as it comes, without laying out whole pages."""
+    g = cut.g
+    (sw, sh), (tw, th) = small.shape[2:0:-1], size
+    cw, ch = g.cell
+    pw, ph = g.pitch
+    ox, oy = g.origin
+    y0 = oy + cut.first * ph
+    inside = ox + g.cols * pw <= tw and y0 + (g.rows - cut.first) * ph <= th
+    if not (inside and sw != tw and sh != th and _pass_order((sw, sh), size, filt) == "rows"):
+        return cut(_restored(small, size, filt, g, parity), slice(parity, None, 2))
+    starts = ox + pw * np.arange(parity, g.cols, 2)
+    xs = (starts[:, None] + np.arange(cw)).ravel()  # the pixel columns of those cells
+    ys = (y0 + cut.want[:, None] * ph + np.arange(ch)).ravel()  # the requested rows' pixels
+    across = _rows_pass(small, tw, filt)
+    # each cell pixel column as a line, as _cols_pass would lay it out
+    lines = np.ascontiguousarray(across[:, :, xs].transpose(0, 2, 1)).reshape(-1, sh)
+    back = _lines_resampled(lines, th, filt).reshape(len(small), len(starts), cw, th)
+    picked = back[:, :, :, ys].reshape(len(small), len(starts), cw, len(cut.want), ch)
+    picked = picked.transpose(0, 3, 1, 4, 2).reshape(len(small), len(cut.want), len(starts), -1)
+    return np.abs(picked.astype(np.float32) - float(cut.paper)) / 255.0
 
 
 def _template_pages(
