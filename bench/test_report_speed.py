@@ -172,6 +172,39 @@ def test_quick_start(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, c
         _compare_with_baseline("quick_start")
 
 
+@pytest.mark.benchmark(group="quick_start")
+@pytest.mark.parametrize("code", ["baseline", "this"])
+def test_quick_lab(benchmark: Any, tmp_path_factory: pytest.TempPathFactory, code: str) -> None:
+    """The quick start's legibility lab alone (``write_sections(DIR, "quick")`` in a fresh
+    interpreter): CPU seconds with its tesseract children, then the same files as the
+    baseline's. Printed here (the closing summary is other benches' to extend)."""
+    tree = _baseline_tree() if code == "baseline" else ROOT
+    out = tmp_path_factory.mktemp(f"quick_lab_{code}")
+    OUTS[f"quick_lab_{code}"] = out
+    script = (
+        "import sys; from pathlib import Path; "
+        "from snapshot.legibility.report import write_sections; "
+        "write_sections(Path(sys.argv[1]), 'quick')"
+    )
+    seen: dict[str, float] = {}
+
+    def run() -> None:
+        seen["cpu"] = _child_cpu([sys.executable, "-c", script, str(out)], tree, tree)
+
+    load = _load()
+    record(benchmark, f"quick_lab_{code}", run, rounds=1, iterations=1)
+    FIGURES[f"quick_lab_{code}"] = {**seen, "load": load, "load_end": _load()}
+    base = OUTS.get("quick_lab_baseline")
+    if code == "this" and base is not None:
+        assert _lab_files(out) == _lab_files(base), "the legibility lab's files differ"
+        b, t = FIGURES["quick_lab_baseline"], FIGURES["quick_lab_this"]
+        print(
+            f"\nquick legibility lab alone: {BASE} {b['cpu']:.1f} CPU s (load {b['load']:.1f}), "
+            f"this tree {t['cpu']:.1f} CPU s (load {t['load']:.1f}): {b['cpu'] / t['cpu']:.2f}x less; "
+            "same files"
+        )
+
+
 def _untimed(out: Path) -> dict[str, Any]:
     import json
 

@@ -146,14 +146,14 @@ def test_get_reader_errors_are_clear() -> None:
 
 def test_missing_ocr_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # import fails
-    readers_mod._rapidocr_engine.cache_clear()
+    readers_mod._rapidocr_recognizer.cache_clear()
     try:
         with pytest.raises(ReaderUnavailable, match=r"snapshot\[ocr\]"):
             get_reader("ocr")
         with pytest.raises(ReaderUnavailable, match=r"\[ocr\]"):
-            readers_mod._rapidocr_engine()
+            readers_mod._rapidocr_recognizer()
     finally:
-        readers_mod._rapidocr_engine.cache_clear()
+        readers_mod._rapidocr_recognizer.cache_clear()
 
 
 def test_missing_tesseract_binary(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,7 +171,8 @@ def test_rapidocr_reads_line_crops() -> None:
     assert m.reader == "rapidocr"
     assert len(m.readings) == 6
     assert m.char_accuracy > 0.8
-    assert readers_mod._rapidocr_engine() is readers_mod._rapidocr_engine()  # one engine
+    recognizer = readers_mod._rapidocr_recognizer()
+    assert readers_mod._rapidocr_recognizer() is recognizer  # one per process
 
 
 @pytest.mark.ocr
@@ -270,6 +271,32 @@ def test_the_batched_oracle_reads_as_glyph_by_glyph(
     seen, layout = pp.apply(page.pixels), PageLayout.of(page)
     rows = [0, 2]
     assert OracleReader().read(seen, layout, rows) == _glyph_by_glyph(seen, layout, rows)
+
+
+@pytest.mark.parametrize("scale", [0.555, 0.9, 1.3])
+@pytest.mark.parametrize("filt", ["lanczos", "bilinear", "box"])
+def test_the_oracle_cuts_the_same_cells_as_from_whole_pages(scale: float, filt: str) -> None:
+    lines = [s[:14] for s in hard_lines(3, seed=5)]
+    g = line_geometry(_font(), lines)
+    page, _refs = render_lines(lines, g)[0]
+    seen = Preprocess(scale=scale, filter=filt).apply(page.pixels)  # type: ignore[arg-type]
+    _chars, bitmaps = readers_mod._oracle_alphabet(g.font)
+    small = readers_mod._templates_resampled(g, bitmaps[:9], 255, seen, filt)  # type: ignore[arg-type]
+    cut = readers_mod._CellCutter(g, [0, 2], 255)
+    for parity in (0, 1):
+        whole = readers_mod._restored(small[parity::2], seen.native_size, "bilinear", g, parity)
+        cells = readers_mod._restored_cells(
+            small[parity::2], seen.native_size, "bilinear", cut, parity
+        )
+        assert cells.dtype == np.float32
+        assert np.array_equal(cells, cut(whole, slice(parity, None, 2)))
+
+
+@pytest.mark.ocr
+def test_the_crop_recognizer_keeps_its_memory_arena() -> None:
+    pytest.importorskip("rapidocr_onnxruntime")
+    session = readers_mod._rapidocr_recognizer().session.session
+    assert session.get_session_options().enable_cpu_mem_arena  # rapidocr's default is off
 
 
 @pytest.mark.ocr

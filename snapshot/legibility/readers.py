@@ -39,6 +39,7 @@ from snapshot.legibility.resample import (
     Preprocess,
     Seen,
     _cols_pass,
+    _lines_resampled,
     _pass_order,
     _rows_pass,
     resample_many,
@@ -164,8 +165,7 @@ class OracleReader:
             small = _templates_resampled(g, bitmaps[first : ks.stop], paper, seen, filt)
             d = np.empty((len(ks), len(rows), cols), np.float32)
             for parity in (0, 1):  # a template drew only in the columns of its parity
-                back = _restored(small[parity::2], (nw, nh), self.restore_filter, g, parity)
-                tpl = cut(back, slice(parity, None, 2))
+                tpl = _restored_cells(small[parity::2], (nw, nh), self.restore_filter, cut, parity)
                 d[:, :, parity::2] = ((tpl - page[:, parity::2]) ** 2).sum(axis=3)
             low, arg = d.min(axis=0), d.argmin(axis=0)  # argmin: the first glyph on a tie
             better = low < best  # an earlier batch keeps a tie, as glyph by glyph did
@@ -254,6 +254,33 @@ def _restored(
     return out
 
 
+def _restored_cells(
+    small: np.ndarray, size: tuple[int, int], filt: Filter, cut: _CellCutter, parity: int
+) -> np.ndarray:
+    """``cut`` of :func:`_restored`'s pages in the grid columns of ``parity``: the same
+    float32 cells. Where Pillow resamples rows first and the grid lies inside the page,
+    the column pass's output is cut as it comes, without laying out whole pages."""
+    g = cut.g
+    (sw, sh), (tw, th) = small.shape[2:0:-1], size
+    cw, ch = g.cell
+    pw, ph = g.pitch
+    ox, oy = g.origin
+    y0 = oy + cut.first * ph
+    inside = ox + g.cols * pw <= tw and y0 + (g.rows - cut.first) * ph <= th
+    if not (inside and sw != tw and sh != th and _pass_order((sw, sh), size, filt) == "rows"):
+        return cut(_restored(small, size, filt, g, parity), slice(parity, None, 2))
+    starts = ox + pw * np.arange(parity, g.cols, 2)
+    xs = (starts[:, None] + np.arange(cw)).ravel()  # the pixel columns of those cells
+    ys = (y0 + cut.want[:, None] * ph + np.arange(ch)).ravel()  # the requested rows' pixels
+    across = _rows_pass(small, tw, filt)
+    # each cell pixel column as a line, as _cols_pass would lay it out
+    lines = np.ascontiguousarray(across[:, :, xs].transpose(0, 2, 1)).reshape(-1, sh)
+    back = _lines_resampled(lines, th, filt).reshape(len(small), len(starts), cw, th)
+    picked = back[:, :, :, ys].reshape(len(small), len(starts), cw, len(cut.want), ch)
+    picked = picked.transpose(0, 3, 1, 4, 2).reshape(len(small), len(cut.want), len(starts), -1)
+    return np.abs(picked.astype(np.float32) - float(cut.paper)) / 255.0
+
+
 def _template_pages(
     g: Geometry, bitmaps: np.ndarray, paper: int, size: tuple[int, int]
 ) -> np.ndarray:
@@ -331,21 +358,46 @@ def _missing_extra(engine: str, exc: Exception) -> ReaderUnavailable:
 
 
 @functools.lru_cache(maxsize=1)
-def _rapidocr_engine() -> Any:
-    """One engine per process: loading the ONNX sessions takes about a second.
+def _rapidocr_recognizer() -> Any:
+    """One PP-OCRv4 recogniser per process: rapidocr's own, with its own model and
+    pre- and post-processing, but not its detector or classifier (the crops need neither).
 
-    Its sessions get :func:`~snapshot.legibility.page_readers.ocr_threads` threads
+    Its session gets :func:`~snapshot.legibility.page_readers.ocr_threads` threads
     (default 1) instead of one per core: a thread spinning per core doubled the
-    lab's OCR CPU on a busy 2-core machine, for the same text and scores.
+    lab's OCR CPU on a busy 2-core machine, for the same text and scores. It keeps
+    ONNX Runtime's memory arena, which rapidocr turns off: without it each call's
+    tensors came from fresh pages of memory, and the first call alone faulted in
+    about 1 GB (0.6 s of system CPU); the same text either way (bench/README.md).
     """
     try:
-        from rapidocr_onnxruntime import RapidOCR
+        from rapidocr_onnxruntime.ch_ppocr_rec.text_recognize import TextRecognizer
+        from rapidocr_onnxruntime.ch_ppocr_rec.utils import CTCLabelDecode
+        from rapidocr_onnxruntime.main import DEFAULT_CFG_PATH
+        from rapidocr_onnxruntime.utils import OrtInferSession, read_yaml, update_model_path
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise _missing_extra("rapidocr", exc) from exc
     from snapshot.legibility.page_readers import ocr_threads
 
+    class ArenaSession(OrtInferSession):
+        @staticmethod
+        def _init_sess_opts(config: dict[str, Any]) -> Any:
+            opts = OrtInferSession._init_sess_opts(config)
+            opts.enable_cpu_mem_arena = True
+            return opts
+
+    class Recognizer(TextRecognizer):
+        def __init__(self, config: dict[str, Any]) -> None:
+            # TextRecognizer.__init__ (rapidocr_onnxruntime 1.4.4, pinned) with the session above
+            self.session = ArenaSession(config)
+            keys = self.session.get_character_list() if self.session.have_key() else None
+            path = config.get("rec_keys_path")
+            self.postprocess_op = CTCLabelDecode(character=keys, character_path=path)
+            self.rec_batch_num = config["rec_batch_num"]
+            self.rec_image_shape = config["rec_img_shape"]
+
+    config = update_model_path(read_yaml(DEFAULT_CFG_PATH))["Rec"]
     threads = min(ocr_threads(), os.cpu_count() or 1)  # rapidocr ignores more than the cores
-    return RapidOCR(print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1)
+    return Recognizer({**config, "intra_op_num_threads": threads, "inter_op_num_threads": 1})
 
 
 @dataclass(frozen=True)
@@ -361,14 +413,14 @@ class RapidOcrReader:
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         if not rows:
             return []
-        engine = _rapidocr_engine()
+        recognize = _rapidocr_recognizer()
         crops = crop_rows(
             seen, [layout.row_boxes[r] for r in rows], pad=self.pad, paper=layout.paper
         )
         bgr = [np.repeat(c[:, :, None], 3, axis=2) for c in crops]
-        # Call the recognizer directly: RapidOCR.__call__ would first upscale
-        # any image under 30 px, a resize we did not ask for.
-        results, _ = engine.text_rec(bgr)
+        # The recognizer alone: RapidOCR.__call__ would first upscale any image
+        # under 30 px, a resize we did not ask for.
+        results, _ = recognize(bgr)
         return [str(text).strip() for text, _score in results]
 
 

@@ -37,6 +37,7 @@ from snapshot.legibility.confusability import (
 from snapshot.legibility.generational import GenerationalLoss, generational_loss
 from snapshot.legibility.hardlines import hard_lines
 from snapshot.legibility.lab import COMPARISON_FONTS
+from snapshot.legibility.memory import keep_freed_memory
 from snapshot.legibility.readers import (
     Measurement,
     OracleReader,
@@ -295,6 +296,7 @@ def build_report(
     compare_lines: int = 60,
 ) -> dict[str, Path]:
     """Write the reports; the font comparison first (each file is complete when written)."""
+    keep_freed_memory()  # the lab's runs reuse their freed arrays' pages (memory.py)
     out.mkdir(parents=True, exist_ok=True)
     text = hard_lines(lines, seed=seed)
     fonts, skipped = load_fonts(COMPARISON_FONTS)
