@@ -625,4 +625,6 @@ def evaluate(
             rows.extend(_evaluate_target(run, summarizer))
     finally:
         forget_texts()  # what elide kept per text is this conversation's: memory stays bounded
+        for target in targets:
+            target.forget_counts()  # so are the messages each target counted
     return rows
