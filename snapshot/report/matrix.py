@@ -191,6 +191,8 @@ class Row:
     @property
     def primary_reader(self) -> str | None:
         """The first whole-page reader (in page_reader_names order) measured on this row."""
+        if not self.reader_found:
+            return None  # no reader read this row's pages: their module is not imported
         from snapshot.legibility.page_readers import page_reader_names
 
         return next((n for n in page_reader_names() if n in self.reader_found), None)
