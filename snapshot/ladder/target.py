@@ -65,9 +65,7 @@ class Target:
     # Each message counted so far, by identity: a conversation's rungs and report rows
     # count the same messages again and again. The message is kept beside its count,
     # so its id cannot be reused while the entry stands.
-    _counted: _Counted = field(
-        default_factory=lambda: _Counted(), init=False, compare=False, repr=False
-    )
+    _counted: _Counted = field(default_factory=_Counted, init=False, compare=False, repr=False)
 
     @property
     def text_counter(self) -> str:
