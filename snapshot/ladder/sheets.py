@@ -17,6 +17,7 @@ Options, each measured in the report like any other choice:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Sequence
@@ -52,9 +53,18 @@ def is_snapshot(message: Message) -> bool:
 
 
 def factsheet(source: str, budget: int) -> str:
-    """Exact identifiers from ``source``, most frequent first, within ``budget`` characters."""
-    if budget <= 0:
-        return ""
+    """Exact identifiers from ``source``, most frequent first, within ``budget`` characters.
+
+    >>> factsheet("see src/app.py and src/app.py, commit 9f8e7d6c2", 200).splitlines()
+    ['Exact identifiers from the pages:', 'src/app.py', '9f8e7d6c2']
+    """
+    return _factsheet(source, budget) if budget > 0 else ""
+
+
+# The report draws the same middle for each profile of a conversation, one after the
+# other: the last sheet is kept (only one: at most one middle's text stays in memory).
+@functools.lru_cache(maxsize=1)
+def _factsheet(source: str, budget: int) -> str:
     found = candidates(source)
     counts: Counter[str] = Counter()
     for kind in ("hex", "path", "number", "name"):

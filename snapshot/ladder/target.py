@@ -21,6 +21,24 @@ from typing import Any
 from snapshot.geometry import Geometry
 from snapshot.transcript.model import ImageBlock, Message, block_chars
 
+#: Per-message counts a target keeps before it starts over, and the characters of the
+#: messages they keep alive (a spilled conversation's messages are parsed anew on each
+#: read: the memory stays bounded by these, not by the conversation).
+COUNTED_MESSAGES = 50_000
+COUNTED_CHARS = 16_000_000
+
+
+class _Counted:
+    """A target's per-message counts (mutable inside the frozen :class:`Target`)."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[int, tuple[Message, int]] = {}
+        self.chars = 0
+
+    def clear(self) -> None:
+        self.by_id.clear()
+        self.chars = 0
+
 
 @dataclass(frozen=True)
 class Target:
@@ -46,6 +64,10 @@ class Target:
     profile: Any = field(default=None, compare=False)
     # The price of the id as given (snapshot.billing.prices.Price), None = "no price".
     price: Any = field(default=None, compare=False)
+    # Each message counted so far, by identity: a conversation's rungs and report rows
+    # count the same messages again and again. The message is kept beside its count,
+    # so its id cannot be reused while the entry stands.
+    _counted: _Counted = field(default_factory=_Counted, init=False, compare=False, repr=False)
 
     @property
     def text_counter(self) -> str:
@@ -58,11 +80,32 @@ class Target:
         return replace(self, correction=factor)
 
     def message_tokens(self, message: Message) -> int:
+        kept = self._counted
+        counted = kept.by_id.get(id(message))
+        if counted is not None and counted[0] is message:
+            return counted[1]
         text = sum(block_chars(b) for b in message.blocks)
         tokens = self.text_tokens_for_chars(message, text)
         for image in message.images():
             tokens += self.image_cost(image)
+        if len(kept.by_id) >= COUNTED_MESSAGES or kept.chars + text > COUNTED_CHARS:
+            kept.clear()
+        kept.by_id[id(message)] = (message, tokens)
+        kept.chars += text
         return tokens
+
+    def forget_counts(self) -> None:
+        """Drop the kept per-message counts (and the messages they keep alive).
+
+        >>> from snapshot.transcript.model import Message, TextBlock
+        >>> t = target_for("gpt-4o")
+        >>> m = Message("m1", None, "user", (TextBlock("hello world"),))
+        >>> t.message_tokens(m) == t.message_tokens(m) and len(t._counted.by_id)
+        1
+        >>> t.forget_counts(); len(t._counted.by_id)
+        0
+        """
+        self._counted.clear()
 
     def text_tokens_for_chars(self, message: Message, chars: int) -> int:
         if chars == 0:

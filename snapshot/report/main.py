@@ -401,7 +401,6 @@ def report_command(
     """
     from dataclasses import replace
 
-    from snapshot.legibility.page_readers import parse_reader_names
     from snapshot.report.options import ReportOptions
     from snapshot.report.out_folder import default_report_folder
 
@@ -416,7 +415,12 @@ def report_command(
     if probes is not None and not probes.is_dir():
         raise InputError(f"--probes {probes}: no such folder of probe records")
     found = sessions_to_read(opts.paths, opts.discover, corpus=corpus, say=say)
-    readers = parse_reader_names(",".join(opts.settings.page_readers))
+    spec = ",".join(opts.settings.page_readers)
+    readers: tuple[str, ...] = ()
+    if spec.strip():  # the readers' module (and what it imports) only when one is asked for
+        from snapshot.legibility.page_readers import parse_reader_names
+
+        readers = parse_reader_names(spec)
     chosen = replace(opts.settings, page_readers=readers)
     models = tuple(opts.models or DEFAULT_MODELS)
     check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)

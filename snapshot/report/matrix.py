@@ -194,6 +194,8 @@ class Row:
     @property
     def primary_reader(self) -> str | None:
         """The first whole-page reader (in page_reader_names order) measured on this row."""
+        if not self.reader_found:
+            return None  # no reader read this row's pages: their module is not imported
         from snapshot.legibility.page_readers import page_reader_names
 
         return next((n for n in page_reader_names() if n in self.reader_found), None)
@@ -629,4 +631,6 @@ def evaluate(
             rows.extend(_evaluate_target(run, summarizer))
     finally:
         forget_texts()  # what elide kept per text is this conversation's: memory stays bounded
+        for target in targets:
+            target.forget_counts()  # so are the messages each target counted
     return rows

@@ -133,8 +133,6 @@ def reader_recall(rows: Iterable[Row], *, with_text: bool = False) -> list[Reade
     and the conversations counted in ``unmeasured``. With ``with_text`` the
     needles found in what stayed text alone come as a ``"text only"`` reader.
     """
-    from snapshot.legibility.page_readers import page_reader_names
-
     accs: dict[tuple[str, str, str], _Acc] = defaultdict(_Acc)
     for r in rows:
         if not r.page_needles and not r.reader_notes:
@@ -152,6 +150,10 @@ def reader_recall(rows: Iterable[Row], *, with_text: bool = False) -> list[Reade
             accs[(r.model, r.strategy, TEXT_ONLY)].add(
                 r.page_needles, r.page_needles_in_text, r.reader_pages
             )
+    if not accs:
+        return []  # no page was read: the readers' module is not even imported
+    from snapshot.legibility.page_readers import page_reader_names
+
     order = {n: i for i, n in enumerate((*page_reader_names(), TEXT_ONLY))}
     keys = sorted(accs, key=lambda k: (k[0], k[1], order.get(k[2], 99), k[2]))
     return [accs[k].result(*k, source="text" if k[2] == TEXT_ONLY else "whole page") for k in keys]
