@@ -75,8 +75,12 @@ def _start(plan: SpanPlan, out: Path) -> None:
 
 
 def _draw_pages(job: tuple[int, int]) -> list[WrittenPage]:
-    """In a worker: pages ``first .. first + count - 1`` drawn, checked and written."""
-    plan, out = _WORK[-1]
+    """In a worker: its job, with the plan and folder it inherited."""
+    return _draw_range(*_WORK[-1], job)
+
+
+def _draw_range(plan: SpanPlan, out: Path, job: tuple[int, int]) -> list[WrittenPage]:
+    """Pages ``first .. first + count - 1`` drawn, checked and written."""
     first, count = job
     g = plan.geometry
     written = []
@@ -113,13 +117,20 @@ def write_plan_pages(plan: SpanPlan, out: str | Path, *, workers: int) -> list[W
     except OSError as exc:
         raise InputError(f"cannot use output directory {out}: {exc.strerror or exc}") from exc
     jobs = page_ranges(plan.pages, plan.geometry.chars_per_page, workers)
+    workers = min(workers, len(jobs))
     written: list[WrittenPage] = []
-    pool = process_pool(workers, _start, (plan, out))
+    # one job (a short text) is drawn here: forking would cost more than it saves
+    pool = process_pool(workers, _start, (plan, out)) if workers > 1 else None
     try:
-        for done in ordered_map(_draw_pages, jobs, workers=workers, executor=pool):
-            written.extend(done)
+        if pool is None:
+            for job in jobs:
+                written.extend(_draw_range(plan, out, job))
+        else:
+            for done in ordered_map(_draw_pages, jobs, workers=workers, executor=pool):
+                written.extend(done)
     except BaseException as exc:
-        pool.shutdown(wait=True, cancel_futures=True)  # no worker still writing
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # no worker still writing
         every = [WrittenPage(out / page_name(n), n, 0, 0) for n in range(1, plan.pages + 1)]
         removed = _clean_up(out, every)
         note = f"; removed the {removed} page(s) this run wrote" if removed else ""
@@ -131,5 +142,6 @@ def write_plan_pages(plan: SpanPlan, out: str | Path, *, workers: int) -> list[W
         if isinstance(exc, InputError) and note:
             raise InputError(f"{exc}{note}") from exc
         raise
-    pool.shutdown(wait=True)
+    if pool is not None:
+        pool.shutdown(wait=True)
     return written

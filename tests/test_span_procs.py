@@ -41,6 +41,7 @@ CASES: dict[str, bytes] = {
     "undrawable": (BASE + "x\ue000y\n" * 20).encode(),
     "invalid UTF-8": BASE.encode() + b"\xff\xfe bad \xc3 \xef\xbf\xbd ok\n" * 20,
     "empty": b"",
+    "one page (drawn in this process)": b"one short page\n",
     "exactly two pages": (("z" * 39 + "\n") * 20).encode(),
 }
 
