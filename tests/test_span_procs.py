@@ -225,7 +225,7 @@ def _start_slow_render(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, set
         stderr=subprocess.PIPE,
         text=True,
     )
-    for _ in range(300):  # until both workers are drawing
+    for _ in range(1200):  # until both workers are drawing (a minute at most)
         pids = set(map(int, pids_file.read_text().split())) if pids_file.exists() else set()
         if len(pids) >= 2:
             return proc, out, pids
@@ -235,7 +235,7 @@ def _start_slow_render(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, set
 
 
 def _gone(pids: set[int]) -> bool:
-    for _ in range(200):
+    for _ in range(600):  # half a minute at most
         if not any(_alive(pid) for pid in pids):
             return True
         time.sleep(0.05)
