@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import snapshot
 import snapshot.render_files as render_files_module
 import snapshot.span_procs as span_procs
 import snapshot.spans as spans
@@ -30,7 +31,8 @@ from snapshot.text import TextReader
 
 pytestmark = pytest.mark.skipif(not processes_available(), reason="worker processes: Linux only")
 
-ROOT = Path(__file__).resolve().parent.parent
+# the folder holding the snapshot under test (the checkout, or an installed wheel's site-packages)
+PACKAGE_ROOT = Path(snapshot.__file__).resolve().parent.parent
 BASE = "def f(x):\n    return x + 1  \n# a comment   \nprint(f(41))\n" * 40
 
 CASES: dict[str, bytes] = {
@@ -218,7 +220,7 @@ def _start_slow_render(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, set
     src = tmp_path / "in.txt"
     src.write_bytes(CASES["plain"] * 4)
     pids_file, out = tmp_path / "pids", tmp_path / "o"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE_ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
     proc = subprocess.Popen(
         [sys.executable, "-c", _SLOW_RENDER, str(src), str(out), str(pids_file)],
         env=env,
