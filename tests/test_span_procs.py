@@ -24,6 +24,7 @@ from snapshot.cli import main
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import load_font
+from snapshot.page import PageStream
 from snapshot.parallel import processes_available
 from snapshot.render_files import render_files
 from snapshot.spans import plan_spans
@@ -258,3 +259,15 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_page(tmp_path: Path) -> None:
     assert proc.returncode == 130 and err.strip() == "snapshot: interrupted", err
     assert _gone(pids)
     assert not list(out.glob("*page-*"))
+
+
+@pytest.mark.parametrize("shade", ["gray", "gray4"])
+def test_gray_pages_on_processes_are_the_page_streams(tmp_path: Path, shade: str) -> None:
+    src = tmp_path / "in.txt"
+    src.write_bytes(CASES["non-ASCII"])
+    g = Geometry(load_font("snap5x9v2"), cols=40, rows=11, shade=shade)
+    plan = plan_spans(TextReader(src), g)
+    assert plan is not None
+    written = span_procs.write_plan_pages(plan, tmp_path / "o", workers=2)
+    stream = [page.png() for page in PageStream(CASES["non-ASCII"].decode(), g, encode=True)]
+    assert [w.path.read_bytes() for w in written] == stream and len(stream) > 5
