@@ -11,11 +11,13 @@ its tree and measures itself:
   encode=True)``, text to PNG bytes, on the default page (snap5x8, 1-bit) and the
   dense layout (snap5x9 gray, what ``snapshot+dense`` draws); wall clock (median
   of the rounds) and CPU time of every thread (least of the rounds);
-- ``test_command_100m[tree]``: ``snapshot render`` of ``b_1m.txt`` written 100
-  times (100 M characters) with ``--workers 2``, main e5ba136 ("today", when
-  this stop began) beside this tree: wall clock from outside, CPU time (user +
-  system) and peak RSS (``VmHWM``) of the whole command; every page file must
-  have the same bytes as today's.
+- ``test_command_100m[round-tree]``: ``snapshot render`` of ``b_1m.txt`` written
+  100 times (100 M characters) with ``--workers 2``, main d6e97d1 ("today", when
+  this stop began; or ``SNAPSHOT_BASELINE_TREE``) beside this tree, interleaved
+  for :data:`COMMAND_ROUNDS` rounds: wall clock from outside, CPU time (user +
+  system) of the whole process tree (worker processes included), peak RSS
+  (``VmHWM``) of the command and of its largest worker process; every page
+  file must have the same bytes as today's.
 
 Both trees' pages are compared page by page: decoded pixels must be equal, and
 the summary counts pages whose PNG bytes differ (expected: none; see
@@ -24,6 +26,9 @@ bench/README.md on the rare ISA-L deflate difference with equal pixels). The rat
 
     uptime; .venv/bin/python -m pytest bench/test_render_speed.py --benchmark-only \\
         -o addopts="" -p no:cacheprovider; uptime
+
+(``-k command`` for the 100 M command alone; ``SNAPSHOT_BASELINE_TREE=/tmp/base-d6e97d1
+SNAPSHOT_BASELINE_NAME="main d6e97d1"`` to compare with an unpacked tree.)
 """
 
 from __future__ import annotations
@@ -43,10 +48,15 @@ from conftest import PEAK_RSS, ROOT, record, shared_dir
 
 #: The code the issue measured (main when the previous stop began).
 BASELINE = "d110cdd"
-#: main when this stop began: the 100 M command is compared with it ("today").
-TODAY = "e5ba136"
+#: main when this stop began: the 100 M command is compared with it ("today"),
+#: or with ``SNAPSHOT_BASELINE_TREE`` (named by ``SNAPSHOT_BASELINE_NAME``) when set.
+TODAY = "d6e97d1"
+TODAY_NAME = os.environ.get("SNAPSHOT_BASELINE_NAME", f"main {TODAY}")
 #: Characters of the command's input: ``b_1m.txt`` written this many times.
 COMMAND_MILLIONS = 100
+#: Rounds of the command, the two trees interleaved (today, this tree, today, ...):
+#: on a shared machine only runs side by side make a ratio.
+COMMAND_ROUNDS = 3
 LIBRARY_ROUNDS = 5
 
 #: name -> figures the children report, for the summary (tree, profile, workers, ...)
@@ -88,12 +98,17 @@ _COMMAND = (
     PEAK_RSS
     + """
 import json, os, sys, time
+import resource
+
 from snapshot.cli import main
 code = main(["render", sys.argv[1], "--out", sys.argv[2], "--workers", sys.argv[3]])
 t = os.times()  # the whole command: interpreter start-up and imports included
 main_cpu = time.thread_time()  # the main thread alone: the part no second core can take
-print(json.dumps({"code": code, "cpu": t.user + t.system, "main_cpu": main_cpu,
-                  "rss": peak_rss()}), file=sys.stderr)
+children = t.children_user + t.children_system  # worker processes, once waited for
+child_rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024  # the largest one
+print(json.dumps({"code": code, "cpu": t.user + t.system + children, "own_cpu": t.user + t.system,
+                  "children_cpu": children, "main_cpu": main_cpu, "rss": peak_rss(),
+                  "child_rss": child_rss}), file=sys.stderr)
 """
 )
 
@@ -116,11 +131,20 @@ def _tree(tmp_path_factory: pytest.TempPathFactory, commit: str) -> Path:
     return base
 
 
+def _baseline(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    given = os.environ.get("SNAPSHOT_BASELINE_TREE")
+    if given:
+        if not (Path(given) / "snapshot").is_dir():
+            pytest.skip(f"SNAPSHOT_BASELINE_TREE={given} holds no snapshot/ package")
+        return Path(given)
+    return _tree(tmp_path_factory, TODAY)
+
+
 @pytest.fixture(scope="module")
 def trees(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {
         "before": _tree(tmp_path_factory, BASELINE),
-        "today": _tree(tmp_path_factory, TODAY),
+        "today": _baseline(tmp_path_factory),
         "after": ROOT,
     }
 
@@ -219,16 +243,18 @@ def _same_pixels(a: Path, b: Path) -> bool:
 
 @pytest.mark.benchmark(group="render-command")
 @pytest.mark.parametrize("tree", ["today", "after"])
+@pytest.mark.parametrize("round_", range(1, COMMAND_ROUNDS + 1))
 def test_command_100m(
     benchmark: Any,
     trees: dict[str, Path],
     big_input: Path,
     tmp_path_factory: pytest.TempPathFactory,
     tree: str,
+    round_: int,
 ) -> None:
     pycache = tmp_path_factory.getbasetemp() / f"pycache-{tree}"
     pycache.mkdir(exist_ok=True)
-    out = tmp_path_factory.mktemp(f"pages-{tree}")
+    out = tmp_path_factory.mktemp(f"pages-{tree}-{round_}")
     seen: dict[str, Any] = {}
     load = _load()
 
@@ -238,9 +264,9 @@ def test_command_100m(
         seen["wall"] = time.perf_counter() - start
         seen.update(data)
 
-    record(benchmark, f"command_{tree}", run, rounds=1, iterations=1)
+    record(benchmark, f"command_{tree}_{round_}", run, rounds=1, iterations=1)
     hashes = _page_hashes(out)
-    FIGURES[f"command_{tree}"] = {
+    FIGURES[f"command_{tree}_{round_}"] = {
         **seen,
         "chars": COMMAND_MILLIONS * 1_000_000,
         "pages": len(hashes),
@@ -249,11 +275,11 @@ def test_command_100m(
         "load": load,
         "load_end": _load(),
     }
-    other = FIGURES.get("command_today")
+    other = FIGURES.get(f"command_today_{round_}")
     if tree == "after" and other is not None:
-        assert hashes.keys() == other["png"].keys(), "not the same page files as main's"
+        assert hashes.keys() == other["png"].keys(), "not the same page files as today's"
         differ = sorted(n for n in hashes if hashes[n] != other["png"][n])
-        FIGURES["command_after"]["bytes_differ"] = len(differ)
+        FIGURES[f"command_after_{round_}"]["bytes_differ"] = len(differ)
         for name in differ:  # say whether the pixels differ too before failing
             assert _same_pixels(out / name, other["out"] / name), f"{name}: pixels differ"
         # same PNG bytes (bench/README.md: the rare ISA-L difference, if it shows, fails here)
@@ -261,6 +287,48 @@ def test_command_100m(
         for folder in (out, other["out"]):  # 300 MB a tree: not kept
             for path in folder.glob("page-*.png"):
                 path.unlink()
+
+
+def _command_lines() -> list[str]:
+    f = FIGURES
+    out = []
+    for round_ in range(1, COMMAND_ROUNDS + 1):
+        for tree in ("today", "after"):
+            x = f.get(f"command_{tree}_{round_}")
+            if x is None:
+                continue
+            label = f"{TODAY_NAME} (threads)" if tree == "today" else "this tree"
+            out.append(
+                f"round {round_}, {label}: snapshot render {COMMAND_MILLIONS} M chars --workers 2: "
+                f"wall {x['wall']:.1f} s, CPU {x['cpu']:.1f} s (this process {x['own_cpu']:.1f}, "
+                f"worker processes {x['children_cpu']:.1f}), CPU/wall {x['cpu'] / x['wall']:.2f} "
+                f"(goal >= 1.8), {x['chars'] / x['wall'] / 1e6:.1f} M chars/s (goal >= 20), "
+                f"peak RSS {x['rss'] / 2**20:.0f} MB"
+                + (
+                    f" + largest worker {x['child_rss'] / 2**20:.0f} MB"
+                    if x["children_cpu"]
+                    else ""
+                )
+                + f", {x['pages']} pages; load {x['load']:.1f} -> {x['load_end']:.1f}"
+            )
+            if not x["children_cpu"]:
+                continue  # threads: the GIL, not the main thread, bounds them (1.42 when quiet)
+            # worker processes share no lock: the parent's own CPU (start-up, imports,
+            # folding the survey; it draws nothing) is serial, the workers' splits in two
+            floor = x["own_cpu"] + x["children_cpu"] / 2
+            out.append(
+                f"round {round_}, {label}: serial CPU {x['own_cpu']:.1f} s of {x['cpu']:.1f} s: "
+                f"on two idle cores at best wall {floor:.1f} s, CPU/wall {x['cpu'] / floor:.2f}, "
+                f"{x['chars'] / floor / 1e6:.1f} M chars/s (modelled from this run's CPU)"
+            )
+        b, a = f.get(f"command_today_{round_}"), f.get(f"command_after_{round_}")
+        if a and b:
+            out.append(
+                f"round {round_}: this tree vs {TODAY_NAME}: wall {b['wall'] / a['wall']:.2f}x "
+                f"faster, CPU {b['cpu'] / a['cpu']:.2f}x less; page files with other bytes: "
+                f"{a.get('bytes_differ', '?')} of {a['pages']}"
+            )
+    return out
 
 
 def summary_lines() -> list[str]:
@@ -300,28 +368,5 @@ def summary_lines() -> list[str]:
                     f"{sum(x != y for x, y in zip(a['png'], b['png'], strict=True))} of {a['pages']}, "
                     f"same pixels: {a['pixels'] == b['pixels']}"
                 )
-    for tree in ("today", "after"):
-        x = f.get(f"command_{tree}")
-        if x is None:
-            continue
-        label = f"main {TODAY}" if tree == "today" else "this tree"
-        out.append(
-            f"{label}: snapshot render {COMMAND_MILLIONS} M chars --workers 2: wall {x['wall']:.1f} s, "
-            f"CPU {x['cpu']:.1f} s, CPU/wall {x['cpu'] / x['wall']:.2f} (goal >= 1.8), "
-            f"{x['chars'] / x['wall'] / 1e6:.1f} M chars/s (goal >= 20), peak RSS "
-            f"{x['rss'] / 2**20:.0f} MB, {x['pages']} pages; load {x['load']:.1f} -> {x['load_end']:.1f}"
-        )
-        floor = max(x["main_cpu"], x["cpu"] / 2)  # two idle cores cannot beat this wall
-        out.append(
-            f"{label}: main thread CPU {x['main_cpu']:.1f} s of {x['cpu']:.1f} s: on two idle cores at "
-            f"best wall {floor:.1f} s, CPU/wall {x['cpu'] / floor:.2f}, "
-            f"{x['chars'] / floor / 1e6:.1f} M chars/s (modelled from this run's CPU)"
-        )
-    b, a = f.get("command_today"), f.get("command_after")
-    if a and b:
-        out.append(
-            f"render {COMMAND_MILLIONS} M: this tree vs main {TODAY}: wall {b['wall'] / a['wall']:.2f}x "
-            f"faster, CPU {b['cpu'] / a['cpu']:.2f}x less, peak RSS {b['rss'] / a['rss']:.2f}x less; "
-            f"page files with other bytes: {a.get('bytes_differ', '?')} of {a['pages']}"
-        )
+    out += _command_lines()
     return out

@@ -4,7 +4,9 @@
 :func:`snapshot.profiles.options.page_geometry`), reads the input in bounded
 memory (:class:`snapshot.text.TextReader`; without a file, the bundled demo
 session), streams the pages (:func:`snapshot.page.iter_pages`) and writes them
-all or none (:func:`snapshot.pagefiles.write_pages`). The result carries what
+all or none (:func:`snapshot.pagefiles.write_pages`). A file in flow mode with
+more than one worker is instead drawn on worker processes, each writing its own
+pages (:func:`snapshot.span_procs.write_plan_pages`): the same files. The result carries what
 the command prints: the pages written and what the input needed (replaced
 characters, kept runs, normalization, invalid UTF-8).
 
@@ -27,9 +29,11 @@ from typing import Any
 from snapshot.geometry import Geometry
 from snapshot.page import iter_pages
 from snapshot.pagefiles import WrittenPage, check_page_size, write_pages
-from snapshot.parallel import default_workers
+from snapshot.parallel import default_workers, processes_available
 from snapshot.profiles.options import page_geometry
-from snapshot.text import KeptSpan, TextReader
+from snapshot.span_procs import write_plan_pages
+from snapshot.spans import plan_spans
+from snapshot.text import KeptSpan, NormalizedText, TextReader
 
 __all__ = ["DEMO", "MAX_INPUT", "RenderedFiles", "default_max_input", "render_files"]
 
@@ -172,7 +176,9 @@ def render_files(
     keep : bool
         Keep runs no font can draw as text instead of replacing them.
     workers : int, optional
-        Threads drawing and encoding pages (default: one per core).
+        Workers drawing, encoding and writing pages (default: one per core):
+        processes for a file in flow mode on Linux (:mod:`snapshot.span_procs`),
+        threads otherwise; one draws in this process.
     max_input : int, optional
         Refuse longer input, bytes (default: :func:`default_max_input`).
 
@@ -210,20 +216,20 @@ def render_files(
     check_page_size(geometry)
     reader = None
     source: str | Iterable[str]
+    workers = workers or default_workers()
+    unrenderable = "keep" if keep else "replace"
     if file is None:
         source, label = _demo_text(), "bundled demo session"
     else:
         reader = TextReader(file, max_bytes=max_input or default_max_input(out))
         label = reader.label
+        if workers > 1 and file != "-" and processes_available():
+            done = _render_on_processes(file, reader, geometry, out, unrenderable, workers)
+            if done is not None:
+                return done
         # stdin can be read once: a one-shot iterator, spooled by the page stream
         source = iter(reader) if file == "-" else reader
-    stream = iter_pages(
-        source,
-        geometry,
-        unrenderable="keep" if keep else "replace",
-        workers=workers or default_workers(),
-        encode=True,
-    )
+    stream = iter_pages(source, geometry, unrenderable=unrenderable, workers=workers, encode=True)
     stream.total  # noqa: B018 (the first pass: limits and bad input fail before any file)
     invalid = reader.invalid_utf8 if reader is not None else 0
     changes = stream.normalized.changes()
@@ -239,4 +245,28 @@ def render_files(
         kept=stream.kept,
         normalized=changes,
         invalid_utf8=invalid,
+    )
+
+
+def _render_on_processes(
+    file: str, reader: TextReader, geometry: Geometry, out: Path, unrenderable: str, workers: int
+) -> RenderedFiles | None:
+    """A file whose pages can be cut span by span, drawn on worker processes
+    (:mod:`snapshot.span_procs`); ``None`` when its pages take one stream."""
+    plan = plan_spans(reader, geometry, unrenderable=unrenderable, workers=workers, processes=True)
+    if plan is None:
+        return None
+    written = write_plan_pages(plan, out, workers=workers)
+    counts = NormalizedText("", **plan.counts, nfc_changed=plan.nfc_changed)
+    return RenderedFiles(
+        source=file,
+        label=reader.label,
+        out=out,
+        geometry=geometry,
+        written=tuple(written),
+        chars=plan.chars,
+        replaced=dict(plan.replaced),
+        kept=(),
+        normalized=counts.changes(),
+        invalid_utf8=reader.invalid_utf8,
     )

@@ -28,8 +28,10 @@ take :class:`snapshot.text.LayoutStream`, which gives the same pages.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -37,7 +39,7 @@ import numpy as np
 from snapshot.errors import InputError
 from snapshot.geometry import Geometry
 from snapshot.glyphs import REPLACEMENT, SPACE
-from snapshot.parallel import ordered_map
+from snapshot.parallel import ordered_map, process_pool
 from snapshot.text import (
     _NOT_CONTROL,
     PageCells,
@@ -187,37 +189,74 @@ class SpanPlan:
             raise InputError(f"{self.reader.label} changed while it was drawn; render it again")
         return idx, text
 
-    def cells(self) -> Iterator[PageCells]:
-        """The pages' cells in order; spans are laid out on :attr:`workers` threads."""
+    @property
+    def _starts(self) -> list[int]:
+        """Each span's first character in the normalized text."""
+        return list(itertools.accumulate((s.chars for s in self.spans[:-1]), initial=0))
+
+    def cells(
+        self, first: int = 0, count: int | None = None, *, workers: int | None = None
+    ) -> Iterator[PageCells]:
+        """The cells of pages ``first .. first + count - 1`` (0-based; default: all), in order.
+
+        Only the spans holding those pages' characters are laid out, on
+        ``workers`` threads (default :attr:`workers`): a worker process drawing a
+        range of pages (:mod:`snapshot.span_procs`) reads its own part of the file.
+        """
         g = self.geometry
         per = g.chars_per_page
-        parts: list[np.ndarray] = []
-        texts: list[str] = []
-        have = start = 0
+        last = self.pages if count is None else min(self.pages, first + count)
+        if first >= last:
+            return
+        begin = first * per
+        starts = self._starts
+        lo = bisect.bisect_right(starts, begin) - 1
+        hi = bisect.bisect_left(starts, min(last * per, self.chars))
         try:
             fd = os.open(self.reader.path, os.O_RDONLY)
         except OSError as exc:
             raise InputError(f"cannot read {self.reader.label}: {exc.strerror or exc}") from exc
+        laid = None
         try:
             if _stamp(os.fstat(fd)) != self.stamp:
                 raise InputError(f"{self.reader.label} changed while it was drawn; render it again")
-            jobs = ((fd, span) for span in self.spans)
-            for idx, text in ordered_map(self._lay, jobs, workers=self.workers):
-                pos, n = 0, len(idx)
-                while pos < n:
-                    take = min(per - have, n - pos)
-                    parts.append(idx[pos : pos + take])
-                    texts.append(text[pos : pos + take])
-                    have += take
-                    pos += take
-                    if have == per:
-                        yield _page(g, parts, texts, start)
-                        start += per
-                        parts, texts, have = [], [], 0
-            if have:
-                yield _page(g, parts, texts, start)
+            jobs = ((fd, span) for span in self.spans[lo:hi])
+            laid = ordered_map(self._lay, jobs, workers=workers or self.workers)
+            yield from _cut_pages(g, laid, begin, begin - starts[lo], last - first)
         finally:
+            if laid is not None:
+                laid.close()  # no thread still reads the descriptor when it is closed
             os.close(fd)
+
+
+def _cut_pages(
+    g: Geometry, laid: Iterable[tuple[np.ndarray, str]], start: int, skip: int, pages: int
+) -> Iterator[PageCells]:
+    """At most ``pages`` pages of the laid-out spans ``laid``, the first starting at
+    cell ``skip`` of the first span (character ``start`` of the text); a short last
+    page is padded."""
+    per = g.chars_per_page
+    parts: list[np.ndarray] = []
+    texts: list[str] = []
+    have = made = 0
+    for idx, text in laid:
+        pos, n = skip, len(idx)
+        skip = 0
+        while pos < n:
+            take = min(per - have, n - pos)
+            parts.append(idx[pos : pos + take])
+            texts.append(text[pos : pos + take])
+            have += take
+            pos += take
+            if have == per:
+                yield _page(g, parts, texts, start)
+                made += 1
+                if made == pages:
+                    return
+                start += per
+                parts, texts, have = [], [], 0
+    if have:
+        yield _page(g, parts, texts, start)
 
 
 def _page(g: Geometry, parts: list[np.ndarray], texts: list[str], start: int) -> PageCells:
@@ -247,8 +286,44 @@ def _cut_after(fd: int, at: int, size: int) -> int | None:
     return size
 
 
+class _Surveyor:
+    """The first pass over span ``i`` of an open file: its byte range and what
+    :func:`_survey` found, or ``None`` (a line too long to cut, or not one cell a
+    character). Threads call it; forked workers inherit it (:func:`_survey_forked`)."""
+
+    def __init__(self, fd: int, size: int, look: _Lookup) -> None:
+        self.fd, self.size, self.look = fd, size, look
+
+    def __call__(self, i: int) -> tuple[int, int, _Survey] | None:
+        fd, size = self.fd, self.size
+        start = _cut_after(fd, i * SPAN_BYTES, size) if i else 0
+        end = _cut_after(fd, (i + 1) * SPAN_BYTES, size)
+        if start is None or end is None:
+            return None  # a line too long to cut: one stream
+        data = os.pread(fd, end - start, start) if end > start else b""
+        found = _survey(data, self.look) if data else _Survey(0, True)
+        return None if found is None else (start, end, found)
+
+
+# a forked survey worker's surveyor, inherited from the parent (see process_pool)
+_FORKED: list[_Surveyor] = []
+
+
+def _keep_surveyor(surveyor: _Surveyor) -> None:
+    _FORKED.append(surveyor)
+
+
+def _survey_forked(i: int) -> tuple[int, int, _Survey] | None:
+    return _FORKED[-1](i)
+
+
 def plan_spans(
-    reader: TextReader, geometry: Geometry, *, unrenderable: str = "replace", workers: int = 1
+    reader: TextReader,
+    geometry: Geometry,
+    *,
+    unrenderable: str = "replace",
+    workers: int = 1,
+    processes: bool = False,
 ) -> SpanPlan | None:
     """Cut a text file into spans and count them (the first pass), or ``None`` where
     its pages must come from :class:`snapshot.text.LayoutStream` (see the module).
@@ -256,8 +331,11 @@ def plan_spans(
     Span ``i`` runs from just past the first newline at or after ``i *``
     :data:`SPAN_BYTES` to just past the first one at or after ``(i + 1) *``
     :data:`SPAN_BYTES`: each worker finds its own ends, so the main thread reads
-    nothing. Sets ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading
-    the file would; raises :class:`InputError` for an unreadable file.
+    nothing. The workers are threads, or with ``processes`` forked processes
+    (:func:`snapshot.parallel.process_pool`: the survey holds the GIL, and a
+    process-drawn render should not wait for it on one core). Sets
+    ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading the file would;
+    raises :class:`InputError` for an unreadable file.
     """
     if not geometry.flow or reader.path == "-":
         return None
@@ -266,28 +344,23 @@ def plan_spans(
         fd = os.open(reader.path, os.O_RDONLY)
     except OSError as exc:
         raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
+    pool = None
     try:
         st = os.fstat(fd)
         size = st.st_size
         if reader.max_bytes is not None and size > reader.max_bytes:
             raise InputError(reader._over_limit(size))
-
-        def survey(i: int) -> tuple[int, int, _Survey] | None:
-            start = _cut_after(fd, i * SPAN_BYTES, size) if i else 0
-            end = _cut_after(fd, (i + 1) * SPAN_BYTES, size)
-            if start is None or end is None:
-                return None  # a line too long to cut: one stream
-            data = os.pread(fd, end - start, start) if end > start else b""
-            found = _survey(data, look) if data else _Survey(0, True)
-            return None if found is None else (start, end, found)
-
+        surveyor = _Surveyor(fd, size, look)
+        jobs = range(-(-size // SPAN_BYTES))
+        if processes and workers > 1 and len(jobs) > 1:
+            pool = process_pool(workers, _keep_surveyor, (surveyor,))
+        survey = _survey_forked if pool is not None else surveyor
         spans: list[_Span] = []
         replaced: dict[str, int] = {}
         counts = dict.fromkeys(_COUNTS, 0)
         nfc = False
         chars = invalid = 0
-        jobs = range(-(-size // SPAN_BYTES))
-        for result in ordered_map(survey, jobs, workers=workers):
+        for result in ordered_map(survey, jobs, workers=workers, executor=pool):
             if result is None:
                 return None
             start, end, found = result
@@ -304,6 +377,8 @@ def plan_spans(
     except OSError as exc:
         raise InputError(f"cannot read {reader.label}: {exc.strerror or exc}") from exc
     finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)  # before the descriptor is closed
         os.close(fd)
     reader.invalid_utf8, reader.bytes_read = invalid, size
     return SpanPlan(

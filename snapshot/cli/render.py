@@ -82,7 +82,8 @@ def register(subparsers: Any) -> None:
         "--workers",
         type=int_between(1, 1024),
         metavar="N",
-        help="threads drawing and encoding pages (default: one per core)",
+        help="workers drawing, encoding and writing pages (default: one per core): processes "
+        "for a file in flow mode on Linux, threads otherwise; 1 draws in this process",
     )
     r.add_argument(
         "--max-input",
