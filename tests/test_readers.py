@@ -145,7 +145,10 @@ def test_get_reader_errors_are_clear() -> None:
 
 
 def test_missing_ocr_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)  # import fails
+    # import fails, also for submodules an earlier test imported (found by their full name)
+    for name in [m for m in sys.modules if m.startswith("rapidocr_onnxruntime.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.setitem(sys.modules, "rapidocr_onnxruntime", None)
     readers_mod._rapidocr_recognizer.cache_clear()
     try:
         with pytest.raises(ReaderUnavailable, match=r"snapshot\[ocr\]"):

@@ -269,9 +269,6 @@ def run_profiles(args: argparse.Namespace) -> int:
     if args.json:
         _emit(records[0] if args.model else records)
         return 0
-    from snapshot.legibility.weakest import weakest_column
-
-    weakest = weakest_column([r for r in records if r["vision"]])
     head = f"{'model':26} {'status':10} {'family':16} {'font':9} {'page':>10} {'grid':>8} {'chars':>6} {'tokens':>6} {'c/tok':>6} {'imgs':>5}  {'weakest OCR reader':32} scheme"
     print(head)
     provider = None
@@ -292,7 +289,7 @@ def run_profiles(args: argparse.Namespace) -> int:
         print(
             f"{r['model']:26} {status:10} {r['family']:16} {r['font']:9} {page:>10} {grid:>8} "
             f"{r['chars_per_page']:>6} {r['tokens_per_page']:>6} {r['chars_per_token']:>6.2f} {imgs:>5}"
-            f"  {weakest.get(r['model'], 'not measured'):32}"
+            f"  {r.get('weakest_ocr_reader') or 'not measured':32}"
             f" {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
         )
         rng = r.get("uncertain")

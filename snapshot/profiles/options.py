@@ -138,11 +138,20 @@ def profile_records(
             record["readability"] = profile_readability(record["model"])
         return [record]
     if profiles_file:
-        return [p.as_dict() for p in load_profiles(profiles_file).values()]
-    return [
-        with_evidence(profile_for(m, warn=False), evidence).as_dict()
-        for m in lineup(current_only=current_only)
-    ]
+        records = [p.as_dict() for p in load_profiles(profiles_file).values()]
+    else:
+        records = [
+            with_evidence(profile_for(m, warn=False), evidence).as_dict()
+            for m in lineup(current_only=current_only)
+        ]
+    from snapshot.legibility.weakest import weakest_column
+
+    # The listing's "weakest OCR reader": measured points at each record's own layout.
+    weakest = weakest_column([r for r in records if r["vision"]])
+    for r in records:
+        if r["vision"]:
+            r["weakest_ocr_reader"] = weakest.get(str(r["model"]))
+    return records
 
 
 def page_geometry(
