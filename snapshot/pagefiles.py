@@ -107,6 +107,24 @@ def _remove_stale(out: Path) -> None:
             os.unlink(entry.path)
 
 
+def prepare_out(out: str | Path) -> Path:
+    """Create the output folder and remove its stale ``page-NNN.png`` files; one clear
+    :class:`InputError` when that fails.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()) / "pages"
+    >>> prepare_out(d).is_dir()
+    True
+    """
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _remove_stale(out)
+    except OSError as exc:
+        raise InputError(f"cannot use output directory {out}: {exc.strerror or exc}") from exc
+    return out
+
+
 def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
     """Write each page as soon as it is drawn; return what was written, in page order.
 
@@ -120,12 +138,7 @@ def write_pages(pages: Iterable[Page], out: Path) -> list[WrittenPage]:
         ``out`` cannot be created or written, or a page would be unreadable
         (:func:`check_readable`); pages written by this call are removed first.
     """
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        _remove_stale(out)
-    except OSError as exc:
-        raise InputError(f"cannot use output directory {out}: {exc.strerror or exc}") from exc
+    out = prepare_out(out)
     written: list[WrittenPage] = []
     pending: deque[Future[WrittenPage]] = deque()
     pool = ThreadPoolExecutor(WRITERS, thread_name_prefix="snapshot-writer")

@@ -37,10 +37,10 @@ from snapshot.page import Page, _header_grid
 from snapshot.pagefiles import (
     WrittenPage,
     _clean_up,
-    _remove_stale,
     _write_page,
     check_readable,
     page_name,
+    prepare_out,
 )
 from snapshot.parallel import ordered_map, process_pool
 from snapshot.spans import SpanPlan
@@ -110,12 +110,7 @@ def write_plan_pages(plan: SpanPlan, out: str | Path, *, workers: int) -> list[W
     SnapshotError
         A worker process stopped (killed, out of memory); pages removed likewise.
     """
-    out = Path(out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        _remove_stale(out)
-    except OSError as exc:
-        raise InputError(f"cannot use output directory {out}: {exc.strerror or exc}") from exc
+    out = prepare_out(out)
     jobs = page_ranges(plan.pages, plan.geometry.chars_per_page, workers)
     workers = min(workers, len(jobs))
     written: list[WrittenPage] = []
