@@ -30,7 +30,7 @@ def keep_freed_memory() -> bool:
     Where the C library has no ``mallopt`` (macOS, Windows) nothing changes and the
     answer is False; the lab runs the same, with more page faults.
 
-    >>> keep_freed_memory() in (True, False)
+    >>> keep_freed_memory() == hasattr(ctypes.CDLL(None), "mallopt")  # glibc takes both settings
     True
     """
     try:
