@@ -102,19 +102,24 @@ def campaign_steps(
     by_family = [r for r in order if r in PPOCR_READERS] + [
         r for r in order if r not in PPOCR_READERS
     ]
+
+    def jittered_steps(stage: int, layouts: Sequence[Layout]) -> list[Step]:
+        """The ±4 px pages of ``layouts``, PP-OCR readers first (their detector rounds)."""
+        return [
+            Step(stage, lay.with_page(size), r, t)
+            for r in by_family
+            for lay in layouts
+            for size in jittered(lay.page)[1:]
+            for t in texts
+        ]
+
     steps: list[Step] = []
     if 1 in stages:  # hard lines of every layout first: the cheaper text to be short of
         steps += [Step(1, lay, r, t) for t in texts for lay in first for r in order]
     if 2 in stages:
         steps += [Step(2, lay, r, t, RESAMPLE_SCALE) for lay in first for r in order for t in texts]
     if 3 in stages:
-        steps += [
-            Step(3, lay.with_page(size), r, t)
-            for r in by_family
-            for lay in first
-            for size in jittered(lay.page)[1:]
-            for t in texts
-        ]
+        steps += jittered_steps(3, first)
     if 4 in stages:
         others = profile_pages([m for m in PROFILE_MODELS if m not in models])
         layouts = [x for p in others for x in (p.layout, DENSE_LAYOUT.with_page(p.page))]
@@ -122,13 +127,7 @@ def campaign_steps(
         steps += [
             Step(4, lay, r, t, RESAMPLE_SCALE) for lay in layouts for r in order for t in texts
         ]
-        steps += [
-            Step(4, lay.with_page(size), r, t)
-            for r in by_family
-            for lay in layouts
-            for size in jittered(lay.page)[1:]
-            for t in texts
-        ]
+        steps += jittered_steps(4, layouts)
     if 5 in stages and first:
         page = first[0].page
         steps += [Step(5, lay.with_page(page), r, t) for lay in GRID for r in order for t in texts]
