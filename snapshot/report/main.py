@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,20 +29,6 @@ if TYPE_CHECKING:
 CACHE_DIR = ".cache"
 
 
-# One model per family for the characters-per-token figure.
-def profile_models(today: str | None = None) -> tuple[str, ...]:
-    """One model per family for the characters-per-token figure: today's lineup, from the table.
-
-    Each provider's current models (never a retired id), capped so the figure stays readable.
-    """
-    from snapshot.profiles import current_lineup
-
-    out: list[str] = []
-    for provider in ("anthropic", "openai", "google", "xai", "mistral", "qwen"):
-        out.extend(m.model for m in current_lineup(provider, today)[:3])
-    return tuple(dict.fromkeys(out))
-
-
 @dataclass(frozen=True)
 class ReportFiles:
     report: Path
@@ -52,41 +37,48 @@ class ReportFiles:
     result: RunResult
 
 
-def profile_rows(models: Sequence[str]) -> list[dict[str, Any]]:
-    """Each profile's page and density, with the same demo text's density as text."""
-    from snapshot.billing.providers import text_tokenizer_for
-    from snapshot.billing.text_tokens import count_text
-    from snapshot.profiles import profile_for
+def density_rows(result: RunResult) -> list[dict[str, Any]]:
+    """Per profile of the report: a full page's characters per image token, and the report's
+    own conversations' characters per text token by that profile's counter.
 
-    sample = resources.files("snapshot.demo").joinpath("session.txt").read_text(encoding="utf-8")
-    rows = []
-    for model in models:
-        p = profile_for(model)
-        d = p.as_dict()
-        n = count_text(sample, text_tokenizer_for(p.canonical, p.family))
-        d["text_chars_per_token"] = len(sample) / max(1, n.tokens)
-        d["text_exact"] = n.exact
-        rows.append(d)
-    return rows
+    The text side costs nothing more: each conversation's rows carry its text tokens as the
+    run counted them (``Row.text_tokens_before``, every message serialized as the request
+    carries it), beside its characters (``SourceStats.chars``).
 
+    >>> from snapshot.report.matrix import Row, Settings
+    >>> from snapshot.report.run import RunResult, SourceStats
+    >>> row = Row("c", "demo", "gpt-4o", "none", 120, 120, 0.0, 0, text_tokens_before=100)
+    >>> stats = SourceStats("c", "demo", 2, 450, 0, False)
+    >>> result = RunResult([row], [stats], ("gpt-4o",), Settings(), None, 0.0, 1, None, [])
+    >>> [(d["model"], d["text_chars_per_token"], d["text_counter"]) for d in density_rows(result)]
+    [('gpt-4o', 4.5, 'exact')]
+    """
+    from snapshot.report.run import profile_of
 
-def _cached_profile_rows(cache: Path | None) -> list[dict[str, Any]]:
-    """:func:`profile_rows` of today's lineup; the same for every run of this code, so kept
-    in ``cache`` (it loads every family's tokenizer: seconds of a one-session report)."""
-    import json
-
-    from snapshot.report.cache import ResultCache, code_digest
-
-    models = profile_models()
-    if cache is None:
-        return profile_rows(models)
-    store = ResultCache(cache, json.dumps([code_digest(), list(models)]))
-    key = store.key("chars_per_token", 0)
-    rows = store.get_json(key)
-    if not isinstance(rows, list):
-        rows = profile_rows(models)
-        store.put_json(key, rows)
-    return rows
+    chars = {s.id: s.chars for s in result.sources}
+    out = []
+    for model in result.models:
+        p = profile_of(model, result.settings.profiles_file).as_dict()
+        counted = [
+            r
+            for r in result.rows
+            if r.model == p["canonical"] and r.strategy == "none" and r.source in chars
+        ]
+        tokens = sum(r.text_tokens_before for r in counted)
+        out.append(
+            {
+                "model": p["canonical"],
+                "font": p["font"],
+                "page": p["page"],
+                "chars_per_token": p["chars_per_token"],
+                "text_chars_per_token": (
+                    round(sum(chars[r.source] for r in counted) / tokens, 3) if tokens else None
+                ),
+                "text_counter": p["text_counter"]["kind"],
+                "conversations": len(counted),
+            }
+        )
+    return out
 
 
 def _figures(result: RunResult, out: Path, cache: Path | None) -> dict[str, Path | None]:
@@ -98,6 +90,7 @@ def _figures(result: RunResult, out: Path, cache: Path | None) -> dict[str, Path
     aggregates = aggregate(result.rows)
     # The rows as the distribution draws them: the measured seconds are not drawn.
     drawn_rows = [replace(r, seconds=0.0) for r in result.rows]
+    densities = density_rows(result)
     return {
         "pareto": cached_file(
             cache, aggregates, out / "pareto.png", lambda p: plots.pareto(aggregates, p)
@@ -107,9 +100,9 @@ def _figures(result: RunResult, out: Path, cache: Path | None) -> dict[str, Path
         ),
         "chars_per_token": cached_file(
             cache,
-            list(profile_models()),
+            densities,
             out / "chars_per_token.png",
-            lambda p: plots.chars_per_token(_cached_profile_rows(cache), p),
+            lambda p: plots.chars_per_token(densities, p),
         ),
         "raster_speed": plots.raster_speed(out / "bench.json", out / "raster_speed.png"),
     }

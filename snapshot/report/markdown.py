@@ -374,6 +374,14 @@ def write(
             "",
             f"![characters per token]({names['chars_per_token']})",
             "",
+            "Per profile of this report: the characters a full page of its layout holds per "
+            "image token billed, against this report's own conversations as text: their "
+            "characters (text, thinking, tool calls and results) per text token, each message "
+            "serialized as the request carries it and counted by the profile's own counter in "
+            "this run (exact, reconstruction or estimate, named beside the profile; the rows' "
+            "`text_tokens_before`). Reports before issue 29's fifth stop counted the package's "
+            "demo text here instead, with one tokenizer per provider family.",
+            "",
         ]
     for title, body in sections:
         lines += [f"## {title}", "", body.strip(), ""]

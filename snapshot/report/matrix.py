@@ -128,6 +128,9 @@ class Row:
     tokens_after: int
     seconds: float
     needles: int
+    # Of ``tokens_before``, the text's (by the profile's counter; the rest is images):
+    # with SourceStats.chars, the conversation's characters per text token.
+    text_tokens_before: int = 0
     request_usd: float | None = None
     session_usd: float | None = None
     session_usd_rolling: float | None = None
@@ -254,6 +257,7 @@ class _Run:
     reader: ReadCache
     price: Price | None = field(init=False)
     before: int = field(init=False)
+    before_text: int = field(init=False)
     before_parts: dict[str, int] = field(init=False)
     turn_tokens: int = field(init=False)
 
@@ -266,7 +270,9 @@ class _Run:
             if self.settings.priced_on and profile is not None
             else self.target.price
         )
-        self.before_parts = self.token_parts(self.source.conversation)
+        text, images = self.text_and_images(path)
+        self.before_text = text
+        self.before_parts = split_tokens(self.target, text, images)
         self.before = sum(self.before_parts.values())
         # Future turns add this conversation's own average tokens per message pair.
         self.turn_tokens = max(1, 2 * self.before // max(2, len(path)))
@@ -278,9 +284,12 @@ class _Run:
         is), text by the model's counter, and ``modelled`` tokens stand for a
         summary that has no text.
         """
-        path = conv.path()
+        return split_tokens(self.target, *self.text_and_images(conv.path()), modelled)
+
+    def text_and_images(self, path: Sequence[Message]) -> tuple[int, int]:
+        """A path's text tokens (the reader's counter) and image tokens (the provider's rule)."""
         images = _image_tokens(self.target, path)
-        return split_tokens(self.target, self.target.tokens(path) - images, images, modelled)
+        return self.target.tokens(path) - images, images
 
     def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> Row:
         call = kw.get("call_usd")
@@ -294,6 +303,7 @@ class _Run:
             model=self.target.model,
             strategy=strategy,
             tokens_before=self.before,
+            text_tokens_before=self.before_text,
             tokens_after=tokens_after,
             seconds=seconds,
             needles=len(self.needles),
