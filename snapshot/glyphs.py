@@ -875,6 +875,24 @@ def _load_cached(name: str, path: Path, pixel_size: int | None) -> Font:
     return _build(name, path, pixel_size)
 
 
+def _font_file(name_or_path: str | os.PathLike[str]) -> tuple[str, Path]:
+    """A font's name and file: bundled or installed by name, or a BDF/PCF/OTB/TTF/OTF path."""
+    text = os.fspath(name_or_path)
+    fonts = available_fonts()
+    if text in fonts:
+        return text, fonts[text]
+    path = Path(text).expanduser()
+    if path.is_file():
+        stem = path.name
+        for suffix in (".gz", ".pcf", ".bdf", ".otb", ".ttf", ".otf", ".ttc"):
+            stem = stem.removesuffix(suffix)
+        return stem, path.resolve()
+    names = ", ".join(fonts) or "(none installed)"
+    raise UnknownFontError(
+        f"unknown font {text!r}; available: {names} (or give a path to a BDF/PCF/OTB/TTF/OTF file)"
+    )
+
+
 def load_font(name_or_path: str | os.PathLike[str], *, pixel_size: int | None = None) -> Font:
     """Load a font by name (bundled or installed) or from a BDF/PCF/OTB/TTF/OTF file.
 
@@ -888,20 +906,28 @@ def load_font(name_or_path: str | os.PathLike[str], *, pixel_size: int | None = 
     ...
     snapshot.errors.UnknownFontError: unknown font 'no-such-font'; available: ...
     """
-    text = os.fspath(name_or_path)
-    fonts = available_fonts()
-    if text in fonts:
-        return _load_cached(text, fonts[text], pixel_size)
-    path = Path(text).expanduser()
-    if path.is_file():
-        stem = path.name
-        for suffix in (".gz", ".pcf", ".bdf", ".otb", ".ttf", ".otf", ".ttc"):
-            stem = stem.removesuffix(suffix)
-        return _load_cached(stem, path.resolve(), pixel_size)
-    names = ", ".join(fonts) or "(none installed)"
-    raise UnknownFontError(
-        f"unknown font {text!r}; available: {names} (or give a path to a BDF/PCF/OTB/TTF/OTF file)"
-    )
+    return _load_cached(*_font_file(name_or_path), pixel_size)
+
+
+def font_cell(
+    name_or_path: str | os.PathLike[str], *, pixel_size: int | None = None
+) -> tuple[int, int]:
+    """``load_font(...).cell`` from the face's metrics alone: no glyph drawn (a density
+    needs only the cell; drawing a font's every glyph costs ~0.1 s).
+
+    >>> font_cell("misc-5x8") == load_font("misc-5x8").cell
+    True
+    """
+    return _cell_cached(_font_file(name_or_path)[1], pixel_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _cell_cached(path: Path, pixel_size: int | None) -> tuple[int, int]:
+    try:
+        face = _open_face(path)
+    except Exception as exc:
+        raise UnknownFontError(f"cannot load font file {path}: {exc}") from exc
+    return _face_info(face, _select_size(face, pixel_size)).cell
 
 
 def find_cjk_font() -> Path | None:

@@ -419,3 +419,20 @@ def test_a_goal_outside_zero_to_one_is_refused_where_it_is_made() -> None:
     with pytest.raises(InputError, match=r"targets must be in \(0, 1\], got 0.0"):
         Goal(hard_tokens=0.0)
     assert Goal(char_accuracy=1.0).char_accuracy == 1.0
+
+
+def test_a_layouts_density_from_its_cell_alone_equals_its_geometrys() -> None:
+    """``Layout.chars_per_kpx`` reads the face's metrics instead of drawing the font: the
+    same number as the drawn font's geometry for every layout the committed points hold."""
+    from snapshot.glyphs import font_cell, load_font
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.legibility.weakest import committed_points
+
+    layouts = {p.layout for p in PointCache(committed_points()).points()}
+    assert len({(lay.font, lay.size) for lay in layouts}) >= 3
+    for lay in sorted(layouts, key=lambda x: x.key):
+        assert (
+            font_cell(lay.font, pixel_size=lay.size)
+            == load_font(lay.font, pixel_size=lay.size).cell
+        )
+        assert lay.chars_per_kpx == lay.geometry().chars_per_kpx, lay.key

@@ -105,14 +105,21 @@ class Layout:
 
     @property
     def cell(self) -> tuple[int, int]:
-        from snapshot.glyphs import load_font
+        from snapshot.glyphs import font_cell
 
-        return tuple(load_font(self.font, pixel_size=self.size).cell)  # type: ignore[return-value]
+        return font_cell(self.font, pixel_size=self.size)
 
     @property
     def chars_per_kpx(self) -> float:
-        """Characters per 1000 px² of text block (1000 / cell pitch area)."""
-        return self.geometry().chars_per_kpx
+        """Characters per 1000 px² of text block (1000 / cell pitch area), as
+        ``self.geometry().chars_per_kpx`` computes it, from the cell alone.
+
+        >>> lay = Layout("snap5x9", row_gap=1, page=(1568, 728))
+        >>> lay.chars_per_kpx == lay.geometry().chars_per_kpx
+        True
+        """
+        w, h = self.cell
+        return 1000.0 / ((w + self.col_gap) * (h + self.row_gap))
 
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)

@@ -446,7 +446,8 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
     from snapshot.legibility.frontier_report import CLAIM_READERS
 
-    w = weakest(PointCache(src).points(), pp.layout, Goal(), CLAIM_READERS)
+    points = PointCache(src).points()
+    w = weakest(points, pp.layout, Goal(), CLAIM_READERS)
     if not w.readers:
         return {"measured": False, "layout": pp.layout.key, "why": "not measured at this page"}
     return {
@@ -463,7 +464,7 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "unstable": list(w.unstable),
         "readable": w.readable,
         "verdict": w.why,
-        "better_ocr_layout": (better := _better(model, PointCache(src).points())),
+        "better_ocr_layout": (better := _better(model, points)),
         # said beside the model evidence: legibility.rests_on.better_line
         "better_ocr_line": _better_line(model, better),
     }
