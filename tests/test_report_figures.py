@@ -130,3 +130,42 @@ def test_the_density_figure_leaves_out_a_profile_without_a_page_or_text(tmp_path
     assert both.read_bytes() == more.read_bytes()
     with Image.open(both) as image:
         assert image.size == (1100, round((0.5 + 1.9) * 110))
+
+
+def test_the_labs_figures_are_the_same_file_for_the_same_numbers(tmp_path: Path) -> None:
+    """The legibility lab's two figures, laid out with fixed margins: byte for byte the
+    same PNG from the same measurements, and another from other measurements."""
+    from snapshot.legibility.generational import GenerationalLoss
+    from snapshot.legibility.metrics import Score
+    from snapshot.legibility.readers import Measurement
+    from snapshot.legibility.report import plot_generational, plot_vs_scale
+
+    def sweep(errors: int) -> list[tuple[str, str, float, str, Measurement]]:
+        rows = []
+        for reader in ("round-trip check", "rapidocr"):
+            for font in ("snap5x8", "misc-6x12"):
+                for scale, filt in (
+                    (1.0, "-"),
+                    (0.75, "bicubic"),
+                    (0.75, "lanczos"),
+                    (0.5, "bicubic"),
+                ):
+                    score = Score(400, errors + int(100 * (1 - scale)), 60, 50, 6, 3)
+                    m = Measurement(reader, font, filt, score, (), ())
+                    rows.append((reader, font, scale, filt, m))
+        return rows
+
+    gens = [
+        GenerationalLoss("rapidocr", "snap5x8", "x0.9 bicubic", 6, (0.9, 0.85, 0.85),
+                         (0.9, 0.9, 0.9), (0.8, 0.7, 0.7), (0.8, 0.8, 0.8)),
+    ]  # fmt: skip
+    for name, draw in (
+        ("scale.png", lambda p: plot_vs_scale(sweep(4), p)),
+        ("gens.png", lambda p: plot_generational(gens, p)),
+    ):
+        one, two = tmp_path / f"1-{name}", tmp_path / f"2-{name}"
+        draw(one)
+        draw(two)
+        assert one.read_bytes() == two.read_bytes(), name
+    plot_vs_scale(sweep(40), tmp_path / "other.png")
+    assert (tmp_path / "other.png").read_bytes() != (tmp_path / "1-scale.png").read_bytes()

@@ -8,6 +8,7 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
+from snapshot.plot_layout import fixed_margins, label_inches
 from snapshot.report.matrix import Row
 from snapshot.report.tables import Aggregate
 
@@ -29,19 +30,6 @@ def _figure(**kw: Any) -> Any:
     from matplotlib.figure import Figure
 
     return Figure(**kw)
-
-
-def _margins(fig: Any, left: float, bottom: float, right: float = 0.25, top: float = 0.45) -> None:
-    """Fixed margins in inches: the same layout as ``tight_layout`` would find for these
-    labels, without its extra text-layout pass (~0.15 s of CPU a figure)."""
-    w, h = fig.get_size_inches()
-    fig.subplots_adjust(left=left / w, bottom=bottom / h, right=1 - right / w, top=1 - top / h)
-
-
-def _label_inches(labels: Sequence[str], points: float) -> float:
-    """Width of the longest label in DejaVu Sans at ``points``: ~0.6 em a character, plus
-    the tick and its pad (an upper bound, so a long custom model id is never cut)."""
-    return max((len(s) for s in labels), default=0) * points * 0.6 / 72 + 0.15
 
 
 def _save(fig: Any, path: Path) -> Path:
@@ -79,7 +67,7 @@ def chars_per_token(profiles: Sequence[dict[str, Any]], path: Path) -> Path:
     )
     # Under the axis label: it can never cover a bar, whatever the values.
     fig.legend(loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=2, fontsize=8, frameon=False)
-    _margins(fig, left=_label_inches(names, 8), bottom=0.85, top=0.45)
+    fixed_margins(fig, left=label_inches(names, 8), bottom=0.85, top=0.45)
     return _save(fig, path)
 
 
@@ -122,7 +110,7 @@ def pareto(aggregates: Sequence[Aggregate], path: Path) -> Path:
     ax.set_xlim(0, 1.05)
     ax.set_title("Tokens against recall: the Pareto view")
     ax.legend(fontsize=7, loc="lower right", ncol=2)
-    _margins(fig, left=0.75, bottom=0.55, right=0.15, top=0.35)
+    fixed_margins(fig, left=0.75, bottom=0.55, right=0.15, top=0.35)
     return _save(fig, path)
 
 
@@ -144,7 +132,9 @@ def raster_speed(bench_json: Path, path: Path) -> Path | None:
     ax.set_xlabel("median time per call, ms (log scale; pytest-benchmark)")
     ax.set_title("Rasterizer speed against Pillow and the memory floor")
     ax.tick_params(axis="y", labelsize=7)
-    _margins(fig, left=_label_inches([n for n, _ in benches], 7), bottom=0.55, right=0.6, top=0.35)
+    fixed_margins(
+        fig, left=label_inches([n for n, _ in benches], 7), bottom=0.55, right=0.6, top=0.35
+    )
     return _save(fig, path)
 
 
@@ -182,6 +172,6 @@ def distribution(rows: Sequence[Row], path: Path) -> Path:
     fig.suptitle(
         "Tokens kept per conversation (each point one conversation; bar: median)", fontsize=10
     )
-    _margins(fig, left=_label_inches(strategies, 8), bottom=0.55, right=0.15, top=0.7)
+    fixed_margins(fig, left=label_inches(strategies, 8), bottom=0.55, right=0.15, top=0.7)
     fig.subplots_adjust(wspace=0.06)
     return _save(fig, path)
