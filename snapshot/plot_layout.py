@@ -9,8 +9,8 @@ same PNG, byte for byte.
 >>> fig = Figure(figsize=(8, 4))
 >>> fixed_margins(fig, left=1.0, bottom=0.5, right=0.2, top=0.4)
 >>> p = fig.subplotpars
->>> (p.left, p.bottom, p.right, p.top)
-(0.125, 0.125, 0.975, 0.9)
+>>> [round(float(x), 3) for x in (p.left, p.bottom, p.right, p.top)]
+[0.125, 0.125, 0.975, 0.9]
 """
 
 from __future__ import annotations
