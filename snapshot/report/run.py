@@ -385,6 +385,12 @@ def run(
             elif todo:
                 _STATE["given"] = given  # for the size hint below
                 ctx = mp.get_context("fork" if hasattr(os, "fork") else "spawn")
+                if ctx.get_start_method() == "fork":
+                    # The workers fork from here: readers made once here leave each
+                    # worker's _init its tokenizers, fonts, pages and price table loaded
+                    # (o200k_base's tables alone cost ~0.6 s of CPU a process).
+                    for model in models:
+                        reader_for(model, settings.profiles_file)
                 stages = ctx.SimpleQueue()
                 bar.listen(stages)
                 with ctx.Pool(
