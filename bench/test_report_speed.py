@@ -373,7 +373,12 @@ def summary_lines() -> list[str]:
         )
     for run in ("one_session", "quick_start"):
         if f.get(f"same_{run}"):
-            lab = " and the legibility lab's files" if run == "quick_start" else " and REPORT.md"
+            lab = " and REPORT.md"
+            if run == "quick_start":
+                alike = _same_layout(_baseline_tree())
+                lab = " and the legibility lab's " + (
+                    "files" if alike else ".md files (its PNGs: other margins)"
+                )
             out.append(f"{run}: results.json{lab} of {BASE} and this tree equal (timings aside)")
     if base and cached:
         out.append(f"... / cached re-run: {base['cpu'] / cached['cpu']:.1f}x")
