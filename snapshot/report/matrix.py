@@ -128,9 +128,6 @@ class Row:
     tokens_after: int
     seconds: float
     needles: int
-    # Of ``tokens_before``, the text's (by the profile's counter; the rest is images):
-    # with SourceStats.chars, the conversation's characters per text token.
-    text_tokens_before: int = 0
     request_usd: float | None = None
     session_usd: float | None = None
     session_usd_rolling: float | None = None
@@ -170,6 +167,9 @@ class Row:
     # The elide row: tool-result characters on the path, and those elide took out (measured).
     tool_result_chars: int = 0
     tool_result_chars_elided: int = 0
+    # Of ``tokens_before``, the text's (by the profile's counter; the rest is images):
+    # with SourceStats.chars, the conversation's characters per text token.
+    text_tokens_before: int = 0
 
     @property
     def elided_share(self) -> float | None:
