@@ -291,7 +291,10 @@ def _stored(raw: np.ndarray) -> bytearray:
 def _deflate(raw: np.ndarray, level: int) -> bytes:
     """Zlib-format deflate of ``raw``'s bytes with ISA-L's igzip at ``level`` (0–3).
 
-    Same input, same level and the same ``isal`` build give the same bytes.
+    Same input, same level and the same ``isal`` build give the same bytes, except that
+    in about 0.6 % of fresh processes drawing on 2 threads some pages get other bytes
+    for the same pixels (cause not found: bench/README.md, "PNG bytes that depend only
+    on pixels").
     igzip never falls back to stored blocks, so on noise it writes more than
     its input (and more than zlib's ``deflateBound``, which
     :func:`snapshot.profiles.png_bytes_bound` relies on): such data is stored
