@@ -263,10 +263,18 @@ CHANGED: dict[str, str] = {
     "v3_c1": "v{}",
     "v3_c2": "v{}x",
     "snap5x9v3": "v{}",
+    "v4_c1": "l1x5",
+    "v4_c2": "l1x0",
 }
-#: What a variant is judged against (default: ``base``, snap5x9): the v3 drafts redraw
+#: What a variant is judged against (default: ``base``, snap5x9): the v3 and v4 drafts redraw
 #: snap5x9v2, the dense face they would replace.
-BASE_OF: dict[str, str] = {"v3_c1": "snap5x9v2", "v3_c2": "snap5x9v2", "snap5x9v3": "snap5x9v2"}
+BASE_OF: dict[str, str] = {
+    "v3_c1": "snap5x9v2",
+    "v3_c2": "snap5x9v2",
+    "snap5x9v3": "snap5x9v2",
+    "v4_c1": "snap5x9v2",
+    "v4_c2": "snap5x9v2",
+}
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
 
@@ -281,8 +289,47 @@ def _page(rec: dict[str, Any]) -> str:
     return "x".join(map(str, rec["page"]))
 
 
+def _glyph(g: str) -> str:
+    return "`\\|`" if g == "|" else f"`{g}`"
+
+
 def _pair(drawn: str, read: str) -> str:
-    return f"`{drawn}`→`{read}`" if read else f"`{drawn}` dropped"
+    """A confusion as a markdown table cell (a drawn or read bar escaped)."""
+    cell = f"`{drawn}`→`{read}`" if read else f"`{drawn}` dropped"
+    return cell.replace("|", "\\|")
+
+
+def confusion_tables(records: Sequence[dict[str, Any]]) -> list[str]:
+    """One table per (text, page): every reading's count of each of issue 25's confusions,
+    beside all misreadings of that glyph (read as anything else or dropped) and how often
+    it was drawn.
+
+    >>> rec = {"variant": "v", "reader": {"name": "r"}, "page": [8, 8], "text": "hardlines",
+    ...        "substitutions": {"O>0": 2, "O>C": 1}, "deletions": {"{": 1},
+    ...        "drawn": {"O": 5, "{": 3}}
+    >>> confusion_tables([rec])[5].split(" | ")[2:4]
+    ['2 (3/5)', '0 (0/0)']
+    """
+    out: list[str] = []
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["text"], _page(r)), []).append(r)
+    head = " | ".join(_pair(a, b) for a, b in PAIRS)
+    for (text, page), rs in groups.items():
+        out += [
+            "",
+            f"### Issue 25's confusions, {text} text, {page} (named pair (all misreadings/drawn))",
+            "",
+            f"| variant | reader | {head} |",
+            "|---|---|" + "---|" * len(PAIRS),
+        ]
+        for r in rs:
+            cells = " | ".join(
+                f"{pair_count(r, a, b)} ({glyph_errors(r, a)}/{r['drawn'].get(a, 0)})"
+                for a, b in PAIRS
+            )
+            out.append(f"| {r['variant']} | {r['reader']['name']} | {cells} |")
+    return out
 
 
 def report(records: Sequence[dict[str, Any]]) -> str:
@@ -327,6 +374,7 @@ def report(records: Sequence[dict[str, Any]]) -> str:
             f"| {c['char_accuracy']:.4f} ({c['reader']['name']}) "
             f"| {h['hard_tokens_exact']}/{h['hard_tokens']} ({h['reader']['name']}) |"
         )
+    out += confusion_tables(records)
     out += [
         "",
         "### Before/after per redrawn glyph (same pages, same text; base → variant)",
@@ -356,7 +404,7 @@ def report(records: Sequence[dict[str, Any]]) -> str:
                 else "–"
             )
             out.append(
-                f"| {r['variant']} | `{g}` | {r['reader']['name']} | {_page(r)} "
+                f"| {r['variant']} | {_glyph(g)} | {r['reader']['name']} | {_page(r)} "
                 f"| {drawn_at[(_page(r), r['text'])].get(g, '?')} "
                 f"| {glyph_errors(b, g)} → {glyph_errors(r, g)} | {pair} "
                 f"| {b['char_accuracy']:.4f} → {r['char_accuracy']:.4f} |"
