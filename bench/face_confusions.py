@@ -287,6 +287,7 @@ CHANGED: dict[str, str] = {
     "v4_c1": "l1x5",
     "v4_c2": "l1x0",
     "v4_o1": "O",
+    "v4_k1": "l0x",
 }
 #: What a variant is judged against (default: ``base``, snap5x9): the v3 and v4 drafts redraw
 #: snap5x9v2, the dense face they would replace.
@@ -297,6 +298,7 @@ BASE_OF: dict[str, str] = {
     "v4_c1": "snap5x9v2",
     "v4_c2": "snap5x9v2",
     "v4_o1": "snap5x9v2",
+    "v4_k1": "snap5x9v2",
 }
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
