@@ -332,8 +332,9 @@ def confusion_tables(records: Sequence[dict[str, Any]]) -> list[str]:
     >>> rec = {"variant": "v", "reader": {"name": "r"}, "page": [8, 8], "text": "hardlines",
     ...        "substitutions": {"O>0": 2, "O>C": 1}, "deletions": {"{": 1},
     ...        "drawn": {"O": 5, "{": 3}}
-    >>> confusion_tables([rec])[5].split(" | ")[2:4]
-    ['2 (3/5)', '0 (0/0)']
+    >>> table = confusion_tables([rec])
+    >>> table[5].split(" | ")[2:4], table[-1]
+    (['2 (3/5)', '0 (0/0)'], '| v | r | `O`→`0`: 2, `O`→`C`: 1 |')
     """
     out: list[str] = []
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -354,6 +355,17 @@ def confusion_tables(records: Sequence[dict[str, Any]]) -> list[str]:
                 for a, b in PAIRS
             )
             out.append(f"| {r['variant']} | {r['reader']['name']} | {cells} |")
+        out += [
+            "",
+            "| variant | reader | most frequent misreadings (drawn→read: times) |",
+            "|---|---|---|",
+        ]
+        for r in rs:
+            top = ", ".join(
+                f"{_pair(*k.split('>', 1))}: {n}"
+                for k, n in Counter(r["substitutions"]).most_common(8)
+            )
+            out.append(f"| {r['variant']} | {r['reader']['name']} | {top} |")
     return out
 
 
