@@ -288,6 +288,7 @@ CHANGED: dict[str, str] = {
     "v4_c2": "l1x0",
     "v4_o1": "O",
     "v4_k1": "l0x",
+    "v4_k2": "l0",
 }
 #: What a variant is judged against (default: ``base``, snap5x9): the v3 and v4 drafts redraw
 #: snap5x9v2, the dense face they would replace.
@@ -299,6 +300,7 @@ BASE_OF: dict[str, str] = {
     "v4_c2": "snap5x9v2",
     "v4_o1": "snap5x9v2",
     "v4_k1": "snap5x9v2",
+    "v4_k2": "snap5x9v2",
 }
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
