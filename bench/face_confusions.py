@@ -289,6 +289,8 @@ CHANGED: dict[str, str] = {
     "v4_o1": "O",
     "v4_k1": "l0x",
     "v4_k2": "l0",
+    "v4_k2r": "l0",
+    "v4_k3": "0",
 }
 #: What a variant is judged against (default: ``base``, snap5x9): the v3 and v4 drafts redraw
 #: snap5x9v2, the dense face they would replace.
@@ -301,6 +303,8 @@ BASE_OF: dict[str, str] = {
     "v4_o1": "snap5x9v2",
     "v4_k1": "snap5x9v2",
     "v4_k2": "snap5x9v2",
+    "v4_k2r": "snap5x9v2",
+    "v4_k3": "snap5x9v2",
 }
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
