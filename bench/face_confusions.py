@@ -28,6 +28,8 @@ The cheap loop (for iterating on drafts, said as such in its records): ``--text
 cheap-tuning --pages N`` reads N band pages (1568 x 100) of **tuning** text rich in
 the target glyphs (tuning-split corpus lines and tuning-seed hard lines), never the
 held-out text a face is judged on; keep its records apart (``--out reports/face-cheap.jsonl``).
+``--text cheap-tuning:O`` takes only corpus lines holding one of the glyphs after the
+colon (for glyphs the default text draws a few times a page, such as ``O`` and ``|``).
 
     nice -n 10 python bench/face_confusions.py --variants snap5x9v2,v3_c1,v3_c2 \\
         --readers ppocrv6-small,tesseract-x2 --text cheap-tuning --pages 3 \\
@@ -186,16 +188,16 @@ TARGETS = "xv{}|Ol"
 BAND = (1568, 100)
 
 
-def cheap_rows(cols: int, rows: int, band: int) -> list[str]:
-    """Rows of **tuning** text rich in :data:`TARGETS`: tuning-split corpus lines holding
-    a target glyph other than ``l``, alternating with tuning-seed hard lines (``O``/``0``,
-    ``l``/``1``). Never the held-out text the face is judged on.
+def cheap_rows(cols: int, rows: int, band: int, targets: str = TARGETS[:-1]) -> list[str]:
+    """Rows of **tuning** text rich in ``targets``: tuning-split corpus lines holding
+    one of them, alternating with tuning-seed hard lines (``O``/``0``, ``l``/``1``).
+    Never the held-out text the face is judged on.
     """
     from snapshot.legibility.corpus_text import _stream, pack_rows
     from snapshot.legibility.hardlines import TUNING_SEED, transcript_lines
 
     need = 600_000
-    corpus = [ln for ln in _stream(str(_corpus()), "tuning", need) if set(ln) & set(TARGETS[:-1])]
+    corpus = [ln for ln in _stream(str(_corpus()), "tuning", need) if set(ln) & set(targets)]
     hard = transcript_lines(len(corpus), seed=TUNING_SEED)
     mixed = [ln for pair in zip(corpus, hard, strict=False) for ln in pair]
     return pack_rows(mixed, cols=cols, rows=rows * (band + 1))[rows * band :]
@@ -207,19 +209,38 @@ def _corpus() -> Path:
     return default_corpus()
 
 
-def measure_cheap(variant: str, font: str, reader_name: str, bands: int) -> dict[str, Any]:
+def cheap_targets(text: str) -> str | None:
+    """The corpus-line glyphs of a cheap-loop text name, or None for another text:
+    ``cheap-tuning`` (lines holding any of :data:`TARGETS` but ``l``) or
+    ``cheap-tuning:GLYPHS`` (lines holding one of ``GLYPHS``).
+
+    >>> cheap_targets("cheap-tuning"), cheap_targets("cheap-tuning:O|"), cheap_targets("corpus")
+    ('xv{}|O', 'O|', None)
+    """
+    name, _, glyphs = text.partition(":")
+    if name != "cheap-tuning":
+        return None
+    return glyphs or TARGETS[:-1]
+
+
+def measure_cheap(
+    variant: str, font: str, reader_name: str, bands: int, text: str = "cheap-tuning"
+) -> dict[str, Any]:
     """The cheap loop: ``bands`` small pages (:data:`BAND`) of :func:`cheap_rows`, each
     read whole; counted like :func:`measure_variant` (said as such in the record)."""
     from snapshot.legibility.frontier import Layout
 
     g = Layout(font, shade="gray", page=BAND).geometry()
-    texts = ["\n".join(cheap_rows(g.cols, g.text_rows, i)) for i in range(bands)]
+    targets = cheap_targets(text)
+    if targets is None:
+        raise ValueError(f"not a cheap-loop text: {text}")
+    texts = ["\n".join(cheap_rows(g.cols, g.text_rows, i, targets)) for i in range(bands)]
     return _measure(
         variant,
         reader_name,
         g,
         texts,
-        "cheap-tuning",
+        text,
         "measured (cheap loop): small band pages of tuning text, read whole",
     )
 
@@ -263,10 +284,28 @@ CHANGED: dict[str, str] = {
     "v3_c1": "v{}",
     "v3_c2": "v{}x",
     "snap5x9v3": "v{}",
+    "v4_c1": "l1x5",
+    "v4_c2": "l1x0",
+    "v4_o1": "O",
+    "v4_k1": "l0x",
+    "v4_k2": "l0",
+    "v4_k2r": "l0",
+    "v4_k3": "0",
 }
-#: What a variant is judged against (default: ``base``, snap5x9): the v3 drafts redraw
+#: What a variant is judged against (default: ``base``, snap5x9): the v3 and v4 drafts redraw
 #: snap5x9v2, the dense face they would replace.
-BASE_OF: dict[str, str] = {"v3_c1": "snap5x9v2", "v3_c2": "snap5x9v2", "snap5x9v3": "snap5x9v2"}
+BASE_OF: dict[str, str] = {
+    "v3_c1": "snap5x9v2",
+    "v3_c2": "snap5x9v2",
+    "snap5x9v3": "snap5x9v2",
+    "v4_c1": "snap5x9v2",
+    "v4_c2": "snap5x9v2",
+    "v4_o1": "snap5x9v2",
+    "v4_k1": "snap5x9v2",
+    "v4_k2": "snap5x9v2",
+    "v4_k2r": "snap5x9v2",
+    "v4_k3": "snap5x9v2",
+}
 #: The confusion issue 25 names for a glyph (drawn, read; "" = dropped).
 NAMED: dict[str, tuple[str, str]] = {a: (a, b) for a, b in PAIRS}
 
@@ -281,8 +320,59 @@ def _page(rec: dict[str, Any]) -> str:
     return "x".join(map(str, rec["page"]))
 
 
+def _glyph(g: str) -> str:
+    return "`\\|`" if g == "|" else f"`{g}`"
+
+
 def _pair(drawn: str, read: str) -> str:
-    return f"`{drawn}`→`{read}`" if read else f"`{drawn}` dropped"
+    """A confusion as a markdown table cell (a drawn or read bar escaped)."""
+    cell = f"`{drawn}`→`{read}`" if read else f"`{drawn}` dropped"
+    return cell.replace("|", "\\|")
+
+
+def confusion_tables(records: Sequence[dict[str, Any]]) -> list[str]:
+    """One table per (text, page): every reading's count of each of issue 25's confusions,
+    beside all misreadings of that glyph (read as anything else or dropped) and how often
+    it was drawn.
+
+    >>> rec = {"variant": "v", "reader": {"name": "r"}, "page": [8, 8], "text": "hardlines",
+    ...        "substitutions": {"O>0": 2, "O>C": 1}, "deletions": {"{": 1},
+    ...        "drawn": {"O": 5, "{": 3}}
+    >>> table = confusion_tables([rec])
+    >>> table[5].split(" | ")[2:4], table[-1]
+    (['2 (3/5)', '0 (0/0)'], '| v | r | `O`→`0`: 2, `O`→`C`: 1 |')
+    """
+    out: list[str] = []
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault((r["text"], _page(r)), []).append(r)
+    head = " | ".join(_pair(a, b) for a, b in PAIRS)
+    for (text, page), rs in groups.items():
+        out += [
+            "",
+            f"### Issue 25's confusions, {text} text, {page} (named pair (all misreadings/drawn))",
+            "",
+            f"| variant | reader | {head} |",
+            "|---|---|" + "---|" * len(PAIRS),
+        ]
+        for r in rs:
+            cells = " | ".join(
+                f"{pair_count(r, a, b)} ({glyph_errors(r, a)}/{r['drawn'].get(a, 0)})"
+                for a, b in PAIRS
+            )
+            out.append(f"| {r['variant']} | {r['reader']['name']} | {cells} |")
+        out += [
+            "",
+            "| variant | reader | most frequent misreadings (drawn→read: times) |",
+            "|---|---|---|",
+        ]
+        for r in rs:
+            top = ", ".join(
+                f"{_pair(*k.split('>', 1))}: {n}"
+                for k, n in Counter(r["substitutions"]).most_common(8)
+            )
+            out.append(f"| {r['variant']} | {r['reader']['name']} | {top} |")
+    return out
 
 
 def report(records: Sequence[dict[str, Any]]) -> str:
@@ -327,6 +417,7 @@ def report(records: Sequence[dict[str, Any]]) -> str:
             f"| {c['char_accuracy']:.4f} ({c['reader']['name']}) "
             f"| {h['hard_tokens_exact']}/{h['hard_tokens']} ({h['reader']['name']}) |"
         )
+    out += confusion_tables(records)
     out += [
         "",
         "### Before/after per redrawn glyph (same pages, same text; base → variant)",
@@ -356,7 +447,7 @@ def report(records: Sequence[dict[str, Any]]) -> str:
                 else "–"
             )
             out.append(
-                f"| {r['variant']} | `{g}` | {r['reader']['name']} | {_page(r)} "
+                f"| {r['variant']} | {_glyph(g)} | {r['reader']['name']} | {_page(r)} "
                 f"| {drawn_at[(_page(r), r['text'])].get(g, '?')} "
                 f"| {glyph_errors(b, g)} → {glyph_errors(r, g)} | {pair} "
                 f"| {b['char_accuracy']:.4f} → {r['char_accuracy']:.4f} |"
@@ -377,14 +468,14 @@ def run(
     for variant in variants:
         font = variant_font(variant, folder)
         for text in texts:
-            cheap = text == "cheap-tuning"
+            cheap = cheap_targets(text) is not None
             for page in [BAND] if cheap else pages_sizes:
                 for reader in readers:
                     key = (variant, reader, "x".join(map(str, page)), text, pages)
                     if key in done:
                         continue
                     rec = (
-                        measure_cheap(variant, font, reader, pages)
+                        measure_cheap(variant, font, reader, pages, text)
                         if cheap
                         else measure_variant(variant, font, reader, page, text, pages)
                     )
@@ -410,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--text",
         default="corpus",
-        help="corpus, hardlines or both (comma list), or cheap-tuning: the cheap loop "
+        help="corpus, hardlines or both (comma list), or cheap-tuning[:GLYPHS]: the cheap loop "
         "(--pages small band pages of tuning text rich in the target glyphs; use its own --out)",
     )
     ap.add_argument("--pages", type=int, default=1)

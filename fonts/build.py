@@ -23,7 +23,7 @@ import numpy as np
 
 FONT_DIR = Path(__file__).resolve().parent
 SRC_DIR = FONT_DIR / "src"
-NAMES = ("snap5x8", "snap8x16", "snap5x10", "snap5x9", "snap5x9v2", "snap5x9v3")
+NAMES = ("snap5x8", "snap8x16", "snap5x10", "snap5x9", "snap5x9v2", "snap5x9v3", "snap5x9v4")
 
 MARKERS: dict[str, str] = {"\ue000": "NEWLINE", "\ue001": "CONTINUE", "\ue002": "KEPT"}
 """Private-use code points the renderer reserves for its marker glyphs."""

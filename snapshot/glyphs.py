@@ -95,7 +95,7 @@ _SYSTEM_FONTS: dict[str, tuple[Path, ...]] = {
     # outline fonts where Debian puts them (fonts-noto-mono); never bundled
     "noto-sans-mono": (Path("/usr/share/fonts/truetype/noto/NotoSansMono-Regular.ttf"),),
 }
-_BUNDLED = ("snap5x8", "snap8x16", "snap5x10", "snap5x9", "snap5x9v2", "snap5x9v3")
+_BUNDLED = ("snap5x8", "snap8x16", "snap5x10", "snap5x9", "snap5x9v2", "snap5x9v3", "snap5x9v4")
 _CJK_CANDIDATES = (
     Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
     Path("/usr/share/fonts/opentype/noto/NotoSansCJKsc-Regular.otf"),

@@ -44,6 +44,7 @@ def _geometries() -> list[tuple[str, Geometry]]:
         ("snap5x9v2 gray16", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray16")),
         ("snap5x9v2 gray4", Geometry.fit(load_font("snap5x9v2"), 800, 400, shade="gray4")),
         ("snap5x9v3 gray", Geometry.fit(load_font("snap5x9v3"), 800, 400, shade="gray")),
+        ("snap5x9v4 gray", Geometry.fit(load_font("snap5x9v4"), 800, 400, shade="gray")),
         (
             "snap5x8 gaps white-on-black",
             Geometry.fit(

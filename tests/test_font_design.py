@@ -289,11 +289,14 @@ def test_a_face_derives_from_a_derived_face() -> None:
 
 #: The glyphs snap5x9v3 redraws on snap5x9v2.
 V3_REDRAWN = "v{}"
+#: The glyphs snap5x9v4 redraws on snap5x9v2 (the hard lines' confusions; not v3's).
+V4_REDRAWN = "l0"
 #: Each versioned dense face, the face it redraws and the glyphs it redraws
 #: (bench/face_confusions.py measured each; reports/face.md).
 VERSIONED = {
     "snap5x9v2": ("snap5x9", set("/\\S")),
     "snap5x9v3": ("snap5x9v2", set(V3_REDRAWN)),
+    "snap5x9v4": ("snap5x9v2", set(V4_REDRAWN)),
 }
 
 
@@ -330,12 +333,14 @@ def test_versioned_face_keeps_the_hamming_floor(name: str) -> None:
 PINNED = {
     "snap5x9": "a90e94c62c9dbac7e6dac1ddbcc6b12b41d040765fb683140aa2faf906ea6adb",
     "snap5x9v2": "7d669bd3a7bb089cf33b51f95817486e3aebdb83d0b42901349e88c2e85819cf",
+    "snap5x9v3": "cfa159b4d606fb2beff5a4f547b6f26de5eee8d3a4fe3a78c82a2cf8a8dac1b3",
 }
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_the_old_dense_faces_draw_the_pixels_they_drew(name: str) -> None:
-    """Pages stored in snap5x9 and snap5x9v2 stay reproducible: their gray pixels are pinned."""
+    """Pages stored in snap5x9, snap5x9v2 and snap5x9v3 stay reproducible: their gray pixels
+    are pinned."""
     import hashlib
 
     from snapshot.geometry import Geometry
