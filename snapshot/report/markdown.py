@@ -379,7 +379,7 @@ def write(
             "characters (text, thinking, tool calls and results) per text token, each message "
             "serialized as the request carries it and counted by the profile's own counter in "
             "this run (exact, reconstruction or estimate, named beside the profile; the rows' "
-            "`text_tokens_before`). Reports before issue 29's fifth stop counted the package's "
+            "`text_tokens_before`). Earlier versions of this report counted the package's "
             "demo text here instead, with one tokenizer per provider family.",
             "",
         ]
