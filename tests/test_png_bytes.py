@@ -107,9 +107,17 @@ def test_pages_drawn_on_two_threads_in_a_fresh_process_have_this_process_bytes()
     chars = 120_000
     code = _CHILD.format(path=sys.path, module=__name__, chars=chars)
     child = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        timeout=300,  # a wedged child fails the test instead of stalling the run
     )
     theirs = child.stdout.split()
     ours = _digests(_text(chars), workers=1)
     assert len(ours) >= 5
-    assert theirs == ours
+    assert theirs == ours, (
+        "other PNG bytes for the same pixels in a fresh 2-thread process: the known rare "
+        "defect (bench/README.md, 'PNG bytes that depend only on pixels'), seen again"
+    )
