@@ -185,3 +185,27 @@ def test_frontier_md_says_where_x09_is_moot_and_where_it_is_missing(tmp_path: Pa
     missing = md[md.index("### Not measured yet") :]
     assert f"{dense.key}: " in missing
     assert "×0.9 (passes natively, not resampled yet): ppocrv6-small on hardlines" in missing
+
+
+def test_the_committed_readings_leave_nothing_unmeasured_at_the_real_pages(
+    tmp_path: Path,
+) -> None:
+    """reports/frontier-points.jsonl holds every native, ±4 px and owed ×0.9 reading of
+    each profile's default layout and the dense layout at the real pages: the report says
+    so in one line instead of an empty list."""
+    import shutil
+
+    from snapshot.legibility.frontier_report import CLAIM_READERS, frontier_report
+
+    points = Path(__file__).resolve().parents[1] / "reports" / "frontier-points.jsonl"
+    if not points.is_file():
+        pytest.skip("not a source checkout: reports/frontier-points.jsonl is not installed")
+    shutil.copy(points, tmp_path / "p.jsonl")
+    report = frontier_report(
+        list(CLAIM_READERS), cache_path=tmp_path / "p.jsonl", out_dir=tmp_path,
+        measure_missing=False,
+    )  # fmt: skip
+    md = report.table.read_text()
+    missing = md[md.index("### Not measured yet") : md.index("## Density at")]
+    assert "None: every one of them is measured." in missing
+    assert "\n- " not in missing
