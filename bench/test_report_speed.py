@@ -38,13 +38,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, record
+from conftest import ROOT, record, shared_dir
 
 from snapshot.geometry import Geometry
 from snapshot.page import Page
+from snapshot.transcript.validate.openai_spec import SPEC_ENV, SchemaUnavailable, spec_path
 
-SESSION = Path(
-    "/work/shared/corpus/claude_code_log_real/-Users-dain-workspace-danieldemmel-me-next/"
+SESSION = (shared_dir() or ROOT.parent / "shared") / (
+    "corpus/claude_code_log_real/-Users-dain-workspace-danieldemmel-me-next/"
     "9e953218-585f-4692-89df-9e0747a31c68.jsonl"
 )
 #: name -> {"cpu": seconds, "load": load average at the start, ...}
@@ -115,6 +116,19 @@ def _baseline_tree() -> Path:
     return Path(given)
 
 
+def _spec_env() -> dict[str, str]:
+    """Both trees validate OpenAI requests against the same spec file.
+
+    Without it the lookup walks up from each tree: it finds ``../shared`` beside this
+    checkout but nothing beside a baseline unpacked under /tmp, which then skipped
+    validation (0.3-0.6 CPU s of the one-session report) and looked faster.
+    """
+    try:
+        return {SPEC_ENV: str(spec_path())}
+    except SchemaUnavailable:
+        return {}  # nowhere beside this checkout: nor beside a baseline
+
+
 def _child_cpu(args: list[str], cwd: Path, pythonpath: Path, pycache: Path | None = None) -> float:
     """CPU seconds (user + sys) of one command run to its end.
 
@@ -124,6 +138,8 @@ def _child_cpu(args: list[str], cwd: Path, pythonpath: Path, pycache: Path | Non
     package does).
     """
     env = {**os.environ, "PYTHONPATH": str(pythonpath), "SNAPSHOT_NO_PROGRESS": "1"}
+    env.pop(SPEC_ENV, None)
+    env.update(_spec_env())
     if pycache is not None:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(pycache)
