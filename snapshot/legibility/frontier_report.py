@@ -30,6 +30,7 @@ from snapshot.legibility.campaign import (
 from snapshot.legibility.corpus_text import TEXTS
 from snapshot.legibility.frontier import (
     DENSE_LAYOUT,
+    GRID,
     RESAMPLE_FILTER,
     RESAMPLE_SCALE,
     Goal,
@@ -149,6 +150,23 @@ def frontier_report(
     return FrontierReport(tuple(every), tuple(unavailable), table, plot)
 
 
+def unread_candidates(
+    points: Sequence[Point], page: tuple[int, int], readers: Sequence[str]
+) -> dict[str, int]:
+    """Per reader, the native readings of the candidate layouts (``GRID``) at ``page`` on
+    both texts that no point holds yet: what ``snapshot frontier --stage 5`` would still take.
+
+    >>> unread_candidates([], (1568, 728), ["r1"]) == {"r1": len(GRID) * len(TEXTS)}
+    True
+    """
+    have = {(q.layout.key, q.reader_name, q.text) for q in points if q.scale == 1.0}
+    out = {
+        r: sum((lay.with_page(page).key, r, t) not in have for lay in GRID for t in TEXTS)
+        for r in readers
+    }
+    return {r: n for r, n in out.items() if n}
+
+
 def _report_lines(
     every: Sequence[Point],
     at_density_page: Sequence[Point],
@@ -248,6 +266,15 @@ def _report_lines(
         "readable is the weakest reader's verdict above. `*` today's defaults, `F` on that "
         "reader's native frontier. `frontier.png` draws the hard-lines rows.",
         "",
+        (
+            f"Candidate layouts not yet read here: {sum(unread.values())} readings ("
+            + ", ".join(f"{r} {n}" for r, n in unread.items())
+            + "); `snapshot frontier --stage 5` takes them."
+            if (unread := unread_candidates(every, page, CLAIM_READERS))
+            else f"Every candidate layout is read here by all {len(CLAIM_READERS)} readers "
+            "on both texts."
+        ),
+        "",
     ]
     for text in TEXTS:
         rows = [p for p in at_density_page if p.text == text]
@@ -267,4 +294,5 @@ __all__ = [
     "FrontierReport",
     "frontier_report",
     "real_page_sizes",
+    "unread_candidates",
 ]
