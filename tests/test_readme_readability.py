@@ -35,3 +35,17 @@ def test_it_names_the_face_the_dense_layout_draws_and_says_what_is_missing() -> 
     section = _section()
     assert f"**{DENSE_STYLE.font}**" in section
     assert "Not measured" in section and "Weakest:" in section
+
+
+def test_the_candidate_readings_it_says_are_missing_are_the_ones_missing() -> None:
+    from snapshot.legibility.campaign import density_page
+    from snapshot.legibility.frontier_report import CLAIM_READERS, unread_candidates
+
+    points = PointCache(ROOT / "reports" / "frontier-points.jsonl").points()
+    unread = unread_candidates(points, density_page(), CLAIM_READERS)
+    said = re.search(r"still lacks? (\d+) readings?", _section())
+    if unread:
+        assert said is not None, f"README does not say the {sum(unread.values())} are missing"
+        assert int(said.group(1)) == sum(unread.values())
+    else:
+        assert said is None

@@ -150,6 +150,10 @@ def frontier_report(
     return FrontierReport(tuple(every), tuple(unavailable), table, plot)
 
 
+def _readings(n: int) -> str:
+    return f"{n} reading" if n == 1 else f"{n} readings"
+
+
 def unread_candidates(
     points: Sequence[Point], page: tuple[int, int], readers: Sequence[str]
 ) -> dict[str, int]:
@@ -267,7 +271,7 @@ def _report_lines(
         "reader's native frontier. `frontier.png` draws the hard-lines rows.",
         "",
         (
-            f"Candidate layouts not yet read here: {sum(unread.values())} readings ("
+            f"Candidate layouts not yet read here: {_readings(sum(unread.values()))} ("
             + ", ".join(f"{r} {n}" for r, n in unread.items())
             + "); `snapshot frontier --stage 5` takes them."
             if (unread := unread_candidates(every, page, CLAIM_READERS))
