@@ -49,3 +49,4 @@ def test_the_candidate_readings_it_says_are_missing_are_the_ones_missing() -> No
         assert int(said.group(1)) == sum(unread.values())
     else:
         assert said is None
+        assert "read there by all five readers" in _section()
