@@ -46,7 +46,7 @@ def measure(shade: str, reader_name: str) -> dict[str, Any]:
     """One full page of held-out corpus text in ``shade``, read whole by ``reader_name``."""
     from snapshot.legibility.frontier import HELD_OUT_SEED, Layout, page_text
     from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
-    from snapshot.page import render
+    from snapshot.rendering.page import render
 
     reader = load_page_reader(reader_name)
     g = Layout(FACE, shade=shade, page=PAGE).geometry()

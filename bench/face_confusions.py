@@ -134,7 +134,7 @@ def _measure(
 ) -> dict[str, Any]:
     """Draw each of ``texts`` as one page of ``g``, hand it whole to the reader, count."""
     from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
-    from snapshot.page import render
+    from snapshot.rendering.page import render
 
     reader = load_page_reader(reader_name)
     chars = errors = hard = exact = boxes_zero = 0

@@ -7,7 +7,7 @@ How many planted faults does the test suite catch? mutmut copies the tree into
 
 All the mutants of the three modules (about 5,100) take hours on two cores, so a
 run mutates a seeded sample: ``--per-module N`` mutants drawn uniformly from each
-module's pool (``snapshot/ladder/``, ``snapshot/billing/``, ``snapshot/decode.py``)
+module's pool (``snapshot/ladder/``, ``snapshot/billing/``, ``snapshot/rendering/decode.py``)
 with ``--seed``. The same seed and source give the same sample.
 
     python bench/mutation.py                       # sample 50 per module, run, report
@@ -53,7 +53,7 @@ CONFIRMED = MUTANTS / "confirmed.json"
 MODULES = {
     "snapshot/ladder/": "snapshot.ladder.",
     "snapshot/billing/": "snapshot.billing.",
-    "snapshot/decode.py": "snapshot.decode.",
+    "snapshot/rendering/decode.py": "snapshot.rendering.decode.",
 }
 # mutmut's exit codes (mutmut/stats.py), folded into the report's columns.
 OUTCOME = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests"}

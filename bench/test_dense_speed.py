@@ -62,17 +62,17 @@ _CHILD = """
 import dataclasses, hashlib, io, json, os, statistics, sys, time
 import numpy as np
 from PIL import Image
-import snapshot.page
-from snapshot import raster
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import iter_pages
+import snapshot.rendering.page
+from snapshot.rendering import raster
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import iter_pages
 from snapshot.profiles.dense import dense_geometry
 path, workers, rounds, layouts = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 text = open(path, encoding="utf-8").read()
 default = Geometry.fit(load_font("snap5x8"), 1568, 728)
 dense = dense_geometry(default)
-package_png = getattr(snapshot.page, "gray_png", None)  # None: a tree from before it
+package_png = getattr(snapshot.rendering.page, "gray_png", None)  # None: a tree from before it
 
 def isal0_png(scanlines, geometry):
     return package_png(scanlines, geometry, level=0)
@@ -89,7 +89,7 @@ def layout(name):
 
 def pages(g, encoder):
     if package_png is not None:  # what Page.png() calls for a gray page
-        snapshot.page.gray_png = encoder or package_png
+        snapshot.rendering.page.gray_png = encoder or package_png
     return iter_pages(text, g, workers=workers, encode=True)
 
 geoms = {name: layout(name) for name in layouts.split(",")}
@@ -235,11 +235,11 @@ def test_gray_encodings(benchmark: Any) -> None:
 
     from isal import isal_zlib
 
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import iter_pages
     from snapshot.profiles.dense import dense_geometry
-    from snapshot.raster import _stored, gray_scanlines
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import iter_pages
+    from snapshot.rendering.raster import _stored, gray_scanlines
 
     text = _input().read_text(encoding="utf-8")
     g = dense_geometry(Geometry.fit(load_font("snap5x8"), 1568, 728))

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from conftest import page_text, record
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import Page, render
-from snapshot.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import Page, render
+from snapshot.rendering.raster import rasterize, rasterize_gray, to_png, to_png_gray, unpack
 
 
 @pytest.fixture(scope="module")

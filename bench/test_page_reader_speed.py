@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from conftest import page_text, record
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader, page_reader_names
-from snapshot.page import Page, render
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import Page, render
 
 
 @pytest.fixture(scope="module")

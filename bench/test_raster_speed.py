@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 from conftest import page_text, record, shared_text
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import Page, render, render_document
-from snapshot.raster import rasterize, to_png, unpack
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import Page, render, render_document
+from snapshot.rendering.raster import rasterize, to_png, unpack
 
 
 @pytest.fixture(scope="module")

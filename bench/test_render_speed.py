@@ -64,9 +64,9 @@ FIGURES: dict[str, dict[str, Any]] = {}
 
 _LIBRARY = """
 import hashlib, json, sys, time
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import iter_pages
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import iter_pages
 path, profile, workers, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 text = open(path, encoding="utf-8").read()
 g = Geometry.fit(load_font("snap5x8"), 1568, 728)

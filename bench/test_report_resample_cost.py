@@ -17,10 +17,10 @@ import time
 
 import pytest
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
 from snapshot.legibility.hardlines import HELD_OUT_SEED, full_page_rows
-from snapshot.page import render
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import render
 from snapshot.report.page_jitter import RESAMPLED
 from snapshot.report.readability import ReadCache, whole_page_recall
 from snapshot.transcript.model import Conversation, Message, TextBlock

@@ -40,8 +40,8 @@ from typing import Any
 import pytest
 from conftest import ROOT, record, shared_dir
 
-from snapshot.geometry import Geometry
-from snapshot.page import Page
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.page import Page
 from snapshot.transcript.validate.openai_spec import SPEC_ENV, SchemaUnavailable, spec_path
 
 SESSION = (shared_dir() or ROOT.parent / "shared") / (
@@ -63,9 +63,9 @@ def _load() -> float:
 def report_pages() -> list[tuple[Page, Geometry]]:
     if not SESSION.is_file():
         pytest.skip(f"the one-session report's session is absent: {SESSION}")
-    from snapshot.page import render_document
     from snapshot.profiles import profile_for
     from snapshot.profiles.dense import dense_geometry
+    from snapshot.rendering.page import render_document
     from snapshot.report.readability import visible_text
     from snapshot.report.run import DEFAULT_MODELS
     from snapshot.report.sources import path_sources
@@ -88,8 +88,8 @@ def report_pages() -> list[tuple[Page, Geometry]]:
 def test_round_trip(
     benchmark: Any, report_pages: list[tuple[Page, Geometry]], decoder: str
 ) -> None:
-    from snapshot.decode import read
-    from snapshot.decode_exact import round_trip
+    from snapshot.rendering.decode import read
+    from snapshot.rendering.decode_exact import round_trip
 
     def searching() -> list[str]:
         return [read(p.pixels, g.font, geometry=g) for p, g in report_pages]

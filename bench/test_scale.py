@@ -3,12 +3,12 @@
 Side by side in one run (ratios print at the end, see conftest.py):
 
 - ``throughput[...]``: text → PNG bytes for ``b_1m.txt`` through
-  :func:`snapshot.page.iter_pages` on 1 and 2 threads, with the default page
+  :func:`snapshot.rendering.page.iter_pages` on 1 and 2 threads, with the default page
   and the dense layout (snap5x9 gray), against the obvious alternative, a
   process pool doing the rasterizing and PNG encoding (``processes2``: cells
   pickled out, PNG bytes pickled back);
 - ``render[...]``: ``snapshot render`` end to end, text file to page files on
-  disk, on 1 and 2 workers: in this process (:func:`snapshot.render_files.render_files`)
+  disk, on 1 and 2 workers: in this process (:func:`snapshot.cli.render_files.render_files`)
   and as the command in a fresh interpreter (start-up and imports included;
   its own peak RSS), for 1 M and 10 M characters;
 - ``peak_rss[...]``: ``snapshot render`` of 1 M, 10 M and 100 M characters in a
@@ -35,10 +35,10 @@ from typing import Any
 import pytest
 from conftest import PEAK_RSS, ROOT, peak_child, record, shared_dir, shared_text
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import iter_pages
-from snapshot.raster import rasterize, to_png
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import iter_pages
+from snapshot.rendering.raster import rasterize, to_png
 
 #: name -> extra figures for the ratio report (chars, pages, rss, cpu)
 FIGURES: dict[str, dict[str, float]] = {}
@@ -152,7 +152,7 @@ def test_render(
     Size ``0`` (an empty file, no pages) is what the command costs before any
     text: interpreter start-up and imports.
     """
-    from snapshot.render_files import render_files
+    from snapshot.cli.render_files import render_files
 
     src = big_inputs[size]
     out = tmp_path_factory.mktemp(f"render_{where}{workers}_{size}")
@@ -220,9 +220,9 @@ if sys.argv[1] == "stream":
     from snapshot.cli import main
     code = main(["render", sys.argv[2], "--out", sys.argv[3], "--json"])
 else:  # every page held until the end: the renderer before streaming
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import render_document
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render_document
     text = Path(sys.argv[2]).read_text(encoding="utf-8")
     pages = render_document(text, Geometry.fit(load_font("snap5x8"), 1568, 728)).pages
     pngs = [p.png() for p in pages]

@@ -13,7 +13,7 @@ class SnapshotError(Exception):
 
     Catch it to handle every error a user can cause, whatever its kind:
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> try:
     ...     load_font("no-such-font")
     ... except SnapshotError as exc:

@@ -12,7 +12,7 @@ os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
 @pytest.fixture(scope="session")
 def dense():  # type: ignore[no-untyped-def]
     """The project's dense font (snap5x8)."""
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     return load_font("snap5x8")
 
@@ -20,13 +20,13 @@ def dense():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def medium():  # type: ignore[no-untyped-def]
     """The project's medium font (snap8x16)."""
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     return load_font("snap8x16")
 
 
 def _system_font(name: str):  # type: ignore[no-untyped-def]
-    from snapshot.glyphs import available_fonts, load_font
+    from snapshot.rendering.glyphs import available_fonts, load_font
 
     if name not in available_fonts():
         pytest.skip(f"system font {name} is not installed (apt: xfonts-base / fonts-spleen)")

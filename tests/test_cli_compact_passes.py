@@ -124,7 +124,7 @@ def test_compact_to_a_share_of_the_context_window(
 
 
 def test_compact_takes_a_profile_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from snapshot.decode import read_page_file
+    from snapshot.rendering.decode import read_page_file
 
     profile = tmp_path / "tuned.toml"
     profile.write_text(f'model = "{MODEL}"\nfont = "snap5x8"\n', encoding="utf-8")

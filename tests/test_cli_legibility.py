@@ -60,9 +60,9 @@ def test_unknown_model_and_bad_values(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def _page_png(tmp_path: Path, font: str = "misc-5x8") -> Path:
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render
 
     g = Geometry(load_font(font), cols=40, rows=6, flow=False)
     page = render("sha 9bd658382e55b53a\nreq_q2mZ0BM1cS8\nx = {'a': [1, 2]}", g)[0]
@@ -106,7 +106,7 @@ def _bomb_png() -> bytes:
 def test_bad_pages_give_clear_errors(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from snapshot.decode import load_png
+    from snapshot.rendering.decode import load_png
 
     good = _page_png(tmp_path)
     path = tmp_path / f"{case}.png"

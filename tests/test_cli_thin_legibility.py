@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from one_library_call import assert_one_library_call, module_level_library_imports
 
-from snapshot.api_keys import redact_value
 from snapshot.cli import legibility as cli_legibility
 from snapshot.cli import probe as cli_probe
 from snapshot.errors import InputError, SnapshotError
@@ -32,6 +31,7 @@ from snapshot.legibility import (
     resample,
     tune,
 )
+from snapshot.providers.keys import redact_value
 from snapshot.report import needle_probe
 
 # (module, command function) -> the one library function its body calls

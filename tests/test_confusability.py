@@ -20,7 +20,7 @@ from snapshot.legibility.confusability import (
 
 
 def _font(name: str):  # type: ignore[no-untyped-def]
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     try:
         return load_font(name)

@@ -11,13 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from snapshot.decode import decodable_chars, load_png, read
 from snapshot.errors import ImageError
-from snapshot.geometry import Geometry, default_geometry
-from snapshot.glyphs import load_font
-from snapshot.page import render, render_document
-from snapshot.raster import to_png
-from snapshot.text import normalize
+from snapshot.rendering.decode import decodable_chars, load_png, read
+from snapshot.rendering.geometry import Geometry, default_geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import render, render_document
+from snapshot.rendering.raster import to_png
+from snapshot.rendering.text import normalize
 
 CODE = (
     'def parse(line: str) -> dict[str, int]:\n    """Split "k=v;k2=v2" into a dict."""\n'
@@ -51,7 +51,7 @@ def test_medium_font_reads_back(medium) -> None:  # type: ignore[no-untyped-def]
 
 
 def _alphabet() -> str:
-    from snapshot.glyphs import load_font as lf
+    from snapshot.rendering.glyphs import load_font as lf
 
     return decodable_chars(lf("snap5x8"))
 
@@ -216,7 +216,7 @@ def test_header_configures_gaps_and_padding(
 
 
 def test_matching_shortcuts_never_change_the_answer(dense) -> None:  # type: ignore[no-untyped-def]
-    from snapshot.decode import _as_ink, _cells, _match, _templates
+    from snapshot.rendering.decode import _as_ink, _cells, _match, _templates
 
     page = render(CODE * 6, Geometry(dense, cols=80, rows=12))[0]
     rng = np.random.default_rng(7)

@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snapshot.decode import read
-from snapshot.decode_exact import read_exact, round_trip
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import Rendering, render_document
 from snapshot.profiles import profile_for
+from snapshot.rendering.decode import read
+from snapshot.rendering.decode_exact import read_exact, round_trip
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import Rendering, render_document
 
 SESSION = Path(
     "/work/shared/corpus/claude_code_log_real/-Users-dain-workspace-danieldemmel-me-next/"

@@ -14,12 +14,12 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from snapshot.decode import _as_ink, _bit_keys, geometry_from_header, read, read_page_file
 from snapshot.errors import ImageError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import render
-from snapshot.text import header_text, normalize, parse_header
+from snapshot.rendering.decode import _as_ink, _bit_keys, geometry_from_header, read, read_page_file
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import render
+from snapshot.rendering.text import header_text, normalize, parse_header
 
 
 def _page(paper: int, ink: int) -> np.ndarray:
@@ -145,7 +145,7 @@ def test_a_cell_darker_than_any_glyph_is_read_without_a_crash() -> None:
 
 
 def test_a_header_at_the_corner_with_a_column_gap_is_found() -> None:
-    from snapshot.decode import find_header
+    from snapshot.rendering.decode import find_header
 
     font = load_font("snap5x8")
     g = Geometry(font, cols=40, rows=3, padding=0, col_gap=2)
@@ -157,7 +157,7 @@ def test_a_header_at_the_corner_with_a_column_gap_is_found() -> None:
 
 
 def test_a_strip_too_short_for_a_header_has_none() -> None:
-    from snapshot.decode import find_header
+    from snapshot.rendering.decode import find_header
 
     font = load_font("snap5x8")
     strip = np.zeros((font.cell[1] + 2, 200), np.float32)

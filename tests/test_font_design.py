@@ -343,9 +343,9 @@ def test_the_old_dense_faces_draw_the_pixels_they_drew(name: str) -> None:
     are pinned."""
     import hashlib
 
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render
 
     text = "int main() { return a/b \\ c; }  // S5 vw O0 l1 x× {}|"
     g = Geometry.fit(load_font(name), 400, 60, shade="gray")

@@ -29,8 +29,8 @@ from snapshot.legibility.frontier_plot import plot_frontier
 from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED, full_page_rows
 from snapshot.legibility.page_readers import ReaderInfo, ReaderUnavailable, load_page_reader
 from snapshot.legibility.tune import Billing, page_profile_document, tune_pages
-from snapshot.page import render
 from snapshot.profiles import load_profiles
+from snapshot.rendering.page import render
 
 
 def _point(font: str, kpx: float, acc: float, *, reader: str = "r", scale: float = 1.0,
@@ -117,7 +117,7 @@ class KnownPagesReader:
     def read_page(self, pixels: np.ndarray) -> str:
         from snapshot.legibility.resample import resample
         from snapshot.legibility.stroke import embolden
-        from snapshot.page import render
+        from snapshot.rendering.page import render
 
         for lay in self.layouts:
             g = lay.geometry()
@@ -424,9 +424,9 @@ def test_a_goal_outside_zero_to_one_is_refused_where_it_is_made() -> None:
 def test_a_layouts_density_from_its_cell_alone_equals_its_geometrys() -> None:
     """``Layout.chars_per_kpx`` reads the face's metrics instead of drawing the font: the
     same number as the drawn font's geometry for every layout the committed points hold."""
-    from snapshot.glyphs import font_cell, load_font
     from snapshot.legibility.frontier import PointCache
     from snapshot.legibility.weakest import committed_points
+    from snapshot.rendering.glyphs import font_cell, load_font
 
     layouts = {p.layout for p in PointCache(committed_points()).points()}
     assert len({(lay.font, lay.size) for lay in layouts}) >= 3

@@ -14,7 +14,7 @@ from snapshot.legibility.resample import NATIVE, Preprocess, Seen
 
 
 def _font(name: str = "misc-5x8"):  # type: ignore[no-untyped-def]
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     return load_font(name)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from snapshot import glyphs
 from snapshot.errors import UnknownFontError
-from snapshot.glyphs import (
+from snapshot.rendering import glyphs
+from snapshot.rendering.glyphs import (
     CONTINUE,
     CONTINUE_MARK,
     KEPT,
@@ -215,7 +215,7 @@ def test_dejavu_is_found_without_importing_matplotlib() -> None:
 
     code = (
         "import json, sys\n"
-        "from snapshot.glyphs import _matplotlib_font, available_fonts\n"
+        "from snapshot.rendering.glyphs import _matplotlib_font, available_fonts\n"
         "fonts = available_fonts()\n"
         "print(json.dumps([str(_matplotlib_font('DejaVuSans.ttf')), "
         "'dejavu-sans-mono' in fonts, 'matplotlib' in sys.modules]))\n"

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from snapshot.decode import load_png, read
-from snapshot.decode_exact import round_trip
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font, soften
-from snapshot.page import iter_pages, render
-from snapshot.raster import (
+from snapshot.rendering.decode import load_png, read
+from snapshot.rendering.decode_exact import round_trip
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font, soften
+from snapshot.rendering.page import iter_pages, render
+from snapshot.rendering.raster import (
     STORED,
     gray_coverage,
     gray_png,
@@ -234,7 +234,7 @@ def test_gray_scanlines_leave_filter_bytes_and_bits_past_the_edge_zero() -> None
     [("gray", ()), ("gray4", (("ink", "white-on-black"),)), ("gray16", (("col_gap", 2),))],
 )
 def test_gray_page_ink_is_the_one_bit_drawings_without_drawing_it(shade: str, kw: tuple) -> None:  # type: ignore[type-arg]
-    from snapshot.raster import count_ones
+    from snapshot.rendering.raster import count_ones
 
     g = Geometry.fit(load_font("snap5x9v2"), 400, 200, padding=0, shade=shade, **dict(kw))
     for page in render(TEXT, g):

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from snapshot.decode import read
 from snapshot.errors import ImageError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import render
+from snapshot.rendering.decode import read
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import render
 
 
 @pytest.mark.parametrize("ink", ["black-on-white", "white-on-black"])

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from snapshot import cli
-from snapshot.raster import to_png
+from snapshot.rendering.raster import to_png
 from snapshot.transcript.images import ImageRefused, image_roots, read_image
 from snapshot.transcript.model import ImageBlock, TextBlock, linear
 from snapshot.transcript.store import Store

@@ -174,7 +174,7 @@ def test_a_dropped_image_leads_back_to_its_bytes() -> None:
     import numpy as np
 
     from snapshot.ladder.images import drop_images
-    from snapshot.raster import to_png
+    from snapshot.rendering.raster import to_png
     from snapshot.transcript.model import ImageBlock
 
     png = to_png(np.zeros((3, 4), np.uint8), (4, 3))

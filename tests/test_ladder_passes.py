@@ -19,14 +19,14 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from ladder_helpers import REPRO, agent_run, needs_repro
 
-from snapshot.decode import load_png, read
 from snapshot.ladder.compact import CompactOptions, compact
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, Rejection, recover, run_ladder
 from snapshot.ladder.provider import SimulatedProvider
 from snapshot.ladder.serialize import serialize_message
 from snapshot.ladder.sheets import SheetOptions, is_snapshot, segments_of
 from snapshot.ladder.target import Target, target_for
-from snapshot.text import normalize
+from snapshot.rendering.decode import load_png, read
+from snapshot.rendering.text import normalize
 from snapshot.transcript.model import (
     Conversation,
     Message,

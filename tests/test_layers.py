@@ -8,7 +8,7 @@ a dependency), and so does ``importlib.import_module("snapshot....")``:
   :mod:`snapshot.ladder.corpus_check`;
 - the ladder (``snapshot/ladder/``) imports nothing of the legibility lab: its dense
   layout comes from :mod:`snapshot.profiles.dense`, its live summary's key guard from
-  :mod:`snapshot.api_keys`.
+  :mod:`snapshot.providers.keys`.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ SNAP5X8_FLOOR = 0.93
 
 @functools.cache  # each font's sample is read once per test session
 def _read_sample(font_name: str) -> Measurement:
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     font = load_font(font_name)
     return measure(

@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider, loopback_only
 
-from snapshot import api_keys
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility import live, probes, records
 from snapshot.legibility.probes import Question, score_answer
+from snapshot.providers import keys as api_keys
 
 # Key-shaped fakes: long enough that redaction by value applies, and shaped
 # like the real thing so the pattern redaction is exercised too.
@@ -649,8 +649,8 @@ def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:
 def test_build_page_draws_every_planted_value_on_one_page(page: probes.ProbePage) -> None:
     import hashlib
 
-    from snapshot.decode import load_png, read
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.decode import load_png, read
+    from snapshot.rendering.glyphs import load_font
 
     assert page.png.startswith(b"\x89PNG")
     assert page.sha256 == hashlib.sha256(page.png).hexdigest()
@@ -872,8 +872,8 @@ def test_cli_needle_battery_is_the_default_and_writes_a_record(
 ) -> None:
     """`snapshot probe --model M`: the report's pages, transcribed, needles counted."""
     need_sdk("anthropic")
-    from snapshot.decode import load_png, read
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.decode import load_png, read
+    from snapshot.rendering.glyphs import load_font
 
     def transcribe(rec: Any) -> str:
         return str(read(load_png(rec.png), load_font("snap8x16")))
@@ -916,9 +916,9 @@ def _decoder_transcribes(font_name: str) -> Any:
 
     Everything is imported and loaded here, before the server thread needs it.
     """
-    from snapshot.decode import load_png
-    from snapshot.decode import read as decode
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.decode import load_png
+    from snapshot.rendering.decode import read as decode
+    from snapshot.rendering.glyphs import load_font
 
     font = load_font(font_name)
 
@@ -933,8 +933,8 @@ def _decoder_transcribes(font_name: str) -> Any:
 def test_line_reader_sends_the_whole_page_once_and_maps_rows_to_lines(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from snapshot.glyphs import load_font
     from snapshot.legibility.readers import line_geometry, measure
+    from snapshot.rendering.glyphs import load_font
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
     lines = ["def f(x): return x + 1", "id 9f8e7d6c2b1a", "ValueError: bad input"]
@@ -952,8 +952,8 @@ def test_line_reader_sends_the_whole_page_once_and_maps_rows_to_lines(
 def test_line_reader_keeps_rows_aligned_when_the_model_adds_a_closing_remark(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from snapshot.glyphs import load_font
     from snapshot.legibility.readers import line_geometry, measure
+    from snapshot.rendering.glyphs import load_font
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEYS["anthropic"])
     lines = ["def f(x): return x + 1", "id 9f8e7d6c2b1a", "ValueError: bad input"]

@@ -42,8 +42,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _transcribe(rec: Recorded) -> str:
     """A perfect reader: the project's decoder on the PNG the fake received."""
-    from snapshot.decode import load_png, read
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.decode import load_png, read
+    from snapshot.rendering.glyphs import load_font
 
     assert rec.png is not None
     return read(load_png(rec.png), load_font("snap8x16"))

@@ -3,7 +3,7 @@ from __future__ import annotations
 from snapshot.ladder.needles import candidates, draw_needles, recall, recall_by_kind
 
 SPAN = """[tool result #abc]
-commit 3f9a2c7e1b touched src/snapshot/raster.py and tests/test_raster.py
+commit 3f9a2c7e1b touched src/snapshot/rendering/raster.py and tests/test_raster.py
 Traceback (most recent call last):
 KeyError: 'pageCount'
 total 48213 bytes in 1523 files; getUserName returned HTTPServer
@@ -13,7 +13,7 @@ total 48213 bytes in 1523 files; getUserName returned HTTPServer
 def test_candidates_cover_every_kind() -> None:
     found = candidates(SPAN)
     assert "3f9a2c7e1b" in found["hex"]
-    assert "src/snapshot/raster.py" in found["path"]
+    assert "src/snapshot/rendering/raster.py" in found["path"]
     assert "48213" in found["number"]
     assert any("KeyError" in e for e in found["error"])
     assert "getUserName" in found["name"] and "HTTPServer" in found["name"]
@@ -45,7 +45,7 @@ from snapshot.ladder.needles import CLASSES, found, sample_needles, spans_by_cla
 from snapshot.legibility.metrics import wilson_interval  # noqa: E402
 
 SOURCE = """$ git log -1
-commit 3f9a2c7e1b0d touched src/snapshot/raster.py and tests/test_raster.py
+commit 3f9a2c7e1b0d touched src/snapshot/rendering/raster.py and tests/test_raster.py
 request id 3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c took 1523 ms (limit=60000)
 Traceback (most recent call last):
 ValueError: page_count must be positive, got -3
@@ -59,7 +59,7 @@ def test_every_class_is_sampled_from_the_source() -> None:
     assert set(spans) == set(CLASSES)
     assert "3f9a2c7e1b0d" in spans["hex"]
     assert spans["uuid"] == ["3f2a9c1e-8b7d-4e6f-a5c4-1d2e3f4a5b6c"]
-    assert {"src/snapshot/raster.py", "tests/test_raster.py"} <= set(spans["path"])
+    assert {"src/snapshot/rendering/raster.py", "tests/test_raster.py"} <= set(spans["path"])
     assert {"1523", "60000"} <= set(spans["number"])
     assert "ValueError: page_count must be positive, got -3" in spans["error"]
     assert {"getUserName", "HTTP_SERVER_ERROR", "user.profile_id"} <= set(spans["identifier"])

@@ -11,9 +11,9 @@ import numpy as np
 from PIL import Image
 
 import snapshot
-from snapshot.geometry import Geometry, default_geometry
-from snapshot.page import Page, render, render_document
-from snapshot.text import normalize
+from snapshot.rendering.geometry import Geometry, default_geometry
+from snapshot.rendering.page import Page, render, render_document
+from snapshot.rendering.text import normalize
 
 SAMPLE = '$ ls -la\ntotal 8\n{"ok": true, "n": 3}\ndef f(x):\n    return x  # ő ű Ж λ\n' * 40
 

@@ -34,9 +34,9 @@ LINES = [
 
 def _page(font_name: str = "snap8x16") -> tuple[np.ndarray, str]:
     """A full small page (every row filled) and the text it shows, header included."""
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render
 
     font = load_font(font_name)
     g = Geometry(font, cols=48, rows=len(LINES) + 1, flow=False)

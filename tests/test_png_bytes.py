@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import iter_pages
-from snapshot.raster import _deflate, _scanlines, gray_png, gray_scanlines
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import iter_pages
+from snapshot.rendering.raster import _deflate, _scanlines, gray_png, gray_scanlines
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -17,9 +17,9 @@ from snapshot.billing.schemes import (
     Scheme,
 )
 from snapshot.errors import BudgetError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
 from snapshot.profiles import Limits, all_profiles, png_bytes_bound, profile_for, solve_page
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
 
 VISION = [p for p in all_profiles() if p.vision]
 
@@ -169,7 +169,7 @@ def test_png_bound_holds_for_the_real_encoder_on_any_page(
 
     import numpy as np
 
-    from snapshot.raster import to_png
+    from snapshot.rendering.raster import to_png
 
     rng = np.random.default_rng(seed)
     pixels = np.where(rng.random((h, w)) < ink, 0, 255).astype(np.uint8)
@@ -184,9 +184,9 @@ def test_gray_noise_page_fits_its_shade_bound_and_not_the_one_bit_bound(shade: s
 
     import numpy as np
 
-    from snapshot.geometry import GRAY_BITS, Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.raster import gray_png
+    from snapshot.rendering.geometry import GRAY_BITS, Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.raster import gray_png
 
     font = load_font("snap5x9v2")
     g = Geometry(font, cols=80, rows=20, header=False, shade=shade)

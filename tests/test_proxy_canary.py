@@ -283,7 +283,7 @@ def test_the_region_is_a_band_of_the_page_and_its_source_text() -> None:
     from PIL import Image
 
     from snapshot.ladder.target import target_for
-    from snapshot.page import render_document
+    from snapshot.rendering.page import render_document
 
     geometry = target_for(CLAUDE).geometry
     assert geometry is not None

@@ -60,7 +60,7 @@ def _result(turn: int) -> str:
 
 
 def _page_texts(body: dict[str, Any], tmp: Path) -> list[str]:
-    from snapshot.decode import read_page_file
+    from snapshot.rendering.decode import read_page_file
 
     texts = []
     for m in body["messages"]:

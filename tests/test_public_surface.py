@@ -29,9 +29,9 @@ PUBLIC = [
 @pytest.mark.parametrize(
     "first",
     [
-        "snapshot.decode",
-        "snapshot.page",
-        "snapshot.glyphs",
+        "snapshot.rendering.decode",
+        "snapshot.rendering.page",
+        "snapshot.rendering.glyphs",
         "snapshot.profiles",
         "snapshot.legibility.readers",
     ],

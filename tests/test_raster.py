@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.raster import pack, rasterize, to_png, unpack
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.raster import pack, rasterize, to_png, unpack
 
 
 def reference(grid: np.ndarray, geometry: Geometry) -> np.ndarray:

@@ -85,7 +85,7 @@ def test_hard_lines_are_seeded_ascii_and_varied() -> None:
 
 
 def _font(name: str = "misc-5x8"):  # type: ignore[no-untyped-def]
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     return load_font(name)
 

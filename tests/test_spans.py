@@ -1,4 +1,4 @@
-"""A text file's flow pages laid out span by span (snapshot.spans) are the pages
+"""A text file's flow pages laid out span by span (snapshot.rendering._spans) are the pages
 the one-stream layout gives: same cells, text, spans, PNG bytes and counts, at 1
 and 2 workers, with spans small enough that pages straddle many of them."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import snapshot.spans as spans
+import snapshot.rendering._spans as spans
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import load_font
-from snapshot.page import PageStream
-from snapshot.text import TextReader, decode_bytes
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import load_font
+from snapshot.rendering.page import PageStream
+from snapshot.rendering.text import TextReader, decode_bytes
 
 BASE = "def f(x):\n    return x + 1  \n# a comment   \nprint(f(41))\n" * 40
 

@@ -700,7 +700,7 @@ def test_the_store_writes_a_spill_message_by_message_and_the_same_bytes(
 ) -> None:
     import numpy as np
 
-    from snapshot.raster import to_png
+    from snapshot.rendering.raster import to_png
     from snapshot.transcript import model
     from snapshot.transcript.encodable import encodable_value
     from snapshot.transcript.store import Store

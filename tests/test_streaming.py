@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snapshot.geometry import Geometry
-from snapshot.glyphs import find_cjk_font, load_font
-from snapshot.text import LayoutStream, layout_document, normalize
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import find_cjk_font, load_font
+from snapshot.rendering.text import LayoutStream, layout_document, normalize
 
 ALPHABET = "ab \n中文\ue000\ue001é\t"
 
@@ -63,7 +63,7 @@ TRICKY = "ab \t\r\n\x1b[]P\\\x07\x00e\u0301\u200bé中 "
 @given(st.text(alphabet=TRICKY, max_size=200), st.lists(st.integers(0, 200), max_size=10))
 @settings(max_examples=400, deadline=None)
 def test_normalizing_in_pieces_equals_normalizing_at_once(text: str, points: list[int]) -> None:
-    from snapshot.text import NormalizeStream
+    from snapshot.rendering.text import NormalizeStream
 
     stream = NormalizeStream(_cuts(text, points), piece=3)
     whole = normalize(text)
@@ -79,7 +79,7 @@ def _doc_text() -> str:
 
 @pytest.mark.parametrize("flow", [True, False])
 def test_pages_are_identical_whatever_the_worker_count(flow: bool) -> None:
-    from snapshot.page import iter_pages
+    from snapshot.rendering.page import iter_pages
 
     g = Geometry(load_font("snap5x8"), cols=120, rows=40, flow=flow)
     text = _doc_text()
@@ -95,8 +95,8 @@ def test_two_pages_encode_at_the_same_time(monkeypatch) -> None:  # type: ignore
     keeps a second worker thread out of the encoder while the first is in it."""
     import threading
 
-    import snapshot.page as page_mod
-    from snapshot.page import iter_pages
+    import snapshot.rendering.page as page_mod
+    from snapshot.rendering.page import iter_pages
 
     g = Geometry(load_font("snap5x8"), cols=40, rows=5)
     first, second = list(iter_pages("x" * 400, g))[:2]
@@ -116,8 +116,8 @@ def test_two_pages_encode_at_the_same_time(monkeypatch) -> None:  # type: ignore
 
 
 def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import snapshot.page as page_mod
-    from snapshot.page import iter_pages, render_document
+    import snapshot.rendering.page as page_mod
+    from snapshot.rendering.page import iter_pages, render_document
 
     g = Geometry(load_font("snap5x8"), cols=100, rows=30)
     text = _doc_text()
@@ -144,9 +144,9 @@ def test_a_generator_of_chunks_is_never_held_whole(monkeypatch) -> None:  # type
 
 
 def test_a_file_is_read_once_and_pages_past_the_budget_are_spooled(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import snapshot.page as page_mod
-    from snapshot.page import iter_pages, render_document
-    from snapshot.text import TextReader
+    import snapshot.rendering.page as page_mod
+    from snapshot.rendering.page import iter_pages, render_document
+    from snapshot.rendering.text import TextReader
 
     src = tmp_path / "in.txt"
     src.write_text(_doc_text() + "\u4e2d\u6587 \u0151" * 50, encoding="utf-8")
@@ -173,8 +173,8 @@ def test_a_file_is_read_once_and_pages_past_the_budget_are_spooled(tmp_path, mon
 
 @pytest.mark.parametrize("high", [3, 255, 256, 65_535, 65_536, 1 << 30])
 def test_the_cell_spool_gives_back_every_grid_and_text(high: int) -> None:
-    from snapshot.page import _CellSpool
-    from snapshot.text import PageCells
+    from snapshot.rendering.page import _CellSpool
+    from snapshot.rendering.text import PageCells
 
     spool = _CellSpool()
     grids = [np.array([[0, high], [1, 2]], np.int32), np.zeros((0, 4), np.int32)]

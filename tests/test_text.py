@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import CONTINUE, KEPT, NEWLINE, REPLACEMENT, SPACE, find_cjk_font
-from snapshot.text import (
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import CONTINUE, KEPT, NEWLINE, REPLACEMENT, SPACE, find_cjk_font
+from snapshot.rendering.text import (
     decode_bytes,
     header_text,
     layout,
@@ -241,7 +241,7 @@ def test_wide_glyphs_never_straddle_a_row_end(dense, flow: bool) -> None:  # typ
 @given(st.text(alphabet="ab \nxyzé中\ue000", max_size=80), st.integers(3, 9), st.booleans())
 @settings(max_examples=150, deadline=None)
 def test_spans_cover_the_normalized_text(text: str, cols: int, flow: bool) -> None:
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     font = load_font("snap5x8")
     g = Geometry(font, cols=cols, rows=4, flow=flow)
@@ -299,7 +299,7 @@ def _reference_flow(
 )
 @settings(max_examples=200, deadline=None)
 def test_flow_layout_matches_the_reference(text: str, cols: int, rows: int, keep: bool) -> None:
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     font = load_font("snap5x8")
     g = Geometry(font, cols=cols, rows=rows)

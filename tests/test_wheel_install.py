@@ -101,7 +101,7 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
 
     where = run(
         "-c",
-        "import snapshot, snapshot.glyphs as g; "
+        "import snapshot, snapshot.rendering.glyphs as g; "
         "print(snapshot.__file__); print(g.available_fonts()['snap5x8'])",
     ).split()
     assert all(Path(p).is_relative_to(venv) for p in where), where

@@ -79,7 +79,7 @@ class UsageRecord:
         return self.timestamp[:10]
 
     def to_json(self, secrets: tuple[str, ...] = ()) -> str:
-        from snapshot.api_keys import redact
+        from snapshot.providers.keys import redact
 
         doc = {**asdict(self), "date": self.date, "page": list(self.page)}
         return redact(json.dumps(doc, indent=1, ensure_ascii=False), secrets)
@@ -166,8 +166,8 @@ def run_usage_probe(
 
 def probe_usage_and_save(model: str, out: str | Path, **kw: Any) -> Any:
     """Run :func:`run_usage_probe` and save the record in ``out`` (a new dated file)."""
-    from snapshot.api_keys import env_secrets
     from snapshot.legibility import records
+    from snapshot.providers.keys import env_secrets
 
     record = run_usage_probe(model, **kw)
     secrets = (*((kw["api_key"],) if kw.get("api_key") else ()), *env_secrets())

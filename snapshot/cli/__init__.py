@@ -146,7 +146,7 @@ def error_line(exc: BaseException, subject: str | None = None) -> str:
 
 
 def _redacted(text: str) -> str:
-    from snapshot.api_keys import redact
+    from snapshot.providers.keys import redact
 
     secrets = [v for k, v in os.environ.items() if k.endswith(("_API_KEY", "_TOKEN")) and v]
     return redact(text, secrets)

@@ -402,7 +402,7 @@ def _print_page(page: str, result: dict[str, Any]) -> None:
 
 def _style(text: str) -> tuple[str, int | None, str]:
     """``FONT[@PX][:SHADE]`` as (font, pixel size, shade): gray, gray16, gray4 or 1-bit."""
-    from snapshot.geometry import SHADES
+    from snapshot.rendering.geometry import SHADES
 
     name, _, shade = text.partition(":")
     font, _, px = name.partition("@")

@@ -1,8 +1,8 @@
 """``snapshot render``, ``snapshot read`` and ``snapshot fonts``.
 
 Parsing and printing only: each command is one call, to
-:func:`snapshot.render_files.render_files`, :func:`snapshot.decode.read_page_file`
-or :func:`snapshot.font_survey.font_survey`.
+:func:`snapshot.cli.render_files.render_files`, :func:`snapshot.rendering.decode.read_page_file`
+or :func:`snapshot.rendering.font_survey.font_survey`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from snapshot.cli.argtypes import int_between
 
 if TYPE_CHECKING:
-    from snapshot.render_files import RenderedFiles
+    from snapshot.cli.render_files import RenderedFiles
 
 #: Largest --cols / --rows: far beyond any provider's page, small enough to refuse early.
 MAX_CELLS = 10_000
@@ -120,7 +120,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from snapshot.render_files import render_files
+    from snapshot.cli.render_files import render_files
 
     done = render_files(
         args.file,
@@ -179,7 +179,7 @@ def _print_render(done: RenderedFiles) -> None:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    from snapshot.decode import read_page_file
+    from snapshot.rendering.decode import read_page_file
 
     text = read_page_file(args.page, font=args.font)
     sys.stdout.write(text)
@@ -189,7 +189,7 @@ def run_read(args: argparse.Namespace) -> int:
 
 
 def run_fonts(args: argparse.Namespace) -> int:
-    from snapshot.font_survey import font_survey
+    from snapshot.rendering.font_survey import font_survey
 
     records = font_survey()
     if args.json:

@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from snapshot.geometry import Geometry
 from snapshot.ladder.cut import find_cut, split_oversized
 from snapshot.ladder.needles import candidates
 from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.serialize import ROLE_MARKERS, serialize
 from snapshot.ladder.target import Target
-from snapshot.page import Page, render_document
 from snapshot.profiles.dense import dense_geometry
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.page import Page, render_document
 from snapshot.transcript.model import Conversation, ImageBlock, Message, TextBlock
 
 SNAPSHOT_KIND = "snapshot"

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from snapshot.api_keys import guarded_call, redact_reply
 from snapshot.errors import SnapshotError
 from snapshot.ladder.serialize import serialize
+from snapshot.providers.keys import guarded_call, redact_reply
 from snapshot.transcript.model import Conversation, Message
 
 SummarySource = Literal["model", "corpus", "modelled"]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from snapshot.geometry import Geometry
+from snapshot.rendering.geometry import Geometry
 from snapshot.transcript.model import ImageBlock, Message, block_chars
 
 #: Per-message counts a target keeps before it starts over, and the characters of the

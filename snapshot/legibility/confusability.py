@@ -22,7 +22,7 @@ from snapshot.legibility.metrics import substitutions
 from snapshot.legibility.resample import Filter, resample, resample_to
 
 if TYPE_CHECKING:
-    from snapshot.glyphs import Font
+    from snapshot.rendering.glyphs import Font
 
 # Printable ASCII without the space: what hard lines are made of.
 ASCII_GLYPHS = "".join(c for c in string.printable if c.isprintable() and c != " ")

@@ -33,16 +33,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snapshot.geometry import DEFAULT_PAGE
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.profiles.dense import DENSE_STYLE
 
 # re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
 from snapshot.profiles.dense import dense_geometry as dense_geometry
+from snapshot.rendering.geometry import DEFAULT_PAGE
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
     from snapshot.legibility.page_readers import PageReader
+    from snapshot.rendering.geometry import Geometry
 
 RESAMPLE_FILTER = "bicubic"
 #: The provider resample every layout must survive (the issue's 0.9× bicubic check).
@@ -84,8 +84,8 @@ class Layout:
 
     def geometry(self) -> Geometry:
         """The page geometry (lines mode, header row on), as the renderer would draw it."""
-        from snapshot.geometry import Geometry
-        from snapshot.glyphs import load_font
+        from snapshot.rendering.geometry import Geometry
+        from snapshot.rendering.glyphs import load_font
 
         font = load_font(self.font, pixel_size=self.size)
         return Geometry.fit(
@@ -105,7 +105,7 @@ class Layout:
 
     @property
     def cell(self) -> tuple[int, int]:
-        from snapshot.glyphs import font_cell
+        from snapshot.rendering.glyphs import font_cell
 
         return font_cell(self.font, pixel_size=self.size)
 
@@ -292,7 +292,7 @@ def measure(
     from snapshot.legibility.page_readers import page_expected_text, score_page
     from snapshot.legibility.resample import resample
     from snapshot.legibility.stroke import embolden
-    from snapshot.page import render
+    from snapshot.rendering.page import render
 
     g = layout.geometry()
     chars = errors = hard = exact = 0

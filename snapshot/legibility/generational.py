@@ -23,7 +23,7 @@ from snapshot.legibility.readers import PageLayout, Reader, render_lines
 from snapshot.legibility.resample import Preprocess
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
 
 @dataclass(frozen=True)

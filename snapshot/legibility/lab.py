@@ -221,10 +221,10 @@ def measure_page(
     """
     import numpy as np
 
-    from snapshot.decode import find_header, geometry_from_header, load_png
-    from snapshot.decode import read as decode
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
+    from snapshot.rendering.decode import find_header, geometry_from_header, load_png
+    from snapshot.rendering.decode import read as decode
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render
 
     readers = ("oracle", "ocr") if readers is None else readers
     scales = scales or (1.0,)

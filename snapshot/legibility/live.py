@@ -32,12 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from snapshot.api_keys import KEY_ENV, redact, redacting_logs
 from snapshot.errors import LiveError, UnknownModelError
 from snapshot.profiles import Profile, fallback_profile, profile_for
+from snapshot.providers.keys import KEY_ENV, redact, redacting_logs
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
 Provider = Literal["anthropic", "openai", "gemini"]
 Api = Literal["messages", "chat", "responses", "generate_content"]
@@ -117,8 +117,8 @@ class ProbeTarget:
         """The page geometry to draw the probe with (the profile's, when known)."""
         if self.source is not None:
             return self.source.geometry()
-        from snapshot.geometry import Geometry
-        from snapshot.glyphs import load_font
+        from snapshot.rendering.geometry import Geometry
+        from snapshot.rendering.glyphs import load_font
 
         return Geometry.fit(load_font(self.font), *self.page_size, padding=self.padding)
 
@@ -491,7 +491,7 @@ def reply_rows(text: str, rows: int) -> list[str]:
     >>> reply_rows("```\\nab\\n```", 2)
     ['ab']
     """
-    from snapshot.text import parse_header
+    from snapshot.rendering.text import parse_header
 
     lines = [ln for ln in text.split("\n") if not ln.startswith("```")]
     while lines and parse_header(lines[0].strip()) is not None:
@@ -530,7 +530,7 @@ class LineReader:
 
         import numpy as np
 
-        from snapshot.raster import to_png_gray
+        from snapshot.rendering.raster import to_png_gray
 
         pixels = np.clip(np.rint(np.asarray(seen.pixels, dtype=np.float64)), 0, 255)
         png = to_png_gray(pixels.astype(np.uint8))

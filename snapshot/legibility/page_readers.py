@@ -677,7 +677,7 @@ def hard_tokens(text: str) -> list[str]:
 
 
 def page_expected_text(page: Any) -> str:
-    """What a :class:`snapshot.page.Page` shows, as :func:`score_page` expects it.
+    """What a :class:`snapshot.rendering.page.Page` shows, as :func:`score_page` expects it.
 
     The header row first (when the page has one), then each text row. In flow
     mode a row may hold line-break marker cells; they are drawn glyphs, not

@@ -47,7 +47,7 @@ from snapshot.legibility.records import (
 )
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
 BATTERY = "agent-history/1"
 
@@ -606,9 +606,9 @@ def build_page(
     """
     import hashlib
 
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
-    from snapshot.page import render
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
+    from snapshot.rendering.page import render
 
     if geometry is None:
         geometry = Geometry.fit(load_font(font), *page_size, padding=padding)
@@ -733,7 +733,7 @@ def probe_and_save(
     ...
     snapshot.errors.UnknownModelError: no live provider for model 'no-such-model'; ...
     """
-    from snapshot.api_keys import env_secrets
+    from snapshot.providers.keys import env_secrets
 
     record = run_probe(model, font=font, seed=seed, api=api, base_url=base_url, timeout=timeout)
     secrets = env_secrets()

@@ -47,8 +47,8 @@ from snapshot.legibility.resample import (
 )
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
-    from snapshot.page import Page
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.page import Page
 
 Box = tuple[int, int, int, int]
 READER_NAMES = ("oracle", "ocr", "rapidocr", "tesseract", "live")
@@ -115,7 +115,7 @@ class Reader(Protocol):
 class OracleReader:
     """The font-aware decoder; after a resample, a matcher that knows the filter too.
 
-    At native size the project's decoder (:func:`snapshot.decode.read`) is exact.
+    At native size the project's decoder (:func:`snapshot.rendering.decode.read`) is exact.
     A resampled page no longer matches the crisp templates, so the oracle
     brings it back to the native grid and compares each cell with what each
     glyph of the font looks like at that very cell after the same resample:
@@ -135,7 +135,7 @@ class OracleReader:
 
     def read(self, seen: Seen, layout: PageLayout, rows: Sequence[int]) -> list[str]:
         if seen.scale == (1.0, 1.0):
-            from snapshot.decode_exact import round_trip
+            from snapshot.rendering.decode_exact import round_trip
 
             try:  # the page's own geometry: cells looked up, searched only if that fails
                 text = round_trip(seen.pixels, layout.geometry)
@@ -582,7 +582,7 @@ class Measurement:
 
 def line_geometry(font: Any, lines: Sequence[str], **kw: Any) -> Geometry:
     """A page in lines mode wide enough that no test line wraps."""
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
     cols = max((len(s) for s in lines), default=1)
     rows = kw.pop("rows", min(len(lines), 40) + 1)  # +1: the header row
@@ -591,7 +591,7 @@ def line_geometry(font: Any, lines: Sequence[str], **kw: Any) -> Geometry:
 
 def render_lines(lines: Sequence[str], geometry: Geometry) -> list[tuple[Page, list[str]]]:
     """Render one test line per row; each page comes with the lines it holds."""
-    from snapshot.page import render
+    from snapshot.rendering.page import render
 
     pages = render("\n".join(lines), geometry)
     out: list[tuple[Page, list[str]]] = []

@@ -3,7 +3,7 @@
 A record is what one probe run leaves behind: which model read which page (by
 its sha256), the questions, the answers and their scores. Records are
 committed to ``reports/`` and shared, so every string that came back from a
-provider (an answer, an error message) goes through :func:`snapshot.api_keys.redact`
+provider (an answer, an error message) goes through :func:`snapshot.providers.keys.redact`
 first: a key that leaks into a record leaks into git history.
 """
 
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from snapshot.api_keys import MIN_SECRET_CHARS, redact_value
 from snapshot.errors import InputError
+from snapshot.providers.keys import MIN_SECRET_CHARS, redact_value
 
 SCHEMA = "snapshot.probe/1"
 
@@ -93,7 +93,7 @@ class ProbeRecord:
         return cls(**kw)
 
     def to_json(self, secrets: Iterable[str] = ()) -> str:
-        """The record as JSON, redacted (see :func:`snapshot.api_keys.redact`)."""
+        """The record as JSON, redacted (see :func:`snapshot.providers.keys.redact`)."""
         return json.dumps(redact_value(self.to_dict(), secrets), indent=2, ensure_ascii=False)
 
 

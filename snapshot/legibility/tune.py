@@ -154,7 +154,7 @@ def candidates(
     sizes: Sequence[tuple[int, int]] | None = None,
 ) -> list[Candidate]:
     """Every combination that fits, densest first (ties: fewer tokens, then names)."""
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
     out = []
     for font in fonts:
@@ -189,7 +189,7 @@ def candidates(
 
 def load_fonts(names: Sequence[str]) -> tuple[list[Any], list[str]]:
     """Fonts that load here, and a reason for each that does not."""
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     fonts, skipped = [], []
     for name in names:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,14 @@ DENSE_STYLE = PageStyle("snap5x9v2", shade="gray")
 def dense_geometry(like: Geometry) -> Geometry:
     """:data:`DENSE_STYLE` fitted to the page size, padding, ink, header and flow of ``like``.
 
-    >>> from snapshot.geometry import default_geometry
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.geometry import default_geometry
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = dense_geometry(default_geometry(load_font("snap8x16")))
     >>> g.font.name, g.shade, g.size
     ('snap5x9v2', 'gray', (1568, 728))
     """
-    from snapshot.geometry import Geometry
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.geometry import Geometry
+    from snapshot.rendering.glyphs import load_font
 
     style = DENSE_STYLE
     return Geometry.fit(

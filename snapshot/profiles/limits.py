@@ -58,7 +58,7 @@ def png_bytes_bound(width: int, height: int, bits: int = 1) -> int:
 
     Providers count the base64 form. 1-bit is what ``raster.to_png`` writes; gray pages
     (``raster.gray_png``) take 8 bits a pixel, or 4 / 2 for the ``gray16`` / ``gray4``
-    shades (:data:`snapshot.geometry.GRAY_BITS`), so a byte budget that fits a 1-bit page
+    shades (:data:`snapshot.rendering.geometry.GRAY_BITS`), so a byte budget that fits a 1-bit page
     can be 8× short for a gray one.
 
     >>> png_bytes_bound(1568, 728)

@@ -5,7 +5,7 @@ alias or gateway route), ``--profile`` (a JSON/TOML file overriding or adding
 profiles), ``--fallback`` (the conservative profile for an unknown id) and
 ``--detail`` (OpenAI detail / Gemini 3 media_resolution level). This module
 turns them into a :class:`~snapshot.profiles.profile.Profile`, the records
-``snapshot profiles`` lists, or the page :class:`~snapshot.geometry.Geometry`
+``snapshot profiles`` lists, or the page :class:`~snapshot.rendering.geometry.Geometry`
 ``snapshot render`` draws on; the command line only parses and prints.
 
 >>> resolve_profile("claude-opus-5").canonical
@@ -22,12 +22,12 @@ from typing import Any
 
 from snapshot.billing.uncertain import DEFAULT_EVIDENCE_DIR, load_settled
 from snapshot.errors import InputError
-from snapshot.geometry import DEFAULT_PAGE, Geometry
-from snapshot.glyphs import default_font_name, load_font
 from snapshot.profiles.defaults import lineup
 from snapshot.profiles.overrides import load_profiles
 from snapshot.profiles.profile import Profile
 from snapshot.profiles.resolution import profile_for
+from snapshot.rendering.geometry import DEFAULT_PAGE, Geometry
+from snapshot.rendering.glyphs import default_font_name, load_font
 
 __all__ = ["page_geometry", "profile_records", "resolve_profile", "with_evidence"]
 

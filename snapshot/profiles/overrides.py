@@ -110,7 +110,7 @@ def _profile_from_entry(entry: Mapping[str, Any], where: str) -> Profile:
             raise InputError(f"{where}: 'font_size' must be a pixel size from 4 to 64")
         changes["font_size"] = size
     if "shade" in entry:
-        from snapshot.geometry import SHADES
+        from snapshot.rendering.geometry import SHADES
 
         if entry["shade"] not in SHADES:
             raise InputError(f"{where}: 'shade' must be one of {', '.join(SHADES)}")

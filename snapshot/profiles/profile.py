@@ -24,7 +24,7 @@ from snapshot.profiles.limits import Limits, png_bytes_bound
 from snapshot.profiles.solver import Solution, _grid, solve_page
 
 if TYPE_CHECKING:
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
 _USER = Fact("user profile file", "uncertain", "n/a")
 _NO_LIFECYCLE = Lifecycle()
@@ -114,7 +114,7 @@ class Profile:
         >>> p.png_bits, dataclasses.replace(p, shade="gray").png_bits
         (1, 8)
         """
-        from snapshot.geometry import GRAY_BITS
+        from snapshot.rendering.geometry import GRAY_BITS
 
         return GRAY_BITS.get(self.shade, 1)
 
@@ -140,7 +140,7 @@ class Profile:
             w, h = solved.size
         else:
             w, h = self.page
-        from snapshot.glyphs import load_font
+        from snapshot.rendering.glyphs import load_font
 
         font = load_font(self.font, pixel_size=self.font_size)
         grid = _grid(font, w, h, self.padding, self.col_gap, self.row_gap)
@@ -163,8 +163,8 @@ class Profile:
         >>> p.geometry().size == p.solution().size
         True
         """
-        from snapshot.geometry import Geometry
-        from snapshot.glyphs import load_font
+        from snapshot.rendering.geometry import Geometry
+        from snapshot.rendering.glyphs import load_font
 
         w, h = self.solution().size
         return Geometry.fit(

@@ -181,7 +181,7 @@ def _imaged(
     tier: str,
 ) -> dict[str, Any]:
     """The imaged side of a text quote: pages, their tokens and dollars, and the verdict."""
-    from snapshot.text import layout
+    from snapshot.rendering.text import layout
 
     pages = len(layout(normalized, profile.geometry()))
     sol = profile.solution()
@@ -216,7 +216,7 @@ def quote_text(
     at each end (the page is re-solved for it) and ``verdict_flips`` says whether
     ``imaging_pays`` differs between the ends.
     """
-    from snapshot.text import normalize
+    from snapshot.rendering.text import normalize
 
     counted = count_text_tokens(profile, raw)
     text_dollars, price = _price_part(profile, counted.tokens, today, tier)
@@ -302,7 +302,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def _read_text(path: str) -> str:
     """The text of ``path`` (``-``: stdin), invalid UTF-8 replaced by U+FFFD."""
-    from snapshot.text import decode_bytes
+    from snapshot.rendering.text import decode_bytes
 
     if path == "-":
         data = sys.stdin.buffer.read()

@@ -17,7 +17,7 @@ from snapshot.errors import BudgetError, InputError
 from snapshot.profiles.limits import Limits, png_bytes_bound
 
 if TYPE_CHECKING:
-    from snapshot.glyphs import Font
+    from snapshot.rendering.glyphs import Font
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def _grid(
     font: Font, width: int, height: int, padding: int, col_gap: int = 0, row_gap: int = 0
 ) -> tuple[int, int] | None:
     """(cols, rows) that fit a width × height page, or None when none fit."""
-    from snapshot.geometry import Geometry
+    from snapshot.rendering.geometry import Geometry
 
     try:
         g = Geometry.fit(font, width, height, padding=padding, col_gap=col_gap, row_gap=row_gap)
@@ -81,7 +81,7 @@ def solve_page(
     widths, heights = scheme.sides(bound_w), scheme.sides(bound_h)
     if not widths or not heights:
         raise BudgetError(f"no page fits {scheme.describe()} inside {bound_w}x{bound_h}")
-    from snapshot.glyphs import load_font
+    from snapshot.rendering.glyphs import load_font
 
     font = load_font(font_name)
     tall, wide = max(heights), max(widths)

@@ -73,7 +73,7 @@ def cut_region(pages: Sequence[Any], bits: int, band_rows: int = BAND_ROWS) -> R
     The source text is the page's own rows (a line-break marker cell stands as a
     space, as :func:`~snapshot.legibility.page_readers.page_expected_text` has it).
     """
-    from snapshot.raster import to_png_gray
+    from snapshot.rendering.raster import to_png_gray
 
     if not pages:
         return None
@@ -188,7 +188,7 @@ class Canary:
         try:
             self._measure(sheets, bits, model, api, key)
         except Exception as exc:  # the background boundary: one line, never raised
-            from snapshot.api_keys import redact
+            from snapshot.providers.keys import redact
 
             line = " ".join(str(exc).split())[:300]
             self.log(redact(f"{model}: canary failed ({type(exc).__name__}): {line}", (key or "",)))

@@ -68,7 +68,7 @@ class Plan:
     summary: dict[str, Any] | None = None
     conversation: Conversation | None = field(default=None, compare=False)
     # A new pass only: its id (the digest of the client items it replaced) and the pages
-    # it drew (snapshot.page.Page, source text kept), for ``--canary``.
+    # it drew (snapshot.rendering.page.Page, source text kept), for ``--canary``.
     pass_id: str | None = None
     sheets: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 

@@ -25,7 +25,7 @@ from snapshot.ladder.summary import (
     corpus_summarizer,
 )
 from snapshot.ladder.target import Target
-from snapshot.page import Page
+from snapshot.rendering.page import Page
 from snapshot.report import provenance
 from snapshot.report.costs import request_dollars, session_dollars, summary_call_dollars
 from snapshot.report.readability import (

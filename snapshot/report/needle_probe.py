@@ -11,7 +11,7 @@ The protocol is pre-registered (:data:`PREREGISTERED`: seed, conversations,
 pages per conversation, needles per class): a record says whether it followed
 it. A page whose call failed is recorded with its error and counts for
 nothing (never as a miss). Records hold no keys: every string that came back
-is redacted (:func:`snapshot.api_keys.redact_value`).
+is redacted (:func:`snapshot.providers.keys.redact_value`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from snapshot.errors import InputError
 from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
 from snapshot.legibility.metrics import wilson_interval
-from snapshot.page import Page
+from snapshot.rendering.page import Page
 
 if TYPE_CHECKING:
     from snapshot.legibility.records import SavedRecord
@@ -161,7 +161,7 @@ class NeedleProbeRecord:
         return cls(**kw)
 
     def to_json(self, secrets: Iterable[str] = ()) -> str:
-        from snapshot.api_keys import redact_value
+        from snapshot.providers.keys import redact_value
 
         return json.dumps(
             redact_value(self.to_dict(), tuple(secrets)), indent=1, ensure_ascii=False
@@ -334,8 +334,8 @@ def probe_needles_and_save(
     ...
     snapshot.errors.InputError: --corpus no/such.json: no such manifest file
     """
-    from snapshot.api_keys import env_secrets
     from snapshot.legibility.records import saved_record
+    from snapshot.providers.keys import env_secrets
 
     if corpus is not None and not corpus.is_file():
         raise InputError(f"--corpus {corpus}: no such manifest file")
@@ -360,7 +360,7 @@ def save(
     """Write ``record`` as ``YYYY-MM-DD-<model>-needles[-n].json``; never overwrite one."""
     import re
 
-    from snapshot.api_keys import MIN_SECRET_CHARS
+    from snapshot.providers.keys import MIN_SECRET_CHARS
 
     secrets = tuple(secrets)
     text = record.to_json(secrets) + "\n"

@@ -30,7 +30,7 @@ import numpy as np
 
 from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
 from snapshot.ladder.serialize import serialize_block
-from snapshot.page import Page
+from snapshot.rendering.page import Page
 from snapshot.transcript.model import Conversation, ImageBlock, Message
 
 # Share of a page's cells the text must fill for the page to count as full.
@@ -72,7 +72,7 @@ class ReadCache:
         key = _digest(page)
         text = self.cache.get(key)
         if text is None:
-            from snapshot.decode_exact import round_trip
+            from snapshot.rendering.decode_exact import round_trip
 
             # the page's font, grid and origin are known: cells are looked up, not searched
             text = round_trip(page.pixels, page.geometry)
@@ -111,9 +111,9 @@ def page_pixels(page: Page, delta: int = 0, scale: float = 1.0) -> np.ndarray:
     (margin added or taken), then resized by ``scale`` with the frontier's filter
     (:data:`~snapshot.legibility.frontier.RESAMPLE_FILTER`, bicubic), as a provider would.
 
-    >>> from snapshot.geometry import Geometry
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.page import render
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
     >>> page = render("id 9f8e7d6c2", Geometry(load_font("snap8x16"), 20, 2))[0]
     >>> [page_pixels(page, d, s).shape for d, s in ((0, 1.0), (4, 1.0), (0, 0.9))]
     [(36, 164), (40, 168), (32, 148)]

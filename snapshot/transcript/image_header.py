@@ -5,7 +5,7 @@ an image (:func:`referenced_image_bytes`). It depends on nothing of the
 conversation model, so the model's :attr:`~snapshot.transcript.model.ImageBlock.size`
 can use it; the image guard (:mod:`snapshot.transcript.images`) builds on it.
 
->>> from snapshot.raster import to_png
+>>> from snapshot.rendering.raster import to_png
 >>> import numpy as np
 >>> image_header(to_png(np.zeros((3, 4), np.uint8), (4, 3)))
 ('image/png', 4, 3)

@@ -17,7 +17,7 @@ included: ...]``, never the key. Inline image bytes get check 3 too, so bad
 base64 becomes a placeholder, not a 0-byte PNG.
 
 >>> import tempfile, pathlib
->>> from snapshot.raster import to_png
+>>> from snapshot.rendering.raster import to_png
 >>> import numpy as np
 >>> d = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (d / "shot.png").write_bytes(to_png(np.zeros((3, 4), np.uint8), (4, 3)))

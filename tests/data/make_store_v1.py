@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from snapshot.raster import to_png
+from snapshot.rendering.raster import to_png
 from snapshot.transcript.model import (
     Conversation,
     ImageBlock,

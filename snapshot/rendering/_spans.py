@@ -14,11 +14,11 @@ spans out again from the file and hands on pages.
 :func:`plan_spans` says ``None`` where a character is not one cell in order
 (lines mode, wide glyphs, kept runs), where an escape sequence may run over a
 newline, for stdin, and for a line longer than :data:`LONGEST_LINE`: those texts
-take :class:`snapshot.text.LayoutStream`, which gives the same pages.
+take :class:`snapshot.rendering.text.LayoutStream`, which gives the same pages.
 
 >>> import tempfile
->>> from snapshot.glyphs import load_font
->>> from snapshot.text import TextReader
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.text import TextReader
 >>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
 ...     _ = f.write("hello  \\nworld\\n")
 >>> plan = plan_spans(TextReader(f.name), Geometry(load_font("misc-5x8"), cols=4, rows=3))
@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import REPLACEMENT, SPACE
-from snapshot.parallel import ordered_map, process_pool
-from snapshot.text import (
+from snapshot.rendering._parallel import ordered_map, process_pool
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import REPLACEMENT, SPACE
+from snapshot.rendering.text import (
     _NOT_CONTROL,
     PageCells,
     TextReader,
@@ -107,7 +107,7 @@ class _Lookup:
 
 
 def _trailing_spaces(data: bytes) -> int:
-    """Spaces :func:`snapshot.text.normalize` strips from plain ASCII (before each
+    """Spaces :func:`snapshot.rendering.text.normalize` strips from plain ASCII (before each
     newline and at the end), counted without building the stripped bytes."""
     n = len(data) - len(data.rstrip(b" "))
     i = data.find(b" \n")
@@ -201,7 +201,7 @@ class SpanPlan:
 
         Only the spans holding those pages' characters are laid out, on
         ``workers`` threads (default :attr:`workers`): a worker process drawing a
-        range of pages (:mod:`snapshot.span_procs`) reads its own part of the file.
+        range of pages (:mod:`snapshot.rendering._span_procs`) reads its own part of the file.
         """
         g = self.geometry
         per = g.chars_per_page
@@ -326,13 +326,13 @@ def plan_spans(
     processes: bool = False,
 ) -> SpanPlan | None:
     """Cut a text file into spans and count them (the first pass), or ``None`` where
-    its pages must come from :class:`snapshot.text.LayoutStream` (see the module).
+    its pages must come from :class:`snapshot.rendering.text.LayoutStream` (see the module).
 
     Span ``i`` runs from just past the first newline at or after ``i *``
     :data:`SPAN_BYTES` to just past the first one at or after ``(i + 1) *``
     :data:`SPAN_BYTES`: each worker finds its own ends, so the main thread reads
     nothing. The workers are threads, or with ``processes`` forked processes
-    (:func:`snapshot.parallel.process_pool`: the survey holds the GIL, and a
+    (:func:`snapshot.rendering._parallel.process_pool`: the survey holds the GIL, and a
     process-drawn render should not wait for it on one core). Sets
     ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading the file would;
     raises :class:`InputError` for an unreadable file.

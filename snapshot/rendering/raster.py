@@ -9,8 +9,8 @@ already PNG scanline bytes (5 px cells: 8 cells = 40 bits = 5 bytes).
 Packed rows use PNG's bit order and meaning: leftmost pixel in the high bit,
 1 = white. So black-on-white ink is a 0 bit.
 
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
 >>> font = load_font("misc-5x8")
 >>> g = Geometry(font, cols=8, rows=2, header=False)
 >>> grid = np.array([[font.index_of(c) for c in "Hi there"]] * 2)
@@ -31,8 +31,8 @@ from math import gcd
 import numpy as np
 from isal import isal_zlib
 
-from snapshot.geometry import GRAY_BITS, Geometry
-from snapshot.glyphs import SPACE, Font
+from snapshot.rendering.geometry import GRAY_BITS, Geometry
+from snapshot.rendering.glyphs import SPACE, Font
 
 #: Deflate level (ISA-L's igzip, 0–3) for 1-bit pages. Deflate was three quarters
 #: of a page's cost with zlib; on the 37 pages of ``b_1m.txt`` igzip level 1
@@ -152,7 +152,7 @@ def rasterize(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarray:
     drawn from the top-left cell (the header row, when the geometry has one, is
     the grid's first row). Unpack with :func:`unpack` for an H×W image.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> font = load_font("misc-5x8")
     >>> g = Geometry(font, cols=3, rows=1, header=False, padding=0)
     >>> px = unpack(rasterize(np.array([[font.index_of("|")] * 3]), font, g), g.size)
@@ -370,7 +370,7 @@ def gray_coverage(font: Font, shade: str) -> np.ndarray:
     :attr:`Font.gray` as it is for ``"gray"``; for ``"gray16"`` / ``"gray4"`` rounded
     to the nearest of 16 / 4 evenly spaced levels (multiples of 17 / 85).
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> font = load_font("snap5x9v2")
     >>> [len(np.unique(gray_coverage(font, s))) for s in ("gray", "gray16", "gray4")]
     [51, 14, 4]
@@ -394,7 +394,7 @@ def rasterize_gray(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarr
     black-on-white, 255 − coverage, with the coverage of :func:`gray_coverage`),
     so ``rasterize_gray`` of a 1-bit-only glyph set equals ``unpack(rasterize(...))``.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> font = load_font("misc-5x8")
     >>> g = Geometry(font, cols=3, rows=1, header=False, padding=0, shade="gray")
     >>> px = rasterize_gray(np.array([[font.index_of("|")] * 3]), font, g)
@@ -408,11 +408,11 @@ def gray_scanlines(grid: np.ndarray, font: Font, geometry: Geometry) -> np.ndarr
     """A gray page's PNG scanlines ``(H, 1 + ceil(W * bits / 8))``: filter byte 0, then pixels.
 
     Drawn straight into the buffer deflate reads (no H×W image copied in);
-    ``bits`` is the shade's (:data:`snapshot.geometry.GRAY_BITS`), leftmost
+    ``bits`` is the shade's (:data:`snapshot.rendering.geometry.GRAY_BITS`), leftmost
     pixel in the high bits. :func:`gray_pixels` turns it into an H×W image,
     :func:`gray_png` into PNG bytes.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> font = load_font("snap5x9v2")
     >>> g = Geometry(font, cols=3, rows=1, header=False, padding=2, shade="gray4")
     >>> lines = gray_scanlines(np.array([[font.index_of(c) for c in "Hi!"]]), font, g)
@@ -550,7 +550,7 @@ def _pack_levels(levels: np.ndarray, bits: int) -> np.ndarray:
 def gray_pixels(scanlines: np.ndarray, geometry: Geometry) -> np.ndarray:
     """The H×W uint8 image (0 black .. 255 white) of :func:`gray_scanlines`' buffer.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> font = load_font("snap5x9v2")
     >>> g = Geometry(font, cols=3, rows=1, header=False, shade="gray16")
     >>> px = gray_pixels(gray_scanlines(np.array([[font.index_of("x")] * 3]), font, g), g)
@@ -574,7 +574,7 @@ def gray_png(scanlines: np.ndarray, geometry: Geometry, *, level: int = GRAY_PNG
     Same scanlines, same bytes (fixed deflate level, no timestamps). ``level`` is
     igzip's (0–3) or :data:`STORED` (not compressed: the same pixels, more bytes).
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = Geometry(load_font("snap5x9v2"), cols=3, rows=1, header=False, shade="gray4")
     >>> lines = gray_scanlines(np.zeros((1, 3), int), g.font, g)
     >>> png = gray_png(lines, g)

@@ -8,9 +8,9 @@ rendering. After an error, the pages this run wrote are removed as well and
 the error says so.
 
 >>> import tempfile
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
->>> from snapshot.page import iter_pages
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
+>>> from snapshot.rendering.page import iter_pages
 >>> out = Path(tempfile.mkdtemp())
 >>> [f.path.name for f in write_pages(iter_pages("hi", Geometry(load_font("misc-5x8"), 10, 3)), out)]
 ['page-001.png']
@@ -26,10 +26,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from snapshot.decode import MAX_PIXELS
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.page import Page
+from snapshot.rendering.decode import MAX_PIXELS
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.page import Page
 
 __all__ = [
     "PAGE_NAME",
@@ -70,7 +70,7 @@ def page_name(number: int) -> str:
 def check_page_size(geometry: Geometry) -> None:
     """Refuse a page larger than ``snapshot read`` accepts, before anything is drawn.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> check_page_size(Geometry(load_font("misc-5x8"), cols=10_000, rows=10_000))
     Traceback (most recent call last):
     ...

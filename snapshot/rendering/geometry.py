@@ -1,6 +1,6 @@
 """Page geometry: which font, how many cells, and where they sit on the page.
 
->>> from snapshot.glyphs import load_font
+>>> from snapshot.rendering.glyphs import load_font
 >>> g = Geometry.fit(load_font("misc-5x8"), 1568, 728)
 >>> g.cols, g.rows, g.size, g.chars_per_page
 (312, 90, (1568, 728), 27768)
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snapshot.errors import InputError
-from snapshot.glyphs import Font
+from snapshot.rendering.glyphs import Font
 
 INKS = ("black-on-white", "white-on-black")
 #: Gray shades and the bits per pixel of their PNG: ``"gray"`` is the font's coverage
@@ -34,10 +34,10 @@ class Geometry:
     ``flow`` selects flow mode (newlines drawn as a marker, text runs on) over
     lines mode (each source line starts a row). ``ink`` is the polarity and
     ``shade`` how ink is drawn: ``"1-bit"`` or ``"gray"`` (anti-aliased, from
-    :attr:`snapshot.glyphs.Font.gray`; the page is an 8-bit gray PNG), or
+    :attr:`snapshot.rendering.glyphs.Font.gray`; the page is an 8-bit gray PNG), or
     ``"gray16"`` / ``"gray4"`` (that coverage in 16 / 4 levels: a 4-bit / 2-bit PNG).
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=80, rows=10)
     >>> g.pitch, g.size, g.text_rows, g.chars_per_page
     ((5, 8), (404, 84), 9, 720)
@@ -122,7 +122,7 @@ class Geometry:
     def chars_per_kpx(self) -> float:
         """Cell density: characters per 1000 px² of text block (1000 / pitch area).
 
-        >>> from snapshot.glyphs import load_font
+        >>> from snapshot.rendering.glyphs import load_font
         >>> round(Geometry(load_font("misc-5x8"), cols=80, rows=10, row_gap=2).chars_per_kpx, 2)
         20.0
         """
@@ -133,7 +133,7 @@ class Geometry:
     def fit(cls, font: Font, width: int, height: int, **kw: Any) -> Geometry:
         """The most cols × rows that fit a page of exactly ``width`` × ``height`` px.
 
-        >>> from snapshot.glyphs import load_font
+        >>> from snapshot.rendering.glyphs import load_font
         >>> g = Geometry.fit(load_font("misc-5x8"), 400, 100, padding=0)
         >>> g.cols, g.rows, g.size
         (80, 12, (400, 100))
@@ -155,7 +155,7 @@ def default_geometry(font: Font | None = None) -> Geometry:
     (1568, 728)
     """
     if font is None:
-        from snapshot.glyphs import default_font_name, load_font
+        from snapshot.rendering.glyphs import default_font_name, load_font
 
         font = load_font(default_font_name())
     return Geometry.fit(font, *DEFAULT_PAGE)

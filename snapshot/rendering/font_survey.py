@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snapshot.glyphs import available_fonts, closest_pairs, load_font
+from snapshot.rendering.glyphs import available_fonts, closest_pairs, load_font
 
 __all__ = ["COVERAGE_BLOCKS", "font_survey"]
 

@@ -3,8 +3,8 @@
 Everything here is linear in the text length and vectorized over code points
 (a 5 MB single line wraps as fast as 5 MB of short lines).
 
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
 >>> normalize("a\\tb  \\r\\nc\\x1b[31md\\x00").text
 'a       b\\ncd␀'
 >>> g = Geometry(load_font("misc-5x8"), cols=4, rows=3)
@@ -24,8 +24,8 @@ from typing import Any, AnyStr
 import numpy as np
 
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import CONTINUE, KEPT, NEWLINE, REPLACEMENT, SPACE
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import CONTINUE, KEPT, NEWLINE, REPLACEMENT, SPACE
 
 # CSI (incl. 8-bit-free forms), OSC (BEL or ST terminated), DCS/SOS/PM/APC strings,
 # then any other two- or three-byte escape.
@@ -80,7 +80,7 @@ class NormalizedText:
 def _strip_trailing_spaces(s: AnyStr) -> AnyStr:
     """Remove spaces before each newline and at the end; linear, C-speed searches.
 
-    Text or (ASCII) bytes: :mod:`snapshot.spans` strips plain ASCII spans undecoded.
+    Text or (ASCII) bytes: :mod:`snapshot.rendering._spans` strips plain ASCII spans undecoded.
 
     >>> _strip_trailing_spaces("a  \\nb "), _strip_trailing_spaces(b"a  \\nb ")
     ('a\\nb', b'a\\nb')
@@ -431,7 +431,7 @@ def header_text(geometry: Geometry, number: int, total: int, continued: bool = F
     Cut to the page width; the most useful fields come first. ``continued``
     (lines mode) says the page's last line goes on on the next page.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> header_text(Geometry(load_font("misc-5x8"), cols=80, rows=10), 1, 3)
     'page 1/3 flow misc-5x8 80x10 pad 2 gap 0x0 cell 5x8'
     """
@@ -565,7 +565,7 @@ def layout(text: str, geometry: Geometry) -> list[np.ndarray]:
 
     ``text`` is normalized first (normalizing twice changes nothing).
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=3, rows=2, header=False)
     >>> [g.font.chars[i] for i in layout("ab\\nc", g)[0].ravel()] == ["a", "b", "\\ue000", "c", " ", " "]
     True
@@ -588,7 +588,7 @@ def layout_document(
     index the normalized text. ``unrenderable="keep"`` leaves each maximal run
     no font can draw as a :class:`KeptSpan` and draws the KEPT marker once.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=10, rows=3)
     >>> lay = layout_document("x\\ue000y", g)
     >>> lay.replaced, lay.spans
@@ -619,7 +619,7 @@ class LayoutStream:
     (lines mode), an undrawable run still open (``"keep"``), and a trailing
     newline held back (lines mode draws the text's final newline).
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> stream = LayoutStream(Geometry(load_font("misc-5x8"), cols=4, rows=3))
     >>> [p.text for p in stream.feed("hello ")], [p.text for p in stream.feed("world")]
     ([], ['hello wo'])

@@ -2,17 +2,17 @@
 
 A page this package drew has a known font, grid and origin, and every cell
 holds one glyph's bitmap exactly (1-bit, or the font's gray atlas on a gray
-page, on the shade's levels: :func:`snapshot.raster.gray_coverage`). So each cell's pixels are hashed and looked up in a
+page, on the shade's levels: :func:`snapshot.rendering.raster.gray_coverage`). So each cell's pixels are hashed and looked up in a
 table of the font's distinct bitmaps, and every hit is confirmed pixel for
 pixel: a hash collision can never misread a cell. Identical bitmaps read as
-the lowest atlas index, as :func:`snapshot.decode.read` reads them. A page
+the lowest atlas index, as :func:`snapshot.rendering.decode.read` reads them. A page
 with any cell that is no glyph exactly (resampled, re-encoded, another font)
-is left to the searching decoder, :func:`snapshot.decode.read`, which is what
+is left to the searching decoder, :func:`snapshot.rendering.decode.read`, which is what
 :func:`round_trip` does.
 
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
->>> from snapshot.page import render
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
+>>> from snapshot.rendering.page import render
 >>> g = Geometry(load_font("misc-5x8"), cols=30, rows=4)
 >>> page = render("print('hi')\\nexit 0", g)[0]
 >>> read_exact(page.pixels, g)
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from snapshot.decode import _CONTROL_PICTURES, _cells_to_text
-from snapshot.geometry import Geometry
-from snapshot.glyphs import Font
-from snapshot.raster import gray_coverage
-from snapshot.text import parse_header
+from snapshot.rendering.decode import _CONTROL_PICTURES, _cells_to_text
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import Font
+from snapshot.rendering.raster import gray_coverage
+from snapshot.rendering.text import parse_header
 
 __all__ = ["read_exact", "round_trip"]
 
@@ -116,13 +116,13 @@ def _cell_words(pixels: np.ndarray, g: Geometry) -> np.ndarray | None:
 def read_exact(pixels: np.ndarray, geometry: Geometry) -> str | None:
     """The text of a page drawn with ``geometry``, by exact cell lookup; None if a cell is no glyph.
 
-    ``pixels`` is the page as :attr:`snapshot.page.Page.pixels` gives it (H×W
-    uint8). The result is what :func:`snapshot.decode.read` returns for the
+    ``pixels`` is the page as :attr:`snapshot.rendering.page.Page.pixels` gives it (H×W
+    uint8). The result is what :func:`snapshot.rendering.decode.read` returns for the
     same page with the same geometry; None means the page is not this
-    geometry's drawing (read it with :func:`snapshot.decode.read`).
+    geometry's drawing (read it with :func:`snapshot.rendering.decode.read`).
 
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.page import render
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
     >>> g = Geometry(load_font("misc-5x8"), cols=12, rows=4, flow=False)
     >>> "".join(read_exact(p.pixels, g) or "?" for p in render("a long line that wraps", g))
     'a long line that wraps'
@@ -153,10 +153,10 @@ def read_exact(pixels: np.ndarray, geometry: Geometry) -> str | None:
 
 
 def round_trip(pixels: np.ndarray, geometry: Geometry) -> str:
-    """The round-trip check's reading of a page: :func:`read_exact`, else :func:`snapshot.decode.read`.
+    """The round-trip check's reading of a page: :func:`read_exact`, else :func:`snapshot.rendering.decode.read`.
 
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.page import render
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
     >>> g = Geometry(load_font("misc-5x8"), cols=20, rows=3)
     >>> page = render("hello", g)[0]
     >>> round_trip(page.pixels, g), round_trip(page.pixels // 2 + 64, g)
@@ -165,6 +165,6 @@ def round_trip(pixels: np.ndarray, geometry: Geometry) -> str:
     text = read_exact(pixels, geometry)
     if text is not None:
         return text
-    from snapshot.decode import read
+    from snapshot.rendering.decode import read
 
     return read(pixels, geometry.font, geometry=geometry)

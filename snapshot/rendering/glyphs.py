@@ -139,7 +139,7 @@ def _fonts_dir() -> Path | None:
     try:
         return Path(str(resources.files("snapshot.fonts")))
     except (ModuleNotFoundError, TypeError):
-        checkout = Path(__file__).resolve().parent.parent / "fonts"
+        checkout = Path(__file__).resolve().parents[2] / "fonts"
         return checkout if (checkout / "build.py").is_file() else None
 
 

@@ -6,9 +6,9 @@ grid origin is searched a few px around where the geometry puts it. Without a
 geometry the header row ("page i/n  font WxH  COLSxROWS ...") configures the
 reader.
 
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
->>> from snapshot.page import render
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
+>>> from snapshot.rendering.page import render
 >>> font = load_font("misc-5x8")
 >>> page = render("print('hi')\\nexit 0", Geometry(font, cols=30, rows=4))[0]
 >>> read(page.pixels, font)
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from snapshot.errors import ImageError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import (
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import (
     CONTINUE,
     KEPT,
     KEPT_MARK,
@@ -35,7 +35,7 @@ from snapshot.glyphs import (
     WIDE_TAIL,
     Font,
 )
-from snapshot.text import Header, header_text, parse_header
+from snapshot.rendering.text import Header, header_text, parse_header
 
 #: Largest image load_png decodes (a 1568×728 page is 1.1 M px).
 MAX_PIXELS = 64_000_000
@@ -386,9 +386,9 @@ def read(pixels: np.ndarray, font: Font, *, geometry: Geometry | None = None) ->
     grayscale, blurred or shifted by a few px. Without ``geometry`` the page's
     header row supplies it. A page drawn in another font raises ``ImageError``.
 
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.geometry import Geometry
-    >>> from snapshot.page import render
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.page import render
     >>> font = load_font("misc-5x8")
     >>> g = Geometry(font, cols=12, rows=4, flow=False)
     >>> pages = render("a long line that wraps", g)
@@ -502,7 +502,7 @@ def decodable_chars(font: Font) -> str:
     """Characters the decoder reads back as themselves: the font's own glyphs whose
     bitmap no other character (or marker) shares.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> chars = decodable_chars(load_font("misc-5x8"))
     >>> "a" in chars, " " in chars
     (True, True)
@@ -522,7 +522,7 @@ def load_png(
     Truncated or corrupt files, unusual modes and images over ``max_pixels``
     raise ``ImageError``.
 
-    >>> from snapshot.raster import to_png
+    >>> from snapshot.rendering.raster import to_png
     >>> load_png(to_png(np.zeros((2, 3), np.uint8), (3, 2))).tolist()
     [[0, 0, 0], [0, 0, 0]]
     """
@@ -585,8 +585,8 @@ def read_page_file(path: str | os.PathLike[str], font: str | None = None) -> str
     Examples
     --------
     >>> import tempfile
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.page import render
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
     >>> page = render("hello page", Geometry(load_font("misc-5x8"), cols=20, rows=3))[0]
     >>> png = Path(tempfile.mkdtemp()) / "page-001.png"
     >>> _ = png.write_bytes(page.png())
@@ -594,7 +594,7 @@ def read_page_file(path: str | os.PathLike[str], font: str | None = None) -> str
     'hello page'
     """
     from snapshot.errors import SnapshotError
-    from snapshot.glyphs import available_fonts, load_font
+    from snapshot.rendering.glyphs import available_fonts, load_font
 
     pixels = load_png(path)
     if font:

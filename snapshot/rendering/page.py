@@ -1,7 +1,7 @@
 """Pages: rendered text as packed 1-bit rows, with PNG bytes and pixels on demand.
 
->>> from snapshot.glyphs import load_font
->>> from snapshot.geometry import Geometry
+>>> from snapshot.rendering.glyphs import load_font
+>>> from snapshot.rendering.geometry import Geometry
 >>> pages = render("hello\\nworld", Geometry(load_font("misc-5x8"), cols=40, rows=4))
 >>> len(pages), pages[0].text, pages[0].rows
 (1, 'hello\\nworld', ('hello\\nworld',))
@@ -24,10 +24,11 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 
 from snapshot.errors import InputError
-from snapshot.geometry import Geometry
-from snapshot.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
-from snapshot.parallel import check_workers, ordered_map, prefetch
-from snapshot.raster import (
+from snapshot.rendering._parallel import check_workers, ordered_map, prefetch
+from snapshot.rendering._spans import SpanPlan, plan_spans
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
+from snapshot.rendering.raster import (
     count_ones,
     gray_pixels,
     gray_png,
@@ -36,8 +37,7 @@ from snapshot.raster import (
     to_png,
     unpack,
 )
-from snapshot.spans import SpanPlan, plan_spans
-from snapshot.text import (
+from snapshot.rendering.text import (
     LAYOUT_PIECE,
     KeptSpan,
     LayoutStream,
@@ -101,10 +101,10 @@ class Page:
     0 = ink, 255 = paper for black-on-white) is unpacked on first use.
     ``grid`` is the full cell grid, header row included. On a gray geometry
     (``shade`` ``"gray"``, ``"gray16"``, ``"gray4"``) ``pixels`` and ``png()`` are
-    drawn from the font's gray atlas (:func:`~snapshot.raster.gray_scanlines`);
+    drawn from the font's gray atlas (:func:`~snapshot.rendering.raster.gray_scanlines`);
     ``packed`` stays the 1-bit drawing, drawn only when asked for.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> page = render("hello", Geometry(load_font("snap5x8"), cols=20, rows=4))[0]
     >>> page.number, page.total, page.text, page.png()[:4]
     (1, 1, 'hello', b'\x89PNG')
@@ -152,7 +152,7 @@ class Page:
     @_cached
     def ink(self) -> float:
         """Fraction of the 1-bit drawing's pixels that are ink (what a reader must
-        not take for paper: :func:`snapshot.pagefiles.check_readable`)."""
+        not take for paper: :func:`snapshot.rendering._pagefiles.check_readable`)."""
         w, h = self.geometry.size
         if self._gray:  # without drawing it: cells never overlap, and no glyph pixel is cut
             font = self.geometry.font
@@ -302,21 +302,21 @@ class PageStream:
     """Pages of a text, laid out and drawn as they are consumed, in bounded memory.
 
     ``source`` is a ``str`` or an iterable of text chunks (e.g.
-    :class:`snapshot.text.TextReader`, or a generator), read once. Every page
+    :class:`snapshot.rendering.text.TextReader`, or a generator), read once. Every page
     header states the page count, so a first pass lays the whole text out
     before the first page is drawn; it keeps the pages' cells in memory when
     they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
-    (about 2 bytes per character). A :class:`~snapshot.text.TextReader` of a
+    (about 2 bytes per character). A :class:`~snapshot.rendering.text.TextReader` of a
     file in flow mode is instead cut into spans the workers count, then lay out
-    (:mod:`snapshot.spans`): nothing is held or spooled. Rasterizing (and, with
+    (:mod:`snapshot.rendering._spans`): nothing is held or spooled. Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
-    (:func:`snapshot.parallel.ordered_map`); pages come out in order and are
+    (:func:`snapshot.rendering._parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
 
     ``total``, ``chars``, ``replaced``, ``kept`` and ``normalized`` (what
     normalization changed) are known before the first page is drawn.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> chunks = (part for part in ["hello ", "world"])
     >>> stream = PageStream(chunks, Geometry(load_font("misc-5x8"), cols=4, rows=3))
     >>> stream.total, [page.text for page in stream]
@@ -473,7 +473,7 @@ def iter_pages(
 ) -> PageStream:
     """Pages of ``source`` as they are drawn: see :class:`PageStream`.
 
-    >>> from snapshot.glyphs import load_font
+    >>> from snapshot.rendering.glyphs import load_font
     >>> g = Geometry(load_font("misc-5x8"), cols=20, rows=3)
     >>> [p.number for p in iter_pages("x" * 100, g, workers=2, encode=True)]
     [1, 2, 3]
@@ -488,8 +488,8 @@ def render_document(
 
     All pages at once; :func:`iter_pages` hands them out as they are drawn.
 
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.geometry import Geometry
     >>> r = render_document("a\\ue001b", Geometry(load_font("misc-5x8"), 20, 3), unrenderable="keep")
     >>> r.chars, r.replaced, [(k.text, k.col) for k in r.kept]
     (3, {}, [('\\ue001', 1)])
@@ -502,8 +502,8 @@ def render_document(
 def render(text: str, geometry: Geometry) -> list[Page]:
     """Render ``text`` to pages (characters nothing can draw become the replacement glyph).
 
-    >>> from snapshot.glyphs import load_font
-    >>> from snapshot.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.geometry import Geometry
     >>> render("", Geometry(load_font("misc-5x8"), cols=10, rows=3))
     []
     """
