@@ -44,12 +44,12 @@ def _load() -> str:
 
 def measure(shade: str, reader_name: str) -> dict[str, Any]:
     """One full page of held-out corpus text in ``shade``, read whole by ``reader_name``."""
-    from snapshot.legibility.frontier import HELD_OUT_SEED, Layout, page_text
+    from snapshot.legibility.frontier import HELD_OUT_SEED, CandidateLayout, page_text
     from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
     from snapshot.rendering.page import render
 
     reader = load_page_reader(reader_name)
-    g = Layout(FACE, shade=shade, page=PAGE).geometry()
+    g = CandidateLayout(FACE, shade=shade, page=PAGE).geometry()
     drawn = render(page_text(g, seed=HELD_OUT_SEED, page=0, text="corpus"), g)[0]
     expected = page_expected_text(drawn)
     load, started = _load(), time.perf_counter()

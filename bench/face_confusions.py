@@ -122,9 +122,9 @@ def edit_counts(expected: str, read: str) -> tuple[Counter[str], Counter[str]]:
 def measure_variant(
     variant: str, font: str, reader_name: str, page: tuple[int, int], text: str, pages: int
 ) -> dict[str, Any]:
-    from snapshot.legibility.frontier import HELD_OUT_SEED, Layout, page_text
+    from snapshot.legibility.frontier import HELD_OUT_SEED, CandidateLayout, page_text
 
-    g = Layout(font, shade="gray", page=page).geometry()
+    g = CandidateLayout(font, shade="gray", page=page).geometry()
     texts = [page_text(g, seed=HELD_OUT_SEED, page=i, text=text) for i in range(pages)]
     return _measure(variant, reader_name, g, texts, text, "measured: full pages read whole")
 
@@ -228,9 +228,9 @@ def measure_cheap(
 ) -> dict[str, Any]:
     """The cheap loop: ``bands`` small pages (:data:`BAND`) of :func:`cheap_rows`, each
     read whole; counted like :func:`measure_variant` (said as such in the record)."""
-    from snapshot.legibility.frontier import Layout
+    from snapshot.legibility.frontier import CandidateLayout
 
-    g = Layout(font, shade="gray", page=BAND).geometry()
+    g = CandidateLayout(font, shade="gray", page=BAND).geometry()
     targets = cheap_targets(text)
     if targets is None:
         raise ValueError(f"not a cheap-loop text: {text}")

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from snapshot.legibility.frontier import SAMPLE_PAGE, Layout, measure  # noqa: E402
+from snapshot.legibility.frontier import SAMPLE_PAGE, CandidateLayout, measure  # noqa: E402
 from snapshot.legibility.hardlines import TUNING_SEED  # noqa: E402
 from snapshot.legibility.page_readers import load_page_reader  # noqa: E402
 
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     if font.endswith(".txt"):
         font = str(_draft_bdf(Path(font)))
     w, h = (int(v) for v in args.page.split("x"))
-    layout = Layout(font, args.size, args.shade, args.row_gap, args.col_gap, (w, h))
+    layout = CandidateLayout(font, args.size, args.shade, args.row_gap, args.col_gap, (w, h))
     reader = load_page_reader(args.reader)
     point = measure(layout, reader, seed=TUNING_SEED, pages=args.pages, scale=args.scale)
     print(

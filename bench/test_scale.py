@@ -8,7 +8,7 @@ Side by side in one run (ratios print at the end, see conftest.py):
   process pool doing the rasterizing and PNG encoding (``processes2``: cells
   pickled out, PNG bytes pickled back);
 - ``render[...]``: ``snapshot render`` end to end, text file to page files on
-  disk, on 1 and 2 workers: in this process (:func:`snapshot.cli.render_files.render_files`)
+  disk, on 1 and 2 workers: in this process (:func:`snapshot.profiles.render_files.render_files`)
   and as the command in a fresh interpreter (start-up and imports included;
   its own peak RSS), for 1 M and 10 M characters;
 - ``peak_rss[...]``: ``snapshot render`` of 1 M, 10 M and 100 M characters in a
@@ -152,7 +152,7 @@ def test_render(
     Size ``0`` (an empty file, no pages) is what the command costs before any
     text: interpreter start-up and imports.
     """
-    from snapshot.cli.render_files import render_files
+    from snapshot.profiles.render_files import render_files
 
     src = big_inputs[size]
     out = tmp_path_factory.mktemp(f"render_{where}{workers}_{size}")

@@ -65,7 +65,7 @@ class Accepted:
     raw: bytes
 
 
-Reply = Callable[[str, dict[str, Any]], dict[str, Any]]
+ReplyMaker = Callable[[str, dict[str, Any]], dict[str, Any]]
 """(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict)}``."""
 
 
@@ -78,7 +78,7 @@ class FakeUpstream:
     limit: int = 100_000
     model_limits: dict[str, int] = field(default_factory=dict)  # a model's own, over ``limit``
     byte_limit: int = 32 * 1024 * 1024
-    reply: Reply = default_reply
+    reply: ReplyMaker = default_reply
     max_requests: int = 400
     lifetime: float = 120.0
     validate: bool = True

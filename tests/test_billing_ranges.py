@@ -23,7 +23,7 @@ from snapshot.billing.usage_probe import PROMPT, probe_usage_and_save, settle
 from snapshot.errors import InputError
 from snapshot.profiles import count_text_tokens, profile_for
 from snapshot.profiles.quote import quote_request
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 from snapshot.report.ranges import range_rows, range_section
 
 REPO = Path(__file__).resolve().parents[1]
@@ -117,12 +117,12 @@ def test_profiles_show_the_page_at_each_end(run) -> None:  # type: ignore[no-unt
 
 def test_report_rows_at_both_ends() -> None:
     rows = [
-        Row("c1", "demo", "gpt-6.1-sol", "drop_images", 30000, 12000, 0.0, 0),
-        Row("c1", "demo", "gpt-6.1-sol", "snapshot", 30000, 13000, 0.0, 0, pages=3),
-        Row("c2", "demo", "gpt-6.1-sol", "drop_images", 30000, 20000, 0.0, 0),
-        Row("c2", "demo", "gpt-6.1-sol", "snapshot", 30000, 9000, 0.0, 0, pages=2),
-        Row("c1", "demo", "claude-opus-5", "drop_images", 30000, 12000, 0.0, 0),
-        Row("c1", "demo", "claude-opus-5", "snapshot", 30000, 13000, 0.0, 0, pages=3),
+        MatrixRow("c1", "demo", "gpt-6.1-sol", "drop_images", 30000, 12000, 0.0, 0),
+        MatrixRow("c1", "demo", "gpt-6.1-sol", "snapshot", 30000, 13000, 0.0, 0, pages=3),
+        MatrixRow("c2", "demo", "gpt-6.1-sol", "drop_images", 30000, 20000, 0.0, 0),
+        MatrixRow("c2", "demo", "gpt-6.1-sol", "snapshot", 30000, 9000, 0.0, 0, pages=2),
+        MatrixRow("c1", "demo", "claude-opus-5", "drop_images", 30000, 12000, 0.0, 0),
+        MatrixRow("c1", "demo", "claude-opus-5", "snapshot", 30000, 13000, 0.0, 0, pages=3),
     ]
     (only,) = range_rows(rows, ["gpt-6.1-sol", "claude-opus-5"])
     per_page = only.tokens_per_page

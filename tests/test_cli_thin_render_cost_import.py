@@ -15,9 +15,9 @@ from one_library_call import assert_one_library_call, module_level_library_impor
 
 import snapshot.cli as cli
 from snapshot.cli import cost, export, render, report, transcripts
-from snapshot.cli.render_files import RenderedFiles, render_files
 from snapshot.errors import InputError, TranscriptError
 from snapshot.profiles.options import page_geometry, profile_records
+from snapshot.profiles.render_files import RenderedFiles, render_files
 from snapshot.transcript.discover import walk_as_format
 from snapshot.transcript.formats import get_format
 from snapshot.transcript.importing import import_conversations
@@ -26,7 +26,7 @@ DEMO = Path(__file__).resolve().parents[1] / "snapshot" / "demo" / "transcripts"
 
 # command function -> the one library function its body calls
 ONE_CALL = {
-    (render, "run_render"): "snapshot.cli.render_files.render_files",
+    (render, "run_render"): "snapshot.profiles.render_files.render_files",
     (render, "run_read"): "snapshot.rendering.decode.read_page_file",
     (render, "run_fonts"): "snapshot.rendering.font_survey.font_survey",
     (cost, "run_cost"): "snapshot.profiles.quote.quote_request",

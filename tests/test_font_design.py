@@ -248,7 +248,7 @@ def test_dense_layout_reads_whole_with_a_real_page_reader() -> None:
     layout, read whole by PP-OCRv6. A small page is upscaled by the reader's
     detector, so the bar sits below the claim's 0.97.
     """
-    from snapshot.legibility.frontier import DENSE_LAYOUT, Layout, measure
+    from snapshot.legibility.frontier import DENSE_LAYOUT, CandidateLayout, measure
     from snapshot.legibility.hardlines import TUNING_SEED
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 
@@ -256,7 +256,7 @@ def test_dense_layout_reads_whole_with_a_real_page_reader() -> None:
         reader = load_page_reader("ppocrv6-small")
     except ReaderUnavailable as exc:
         pytest.skip(f"ppocrv6-small is not installed here: {exc}")
-    small = Layout(**{**DENSE_LAYOUT.as_dict(), "page": (400, 160)})
+    small = CandidateLayout(**{**DENSE_LAYOUT.as_dict(), "page": (400, 160)})
     point = measure(small, reader, seed=TUNING_SEED)
     assert point.char_accuracy >= 0.90, (
         f"{small.key}: {point.char_accuracy}, {point.confusions[:5]}"

@@ -14,8 +14,8 @@ import pytest
 
 from snapshot.errors import SnapshotError
 from snapshot.legibility.frontier import (
+    CandidateLayout,
     Goal,
-    Layout,
     Point,
     PointCache,
     densest_passing,
@@ -36,23 +36,23 @@ from snapshot.rendering.page import render
 def _point(font: str, kpx: float, acc: float, *, reader: str = "r", scale: float = 1.0,
            hard: tuple[int, int] = (9, 10), row_gap: int = 0) -> Point:  # fmt: skip
     return Point(
-        Layout(font, row_gap=row_gap), {"name": reader, "model_sha256": "ab", "version": "1"},
+        CandidateLayout(font, row_gap=row_gap), {"name": reader, "model_sha256": "ab", "version": "1"},
         scale, None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 1000, 900, kpx, acc,
         hard[1], hard[0],
     )  # fmt: skip
 
 
 def test_layout_density_is_the_cell_pitch() -> None:
-    assert round(Layout("snap8x16").chars_per_kpx, 1) == 7.8  # today's default
-    assert Layout("snap5x8", row_gap=2).chars_per_kpx == 20.0
-    assert Layout("dejavu-sans-mono", size=8, shade="gray").cell == (5, 10)
-    assert Layout.from_dict(json.loads(json.dumps(Layout("snap5x8").as_dict()))) == Layout(
-        "snap5x8"
-    )
+    assert round(CandidateLayout("snap8x16").chars_per_kpx, 1) == 7.8  # today's default
+    assert CandidateLayout("snap5x8", row_gap=2).chars_per_kpx == 20.0
+    assert CandidateLayout("dejavu-sans-mono", size=8, shade="gray").cell == (5, 10)
+    assert CandidateLayout.from_dict(
+        json.loads(json.dumps(CandidateLayout("snap5x8").as_dict()))
+    ) == CandidateLayout("snap5x8")
 
 
 def test_page_text_fills_the_page_edge_to_edge() -> None:
-    g = Layout("snap5x8", page=(400, 200)).geometry()
+    g = CandidateLayout("snap5x8", page=(400, 200)).geometry()
     rows = page_text(g, seed=HELD_OUT_SEED, page=0).split("\n")
     assert len(rows) == g.text_rows
     assert all(g.cols - 4 <= len(r) <= g.cols for r in rows)
@@ -69,8 +69,11 @@ def test_frontier_keeps_undominated_points_per_reader_and_scale() -> None:
         _point("snap5x8", 25.0, 0.10, reader="other"),
     ]
     kept = {(p.reader_name, p.layout.key) for p in frontier(pts)}
-    assert ("r", Layout("misc-6x12").key) not in kept
-    assert ("r", Layout("snap5x8").key) in kept and ("other", Layout("snap5x8").key) in kept
+    assert ("r", CandidateLayout("misc-6x12").key) not in kept
+    assert ("r", CandidateLayout("snap5x8").key) in kept and (
+        "other",
+        CandidateLayout("snap5x8").key,
+    ) in kept
 
 
 def test_densest_passing_needs_native_and_resampled_targets() -> None:
@@ -104,7 +107,7 @@ class KnownPagesReader:
     text, with every other character wrong on pages of a text in ``bad_texts`` drawn with a
     row gap in ``bad_gaps`` (default 0) and no extra stroke weight."""
 
-    layouts: tuple[Layout, ...]
+    layouts: tuple[CandidateLayout, ...]
     name: str = "known-pages-test-double"
     bad_gaps: tuple[int, ...] = (0,)
     texts: tuple[str, ...] = ("hardlines",)
@@ -149,7 +152,7 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
     cache = PointCache(tmp_path / "c.jsonl")
     sizes = ((420, 140), (424, 144), (416, 136))  # the page and ±4 px
     reader = KnownPagesReader(
-        tuple(Layout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
+        tuple(CandidateLayout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
     )
     result = tune_pages(
         "claude-sonnet-4-5",
@@ -178,7 +181,7 @@ def test_tune_pages_takes_the_densest_layout_that_reads(tmp_path: Path) -> None:
 
 def test_with_several_readers_the_weakest_decides_and_stops_the_readings(tmp_path: Path) -> None:
     sizes = ((420, 140), (424, 144), (416, 136))  # the page and ±4 px
-    layouts = tuple(Layout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
+    layouts = tuple(CandidateLayout("snap5x8", row_gap=g, page=p) for g in (0, 1, 2) for p in sizes)
     strong = KnownPagesReader(layouts, name="strong", bad_gaps=())
     weak = KnownPagesReader(layouts, name="weak", bad_gaps=(0, 1))
     cache = PointCache(tmp_path / "c.jsonl")
@@ -231,7 +234,7 @@ def test_tune_reads_the_corpus_tuning_half_when_asked_and_never_the_held_out_hal
     page = (420, 140)
     texts = ("hardlines", "corpus-tuning")
     reader = KnownPagesReader(
-        tuple(Layout("snap5x8", row_gap=g, page=p) for g in (1, 2)
+        tuple(CandidateLayout("snap5x8", row_gap=g, page=p) for g in (1, 2)
               for p in ((420, 140), (424, 144), (416, 136))),
         bad_gaps=(1,), texts=texts, bad_texts=("corpus-tuning",),
     )  # fmt: skip
@@ -251,7 +254,7 @@ def test_tune_reads_the_corpus_tuning_half_when_asked_and_never_the_held_out_hal
 
 def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Path) -> None:
     # the reader reads the real page and nothing at ±4 px (as PP-OCRv6 at a 32-px multiple)
-    reader = KnownPagesReader((Layout("snap5x8", row_gap=1, page=(420, 140)),))
+    reader = KnownPagesReader((CandidateLayout("snap5x8", row_gap=1, page=(420, 140)),))
     result = tune_pages(
         "claude-sonnet-4-5", reader, styles=(("snap5x8", None, "1-bit"),), row_gaps=(1,),
         billing=_billing(), cache=PointCache(tmp_path / "c.jsonl"), strokes=(0,),
@@ -265,7 +268,11 @@ def test_tune_pages_refuses_a_layout_whose_verdict_flips_with_4_px(tmp_path: Pat
 def test_a_heavier_stroke_that_reads_is_reported_but_never_written(tmp_path: Path) -> None:
     page = (420, 140)
     reader = KnownPagesReader(
-        tuple(Layout("snap5x8", row_gap=g, page=page, stroke=k) for g in (0, 1) for k in (0, 1))
+        tuple(
+            CandidateLayout("snap5x8", row_gap=g, page=page, stroke=k)
+            for g in (0, 1)
+            for k in (0, 1)
+        )
     )
     result = tune_pages(
         "claude-sonnet-4-5", reader, styles=(("snap5x8", None, "1-bit"),), row_gaps=(0, 1),
@@ -289,10 +296,13 @@ def test_a_heavier_stroke_that_reads_is_reported_but_never_written(tmp_path: Pat
 def test_stroke_weight_widens_strokes_and_keys_only_when_set() -> None:
     from snapshot.legibility.stroke import embolden
 
-    plain, heavy = Layout("snap5x9", shade="gray"), Layout("snap5x9", shade="gray", stroke=1)
+    plain, heavy = (
+        CandidateLayout("snap5x9", shade="gray"),
+        CandidateLayout("snap5x9", shade="gray", stroke=1),
+    )
     assert plain.key == "snap5x9 gray gap 0x0 1568x728"  # points measured before stay keyed
     assert heavy.key == plain.key + " stroke+1" and heavy.chars_per_kpx == plain.chars_per_kpx
-    assert Layout.from_dict(plain.as_dict() | {"stroke": 1}) == heavy
+    assert CandidateLayout.from_dict(plain.as_dict() | {"stroke": 1}) == heavy
     g = plain.geometry()
     px = render("il|!1 " * 40, g)[0].pixels
     assert (embolden(px, 1) < 128).sum() > (px < 128).sum()
@@ -331,7 +341,7 @@ def _reader(name: str):  # type: ignore[no-untyped-def]
 @pytest.mark.ocr
 def test_a_real_reader_reads_a_full_page_and_the_point_names_it(tmp_path: Path) -> None:
     reader = _reader("ppocrv6-small")
-    lay = Layout("snap8x16", page=(400, 120))
+    lay = CandidateLayout("snap8x16", page=(400, 120))
     cache = PointCache(tmp_path / "c.jsonl")
     p = measure_cached(lay, reader, cache, seed=HELD_OUT_SEED, pages=1)
     assert p.reader["name"] == "ppocrv6-small" and len(p.reader["model_sha256"]) == 64
@@ -342,7 +352,7 @@ def test_a_real_reader_reads_a_full_page_and_the_point_names_it(tmp_path: Path) 
 @pytest.mark.ocr
 def test_gray_dejavu_page_reads_whole() -> None:
     reader = _reader("ppocrv6-small")
-    p = measure(Layout("dejavu-sans-mono", size=8, shade="gray", page=(400, 120)), reader,
+    p = measure(CandidateLayout("dejavu-sans-mono", size=8, shade="gray", page=(400, 120)), reader,
                 seed=HELD_OUT_SEED)  # fmt: skip
     assert p.char_accuracy > 0.8
 
@@ -422,7 +432,7 @@ def test_a_goal_outside_zero_to_one_is_refused_where_it_is_made() -> None:
 
 
 def test_a_layouts_density_from_its_cell_alone_equals_its_geometrys() -> None:
-    """``Layout.chars_per_kpx`` reads the face's metrics instead of drawing the font: the
+    """``CandidateLayout.chars_per_kpx`` reads the face's metrics instead of drawing the font: the
     same number as the drawn font's geometry for every layout the committed points hold."""
     from snapshot.legibility.frontier import PointCache
     from snapshot.legibility.weakest import committed_points

@@ -16,7 +16,7 @@ from snapshot.legibility.campaign import (
     campaign_steps,
     run_campaign,
 )
-from snapshot.legibility.frontier import DENSE_LAYOUT, Layout, Point, PointCache
+from snapshot.legibility.frontier import DENSE_LAYOUT, CandidateLayout, Point, PointCache
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 from snapshot.legibility.weakest import jittered
@@ -73,7 +73,7 @@ def _reader_or_skip() -> object:
         pytest.skip(f"tesseract-x2 not installed here: {exc}")
 
 
-def _point(reader: object, layout: Layout, acc: float, *, scale: float = 1.0) -> Point:
+def _point(reader: object, layout: CandidateLayout, acc: float, *, scale: float = 1.0) -> Point:
     info = reader.info.as_dict()  # type: ignore[attr-defined]
     return Point(
         layout, info, scale, None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 100, 100,
@@ -86,14 +86,17 @@ def test_the_campaign_reads_nothing_cached_skips_a_moot_resample_and_stops_at_th
 ) -> None:
     reader = _reader_or_skip()
     cache = PointCache(tmp_path / "p.jsonl")
-    weak, strong = Layout("snap5x8", page=GEMINI_PAGE), Layout("snap8x16", page=(1540, 1540))
+    weak, strong = (
+        CandidateLayout("snap5x8", page=GEMINI_PAGE),
+        CandidateLayout("snap8x16", page=(1540, 1540)),
+    )
     cache.put(_point(reader, weak, 0.50))
     cache.put(_point(reader, strong, 0.99))
     steps = [
         Step(1, weak, "tesseract-x2", "hardlines"),
         Step(2, weak, "tesseract-x2", "hardlines", 0.9),  # below the bar natively: moot
         Step(2, strong, "tesseract-x2", "hardlines", 0.9),  # would read: the deadline stops it
-        Step(1, Layout("snap5x10", page=GEMINI_PAGE), "easyocr-missing", "hardlines"),
+        Step(1, CandidateLayout("snap5x10", page=GEMINI_PAGE), "easyocr-missing", "hardlines"),
     ]
     log: list[str] = []
     past = time.time() - 1
@@ -149,7 +152,7 @@ def test_frontier_md_shows_only_real_page_readings_and_names_the_weakest(tmp_pat
 
 def test_a_reading_another_process_appends_is_seen_before_reading_again(tmp_path: Path) -> None:
     reader = _reader_or_skip()
-    lay = Layout("snap5x8", page=GEMINI_PAGE)
+    lay = CandidateLayout("snap5x8", page=GEMINI_PAGE)
     mine = PointCache(tmp_path / "p.jsonl")
     assert mine.get(lay, reader, HELD_OUT_SEED, 1, 1.0) is None
     PointCache(tmp_path / "p.jsonl").put(_point(reader, lay, 0.42))  # another process's line
@@ -163,7 +166,7 @@ def test_frontier_md_says_where_x09_is_moot_and_where_it_is_missing(tmp_path: Pa
     cache = PointCache(tmp_path / "p.jsonl")
     info = {"name": "ppocrv6-small", "model_sha256": "ab", "version": "4.0.0"}
     dense = DENSE_LAYOUT.with_page(GEMINI_PAGE)
-    default = Layout("snap5x8", page=GEMINI_PAGE)  # Gemini's default
+    default = CandidateLayout("snap5x8", page=GEMINI_PAGE)  # Gemini's default
     for lay, acc, exact in ((dense, 0.986, 10), (default, 0.500, 2)):
         cache.put(
             Point(

@@ -15,7 +15,7 @@ import pytest
 
 from snapshot.cli import main
 from snapshot.legibility import gate as gate_module
-from snapshot.legibility.frontier import Layout, Point
+from snapshot.legibility.frontier import CandidateLayout, Point
 from snapshot.legibility.gate import (
     GATE_READERS,
     GateResult,
@@ -28,7 +28,7 @@ from snapshot.legibility.page_readers import ReaderUnavailable
 
 def _point(reader: str, acc: float) -> Point:
     return Point(
-        Layout("snap8x16", page=(1540, 1540)), {"name": reader, "model_sha256": "ab", "version": "1"},
+        CandidateLayout("snap8x16", page=(1540, 1540)), {"name": reader, "model_sha256": "ab", "version": "1"},
         1.0, None, HELD_OUT_SEED, 1, 1000, 1000, 7.8, acc, 10, 9,
     )  # fmt: skip
 

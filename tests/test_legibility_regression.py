@@ -8,7 +8,7 @@ import functools
 import pytest
 
 from snapshot.legibility.hardlines import hard_lines
-from snapshot.legibility.readers import Measurement, RapidOcrReader, line_geometry, measure
+from snapshot.legibility.readers import RapidOcrReader, ReaderMeasurement, line_geometry, measure
 from snapshot.legibility.resample import NATIVE
 
 # The fixed sample: 40 seeded hard lines, 16 of them read (rapidocr rec ~50 ms a line).
@@ -21,7 +21,7 @@ SNAP5X8_FLOOR = 0.93
 
 
 @functools.cache  # each font's sample is read once per test session
-def _read_sample(font_name: str) -> Measurement:
+def _read_sample(font_name: str) -> ReaderMeasurement:
     from snapshot.rendering.glyphs import load_font
 
     font = load_font(font_name)

@@ -17,7 +17,7 @@ genai = pytest.importorskip("google.genai")
 from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
 from test_proxy_sdk import CLAUDE, GEMINI, Running, wait_for_ledger  # noqa: E402
 
-from snapshot.proxy.recovery import Limits, parse_overflow  # noqa: E402
+from snapshot.proxy.recovery import LearnedLimits, parse_overflow  # noqa: E402
 
 
 def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
@@ -106,7 +106,7 @@ def test_anthropic_prompt_too_long_is_recovered_once(running: Running) -> None:
     assert first["status"] == 400 and retried["status"] == 200
     assert retried["recovered_from"]["limit"] == running.fake.limit
     assert "elide" in retried["plan"]["rungs"]
-    learned = Limits(running.store_dir / "proxy-limits.json").get(running.fake.url, CLAUDE)
+    learned = LearnedLimits(running.store_dir / "proxy-limits.json").get(running.fake.url, CLAUDE)
     assert learned.limit == running.fake.limit and learned.correction != 1.0
     # The next request plans with what was learned: no second rejection.
     running.anthropic().messages.create(model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages)

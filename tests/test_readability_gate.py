@@ -22,7 +22,7 @@ from snapshot.legibility.corpus_text import (
     pack_rows,
     split_entries,
 )
-from snapshot.legibility.frontier import Goal, Layout, Point, PointCache, frontier_table
+from snapshot.legibility.frontier import CandidateLayout, Goal, Point, PointCache, frontier_table
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 from snapshot.legibility.weakest import (
@@ -66,7 +66,7 @@ needs_reader = pytest.mark.skipif(
 def _pt(page: tuple[int, int], acc: float, *, reader: str = "r", text: str = "hardlines",
         scale: float = 1.0, hard: tuple[int, int] = (10, 10), font: str = "snap8x16") -> Point:  # fmt: skip
     return Point(
-        Layout(font, page=page), {"name": reader, "model_sha256": "ab", "version": "1"}, scale,
+        CandidateLayout(font, page=page), {"name": reader, "model_sha256": "ab", "version": "1"}, scale,
         None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 1000, 900, 7.8, acc, hard[1],
         hard[0], text=text,
     )  # fmt: skip
@@ -154,7 +154,7 @@ def test_a_verdict_that_flips_with_4_px_is_unstable_not_averaged() -> None:
     real = (1536, 1568)
     big, small = jittered(real)[1:]
     pts = [_pt(real, 0.0, hard=(0, 10)), _pt(big, 0.99), _pt(small, 0.99)]
-    vs = verdicts(pts, Layout("snap8x16", page=real), "hardlines", goal)
+    vs = verdicts(pts, CandidateLayout("snap8x16", page=real), "hardlines", goal)
     assert stability(vs["r"], goal) == "unstable"
     table = stability_table(pts, profile_pages(("gpt-6.1-sol",)), goal)
     assert "0.000 (0.00) 1536x1568" in table and "0.990 (1.00) 1540x1572" in table
@@ -164,7 +164,7 @@ def test_a_verdict_that_flips_with_4_px_is_unstable_not_averaged() -> None:
 def test_the_weakest_reader_decides_on_both_texts() -> None:
     goal = Goal()
     page = (1568, 728)
-    lay = Layout("snap8x16", page=page)
+    lay = CandidateLayout("snap8x16", page=page)
     pts = []
     for text in ("hardlines", "corpus"):
         pts += [_pt(page, 0.99, reader="strong", text=text),

@@ -12,7 +12,7 @@ import pytest
 
 from snapshot.cli import main
 from snapshot.report import plots
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 from snapshot.report.tables import aggregate
 
 
@@ -84,12 +84,12 @@ def _density(model: str, page: float, text: float | None) -> dict[str, Any]:
     }
 
 
-def _rows() -> list[Row]:
+def _rows() -> list[MatrixRow]:
     out = []
     for model, before in (("claude-sonnet-5-5", 1000), ("gpt-6.1-sol", 800)):
         for strategy, after in (("none", before), ("snapshot", before // 3), ("elide", 700)):
-            out.append(Row(f"c{before}", "demo", model, strategy, before, after, 0.0, 4))
-            out.append(Row(f"d{before}", "demo", model, strategy, before, after // 2, 0.0, 4))
+            out.append(MatrixRow(f"c{before}", "demo", model, strategy, before, after, 0.0, 4))
+            out.append(MatrixRow(f"d{before}", "demo", model, strategy, before, after // 2, 0.0, 4))
     return out
 
 
@@ -137,10 +137,10 @@ def test_the_labs_figures_are_the_same_file_for_the_same_numbers(tmp_path: Path)
     same PNG from the same measurements, and another from other measurements."""
     from snapshot.legibility.generational import GenerationalLoss
     from snapshot.legibility.metrics import Score
-    from snapshot.legibility.readers import Measurement
+    from snapshot.legibility.readers import ReaderMeasurement
     from snapshot.legibility.report import plot_generational, plot_vs_scale
 
-    def sweep(errors: int) -> list[tuple[str, str, float, str, Measurement]]:
+    def sweep(errors: int) -> list[tuple[str, str, float, str, ReaderMeasurement]]:
         rows = []
         for reader in ("round-trip check", "rapidocr"):
             for font in ("snap5x8", "misc-6x12"):
@@ -151,7 +151,7 @@ def test_the_labs_figures_are_the_same_file_for_the_same_numbers(tmp_path: Path)
                     (0.5, "bicubic"),
                 ):
                     score = Score(400, errors + int(100 * (1 - scale)), 60, 50, 6, 3)
-                    m = Measurement(reader, font, filt, score, (), ())
+                    m = ReaderMeasurement(reader, font, filt, score, (), ())
                     rows.append((reader, font, scale, filt, m))
         return rows
 

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 
 from snapshot.legibility.frontier import Goal
-from snapshot.report.matrix import Row, Settings, evaluate
+from snapshot.report.matrix import MatrixRow, Settings, evaluate
 from snapshot.report.page_jitter import SizeScore, jitter_lines, resized, text_margin, verdict
 from snapshot.report.sources import demo_sources
 
@@ -28,7 +28,7 @@ FLIPPING: dict[str, list[int | str]] = {
 }
 
 
-def _snapshot_row() -> Row:
+def _snapshot_row() -> MatrixRow:
     from snapshot.ladder.target import target_for
 
     source = next(s for s in demo_sources() if "coding" in s.id)
@@ -53,7 +53,7 @@ def test_rows_without_readers_carry_no_sizes_and_old_rows_still_load() -> None:
     assert row.reader_page_scores == {}
     assert jitter_lines([row], [MODEL]) == []
     old = {k: v for k, v in row.to_json().items() if k != "reader_page_scores"}
-    assert Row.from_json(old).reader_page_scores == {}  # cached rows of before: no cell
+    assert MatrixRow.from_json(old).reader_page_scores == {}  # cached rows of before: no cell
 
 
 def test_resizing_adds_paper_and_takes_only_margin() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from snapshot.report import markdown
-from snapshot.report.matrix import Row, Settings
+from snapshot.report.matrix import MatrixRow, Settings
 from snapshot.report.readability import pages_context, pages_text
 from snapshot.report.run import RunResult, run
 
@@ -44,7 +44,7 @@ def _result_with_readings() -> RunResult:
     result = run(None, models=(MODEL,), settings=Settings(), workers=1, limit=1)
     found = {"ppocrv6-small": {"hex": 4, "path": 3}, "tesseract-x2": {"hex": 2, "path": 1}}
 
-    def scored(row: Row) -> Row:
+    def scored(row: MatrixRow) -> MatrixRow:
         if row.strategy not in ("snapshot", "snapshot+factsheet"):
             return row
         return dataclasses.replace(
@@ -116,13 +116,13 @@ def test_report_md_says_what_each_default_rests_on_from_the_cached_readings(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from snapshot.legibility import weakest
-    from snapshot.legibility.frontier import Layout, Point, PointCache
+    from snapshot.legibility.frontier import CandidateLayout, Point, PointCache
     from snapshot.legibility.hardlines import HELD_OUT_SEED
 
     cache = PointCache(tmp_path / "p.jsonl")
     info = {"name": "ppocrv5", "model_sha256": "ab", "version": "1"}
     for font, shade, acc in (("snap5x8", "1-bit", 0.851), ("snap5x9v2", "gray", 0.927)):
-        lay = Layout(font, shade=shade, page=(1568, 728))  # Gemini Flash's real page
+        lay = CandidateLayout(font, shade=shade, page=(1568, 728))  # Gemini Flash's real page
         cache.put(Point(lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, 1.0, acc, 10, 9))
     monkeypatch.setattr(weakest, "committed_points", lambda: tmp_path / "p.jsonl")
     result = run(None, models=("gemini-3.8-flash",), settings=Settings(), workers=1, limit=1)

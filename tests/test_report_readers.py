@@ -11,7 +11,7 @@ import pytest
 from snapshot.legibility import page_readers as pr
 from snapshot.legibility.page_readers import ReaderInfo, ReaderUnavailable
 from snapshot.report import markdown
-from snapshot.report.matrix import Row, Settings, evaluate
+from snapshot.report.matrix import MatrixRow, Settings, evaluate
 from snapshot.report.needle_recall import reader_recall
 from snapshot.report.sources import demo_sources
 
@@ -40,7 +40,7 @@ def stand_ins(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     pr.load_page_reader.cache_clear()
 
 
-def _coding_rows(settings: Settings) -> list[Row]:
+def _coding_rows(settings: Settings) -> list[MatrixRow]:
     from snapshot.ladder.target import target_for
 
     source = next(s for s in demo_sources() if "coding" in s.id)

@@ -17,12 +17,12 @@ from typing import Any
 import pytest
 
 import snapshot
-import snapshot.cli.render_files as render_files_module
+import snapshot.profiles.render_files as render_files_module
 import snapshot.rendering._span_procs as span_procs
 import snapshot.rendering._spans as spans
 from snapshot.cli import main
-from snapshot.cli.render_files import render_files
 from snapshot.errors import InputError
+from snapshot.profiles.render_files import render_files
 from snapshot.rendering._parallel import processes_available
 from snapshot.rendering._spans import plan_spans
 from snapshot.rendering.geometry import Geometry

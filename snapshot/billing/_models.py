@@ -44,7 +44,7 @@ from snapshot.billing._sources import (
     SRC_PXPIPE_PROFILES,
     SRC_QWEN_CODE,
 )
-from snapshot.billing.rows import Fact, Lifecycle, Measurement, Model, PrefixFamily
+from snapshot.billing.rows import BillMeasurement, Fact, Lifecycle, Model, PrefixFamily
 from snapshot.billing.schemes import (
     AnthropicPatches,
     GeminiFlat,
@@ -963,10 +963,10 @@ PREFIX_ROWS: tuple[PrefixFamily, ...] = (
 # --------------------------------------------------------------------------- measurements
 
 #: Measured bills to check the schemes against (tests read these rows).
-MEASUREMENT_ROWS: tuple[Measurement, ...] = (
+MEASUREMENT_ROWS: tuple[BillMeasurement, ...] = (
     # count_tokens on sonnet-4-5 includes ~3-4 tokens of per-block overhead.
     *(
-        Measurement("claude-sonnet-4-5", s, t, Fact(SRC_PXPIPE_AUDIT, "measured", "2026-07-01"))
+        BillMeasurement("claude-sonnet-4-5", s, t, Fact(SRC_PXPIPE_AUDIT, "measured", "2026-07-01"))
         for s, t in (
             ((1072, 1072), 1525),
             ((1092, 1092), 1525),
@@ -975,16 +975,20 @@ MEASUREMENT_ROWS: tuple[Measurement, ...] = (
             ((1568, 728), 1460),
         )
     ),
-    Measurement(
+    BillMeasurement(
         "claude-fable-5", (1928, 1928), 4764, Fact(SRC_OMNIGLYPH, "measured", "2026-08-17")
     ),
-    Measurement(
+    BillMeasurement(
         "claude-sonnet-4-5", (1568, 728), 1460, Fact(SRC_OMNIGLYPH, "measured", "2026-08-17")
     ),
-    Measurement("grok-4.5", (768, 336), 268, Fact(SRC_PXPIPE_PROFILES, "measured", "2026-08-20")),
-    Measurement("grok-4.5", (764, 980), 748, Fact(SRC_PXPIPE_PROFILES, "measured", "2026-08-20")),
+    BillMeasurement(
+        "grok-4.5", (768, 336), 268, Fact(SRC_PXPIPE_PROFILES, "measured", "2026-08-20")
+    ),
+    BillMeasurement(
+        "grok-4.5", (764, 980), 748, Fact(SRC_PXPIPE_PROFILES, "measured", "2026-08-20")
+    ),
     *(
-        Measurement("gemini-3.6-flash", s, t, Fact(SRC_PXPIPE_GEMINI, "measured", "2026"))
+        BillMeasurement("gemini-3.6-flash", s, t, Fact(SRC_PXPIPE_GEMINI, "measured", "2026"))
         for s, t in (
             ((100, 100), 1089),
             ((2048, 2048), 1089),
@@ -994,13 +998,13 @@ MEASUREMENT_ROWS: tuple[Measurement, ...] = (
         )
     ),
     *(
-        Measurement(
+        BillMeasurement(
             "gemini-3.5-flash-lite", s, t, Fact("AlaskanTuna/Rokabot#121", "measured", "2026")
         )
         for s, t in (((64, 64), 1089), ((1024, 1024), 1089), ((2048, 512), 1056))
     ),
     *(
-        Measurement("gemini-2.5-pro", s, 258, Fact(SRC_GENAI_1349, "measured", "2026"))
+        BillMeasurement("gemini-2.5-pro", s, 258, Fact(SRC_GENAI_1349, "measured", "2026"))
         for s in ((768, 1280), (1024, 1024), (3840, 2160))
     ),
 )

@@ -41,6 +41,7 @@ from snapshot.billing import (
 from snapshot.billing._sources import COMPILED
 from snapshot.billing.rows import (
     LIMIT_FIELDS,
+    BillMeasurement,
     CacheStorageRow,
     Evidence,
     Fact,
@@ -49,7 +50,6 @@ from snapshot.billing.rows import (
     Lifecycle,
     LimitFact,
     LimitField,
-    Measurement,
     Model,
     OwnPrice,
     PrefixFamily,
@@ -106,7 +106,7 @@ PRICE_PROVIDER: MappingProxyType[str, str] = MappingProxyType(
 )
 TEXT_TOKENIZER_BY_MODEL: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_MODEL)
 TEXT_TOKENIZER_BY_FAMILY: MappingProxyType[str, TextTokenizer] = MappingProxyType(_text.BY_FAMILY)
-MEASUREMENTS: tuple[Measurement, ...] = _models.MEASUREMENT_ROWS
+MEASUREMENTS: tuple[BillMeasurement, ...] = _models.MEASUREMENT_ROWS
 #: Facts whose sources disagree, each a range with every end's source.
 RANGES: tuple[RangeFact, ...] = _ranges.RANGE_ROWS
 #: model id → the range its scheme's disputed field lies in.
@@ -251,13 +251,13 @@ __all__ = [
     "TIERS",
     "VARIANT_SUFFIXES",
     "VENDOR_SCHEDULES",
+    "BillMeasurement",
     "Evidence",
     "Fact",
     "Family",
     "Lifecycle",
     "LimitFact",
     "LimitField",
-    "Measurement",
     "Model",
     "OwnPrice",
     "PrefixFamily",

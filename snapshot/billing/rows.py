@@ -199,7 +199,7 @@ class TextTokenizer:
 
 
 @dataclass(frozen=True)
-class Measurement:
+class BillMeasurement:
     """A bill someone measured: model, upload size, billed tokens (may include overhead)."""
 
     model: str
@@ -347,6 +347,7 @@ def check_lifecycle(model: str, life: Lifecycle) -> None:
 
 __all__ = [
     "LIMIT_FIELDS",
+    "BillMeasurement",
     "CacheStorageRow",
     "Evidence",
     "Fact",
@@ -354,7 +355,6 @@ __all__ = [
     "GeoRow",
     "Lifecycle",
     "LimitFact",
-    "Measurement",
     "Model",
     "OwnPrice",
     "PrefixFamily",

@@ -1,7 +1,7 @@
 """``snapshot render``, ``snapshot read`` and ``snapshot fonts``.
 
 Parsing and printing only: each command is one call, to
-:func:`snapshot.cli.render_files.render_files`, :func:`snapshot.rendering.decode.read_page_file`
+:func:`snapshot.profiles.render_files.render_files`, :func:`snapshot.rendering.decode.read_page_file`
 or :func:`snapshot.rendering.font_survey.font_survey`.
 """
 
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from snapshot.cli.argtypes import int_between
 
 if TYPE_CHECKING:
-    from snapshot.cli.render_files import RenderedFiles
+    from snapshot.profiles.render_files import RenderedFiles
 
 #: Largest --cols / --rows: far beyond any provider's page, small enough to refuse early.
 MAX_CELLS = 10_000
@@ -120,7 +120,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_render(args: argparse.Namespace) -> int:
-    from snapshot.cli.render_files import render_files
+    from snapshot.profiles.render_files import render_files
 
     done = render_files(
         args.file,

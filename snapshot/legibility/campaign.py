@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from snapshot.legibility.corpus_text import TEXTS
 
 if TYPE_CHECKING:
-    from snapshot.legibility.frontier import Goal, Layout, Point, PointCache
+    from snapshot.legibility.frontier import CandidateLayout, Goal, Point, PointCache
 
 #: Readers in the order the campaign reads with them (the cheaper first within a layout).
 CAMPAIGN_READERS: tuple[str, ...] = (
@@ -64,13 +64,13 @@ class Step:
     A stage-2 step (``scale`` < 1) is taken only where the native reading passes."""
 
     stage: int
-    layout: Layout
+    layout: CandidateLayout
     reader: str
     text: str
     scale: float = 1.0
 
 
-def first_layouts(models: Sequence[str] = FIRST_MODELS) -> list[Layout]:
+def first_layouts(models: Sequence[str] = FIRST_MODELS) -> list[CandidateLayout]:
     """Stage 1's layouts: the dense layout at the first model's page, then each model's
     default layout at its real page (de-duplicated)."""
     from snapshot.legibility.frontier import DENSE_LAYOUT
@@ -103,7 +103,7 @@ def campaign_steps(
         r for r in order if r not in PPOCR_READERS
     ]
 
-    def jittered_steps(stage: int, layouts: Sequence[Layout]) -> list[Step]:
+    def jittered_steps(stage: int, layouts: Sequence[CandidateLayout]) -> list[Step]:
         """The ±4 px pages of ``layouts``, PP-OCR readers first (their detector rounds)."""
         return [
             Step(stage, lay.with_page(size), r, t)
@@ -204,14 +204,14 @@ def adopt_face_readings(
     Each adopted point says where it came from in ``note``; its time is not recorded there,
     its load average is the one at the reading's end.
     """
-    from snapshot.legibility.frontier import Layout, Point
+    from snapshot.legibility.frontier import CandidateLayout, Point
 
     out = []
     for r in records:
         font = font_of.get(str(r.get("variant")))
         if font is None or r.get("pages") != 1:
             continue
-        lay = Layout(font, shade="gray", page=(int(r["page"][0]), int(r["page"][1])))
+        lay = CandidateLayout(font, shade="gray", page=(int(r["page"][0]), int(r["page"][1])))
         subs = sorted(
             (
                 (k.split(">", 1)[0], k.split(">", 1)[1], int(n))

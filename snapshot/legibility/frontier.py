@@ -1,6 +1,6 @@
 """The density frontier: how densely a page can be set and still be read whole.
 
-A :class:`Layout` is one point of the design space (font × pixel size × shade
+A :class:`CandidateLayout` is one point of the design space (font × pixel size × shade
 × row gap × column gap × stroke weight × page size). :func:`measure` renders full pages of
 held-out transcript-like lines in it (:func:`~snapshot.legibility.hardlines.full_page_rows`:
 every row edge to edge), hands each page, and nothing else, to a whole-page
@@ -17,7 +17,7 @@ accuracy; :func:`densest_passing` is the densest layout that meets a
 first is :mod:`snapshot.legibility.campaign`'s; the report files are
 :mod:`snapshot.legibility.frontier_report`'s, the plot :mod:`snapshot.legibility.frontier_plot`'s.
 
->>> lay = Layout("snap5x8", row_gap=2)
+>>> lay = CandidateLayout("snap5x8", row_gap=2)
 >>> lay.key, round(lay.chars_per_kpx, 1)
 ('snap5x8 1-bit gap 0x2 1568x728', 20.0)
 """
@@ -50,7 +50,7 @@ RESAMPLE_SCALE = 0.9
 
 
 @dataclass(frozen=True)
-class Layout:
+class CandidateLayout:
     """One page design: font and pixel size (outline fonts), shade, gaps, page size, and
     ``stroke``, extra stroke width in pixels (a lab axis: :mod:`snapshot.legibility.stroke`).
     """
@@ -74,13 +74,13 @@ class Layout:
         w, h = self.page
         return f"{font} {self.shade} gap {self.col_gap}x{self.row_gap} {w}x{h}{ink}{stroke}"
 
-    def with_page(self, page: tuple[int, int]) -> Layout:
+    def with_page(self, page: tuple[int, int]) -> CandidateLayout:
         """The same design on another page size.
 
-        >>> Layout("snap5x9", shade="gray", stroke=1).with_page((1540, 732)).key
+        >>> CandidateLayout("snap5x9", shade="gray", stroke=1).with_page((1540, 732)).key
         'snap5x9 gray gap 0x0 1540x732 stroke+1'
         """
-        return Layout.from_dict({**self.as_dict(), "page": list(page)})
+        return CandidateLayout.from_dict({**self.as_dict(), "page": list(page)})
 
     def geometry(self) -> Geometry:
         """The page geometry (lines mode, header row on), as the renderer would draw it."""
@@ -114,7 +114,7 @@ class Layout:
         """Characters per 1000 px² of text block (1000 / cell pitch area), as
         ``self.geometry().chars_per_kpx`` computes it, from the cell alone.
 
-        >>> lay = Layout("snap5x9", row_gap=1, page=(1568, 728))
+        >>> lay = CandidateLayout("snap5x9", row_gap=1, page=(1568, 728))
         >>> lay.chars_per_kpx == lay.geometry().chars_per_kpx
         True
         """
@@ -127,7 +127,7 @@ class Layout:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Layout:
+    def from_dict(cls, d: dict[str, Any]) -> CandidateLayout:
         return cls(**{**d, "page": tuple(d["page"])})
 
 
@@ -138,9 +138,9 @@ SAMPLE_PAGE = (784, 728)
 
 #: The candidate layouts (fonts at the gaps and strokes worth reading); the campaign's stage 5
 #: reads them at Gemini's real page (their page here is replaced).
-GRID: tuple[Layout, ...] = (
+GRID: tuple[CandidateLayout, ...] = (
     *(
-        Layout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
+        CandidateLayout(font, size, shade, row_gap, 0, SAMPLE_PAGE)
         for font, size, shade, row_gap in (
             ("snap8x16", None, "1-bit", 0),
             ("misc-6x12", None, "1-bit", 0),
@@ -156,13 +156,13 @@ GRID: tuple[Layout, ...] = (
         )
     ),
     # stroke weight (issue 25): the dense faces one pixel heavier
-    Layout("snap5x9v2", shade="gray", page=SAMPLE_PAGE, stroke=1),
-    Layout("snap5x8", page=SAMPLE_PAGE, row_gap=2, stroke=1),
+    CandidateLayout("snap5x9v2", shade="gray", page=SAMPLE_PAGE, stroke=1),
+    CandidateLayout("snap5x8", page=SAMPLE_PAGE, row_gap=2, stroke=1),
 )
 #: Today's defaults (their style; the page is replaced), marked on the frontier.
-DEFAULT_LAYOUTS: tuple[Layout, ...] = (
-    Layout("snap8x16", page=SAMPLE_PAGE),
-    Layout("snap5x8", page=SAMPLE_PAGE),
+DEFAULT_LAYOUTS: tuple[CandidateLayout, ...] = (
+    CandidateLayout("snap8x16", page=SAMPLE_PAGE),
+    CandidateLayout("snap5x8", page=SAMPLE_PAGE),
 )
 
 
@@ -170,7 +170,7 @@ DEFAULT_LAYOUTS: tuple[Layout, ...] = (
 class Point:
     """One layout read by one reader at one scale: density against accuracy."""
 
-    layout: Layout
+    layout: CandidateLayout
     reader: dict[str, Any]  # ReaderInfo.as_dict(): name, version, model_sha256, settings
     scale: float
     filter: str | None
@@ -209,7 +209,7 @@ class Point:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Point:
         conf = tuple((str(a), str(b), int(n)) for a, b, n in d.get("confusions", ()))
-        return cls(**{**d, "layout": Layout.from_dict(d["layout"]), "confusions": conf})
+        return cls(**{**d, "layout": CandidateLayout.from_dict(d["layout"]), "confusions": conf})
 
 
 @dataclass(frozen=True)
@@ -274,7 +274,7 @@ def page_text(geometry: Geometry, *, seed: int, page: int, text: str = "hardline
 
 
 def measure(
-    layout: Layout,
+    layout: CandidateLayout,
     reader: PageReader,
     *,
     seed: int = HELD_OUT_SEED,
@@ -375,7 +375,7 @@ class PointCache:
 
     @staticmethod
     def key(
-        layout: Layout,
+        layout: CandidateLayout,
         reader: dict[str, Any],
         seed: int,
         pages: int,
@@ -392,7 +392,7 @@ class PointCache:
 
     def get(
         self,
-        layout: Layout,
+        layout: CandidateLayout,
         reader: Any,
         seed: int,
         pages: int,
@@ -414,7 +414,7 @@ class PointCache:
 
 
 def measure_cached(
-    layout: Layout,
+    layout: CandidateLayout,
     reader: PageReader,
     cache: PointCache,
     *,
@@ -438,7 +438,7 @@ def frontier(points: Iterable[Point]) -> list[Point]:
     """Points no other point of the same reader and scale beats on density and accuracy,
     densest first.
 
-    >>> a = Layout("snap5x8"); b = Layout("snap8x16")
+    >>> a = CandidateLayout("snap5x8"); b = CandidateLayout("snap8x16")
     >>> mk = lambda lay, d, acc: Point(lay, {"name": "r", "model_sha256": "x"}, 1.0, None, 0,
     ...     1, 100, 100, d, acc, 10, 10)
     >>> [p.layout.font for p in frontier([mk(a, 25.0, 0.5), mk(b, 7.8, 0.99), mk(a, 7.0, 0.9)])]
@@ -491,7 +491,7 @@ def densest_passing(
     return best
 
 
-def chars_per_token(layout: Layout, chars_per_page: int, model: str) -> float | None:
+def chars_per_token(layout: CandidateLayout, chars_per_page: int, model: str) -> float | None:
     """Characters per billed image token of one full page of ``layout`` for ``model``."""
     from snapshot import profiles
     from snapshot.errors import SnapshotError
@@ -509,7 +509,7 @@ def frontier_table(
     *,
     models: Sequence[str] = (),
     target: Goal | None = None,
-    defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
+    defaults: Sequence[CandidateLayout] = DEFAULT_LAYOUTS,
     text: str = "hardlines",
 ) -> str:
     """A markdown table: one row per reader × layout on one ``text``, densest first; ``*``
@@ -552,4 +552,4 @@ def frontier_table(
 #: The project's dense frontier layout: the densest layout of the committed frontier run
 #: (reports/frontier.md) that PP-OCRv6 reads whole at the target. Foveation draws the far
 #: past with it (``snapshot+foveate``) and the report's "dense" rows price it.
-DENSE_LAYOUT = Layout(**asdict(DENSE_STYLE))
+DENSE_LAYOUT = CandidateLayout(**asdict(DENSE_STYLE))

@@ -13,8 +13,8 @@ from pathlib import Path
 from snapshot.legibility.frontier import (
     DEFAULT_LAYOUTS,
     RESAMPLE_SCALE,
+    CandidateLayout,
     Goal,
-    Layout,
     Point,
     frontier,
 )
@@ -24,7 +24,7 @@ def plot_frontier(
     points: Sequence[Point],
     path: str | os.PathLike[str],
     *,
-    defaults: Sequence[Layout] = DEFAULT_LAYOUTS,
+    defaults: Sequence[CandidateLayout] = DEFAULT_LAYOUTS,
     target: Goal | None = None,
     title: str = "",
 ) -> Path:

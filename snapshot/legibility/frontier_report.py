@@ -33,8 +33,8 @@ from snapshot.legibility.frontier import (
     GRID,
     RESAMPLE_FILTER,
     RESAMPLE_SCALE,
+    CandidateLayout,
     Goal,
-    Layout,
     Point,
     PointCache,
     frontier_table,
@@ -229,7 +229,7 @@ def _report_lines(
         "",
     ]
     pp = profile_pages()
-    real_layouts: list[tuple[str, Layout]] = []
+    real_layouts: list[tuple[str, CandidateLayout]] = []
     for p in pp:
         for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
             lay = next(q.layout for q in every if q.layout.style == style).with_page(p.page)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from snapshot.errors import InputError
-from snapshot.legibility.frontier import Layout, Point, measure
+from snapshot.legibility.frontier import CandidateLayout, Point, measure
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 
@@ -76,12 +76,12 @@ def default_gate_reader() -> str:
     )
 
 
-def gate_layout(model: str, size: tuple[int, int] | None = None) -> Layout:
+def gate_layout(model: str, size: tuple[int, int] | None = None) -> CandidateLayout:
     """The model's default layout on its real page size (or ``size``)."""
     from snapshot import profiles
 
     g = profiles.profile_for(model).geometry()
-    return Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, size or g.size, g.ink)
+    return CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, size or g.size, g.ink)
 
 
 def gate(

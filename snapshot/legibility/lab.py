@@ -52,7 +52,7 @@ def provider_view(model: str) -> ProviderView:
 
 
 @dataclass(frozen=True)
-class Row:
+class LabRow:
     reader: str
     font: str
     scale: float
@@ -70,7 +70,7 @@ class LegibilityTable:
     provider: ProviderView
     lines: int
     seed: int
-    rows: tuple[Row, ...]
+    rows: tuple[LabRow, ...]
     confusable: tuple[Confusability, ...]
     skipped: tuple[str, ...] = field(default=())
 
@@ -118,14 +118,14 @@ def legibility_table(
     reader_objs = [get_reader(r) if isinstance(r, str) else r for r in readers]
     text = hard_lines(lines, seed=seed)
     pps = preprocesses(scales, chosen)
-    rows: list[Row] = []
+    rows: list[LabRow] = []
     confusable: list[Confusability] = []
     jobs = [(r, f, p) for r in reader_objs for f in loaded for p in pps]
     geoms = {f.name: line_geometry(f, text) for f in loaded}
     for reader, font, pp in progress(jobs, desc="legibility", total=len(jobs), unit="run"):
         m = measure(reader, text, geoms[font.name], pp, seed=seed)
         rows.append(
-            Row(
+            LabRow(
                 reader=reader.name,
                 font=font.name,
                 scale=pp.scale,

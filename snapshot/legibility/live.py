@@ -133,7 +133,7 @@ class ProbeTarget:
 
 
 @dataclass(frozen=True)
-class Reply:
+class ModelAnswer:
     """What a model sent back for one page."""
 
     text: str
@@ -278,7 +278,7 @@ def ask(
     timeout: float = 180.0,
     max_retries: int = 2,
     max_tokens: int = 4096,
-) -> Reply:
+) -> ModelAnswer:
     """Send one page (PNG bytes) and a text prompt to ``target``; return the reply text.
 
     ``base_url`` replaces the provider's endpoint (tests use a local fake
@@ -314,7 +314,7 @@ def ask(
                 secrets,
             )
         ) from None
-    return Reply(
+    return ModelAnswer(
         text=redact(text, secrets),
         usage=usage,
         duration_s=time.monotonic() - start,

@@ -65,7 +65,7 @@ below from the page alone.
 - If the page contains it but you cannot read it with certainty, reply: illegible
 - Do not guess.
 
-Reply with one line per question, in the form `<number>: <answer>`, and nothing else.
+ModelAnswer with one line per question, in the form `<number>: <answer>`, and nothing else.
 
 Questions:
 """

@@ -561,7 +561,7 @@ def get_reader(name: str) -> Reader:
 
 
 @dataclass(frozen=True)
-class Measurement:
+class ReaderMeasurement:
     """One reader on one font and geometry under one preprocessing."""
 
     reader: str
@@ -609,7 +609,7 @@ def measure(
     *,
     sample: int | None = None,
     seed: int = 0,
-) -> Measurement:
+) -> ReaderMeasurement:
     """Render ``lines``, apply ``preprocess``, read (a seeded sample of) the rows, score.
 
     ``sample`` caps how many rows are read in total, so the OCR cost stays
@@ -622,7 +622,7 @@ def measure(
 
 def measure_each(
     reader: Reader, jobs: Sequence[tuple[Sequence[str], Geometry]], preprocess: Preprocess = NATIVE
-) -> list[Measurement]:
+) -> list[ReaderMeasurement]:
     """:func:`measure` of each (lines, geometry); a reader that reads a list of pages at
     once (``read_pages``, e.g. tesseract: one process) gets them all in one call."""
     todos = [_to_read(lines, geometry, preprocess, None, 0) for lines, geometry in jobs]
@@ -662,10 +662,10 @@ def _scored(
     preprocess: Preprocess,
     todo: _ToRead,
     got: Sequence[Sequence[str]],
-) -> Measurement:
+) -> ReaderMeasurement:
     refs_out = [ref for *_, refs in todo for ref in refs]
     reads_out = [text for texts in got for text in texts]
-    return Measurement(
+    return ReaderMeasurement(
         reader=reader.name,
         font=geometry.font.name,
         preprocess=preprocess.label,

@@ -39,10 +39,10 @@ from snapshot.legibility.hardlines import hard_lines
 from snapshot.legibility.lab import COMPARISON_FONTS
 from snapshot.legibility.memory import keep_freed_memory
 from snapshot.legibility.readers import (
-    Measurement,
     OracleReader,
     RapidOcrReader,
     Reader,
+    ReaderMeasurement,
     TesseractReader,
     display_name,
     line_geometry,
@@ -62,7 +62,7 @@ REFERENCE = {"misc-5x8": 0.90, "spleen-5x8": 0.87, "misc-6x12": 0.95}
 
 def sweep_accuracy(
     readers: Sequence[tuple[Reader, list[str], Sequence[Any]]], fonts: Sequence[Any], seed: int
-) -> list[tuple[str, str, float, str, Measurement]]:
+) -> list[tuple[str, str, float, str, ReaderMeasurement]]:
     """(reader, font, scale, filter, measurement) for every scale × filter.
 
     Each reader comes with its own lines and filters: OCR costs ~50 ms a line on
@@ -74,7 +74,7 @@ def sweep_accuracy(
             Preprocess(scale=s, filter=f) for s in SWEEP_SCALES if s != 1.0 for f in filters
         ]
         jobs.extend((reader, lines, f, p) for f in fonts for p in pps)
-    out: list[tuple[str, str, float, str, Measurement]] = []
+    out: list[tuple[str, str, float, str, ReaderMeasurement]] = []
     for reader, lines, font, pp in progress(jobs, desc="scale sweep", total=len(jobs), unit="run"):
         m = measure(reader, lines, line_geometry(font, lines), pp, seed=seed)
         out.append(
@@ -89,7 +89,7 @@ def sweep_accuracy(
     return out
 
 
-def plot_vs_scale(rows: list[tuple[str, str, float, str, Measurement]], path: Path) -> None:
+def plot_vs_scale(rows: list[tuple[str, str, float, str, ReaderMeasurement]], path: Path) -> None:
     from matplotlib.figure import Figure  # drawn by Agg: no pyplot, no GUI backend
 
     readers = list(dict.fromkeys(r[0] for r in rows))

@@ -7,7 +7,7 @@ the inkiest of itself and the ``px`` pixels to its left, so a vertical stem one
 pixel wide becomes ``1 + px`` wide and gray edges widen with it. Ink spills into
 the cell to the right only where that cell's first column is its side bearing.
 
-This is a lab axis (:class:`~snapshot.legibility.frontier.Layout` ``stroke``):
+This is a lab axis (:class:`~snapshot.legibility.frontier.CandidateLayout` ``stroke``):
 the renderer does not draw it, so a profile never carries it.
 
 >>> import numpy as np

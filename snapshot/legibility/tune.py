@@ -371,7 +371,7 @@ def write_profile(result: TuneResult, path: str | os.PathLike[str]) -> Path:
 # The search the issue asks for: whole pages read by an independent page reader
 # (snapshot.legibility.page_readers), on the tuning seed, never the held-out one.
 
-#: Layout styles searched by default: font × pixel size × shade × row gap × column gap.
+#: CandidateLayout styles searched by default: font × pixel size × shade × row gap × column gap.
 DEFAULT_STYLES: tuple[tuple[str, int | None, str], ...] = (
     ("snap5x9v2", None, "gray"),  # the dense layout's face (profiles.dense): gray edges
     ("snap5x10", None, "gray"),
@@ -395,7 +395,7 @@ DEFAULT_PAGE_STROKES: tuple[int, ...] = (0, 1)
 class PageCandidate:
     """A layout on a page size the provider passes unresampled, with its bill."""
 
-    layout: Any  # frontier.Layout
+    layout: Any  # frontier.CandidateLayout
     chars_per_page: int
     tokens: int
 
@@ -463,7 +463,7 @@ def page_candidates(
 ) -> tuple[list[PageCandidate], list[str]]:
     """Every style × gap × unresampled page size × stroke weight, most characters per
     token first (at equal density the lighter stroke first)."""
-    from snapshot.legibility.frontier import Layout
+    from snapshot.legibility.frontier import CandidateLayout
 
     out: list[PageCandidate] = []
     skipped: list[str] = []
@@ -473,7 +473,7 @@ def page_candidates(
                 for w, h in sizes or billing.page_sizes:
                     if billing.seen(w, h) != (w, h):
                         continue  # the provider would resample it: never drawn
-                    lay = Layout(font, size, shade, rg, cg, (w, h))
+                    lay = CandidateLayout(font, size, shade, rg, cg, (w, h))
                     try:
                         g = lay.geometry()
                     except UnknownFontError as exc:
@@ -486,7 +486,7 @@ def page_candidates(
                     for stroke in strokes:  # stroke weight changes legibility, not density
                         out.append(
                             PageCandidate(
-                                Layout(font, size, shade, rg, cg, (w, h), stroke=stroke),
+                                CandidateLayout(font, size, shade, rg, cg, (w, h), stroke=stroke),
                                 g.chars_per_page,
                                 billing.tokens(w, h),
                             )
@@ -543,8 +543,8 @@ def tune_pages(
     """
     from snapshot.legibility.frontier import (
         RESAMPLE_SCALE,
+        CandidateLayout,
         Goal,
-        Layout,
         PointCache,
         measure_cached,
     )
@@ -584,7 +584,9 @@ def tune_pages(
             break
         read_as = cand.layout
         if measure_page is not None:
-            read_as = Layout.from_dict({**cand.layout.as_dict(), "page": list(measure_page)})
+            read_as = CandidateLayout.from_dict(
+                {**cand.layout.as_dict(), "page": list(measure_page)}
+            )
         natives: list[Any] = []
         for r, t in pairs:  # natively first, every reader: the cheapest verdict
             natives.append(measure_cached(read_as, r, cache, seed=seed, pages=pages, text=t))
@@ -609,7 +611,7 @@ def tune_pages(
         if measure_page is None and res_ok:
             jitter = tuple(  # a verdict that flips with a 4 px change is no verdict
                 measure_cached(
-                    Layout.from_dict({**read_as.as_dict(), "page": list(size)}),
+                    CandidateLayout.from_dict({**read_as.as_dict(), "page": list(size)}),
                     r, cache, seed=seed, pages=pages, text=t,
                 )
                 for r, t in pairs

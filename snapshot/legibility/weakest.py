@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from snapshot.legibility.corpus_text import TEXTS
 
 if TYPE_CHECKING:
-    from snapshot.legibility.frontier import Goal, Layout, Point
+    from snapshot.legibility.frontier import CandidateLayout, Goal, Point
 
 #: How far a page grows and shrinks (both sides) to test a verdict's stability.
 JITTER = 4
@@ -55,7 +55,7 @@ class ProfilePage:
     """A profile's real page and its default layout (font, shade, gaps) on it."""
 
     model: str
-    layout: Layout
+    layout: CandidateLayout
 
     @property
     def page(self) -> tuple[int, int]:
@@ -70,7 +70,7 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
     """
     from snapshot import profiles
     from snapshot.errors import SnapshotError
-    from snapshot.legibility.frontier import Layout
+    from snapshot.legibility.frontier import CandidateLayout
 
     out = []
     for model in models:
@@ -78,12 +78,12 @@ def profile_pages(models: Sequence[str] = PROFILE_MODELS) -> list[ProfilePage]:
             g = profiles.profile_for(model, warn=False).geometry()
         except SnapshotError:
             continue
-        lay = Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
+        lay = CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
         out.append(ProfilePage(model, lay))
     return out
 
 
-def _with_page(layout: Layout, page: tuple[int, int]) -> Layout:
+def _with_page(layout: CandidateLayout, page: tuple[int, int]) -> CandidateLayout:
     return layout.with_page(page)
 
 
@@ -100,7 +100,7 @@ class Verdict:
 
 
 def verdicts(
-    points: Iterable[Point], layout: Layout, text: str, goal: Goal
+    points: Iterable[Point], layout: CandidateLayout, text: str, goal: Goal
 ) -> dict[str, list[Verdict]]:
     """reader → its verdicts at the jittered sizes of ``layout`` that were measured."""
     pts = [p for p in points if p.text == text and p.layout.style == layout.style]
@@ -143,7 +143,7 @@ def stability(vs: Sequence[Verdict], goal: Goal) -> str:
 class Weakest:
     """The weakest reader of one layout at its real page: who, what, and the verdict."""
 
-    layout: Layout
+    layout: CandidateLayout
     readers: tuple[str, ...]  # readers with a native reading at the real page, both texts pooled
     texts: tuple[str, ...]  # texts measured
     char: tuple[str, str, float] | None  # (reader, text, accuracy): the lowest native chars
@@ -208,7 +208,7 @@ def _grouped(pairs: Sequence[str]) -> str:
 
 
 def weakest(
-    points: Sequence[Point], layout: Layout, goal: Goal, required: Sequence[str] = ()
+    points: Sequence[Point], layout: CandidateLayout, goal: Goal, required: Sequence[str] = ()
 ) -> Weakest:
     """The weakest measured reader of ``layout`` (at its own page) over both texts; with
     ``required`` readers, readable only once each of them has read it on both texts."""
@@ -285,7 +285,7 @@ def _fmt(v: tuple[str, str, float] | None) -> str:
 
 def weakest_table(
     points: Sequence[Point],
-    layouts: Sequence[tuple[str, Layout]],
+    layouts: Sequence[tuple[str, CandidateLayout]],
     goal: Goal,
     required: Sequence[str] = (),
 ) -> str:
@@ -347,7 +347,7 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
 def unmeasured(
     points: Iterable[Point],
     pages: Sequence[ProfilePage],
-    extra: Sequence[Layout],
+    extra: Sequence[CandidateLayout],
     readers: Sequence[str],
 ) -> list[str]:
     """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
@@ -356,7 +356,7 @@ def unmeasured(
     :class:`~snapshot.legibility.frontier.Goal` natively: what a claim about that layout
     still lacks.
 
-    >>> from snapshot.legibility.frontier import Layout
+    >>> from snapshot.legibility.frontier import CandidateLayout
     >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
     ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
     """
@@ -470,7 +470,7 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
     }
 
 
-def record_layout(record: Mapping[str, Any]) -> Layout:
+def record_layout(record: Mapping[str, Any]) -> CandidateLayout:
     """The layout a profile record (``Profile.as_dict()``, ``snapshot profiles --json``)
     draws on its page: what its readings are keyed by.
 
@@ -478,10 +478,10 @@ def record_layout(record: Mapping[str, Any]) -> Layout:
     >>> record_layout(profiles.profile_for("grok-4").as_dict()).key
     'snap8x16 1-bit gap 0x0 768x1568'
     """
-    from snapshot.legibility.frontier import Layout
+    from snapshot.legibility.frontier import CandidateLayout
 
     w, h = record["page"]
-    return Layout(
+    return CandidateLayout(
         str(record["font"]), record.get("font_size"), str(record.get("shade") or "1-bit"),
         int(record.get("row_gap") or 0), int(record.get("col_gap") or 0), (int(w), int(h)),
         str(record.get("ink") or "black-on-white"),
@@ -543,7 +543,7 @@ def _better(model: str, points: Sequence[Point]) -> dict[str, object] | None:
     }
 
 
-def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] | None:
+def better_at_page(model: str, points: Sequence[Point]) -> tuple[CandidateLayout, float] | None:
     """A layout read at ``model``'s real page that every reader measured on both it and the
     default reads better (native characters, same text), densest first; with its density
     relative to the default's. None when no such layout was measured.
@@ -560,7 +560,7 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[Layout, float] 
     base = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == pp.layout}
     if not base:
         return None
-    best: tuple[Layout, float] | None = None
+    best: tuple[CandidateLayout, float] | None = None
     candidates = {
         p.layout for p in at_page if p.layout != pp.layout and p.layout.font not in SUPERSEDED_FACES
     }

@@ -33,8 +33,8 @@ from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import HEADER, identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
-from snapshot.proxy.planner import Plan, Planner
-from snapshot.proxy.recovery import Limits, parse_overflow
+from snapshot.proxy.planner import Planner, RequestPlan
+from snapshot.proxy.recovery import LearnedLimits, parse_overflow
 from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
 from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
 from snapshot.proxy.turns import TurnRecorder
@@ -82,7 +82,7 @@ class Proxy:
         limits_file = config.store / "proxy-limits.json" if config.store is not None else None
         self.planner = Planner(
             threshold=config.threshold,
-            limits=Limits(limits_file),
+            limits=LearnedLimits(limits_file),
             upstream=self.upstream,
             window=config.window,
             summarizer=config.summarizer,
@@ -432,7 +432,7 @@ class _Turn:
     body: dict[str, Any]
     model: str
     key: tuple[str, str]
-    plan: Plan
+    plan: RequestPlan
     recovered: Any = None  # the Overflow a retry answers
 
 

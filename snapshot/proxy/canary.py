@@ -121,10 +121,10 @@ def client_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str | No
 
 def layout_key(geometry: Any) -> str:
     """The page's layout as the frontier names it (font shade gap page size)."""
-    from snapshot.legibility.frontier import Layout
+    from snapshot.legibility.frontier import CandidateLayout
 
     g = geometry
-    return Layout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink).key
+    return CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink).key
 
 
 class Canary:

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import SnapshotError
-from snapshot.proxy.planner import Plan, Planner
-from snapshot.proxy.recovery import Limits, parse_overflow
+from snapshot.proxy.planner import Planner, RequestPlan
+from snapshot.proxy.recovery import LearnedLimits, parse_overflow
 from snapshot.proxy.shapes import SHAPES, Shape
 from snapshot.proxy.turns import TurnRecorder
 from snapshot.transcript.store import Store
@@ -85,9 +85,9 @@ class LiveSession:
         self.key = (conversation, agent)
         folder = Path(store) if store is not None else None
         self.turns = TurnRecorder(Store(folder)) if folder is not None else None
-        limits = Limits(folder / "proxy-limits.json" if folder is not None else None)
+        limits = LearnedLimits(folder / "proxy-limits.json" if folder is not None else None)
         self.planner = Planner(threshold=threshold, limits=limits, upstream=upstream, window=window)
-        self.last: Plan | None = None
+        self.last: RequestPlan | None = None
 
     def append(self, *items: Any) -> None:
         """Add items (messages, contents or Responses items) to the history."""

@@ -17,7 +17,7 @@ The rule, per request (one conversation and agent):
    client's text, never from earlier pixels.
 
 The window is the model's (``snapshot.profiles.context_window``), or a smaller
-maximum a provider has stated (:class:`~snapshot.proxy.recovery.Limits`); the
+maximum a provider has stated (:class:`~snapshot.proxy.recovery.LearnedLimits`); the
 counter carries the correction a provider's count taught. :meth:`Planner.recover`
 re-plans after a rejection to the stated limit less :data:`RECOVERY_MARGIN`,
 with the free rungs only. With ``--summarizer MODEL``, when the free rungs
@@ -38,7 +38,7 @@ from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.ladder.ladder import FREE_RUNGS, RUNGS, LadderOptions, LadderResult, run_ladder
 from snapshot.ladder.target import Target, target_for
 from snapshot.proxy.bodies import conversation_of, splice
-from snapshot.proxy.recovery import Limits, Overflow
+from snapshot.proxy.recovery import LearnedLimits, Overflow
 from snapshot.proxy.shapes import Shape
 from snapshot.transcript.model import Conversation, Message
 
@@ -49,7 +49,7 @@ RECOVERY_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
-class Plan:
+class RequestPlan:
     """The body to send and what was done to it (the ledger's record of the request)."""
 
     body: dict[str, Any]
@@ -120,7 +120,7 @@ class Planner:
         self,
         *,
         threshold: float = 0.8,
-        limits: Limits | None = None,
+        limits: LearnedLimits | None = None,
         upstream: str = "",
         window: int | None = None,
         summarizer: str | None = None,
@@ -128,7 +128,7 @@ class Planner:
         if not 0 < threshold <= 1:
             raise SnapshotError(f"threshold {threshold} must be in (0, 1]")
         self.threshold = threshold
-        self.limits = limits or Limits(None)
+        self.limits = limits or LearnedLimits(None)
         self.upstream = upstream
         self.window_override = window
         self.summarizer = summarizer
@@ -196,7 +196,7 @@ class Planner:
         *,
         raw_bytes: int,
         budget: int | None = None,
-    ) -> Plan:
+    ) -> RequestPlan:
         """The body to send for ``body`` (see the module docstring for the rule)."""
         window = self.window(model)
         trigger = budget if budget is not None else int(window * self.threshold)
@@ -204,12 +204,14 @@ class Planner:
         if raw_bytes <= trigger or not items:
             target = self.target(model)
             guess = round(raw_bytes / target.chars_per_token)
-            return Plan(body, False, guess, guess, "bytes bound", window)
+            return RequestPlan(body, False, guess, guess, "bytes bound", window)
         target = self.target(model)
         conv = conversation_of(shape, body, key[0])
         tokens = self.count(target, conv.path())
         if tokens <= trigger:
-            return Plan(body, False, tokens, tokens, target.text_counter, window, conversation=conv)
+            return RequestPlan(
+                body, False, tokens, tokens, target.text_counter, window, conversation=conv
+            )
         reused = self._reuse(shape, body, key, tokens, trigger, target, window)
         if reused is not None:
             return replace(reused, conversation=conv)
@@ -225,7 +227,7 @@ class Planner:
         trigger: int,
         target: Target,
         window: int,
-    ) -> Plan | None:
+    ) -> RequestPlan | None:
         with self._lock:
             done = self._passes.get(key)
         items = shape.history(body) or []
@@ -235,7 +237,7 @@ class Planner:
             return None
         new = dict(body)
         new[shape.history_key] = [*items[: done.front], *done.items, *items[done.end :]]
-        return Plan(
+        return RequestPlan(
             new,
             True,
             tokens,
@@ -261,10 +263,10 @@ class Planner:
         window: int,
         *,
         free_only: bool = False,
-    ) -> Plan:
+    ) -> RequestPlan:
         result = self._ladder(conv, target, goal, free_only=free_only)
         if not result.rungs_taken:
-            return Plan(
+            return RequestPlan(
                 body,
                 False,
                 tokens,
@@ -291,7 +293,7 @@ class Planner:
         )
         with self._lock:
             self._passes[key] = done
-        return Plan(
+        return RequestPlan(
             spliced.body,
             True,
             tokens,
@@ -341,8 +343,8 @@ class Planner:
         model: str,
         key: tuple[str, str],
         overflow: Overflow,
-        sent: Plan,
-    ) -> Plan:
+        sent: RequestPlan,
+    ) -> RequestPlan:
         """Learn from a rejection, then plan the client's body to the stated limit.
 
         Free rungs only, unless a summarizer is configured: then a summary of the

@@ -10,7 +10,7 @@ from the providers' error references and observed replies, read 2026-12):
 - Gemini 400 ``INVALID_ARGUMENT`` "The input token count (N) exceeds the
   maximum number of tokens allowed (M)."
 
-:class:`Limits` keeps, per upstream and model, the stated maximum and the
+:class:`LearnedLimits` keeps, per upstream and model, the stated maximum and the
 estimator correction (the provider's count over ours) in one JSON file under
 the store, so the next request and the next run plan with them.
 
@@ -110,13 +110,13 @@ class Learned:
     correction: float = 1.0
 
 
-class Limits:
+class LearnedLimits:
     """Stated maxima and estimator corrections per upstream and model, kept in a JSON file.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
-    ...     _ = Limits(Path(d) / "limits.json").learn("http://up", "m", limit=1000, correction=1.3)
-    ...     Limits(Path(d) / "limits.json").get("http://up", "m")
+    ...     _ = LearnedLimits(Path(d) / "limits.json").learn("http://up", "m", limit=1000, correction=1.3)
+    ...     LearnedLimits(Path(d) / "limits.json").get("http://up", "m")
     Learned(limit=1000, correction=1.3)
     """
 

@@ -33,7 +33,7 @@ MAX_READ_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
-class Reply:
+class UpstreamReply:
     """What the reply added to the conversation, and whether it completed."""
 
     items: list[Any] = field(default_factory=list)
@@ -219,26 +219,26 @@ class ReplyReader:
 
     # -- output ---------------------------------------------------------------------
 
-    def finish(self) -> Reply:
+    def finish(self) -> UpstreamReply:
         """The assistant's items, once the reply has ended (``complete``: it ended well)."""
         if not self.streaming:
             if self._too_big:
-                return Reply()
+                return UpstreamReply()
             try:
                 doc = json.loads(bytes(self._body))
             except ValueError:
-                return Reply()
+                return UpstreamReply()
             if not isinstance(doc, dict):
-                return Reply()
+                return UpstreamReply()
             return self._whole(doc)
         return self._streamed()
 
-    def _whole(self, doc: dict[str, Any]) -> Reply:
+    def _whole(self, doc: dict[str, Any]) -> UpstreamReply:
         if self.shape == "anthropic":
             self._anthropic_usage(doc.get("usage"))
             content = doc.get("content")
             if isinstance(content, list):
-                return Reply([{"role": "assistant", "content": content}], True)
+                return UpstreamReply([{"role": "assistant", "content": content}], True)
         elif self.shape == "openai":
             self._openai_usage(doc.get("usage"))
             choices = doc.get("choices") or []
@@ -247,33 +247,33 @@ class ReplyReader:
             )
             if isinstance(message, dict):
                 item = {k: v for k, v in message.items() if v is not None and k != "refusal"}
-                return Reply([item], True)
+                return UpstreamReply([item], True)
         elif self.shape == "openai-responses":
             self._openai_usage(doc.get("usage"))
             output = doc.get("output")
             if isinstance(output, list):
-                return Reply(list(output), doc.get("status", "completed") == "completed")
+                return UpstreamReply(list(output), doc.get("status", "completed") == "completed")
         else:
             self._gemini({k: v for k, v in doc.items() if k == "usageMetadata"})
             candidates = doc.get("candidates") or []
             content = candidates[0].get("content") if candidates else None
             if isinstance(content, dict) and content.get("parts"):
-                return Reply([{"role": "model", "parts": content["parts"]}], True)
-        return Reply()
+                return UpstreamReply([{"role": "model", "parts": content["parts"]}], True)
+        return UpstreamReply()
 
-    def _streamed(self) -> Reply:
+    def _streamed(self) -> UpstreamReply:
         if not self._done:
-            return Reply()
+            return UpstreamReply()
         if self.shape == "anthropic":
             blocks = [self._blocks[i] for i in sorted(self._blocks)]
-            return Reply([{"role": "assistant", "content": blocks}], True)
+            return UpstreamReply([{"role": "assistant", "content": blocks}], True)
         if self.shape == "openai":
             item = dict(self._chat)
             if self._calls:
                 item["tool_calls"] = [self._calls[i] for i in sorted(self._calls)]
             if not item["content"]:
                 item["content"] = None if self._calls else ""
-            return Reply([{k: v for k, v in item.items() if v is not None}], True)
+            return UpstreamReply([{k: v for k, v in item.items() if v is not None}], True)
         if self.shape == "openai-responses":
-            return Reply(list(self._responses or []), True)
-        return Reply([{"role": "model", "parts": self._parts}], bool(self._parts))
+            return UpstreamReply(list(self._responses or []), True)
+        return UpstreamReply([{"role": "model", "parts": self._parts}], bool(self._parts))

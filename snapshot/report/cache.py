@@ -13,8 +13,8 @@ reading it never runs code.
 >>> key = cache.key("demo:0", 0)
 >>> cache.get(key) is None
 True
->>> from snapshot.report.matrix import Row
->>> row = Row("a", "demo", "m", "full", 10, 10, 0.5, 0)
+>>> from snapshot.report.matrix import MatrixRow
+>>> row = MatrixRow("a", "demo", "m", "full", 10, 10, 0.5, 0)
 >>> cache.put(key, ([row], None, "broken", {}))
 >>> cache.get(key)[0][0] == row, cache.get(key)[2]
 (True, 'broken')
@@ -121,12 +121,12 @@ class ResultCache:
 
     def get(self, key: str) -> Result | None:
         """The stored result of one conversation, or None."""
-        from snapshot.report.matrix import Row
+        from snapshot.report.matrix import MatrixRow
         from snapshot.report.run import SourceStats
 
         data = self.get_json(key)
         try:
-            rows = [Row.from_json(r) for r in data["rows"]]
+            rows = [MatrixRow.from_json(r) for r in data["rows"]]
             stats = SourceStats(**data["stats"]) if data["stats"] is not None else None
             result: Result = (rows, stats, data["error"], data["infos"])
         except (TypeError, KeyError):

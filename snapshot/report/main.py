@@ -42,12 +42,12 @@ def density_rows(result: RunResult) -> list[dict[str, Any]]:
     own conversations' characters per text token by that profile's counter.
 
     The text side costs nothing more: each conversation's rows carry its text tokens as the
-    run counted them (``Row.text_tokens_before``, every message serialized as the request
+    run counted them (``MatrixRow.text_tokens_before``, every message serialized as the request
     carries it), beside its characters (``SourceStats.chars``).
 
-    >>> from snapshot.report.matrix import Row, Settings
+    >>> from snapshot.report.matrix import MatrixRow, Settings
     >>> from snapshot.report.run import RunResult, SourceStats
-    >>> row = Row("c", "demo", "gpt-4o", "none", 120, 120, 0.0, 0, text_tokens_before=100)
+    >>> row = MatrixRow("c", "demo", "gpt-4o", "none", 120, 120, 0.0, 0, text_tokens_before=100)
     >>> stats = SourceStats("c", "demo", 2, 450, 0, False)
     >>> result = RunResult([row], [stats], ("gpt-4o",), Settings(), None, 0.0, 1, None, [])
     >>> [(d["model"], d["text_chars_per_token"], d["text_counter"]) for d in density_rows(result)]

@@ -119,7 +119,7 @@ class Settings:
 
 
 @dataclass(frozen=True)
-class Row:
+class MatrixRow:
     source: str
     category: str
     model: str
@@ -213,7 +213,7 @@ class Row:
         return {**asdict(self), "elided_share": self.elided_share}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Row:
+    def from_json(cls, data: Mapping[str, Any]) -> MatrixRow:
         """The row :meth:`to_json` wrote (its derived figures, such as ``elided_share``, left out)."""
         return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
 
@@ -291,13 +291,13 @@ class _Run:
         images = _image_tokens(self.target, path)
         return self.target.tokens(path) - images, images
 
-    def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> Row:
+    def row(self, strategy: str, tokens_after: int, seconds: float, **kw: Any) -> MatrixRow:
         call = kw.get("call_usd")
         n = self.settings.next_turns
         parts: dict[str, int] = kw.pop("tokens_provenance", {}) or {}
         kw["provenance"] = self.provenance_of(kw, parts)
         kw["tokens_provenance"] = parts
-        return Row(
+        return MatrixRow(
             source=self.source.id,
             category=self.source.category,
             model=self.target.model,
@@ -351,7 +351,7 @@ class _Run:
 
     def tokens_row(
         self, strategy: str, conv: Conversation, seconds: float, *, modelled: int = 0, **kw: Any
-    ) -> Row:
+    ) -> MatrixRow:
         """A row whose ``tokens_after`` is the compacted conversation's count (plus modelled)."""
         parts = self.token_parts(conv, modelled)
         return self.row(strategy, sum(parts.values()), seconds, tokens_provenance=parts, **kw)
@@ -400,7 +400,7 @@ def _timed(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, floa
     return out, time.perf_counter() - t0
 
 
-def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row:
+def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> MatrixRow:
     pages = list(res.pages)
     data = res.record.data
     rec = run.page_recall(res.conversation, pages) if pages else None
@@ -433,7 +433,7 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Row
     )
 
 
-def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: float) -> Row:
+def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: float) -> MatrixRow:
     target = run.target
     recall: float | None
     conv = res.conversation
@@ -465,7 +465,7 @@ def _summary_row(run: _Run, res: StrategyResult, summary: Summary, seconds: floa
     )
 
 
-def _ladder_row(run: _Run, summarizer: Summarizer) -> Row:
+def _ladder_row(run: _Run, summarizer: Summarizer) -> MatrixRow:
     budget = max(1, int(run.before * run.settings.budget_ratio))
     opts = LadderOptions(
         keep_turns=run.settings.keep_turns,
@@ -545,7 +545,7 @@ def split_tokens(target: Target, text: int, images: int, modelled: int = 0) -> d
     return parts
 
 
-def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[Row]:
+def _evaluate_target(run: _Run, summarizer: Summarizer) -> list[MatrixRow]:
     conv, target, settings = run.source.conversation, run.target, run.settings
     keep = settings.keep_turns
     rows = [
@@ -624,7 +624,7 @@ def evaluate(
     *,
     ocr: OcrRows | None = None,
     stage: Callable[[str], None] | None = None,
-) -> list[Row]:
+) -> list[MatrixRow]:
     """All strategies on one conversation for each target (``stage`` is told each target's model)."""
     needles = needles_for(source, settings)
     # shared across targets: identical pages are read once
@@ -632,7 +632,7 @@ def evaluate(
     summarizer: Summarizer = corpus_summarizer(source.conversation) or ModelledSummarizer(
         output_chars=settings.summary_chars, size_source=settings.summary_size_source
     )
-    rows: list[Row] = []
+    rows: list[MatrixRow] = []
     try:
         for target in targets:
             if stage is not None:

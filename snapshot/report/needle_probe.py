@@ -43,7 +43,7 @@ assistant and its tools, drawn as small monospaced text (a small arrow cell \
 marks a line break inside the flowed text). Transcribe the whole page exactly, \
 row by row, character for character, including the first row. Do not correct, \
 summarize or explain anything. If you cannot read a character, write ? in its \
-place. Reply with the transcription only.
+place. ModelAnswer with the transcription only.
 """
 
 

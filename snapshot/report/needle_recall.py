@@ -2,14 +2,14 @@
 
 The benchmark rows carry, per conversation × profile × strategy, how many of
 the sampled pages' needles each whole-page reader got back
-(:class:`snapshot.report.matrix.Row`). Here they are pooled per profile,
+(:class:`snapshot.report.matrix.MatrixRow`). Here they are pooled per profile,
 strategy and reader: the share of all needles found with its 95 % Wilson
 interval, the same per needle class, and the median over conversations of
 each conversation's share. Live-probe records (``snapshot probe``) join as one
 more reader column for the profile they probed.
 
->>> from snapshot.report.matrix import Row
->>> r = Row("s", "c", "m", "snapshot", 10, 5, 0.0, 0, pages=3, reader_pages=1,
+>>> from snapshot.report.matrix import MatrixRow
+>>> r = MatrixRow("s", "c", "m", "snapshot", 10, 5, 0.0, 0, pages=3, reader_pages=1,
 ...         page_needles={"hex": 4}, reader_found={"ppocrv5": {"hex": 3}})
 >>> [(x.reader, x.found, x.needles) for x in reader_recall([r])]
 [('ppocrv5', 3, 4)]
@@ -24,7 +24,7 @@ from statistics import median
 
 from snapshot.ladder.needles import CLASSES
 from snapshot.legibility.metrics import wilson_interval
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 
 # Shown for the text that stayed text alone (head, tail, factsheet): what the
 # factsheet gets back of needles it was not built from.
@@ -125,7 +125,7 @@ class _Acc:
         )
 
 
-def reader_recall(rows: Iterable[Row], *, with_text: bool = False) -> list[ReaderRecall]:
+def reader_recall(rows: Iterable[MatrixRow], *, with_text: bool = False) -> list[ReaderRecall]:
     """Pool every whole-page reader's needle counts per (profile, strategy, reader).
 
     A reader that gave no cell for a conversation (not installed, model

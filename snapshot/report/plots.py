@@ -9,7 +9,7 @@ from statistics import median
 from typing import Any
 
 from snapshot.plot_layout import fixed_margins, label_inches
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 from snapshot.report.tables import Aggregate
 
 STRATEGY_COLORS = {
@@ -138,7 +138,7 @@ def raster_speed(bench_json: Path, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def distribution(rows: Sequence[Row], path: Path) -> Path:
+def distribution(rows: Sequence[MatrixRow], path: Path) -> Path:
     """Tokens kept per conversation: one point per conversation, strategy × profile.
 
     Beside the pooled ratio, so that one huge conversation cannot carry the headline:

@@ -8,10 +8,10 @@ solver would choose other pages, which ``snapshot cost --text`` shows exactly).
 Imaging *pays* in a conversation when the row costs fewer tokens than
 ``drop_images``, the cheapest rung that keeps everything as text.
 
->>> from snapshot.report.matrix import Row
+>>> from snapshot.report.matrix import MatrixRow
 >>> rows = [
-...     Row("c1", "demo", "gpt-6.1-sol", "drop_images", 20000, 12000, 0.0, 0),
-...     Row("c1", "demo", "gpt-6.1-sol", "snapshot", 20000, 13000, 0.0, 0, pages=3),
+...     MatrixRow("c1", "demo", "gpt-6.1-sol", "drop_images", 20000, 12000, 0.0, 0),
+...     MatrixRow("c1", "demo", "gpt-6.1-sol", "snapshot", 20000, 13000, 0.0, 0, pages=3),
 ... ]
 >>> [(r.strategy, r.tokens_after, r.pays) for r in range_rows(rows, ["gpt-6.1-sol"])][0]
 ('snapshot', {'1.2': 10885, '1.5': 13000}, {'1.2': 1, '1.5': 0})
@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 
 #: The text-only rung an imaged row must beat for imaging to pay.
 TEXT_BASELINE = "drop_images"
@@ -100,7 +100,7 @@ def _short(label: str, note: str) -> str:
     return f"{label}: {head}" if head else label
 
 
-def range_rows(rows: Sequence[Row], models: Sequence[str]) -> list[RangeRow]:
+def range_rows(rows: Sequence[MatrixRow], models: Sequence[str]) -> list[RangeRow]:
     """Every imaged row of a model with a disputed fact, pooled per strategy, at each end."""
     baseline = {(r.source, r.model): r.tokens_after for r in rows if r.strategy == TEXT_BASELINE}
     # Every row of a strategy that images anything (a row without pages is the same at both ends).
@@ -133,7 +133,7 @@ def range_rows(rows: Sequence[Row], models: Sequence[str]) -> list[RangeRow]:
     return list(out.values())
 
 
-def range_section(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
+def range_section(rows: Sequence[MatrixRow], models: Sequence[str]) -> list[str]:
     """The report's section: each imaged row at both ends, and where the verdict flips."""
     found = range_rows(rows, models)
     if not found:
@@ -175,12 +175,12 @@ def range_section(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
     return lines
 
 
-def range_sentences(rows: Sequence[Row], models: Sequence[str]) -> list[str]:
+def range_sentences(rows: Sequence[MatrixRow], models: Sequence[str]) -> list[str]:
     """One sentence per model whose headline (snapshot alone) rests on a disputed fact.
 
     >>> rows = [
-    ...     Row("c1", "demo", "gpt-6.1-sol", "drop_images", 20000, 12000, 0.0, 0),
-    ...     Row("c1", "demo", "gpt-6.1-sol", "snapshot", 20000, 13000, 0.0, 0, pages=3),
+    ...     MatrixRow("c1", "demo", "gpt-6.1-sol", "drop_images", 20000, 12000, 0.0, 0),
+    ...     MatrixRow("c1", "demo", "gpt-6.1-sol", "snapshot", 20000, 13000, 0.0, 0, pages=3),
     ... ]
     >>> print(range_sentences(rows, ["gpt-6.1-sol"])[0])  # doctest: +ELLIPSIS
     **gpt-6.1-sol** rests on a disputed fact, the GPT-6 family patch multiplier: ...

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import InputError
-from snapshot.report.matrix import Row
+from snapshot.report.matrix import MatrixRow
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LEGEND, marker
 from snapshot.report.ranges import range_sentences
@@ -29,12 +29,12 @@ from snapshot.report.tables import aggregate, budget_met
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
-_ROW_FIELDS = {f.name for f in fields(Row)}
+_ROW_FIELDS = {f.name for f in fields(MatrixRow)}
 
 
-def rows_from_json(payload: Mapping[str, Any]) -> list[Row]:
+def rows_from_json(payload: Mapping[str, Any]) -> list[MatrixRow]:
     """The benchmark rows of a ``results.json`` payload (unknown keys ignored)."""
-    return [Row(**{k: v for k, v in r.items() if k in _ROW_FIELDS}) for r in payload["rows"]]
+    return [MatrixRow(**{k: v for k, v in r.items() if k in _ROW_FIELDS}) for r in payload["rows"]]
 
 
 def _pct(v: float) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 
 from snapshot.profiles import current_default_models
 from snapshot.progress import progress
-from snapshot.report.matrix import Row, Settings, evaluate
+from snapshot.report.matrix import MatrixRow, Settings, evaluate
 from snapshot.report.needle_recall import reader_recall
 from snapshot.report.ranges import range_rows
 from snapshot.report.sources import (
@@ -54,7 +54,7 @@ class SourceStats:
 
 @dataclass(frozen=True)
 class RunResult:
-    rows: list[Row]
+    rows: list[MatrixRow]
     sources: list[SourceStats]
     models: tuple[str, ...]
     settings: Settings
@@ -137,7 +137,7 @@ def job_name(job: Job) -> str:
 
 def shard_work(
     job: Job, model: int, models: tuple[str, ...], settings: Settings, use_ocr: bool
-) -> tuple[list[Row], SourceStats | None, str | None, dict[str, Any]]:
+) -> tuple[list[MatrixRow], SourceStats | None, str | None, dict[str, Any]]:
     """One conversation with one profile (a Dask task): the worker keeps its state."""
     if _STATE.get("key") != (tuple(models), settings, use_ocr):
         _init(models, settings, use_ocr)
@@ -159,7 +159,7 @@ def _reader_infos(names: Sequence[str]) -> dict[str, dict[str, Any]]:
 
 def _work(
     job: Job, model: int | None = None
-) -> tuple[list[Row], SourceStats | None, str | None, dict[str, Any]]:
+) -> tuple[list[MatrixRow], SourceStats | None, str | None, dict[str, Any]]:
     rows, stats, error = _evaluate_job(job, model)
     names = _STATE["settings"].page_readers
     return rows, stats, error, _reader_infos(names) if names and rows else {}
@@ -174,7 +174,7 @@ def _stage(text: str) -> None:
 
 def _evaluate_job(
     job: Job, model: int | None = None
-) -> tuple[list[Row], SourceStats | None, str | None]:
+) -> tuple[list[MatrixRow], SourceStats | None, str | None]:
     _stage(f"#{job.index + 1}: import")
     try:
         source = _source(job)
@@ -314,7 +314,7 @@ def run(
     units = len(jobs) * len(models) if engine == "dask" else len(jobs)
     workers = max(1, min(workers or os.cpu_count() or 1, units or 1))
     t0 = time.perf_counter()
-    rows: list[Row] = []
+    rows: list[MatrixRow] = []
     sources: list[SourceStats] = []
     errors: list[str] = []
 

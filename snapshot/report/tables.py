@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from statistics import mean, median, quantiles
 
 from snapshot.report import provenance
-from snapshot.report.matrix import STRATEGIES, Row
+from snapshot.report.matrix import STRATEGIES, MatrixRow
 
 # How a summary or ladder row splits into populations that share every figure.
 POPULATIONS = {
@@ -79,7 +79,7 @@ def _sum(values: Iterable[float | None]) -> float | None:
     return sum(vals) if vals else None
 
 
-def population(row: Row) -> str:
+def population(row: MatrixRow) -> str:
     """The population a row belongs to: its figures are over conversations of one kind.
 
     A summary row is real or modelled; a ladder row reached its result with free
@@ -108,11 +108,11 @@ def per_conversation(values: Sequence[float]) -> tuple[float, float, float]:
     return (q1, median(values), q3)
 
 
-def _ratio(r: Row) -> float:
+def _ratio(r: MatrixRow) -> float:
     return r.tokens_after / r.tokens_before if r.tokens_before else 1.0
 
 
-def _merge_parts(rows: Iterable[Row]) -> dict[str, int]:
+def _merge_parts(rows: Iterable[MatrixRow]) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in rows:
         for k, v in r.tokens_provenance.items():
@@ -120,10 +120,10 @@ def _merge_parts(rows: Iterable[Row]) -> dict[str, int]:
     return out
 
 
-def aggregate(rows: Sequence[Row], *, split: bool = True) -> list[Aggregate]:
+def aggregate(rows: Sequence[MatrixRow], *, split: bool = True) -> list[Aggregate]:
     """Rows grouped by model and strategy; with ``split``, summary and ladder rows also by
     population, so every figure of an aggregate is over the same conversations."""
-    groups: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
+    groups: dict[tuple[str, str, str], list[MatrixRow]] = defaultdict(list)
     for r in rows:
         groups[(r.model, r.strategy, population(r) if split else "")].append(r)
     order = {s: i for i, s in enumerate(STRATEGIES)}
@@ -183,9 +183,9 @@ class BudgetMet:
         return self.free_rungs + self.real_summary + self.modelled_summary
 
 
-def budget_met(rows: Sequence[Row]) -> list[BudgetMet]:
+def budget_met(rows: Sequence[MatrixRow]) -> list[BudgetMet]:
     """Per profile: ladder budgets met by free rungs, with a real and with a modelled summary."""
-    groups: dict[str, list[Row]] = defaultdict(list)
+    groups: dict[str, list[MatrixRow]] = defaultdict(list)
     for r in rows:
         if r.strategy == "ladder" and r.fits is not None:
             groups[r.model].append(r)
@@ -205,7 +205,7 @@ def budget_met(rows: Sequence[Row]) -> list[BudgetMet]:
     return out
 
 
-def rung_paths(rows: Sequence[Row]) -> dict[str, Counter[str]]:
+def rung_paths(rows: Sequence[MatrixRow]) -> dict[str, Counter[str]]:
     """Per model: how often the ladder stopped after each sequence of rungs."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
     for r in rows:
@@ -215,10 +215,10 @@ def rung_paths(rows: Sequence[Row]) -> dict[str, Counter[str]]:
 
 
 def by_category(
-    rows: Sequence[Row], strategy: str
+    rows: Sequence[MatrixRow], strategy: str
 ) -> list[tuple[str, str, int, float, float | None]]:
     """(category, model, conversations, token ratio, mean recall) for one strategy."""
-    groups: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[MatrixRow]] = defaultdict(list)
     for r in rows:
         if r.strategy == strategy:
             groups[(r.category, r.model)].append(r)

@@ -50,7 +50,7 @@ class Window:
 
 
 @dataclass
-class Plan:
+class ExportPlan:
     system: list[str]
     turns: list[Assistant | Window]
     notes: list[str]
@@ -109,7 +109,7 @@ class _Planner:
         self.tool_names[new] = None
         return new
 
-    def plan(self) -> Plan:
+    def plan(self) -> ExportPlan:
         path = self.conv.path()
         system: list[str] = []
         turns: list[Assistant | Window] = []
@@ -228,7 +228,7 @@ class _Planner:
         close_window()
         if self.dropped_empty:
             self.notes.append(f"{self.dropped_empty} empty text block(s) left out")
-        return Plan(
+        return ExportPlan(
             system,
             turns,
             self.notes,
@@ -261,7 +261,7 @@ def _orphan_blocks(result: ToolResult) -> list[Block]:
     return out
 
 
-def plan_path(conv: Conversation) -> Plan:
+def plan_path(conv: Conversation) -> ExportPlan:
     from snapshot.transcript.rewind_notes import with_rewind_notes
 
     return _Planner(with_rewind_notes(conv)).plan()
