@@ -45,7 +45,8 @@ def _load() -> str:
 def measure(shade: str, reader_name: str) -> dict[str, Any]:
     """One full page of held-out corpus text in ``shade``, read whole by ``reader_name``."""
     from snapshot.legibility.frontier import HELD_OUT_SEED, CandidateLayout, page_text
-    from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
+    from snapshot.legibility.page_readers import load_page_reader
+    from snapshot.readability.scoring import page_expected_text, score_page
     from snapshot.rendering.page import render
 
     reader = load_page_reader(reader_name)

@@ -133,7 +133,8 @@ def _measure(
     variant: str, reader_name: str, g: Any, texts: Sequence[str], text: str, measured: str
 ) -> dict[str, Any]:
     """Draw each of ``texts`` as one page of ``g``, hand it whole to the reader, count."""
-    from snapshot.legibility.page_readers import load_page_reader, page_expected_text, score_page
+    from snapshot.legibility.page_readers import load_page_reader
+    from snapshot.readability.scoring import page_expected_text, score_page
     from snapshot.rendering.page import render
 
     reader = load_page_reader(reader_name)

@@ -20,7 +20,7 @@ server-sent events in each provider's own event format with usage, and:
   before (a prompt cache), and records every accepted body;
 - with ``ocr`` set (a whole-page reader, e.g. ``ppocrv6-small``), answers a
   transcription request (the canary's: an image and
-  :data:`~snapshot.legibility.live.TRANSCRIBE_PROMPT`) with a real reading of the
+  :data:`~snapshot.readability.transcribe.TRANSCRIBE_PROMPT`) with a real reading of the
   image it received by that OCR engine, nobody's code here, and names itself in
   the reply's model field as ``offline stand-in: ...``: it has no vision model.
 

@@ -6,9 +6,9 @@ import pytest
 
 import snapshot.profiles.resolution as resolve_module
 from snapshot.billing import providers
-from snapshot.billing._sources import COMPILED
 from snapshot.billing.providers import MODELS, TableError, validate_tables
 from snapshot.billing.rows import Lifecycle, check_lifecycle
+from snapshot.billing.sources import COMPILED
 from snapshot.profiles import (
     current_default_models,
     current_ids,

@@ -258,7 +258,7 @@ def test_a_full_disk_leaves_no_page_behind(
 ) -> None:  # type: ignore[no-untyped-def]
     import errno
 
-    import snapshot.rendering._pagefiles as pagefiles
+    import snapshot.rendering.pagefiles as pagefiles
 
     real_open = open
 

@@ -32,6 +32,7 @@ from snapshot.legibility import (
     tune,
 )
 from snapshot.providers.keys import redact_value
+from snapshot.readability.goal import Goal
 from snapshot.report import needle_probe
 
 # (module, command function) -> the one library function its body calls
@@ -253,7 +254,7 @@ def test_tune_pages_and_write_builds_the_goal_and_writes_nothing_without_a_winne
     assert seen == {
         "model": "claude-sonnet-4-5",
         "reader": "reader:ppocrv5",
-        "target": frontier.Goal(char_accuracy=0.97, hard_tokens=0.9, resampled_char_accuracy=0.9),
+        "target": Goal(char_accuracy=0.97, hard_tokens=0.9, resampled_char_accuracy=0.9),
         "seed": None,
         "pages": 2,
         "styles": [("misc-5x8", None, "1-bit")],
@@ -265,7 +266,7 @@ def test_tune_pages_and_write_builds_the_goal_and_writes_nothing_without_a_winne
     seen.clear()
     tune.tune_pages_and_write("m", "ppocrv5", target=0.5, measure_page=(784, 728))
     assert seen["measure_page"] == (784, 728)
-    assert seen["target"] == frontier.Goal(0.5, 0.9, 0.9)
+    assert seen["target"] == Goal(0.5, 0.9, 0.9)
 
 
 # --- legibility ----------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import pytest
 from snapshot.errors import SnapshotError
 from snapshot.legibility.frontier import (
     CandidateLayout,
-    Goal,
     Point,
     PointCache,
     densest_passing,
@@ -30,6 +29,7 @@ from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED, full_page_
 from snapshot.legibility.page_readers import ReaderInfo, ReaderUnavailable, load_page_reader
 from snapshot.legibility.tune import Billing, page_profile_document, tune_pages
 from snapshot.profiles import load_profiles
+from snapshot.readability.goal import Goal
 from snapshot.rendering.page import render
 
 

@@ -23,6 +23,7 @@ from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.legibility import live, probes, records
 from snapshot.legibility.probes import Question, score_answer
 from snapshot.providers import keys as api_keys
+from snapshot.readability.transcribe import TRANSCRIBE_PROMPT
 
 # Key-shaped fakes: long enough that redaction by value applies, and shaped
 # like the real thing so the pattern redaction is exercised too.
@@ -923,7 +924,7 @@ def _decoder_transcribes(font_name: str) -> Any:
     font = load_font(font_name)
 
     def reply(rec: Any) -> str:
-        if rec.png is None or rec.prompt != live.TRANSCRIBE_PROMPT:
+        if rec.png is None or rec.prompt != TRANSCRIBE_PROMPT:
             return "not the page and prompt the line reader sends"
         return decode(load_png(rec.png), font)
 

@@ -42,7 +42,7 @@ def test_recall_is_exact_modulo_whitespace() -> None:
 
 from snapshot.ladder import needles as needles_mod  # noqa: E402
 from snapshot.ladder.needles import CLASSES, found, sample_needles, spans_by_class  # noqa: E402
-from snapshot.legibility.metrics import wilson_interval  # noqa: E402
+from snapshot.readability.scoring import wilson_interval  # noqa: E402
 
 SOURCE = """$ git log -1
 commit 3f9a2c7e1b0d touched src/snapshot/rendering/raster.py and tests/test_raster.py

@@ -15,14 +15,12 @@ from snapshot.errors import SnapshotError
 from snapshot.legibility import page_readers as pr
 from snapshot.legibility.page_readers import (
     PageReader,
-    PageScore,
     ReaderUnavailable,
-    hard_tokens,
     load_page_reader,
     page_reader_names,
     reading_order,
-    score_page,
 )
+from snapshot.readability.scoring import PageScore, hard_tokens, page_expected_text, score_page
 
 LINES = [
     "commit 9f8e7d6c2 touched src/app/main.py",
@@ -41,7 +39,7 @@ def _page(font_name: str = "snap8x16") -> tuple[np.ndarray, str]:
     font = load_font(font_name)
     g = Geometry(font, cols=48, rows=len(LINES) + 1, flow=False)
     (page,) = render("\n".join(LINES), g)
-    expected = pr.page_expected_text(page)
+    expected = page_expected_text(page)
     assert expected.split("\n")[1:] == LINES  # header, then the rows as drawn
     return page.pixels, expected
 

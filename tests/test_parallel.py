@@ -1,4 +1,4 @@
-"""snapshot.rendering._parallel: ordered results, errors raised where they happen, no thread left behind."""
+"""snapshot.rendering.parallel: ordered results, errors raised where they happen, no thread left behind."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from snapshot.errors import InputError
-from snapshot.rendering._parallel import check_workers, ordered_map, prefetch
+from snapshot.rendering.parallel import check_workers, ordered_map, prefetch
 
 
 def test_ordered_map_keeps_input_order_when_later_items_finish_first() -> None:

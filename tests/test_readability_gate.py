@@ -22,7 +22,7 @@ from snapshot.legibility.corpus_text import (
     pack_rows,
     split_entries,
 )
-from snapshot.legibility.frontier import CandidateLayout, Goal, Point, PointCache, frontier_table
+from snapshot.legibility.frontier import CandidateLayout, Point, PointCache, frontier_table
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 from snapshot.legibility.weakest import (
@@ -33,6 +33,7 @@ from snapshot.legibility.weakest import (
     verdicts,
     weakest,
 )
+from snapshot.readability.goal import Goal
 
 REPO = Path(__file__).resolve().parents[1]
 

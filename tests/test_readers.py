@@ -13,14 +13,6 @@ from hypothesis import strategies as st
 from snapshot.errors import SnapshotError
 from snapshot.legibility import readers as readers_mod
 from snapshot.legibility.hardlines import KINDS, hard_lines
-from snapshot.legibility.metrics import (
-    align,
-    char_accuracy,
-    levenshtein,
-    score_lines,
-    substitutions,
-    token_accuracy,
-)
 from snapshot.legibility.readers import (
     OracleReader,
     PageLayout,
@@ -37,6 +29,14 @@ from snapshot.legibility.readers import (
     tesseract_available,
 )
 from snapshot.legibility.resample import NATIVE, Preprocess, Seen, resample_to, restore
+from snapshot.readability.scoring import (
+    align,
+    char_accuracy,
+    levenshtein,
+    score_lines,
+    substitutions,
+    token_accuracy,
+)
 
 
 def _naive(a: str, b: str) -> int:

@@ -136,9 +136,9 @@ def test_the_labs_figures_are_the_same_file_for_the_same_numbers(tmp_path: Path)
     """The legibility lab's two figures, laid out with fixed margins: byte for byte the
     same PNG from the same measurements, and another from other measurements."""
     from snapshot.legibility.generational import GenerationalLoss
-    from snapshot.legibility.metrics import Score
     from snapshot.legibility.readers import ReaderMeasurement
     from snapshot.legibility.report import plot_generational, plot_vs_scale
+    from snapshot.readability.scoring import Score
 
     def sweep(errors: int) -> list[tuple[str, str, float, str, ReaderMeasurement]]:
         rows = []

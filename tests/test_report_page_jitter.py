@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 
-from snapshot.legibility.frontier import Goal
+from snapshot.readability.goal import Goal
 from snapshot.report.matrix import MatrixRow, Settings, evaluate
 from snapshot.report.page_jitter import SizeScore, jitter_lines, resized, text_margin, verdict
 from snapshot.report.sources import demo_sources

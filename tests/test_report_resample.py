@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from snapshot.cli import main
-from snapshot.legibility.frontier import RESAMPLE_FILTER, RESAMPLE_SCALE
 from snapshot.legibility.hardlines import HELD_OUT_SEED, full_page_rows
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
 from snapshot.legibility.resample import resample
+from snapshot.readability.goal import RESAMPLE_FILTER, RESAMPLE_SCALE
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import load_font
 from snapshot.rendering.page import Page, render

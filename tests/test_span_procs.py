@@ -1,4 +1,4 @@
-"""``snapshot render`` of a file on worker processes (snapshot.rendering._span_procs): the same
+"""``snapshot render`` of a file on worker processes (snapshot.rendering.span_procs): the same
 page files (names and bytes) and summary as one process, whatever the worker count;
 a worker's error, a killed worker and Ctrl-C end in one line with no page left, and
 no worker outlives its parent."""
@@ -18,16 +18,16 @@ import pytest
 
 import snapshot
 import snapshot.profiles.render_files as render_files_module
-import snapshot.rendering._span_procs as span_procs
-import snapshot.rendering._spans as spans
+import snapshot.rendering.span_procs as span_procs
+import snapshot.rendering.spans as spans
 from snapshot.cli import main
 from snapshot.errors import InputError
 from snapshot.profiles.render_files import render_files
-from snapshot.rendering._parallel import processes_available
-from snapshot.rendering._spans import plan_spans
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import load_font
 from snapshot.rendering.page import PageStream
+from snapshot.rendering.parallel import processes_available
+from snapshot.rendering.spans import plan_spans
 from snapshot.rendering.text import TextReader
 
 pytestmark = pytest.mark.skipif(not processes_available(), reason="worker processes: Linux only")
@@ -193,8 +193,8 @@ def test_a_killed_worker_is_one_line_and_no_page(
 # parent and watches the workers.
 _SLOW_RENDER = """
 import os, sys, time
-import snapshot.rendering._span_procs as span_procs
-import snapshot.rendering._spans as spans
+import snapshot.rendering.span_procs as span_procs
+import snapshot.rendering.spans as spans
 spans.SPAN_BYTES = 97
 span_procs.JOB_CHARS = 200
 real = span_procs._draw_pages

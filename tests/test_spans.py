@@ -1,4 +1,4 @@
-"""A text file's flow pages laid out span by span (snapshot.rendering._spans) are the pages
+"""A text file's flow pages laid out span by span (snapshot.rendering.spans) are the pages
 the one-stream layout gives: same cells, text, spans, PNG bytes and counts, at 1
 and 2 workers, with spans small enough that pages straddle many of them."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import snapshot.rendering._spans as spans
+import snapshot.rendering.spans as spans
 from snapshot.errors import InputError
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import load_font

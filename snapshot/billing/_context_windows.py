@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from snapshot.billing._sources import COMPILED, SRC_CLAUDE_MODELS, SRC_GENAI_PRICES
+from snapshot.billing.sources import COMPILED, SRC_CLAUDE_MODELS, SRC_GENAI_PRICES
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ warning says so.
 
 from __future__ import annotations
 
-from snapshot.billing._sources import (
+from snapshot.billing.rows import Fact, Lifecycle, RouteLifecycle
+from snapshot.billing.sources import (
     SRC_AZURE_LEGACY,
     SRC_BEDROCK_LIFECYCLE,
     SRC_BEDROCK_LL,
@@ -18,7 +19,6 @@ from snapshot.billing._sources import (
     SRC_VERTEX_GEMINI,
     SRC_VERTEX_LIFECYCLE,
 )
-from snapshot.billing.rows import Fact, Lifecycle, RouteLifecycle
 
 #: Per route: whose schedule it follows, and the source that says so.
 ROUTE_SCHEDULES: dict[str, tuple[str, Fact]] = {

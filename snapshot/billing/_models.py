@@ -9,7 +9,20 @@ from __future__ import annotations
 
 import re
 
-from snapshot.billing._sources import (
+from snapshot.billing.rows import BillMeasurement, Fact, Lifecycle, Model, PrefixFamily
+from snapshot.billing.schemes import (
+    AnthropicPatches,
+    GeminiFlat,
+    GeminiTiles,
+    GrokPatches,
+    MistralPatches,
+    NoVision,
+    OpenAIPatches,
+    OpenAITiles,
+    QwenPatches,
+    Scheme,
+)
+from snapshot.billing.sources import (
     COMPILED,
     COMPILED_DEC,
     SRC_AZURE_LEGACY,
@@ -43,19 +56,6 @@ from snapshot.billing._sources import (
     SRC_PXPIPE_GEMINI,
     SRC_PXPIPE_PROFILES,
     SRC_QWEN_CODE,
-)
-from snapshot.billing.rows import BillMeasurement, Fact, Lifecycle, Model, PrefixFamily
-from snapshot.billing.schemes import (
-    AnthropicPatches,
-    GeminiFlat,
-    GeminiTiles,
-    GrokPatches,
-    MistralPatches,
-    NoVision,
-    OpenAIPatches,
-    OpenAITiles,
-    QwenPatches,
-    Scheme,
 )
 
 # --------------------------------------------------------------------------- schemes

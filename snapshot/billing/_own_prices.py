@@ -7,14 +7,14 @@ corrects the database's price for a date range (``over_database``).
 
 from __future__ import annotations
 
-from snapshot.billing._sources import (
+from snapshot.billing.rows import CacheStorageRow, Fact, GeoRow, OwnPrice, TierRow
+from snapshot.billing.sources import (
     SRC_AUDIT_12B,
     SRC_CLAUDE_GEO,
     SRC_GEMINI_CACHE_STORAGE,
     SRC_GPT62,
     SRC_SOLPROMO,
 )
-from snapshot.billing.rows import CacheStorageRow, Fact, GeoRow, OwnPrice, TierRow
 
 _GPT6_LONG = ((272_000, 2.0, 1.5),)  # >272k prompts: x2 input, x1.5 output (GPT-5.6/6)
 _F_GPT62 = Fact(

@@ -8,8 +8,8 @@ its other end (:mod:`snapshot.billing.uncertain`).
 from __future__ import annotations
 
 from snapshot.billing._models import GPT6_FAMILY
-from snapshot.billing._sources import COMPILED, SRC_APIYI, SRC_HF_ITC, SRC_OPENAI_CALC
 from snapshot.billing.rows import Fact, RangeEnd, RangeFact
+from snapshot.billing.sources import COMPILED, SRC_APIYI, SRC_HF_ITC, SRC_OPENAI_CALC
 
 RANGE_ROWS: tuple[RangeFact, ...] = (
     RangeFact(

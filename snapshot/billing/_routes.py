@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 
-from snapshot.billing._sources import (
+from snapshot.billing.rows import Fact, LimitFact, Route
+from snapshot.billing.sources import (
     COMPILED,
     COMPILED_DEC,
     SRC_AZURE,
@@ -24,7 +25,6 @@ from snapshot.billing._sources import (
     SRC_VERTEX,
     SRC_XAI_IMAGES,
 )
-from snapshot.billing.rows import Fact, LimitFact, Route
 
 MB = 1024 * 1024
 LIMIT_ROWS: tuple[LimitFact, ...] = (

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from snapshot.billing._sources import (
+from snapshot.billing.rows import Fact, TextTokenizer
+from snapshot.billing.sources import (
     COMPILED,
     SRC_CLAUDE_MODELS,
     SRC_CTOK,
     SRC_GEMINI_TOKENS,
 )
-from snapshot.billing.rows import Fact, TextTokenizer
 
 _TIKTOKEN = "openai/tiktoken tiktoken/model.py (quicktok bundles the same BPE files)"
 

@@ -38,7 +38,12 @@ from snapshot.billing import (
     _routes,
     _text,
 )
-from snapshot.billing._sources import COMPILED
+from snapshot.billing._context_windows import (
+    CONTEXT_WINDOWS,
+    VARIANT_1M_SOURCE,
+    VARIANT_1M_TOKENS,
+    ContextWindow,
+)
 from snapshot.billing.rows import (
     LIMIT_FIELDS,
     BillMeasurement,
@@ -63,6 +68,10 @@ from snapshot.billing.rows import (
     check_lifecycle,
 )
 from snapshot.billing.schemes import AnthropicPatches, Scheme
+from snapshot.billing.sources import COMPILED
+
+#: The fact behind the fallback model row (the profiles' reader evidence cites it).
+FALLBACK_FACT = _models.FALLBACK_FACT
 
 PROVIDERS: tuple[Provider, ...] = (
     "anthropic",
@@ -225,9 +234,11 @@ __all__ = [
     "ALIASES",
     "CACHE_STORAGE",
     "COMPILED",
+    "CONTEXT_WINDOWS",
     "DATE_SUFFIXES",
     "DETAIL_LEVELS",
     "DIRECT_ROUTE",
+    "FALLBACK_FACT",
     "FALLBACK_LIMIT_FACTS",
     "FALLBACK_MODEL",
     "GEOS",
@@ -249,9 +260,12 @@ __all__ = [
     "TEXT_TOKENIZER_BY_FAMILY",
     "TEXT_TOKENIZER_BY_MODEL",
     "TIERS",
+    "VARIANT_1M_SOURCE",
+    "VARIANT_1M_TOKENS",
     "VARIANT_SUFFIXES",
     "VENDOR_SCHEDULES",
     "BillMeasurement",
+    "ContextWindow",
     "Evidence",
     "Fact",
     "Family",

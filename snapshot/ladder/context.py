@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snapshot.billing._context_windows import ContextWindow
+from snapshot.billing.providers import ContextWindow
 from snapshot.ladder.target import ContextTokens, split_by_chars, target_for
 from snapshot.transcript.model import Conversation, Message
 

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 from snapshot.legibility.corpus_text import TEXTS
 
 if TYPE_CHECKING:
-    from snapshot.legibility.frontier import CandidateLayout, Goal, Point, PointCache
+    from snapshot.legibility.frontier import CandidateLayout, Point, PointCache
+    from snapshot.readability.goal import Goal
 
 #: Readers in the order the campaign reads with them (the cheaper first within a layout).
 CAMPAIGN_READERS: tuple[str, ...] = (
@@ -92,8 +93,9 @@ def campaign_steps(
     """Every reading the campaign would take, highest priority first (before the cache
     and the stage-2 condition are applied). ``models`` are stages 1–3's profiles; stage 4
     reads the other profiles' defaults and the dense layout at their real pages."""
-    from snapshot.legibility.frontier import DENSE_LAYOUT, GRID, RESAMPLE_SCALE
+    from snapshot.legibility.frontier import DENSE_LAYOUT, GRID
     from snapshot.legibility.weakest import PROFILE_MODELS, jittered, profile_pages
+    from snapshot.readability.goal import RESAMPLE_SCALE
 
     first = first_layouts(models)
     order = [r for r in CAMPAIGN_READERS if r in readers] + [
@@ -149,8 +151,9 @@ def run_campaign(
     layout on that text passes ``goal`` natively. Stops before a new reading once
     ``time.time()`` passes ``until``. Unavailable readers are logged, skipped and named in
     the result."""
-    from snapshot.legibility.frontier import Goal, measure_cached
+    from snapshot.legibility.frontier import measure_cached
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+    from snapshot.readability.goal import Goal
 
     goal = goal or Goal()
     out: list[Point] = []

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from snapshot.legibility.metrics import substitutions
 from snapshot.legibility.resample import Filter, resample, resample_to
+from snapshot.readability.scoring import substitutions
 
 if TYPE_CHECKING:
     from snapshot.rendering.glyphs import Font

@@ -38,15 +38,12 @@ from snapshot.profiles.dense import DENSE_STYLE
 
 # re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
 from snapshot.profiles.dense import dense_geometry as dense_geometry
+from snapshot.readability.goal import RESAMPLE_FILTER, Goal
 from snapshot.rendering.geometry import DEFAULT_PAGE
 
 if TYPE_CHECKING:
     from snapshot.legibility.page_readers import PageReader
     from snapshot.rendering.geometry import Geometry
-
-RESAMPLE_FILTER = "bicubic"
-#: The provider resample every layout must survive (the issue's 0.9× bicubic check).
-RESAMPLE_SCALE = 0.9
 
 
 @dataclass(frozen=True)
@@ -212,32 +209,6 @@ class Point:
         return cls(**{**d, "layout": CandidateLayout.from_dict(d["layout"]), "confusions": conf})
 
 
-@dataclass(frozen=True)
-class Goal:
-    """What a layout must reach: native character accuracy and exact hard tokens, and
-    character accuracy after the :data:`RESAMPLE_SCALE` bicubic resample."""
-
-    char_accuracy: float = 0.97
-    hard_tokens: float = 0.90
-    resampled_char_accuracy: float = 0.90
-
-    def __post_init__(self) -> None:
-        from snapshot.errors import InputError
-
-        for v in (self.char_accuracy, self.hard_tokens, self.resampled_char_accuracy):
-            if not 0.0 < v <= 1.0:
-                raise InputError(f"targets must be in (0, 1], got {v}")
-
-    def passes(self, native: Point, resampled: Point | None) -> bool:
-        ok = (
-            native.char_accuracy >= self.char_accuracy
-            and native.hard_token_accuracy >= self.hard_tokens
-        )
-        if resampled is not None:
-            ok = ok and resampled.char_accuracy >= self.resampled_char_accuracy
-        return ok
-
-
 # ---------------------------------------------------------------------------- measuring
 
 CONFUSIONS_KEPT = 24
@@ -247,7 +218,7 @@ def page_confusions(expected: str, read: str) -> Counter[tuple[str, str]]:
     """(drawn, read) character substitutions between a page's text and a reading.
 
     Aligned by rapidfuzz's Levenshtein edit operations over the texts with
-    spacing runs collapsed (as :func:`~snapshot.legibility.page_readers.score_page`
+    spacing runs collapsed (as :func:`~snapshot.readability.scoring.score_page`
     compares them); whitespace substitutions are left out.
 
     >>> page_confusions("id 0O1l  ok", "id OO1I ok")
@@ -289,9 +260,9 @@ def measure(
     hard tokens over hard tokens. The reader gets the page as the provider would
     pass it on (resampled, not restored) and nothing else.
     """
-    from snapshot.legibility.page_readers import page_expected_text, score_page
     from snapshot.legibility.resample import resample
     from snapshot.legibility.stroke import embolden
+    from snapshot.readability.scoring import page_expected_text, score_page
     from snapshot.rendering.page import render
 
     g = layout.geometry()

@@ -10,14 +10,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from snapshot.legibility.frontier import (
-    DEFAULT_LAYOUTS,
-    RESAMPLE_SCALE,
-    CandidateLayout,
-    Goal,
-    Point,
-    frontier,
-)
+from snapshot.legibility.frontier import DEFAULT_LAYOUTS, CandidateLayout, Point, frontier
+from snapshot.readability.goal import RESAMPLE_SCALE, Goal
 
 
 def plot_frontier(

@@ -31,15 +31,13 @@ from snapshot.legibility.corpus_text import TEXTS
 from snapshot.legibility.frontier import (
     DENSE_LAYOUT,
     GRID,
-    RESAMPLE_FILTER,
-    RESAMPLE_SCALE,
     CandidateLayout,
-    Goal,
     Point,
     PointCache,
     frontier_table,
 )
 from snapshot.legibility.hardlines import HELD_OUT_SEED
+from snapshot.readability.goal import RESAMPLE_FILTER, RESAMPLE_SCALE, Goal
 
 #: Profiles whose billing the density table prices (the report's three).
 FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash")

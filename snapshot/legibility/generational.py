@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from snapshot.legibility.metrics import score_lines
 from snapshot.legibility.readers import PageLayout, Reader, render_lines
 from snapshot.legibility.resample import Preprocess
+from snapshot.readability.scoring import score_lines
 
 if TYPE_CHECKING:
     from snapshot.rendering.geometry import Geometry

@@ -16,11 +16,11 @@ from typing import Any
 from snapshot.errors import SnapshotError
 from snapshot.legibility.confusability import Confusability, distance_matrix, glyph_set, summarize
 from snapshot.legibility.hardlines import hard_lines
-from snapshot.legibility.metrics import score_lines
 from snapshot.legibility.readers import PageLayout, Reader, get_reader, line_geometry, measure
 from snapshot.legibility.resample import FILTERS, NATIVE, Filter, Preprocess, filter_set
 from snapshot.legibility.tune import load_fonts, seen_size
 from snapshot.progress import progress
+from snapshot.readability.scoring import score_lines
 
 COMPARISON_FONTS: tuple[str, ...] = ("snap5x8", "misc-5x8", "spleen-5x8", "misc-6x12")
 

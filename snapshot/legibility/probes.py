@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from snapshot.errors import InputError
-from snapshot.legibility.metrics import levenshtein
 from snapshot.legibility.records import (
     ProbeRecord,
     QuestionResult,
@@ -45,6 +44,7 @@ from snapshot.legibility.records import (
     save,
     saved_record,
 )
+from snapshot.readability.scoring import levenshtein
 
 if TYPE_CHECKING:
     from snapshot.rendering.geometry import Geometry

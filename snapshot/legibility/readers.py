@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from snapshot.errors import ImageError, SnapshotError
-from snapshot.legibility.metrics import Score, score_lines
 from snapshot.legibility.resample import (
     NATIVE,
     Filter,
@@ -45,6 +44,7 @@ from snapshot.legibility.resample import (
     resample_many,
     restore,
 )
+from snapshot.readability.scoring import Score, score_lines
 
 if TYPE_CHECKING:
     from snapshot.rendering.geometry import Geometry

@@ -428,7 +428,7 @@ class PageTrial:
 class PageTuneResult:
     model: str
     reader: dict[str, Any]  # ReaderInfo.as_dict() of the first reader
-    target: Any  # frontier.Goal
+    target: Any  # readability.goal.Goal
     seed: int
     pages: int
     winner: PageTrial | None
@@ -541,15 +541,10 @@ def tune_pages(
         ``seed`` is the held-out seed (claims are measured on lines the tuner
         never saw), a text is not a tuning text, or no candidate fits.
     """
-    from snapshot.legibility.frontier import (
-        RESAMPLE_SCALE,
-        CandidateLayout,
-        Goal,
-        PointCache,
-        measure_cached,
-    )
+    from snapshot.legibility.frontier import CandidateLayout, PointCache, measure_cached
     from snapshot.legibility.hardlines import HELD_OUT_SEED, TUNING_SEED
     from snapshot.legibility.weakest import jittered
+    from snapshot.readability.goal import RESAMPLE_SCALE, Goal
 
     seed = TUNING_SEED if seed is None else seed
     if seed == HELD_OUT_SEED:
@@ -903,8 +898,9 @@ def tune_pages_and_write(
     ...
     snapshot.errors.SnapshotError: unknown page reader 'no-such-reader'; use one of: ...
     """
-    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.frontier import PointCache
     from snapshot.legibility.page_readers import load_page_reader
+    from snapshot.readability.goal import Goal
 
     goal = Goal(
         char_accuracy=0.97 if target is None else target,

@@ -1,7 +1,7 @@
 """The weakest reader decides: verdicts at the pages providers get, ±4 px, on both texts.
 
 A layout is *readable* when the weakest whole-page reader that measured it
-reaches the :class:`~snapshot.legibility.frontier.Goal` (≥ 0.97 characters and
+reaches the :class:`~snapshot.readability.goal.Goal` (≥ 0.97 characters and
 ≥ 0.90 exact hard tokens native, ≥ 0.90 characters after the 0.9× bicubic
 resample) on both texts (generated hard lines and held-out corpus text), at a
 default profile's real page size. A reader whose verdict changes when the page
@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 from snapshot.legibility.corpus_text import TEXTS
 
 if TYPE_CHECKING:
-    from snapshot.legibility.frontier import CandidateLayout, Goal, Point
+    from snapshot.legibility.frontier import CandidateLayout, Point
+    from snapshot.readability.goal import Goal
 
 #: How far a page grows and shrinks (both sides) to test a verdict's stability.
 JITTER = 4
@@ -353,14 +354,14 @@ def unmeasured(
     """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
     text) native readings no point holds there, how many of the ±:data:`JITTER` px
     readings are missing, and the ×0.9 readings missing where a reader passes the
-    :class:`~snapshot.legibility.frontier.Goal` natively: what a claim about that layout
+    :class:`~snapshot.readability.goal.Goal` natively: what a claim about that layout
     still lacks.
 
     >>> from snapshot.legibility.frontier import CandidateLayout
     >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
     ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
     """
-    from snapshot.legibility.frontier import Goal
+    from snapshot.readability.goal import Goal
 
     points = list(points)
     have = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale == 1.0}
@@ -436,7 +437,8 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
     >>> profile_readability("gpt-6.1-sol", Path("/nonexistent.jsonl"))["measured"]
     False
     """
-    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.readability.goal import Goal
 
     (pp,) = profile_pages((model,)) or (None,)
     src = points_file or committed_points()
@@ -499,8 +501,9 @@ def weakest_column(
     >>> weakest_column([{"model": "m", "font": "snap8x16", "page": [9, 9]}], Path("/none.jsonl"))
     {}
     """
-    from snapshot.legibility.frontier import Goal, PointCache
+    from snapshot.legibility.frontier import PointCache
     from snapshot.legibility.frontier_report import CLAIM_READERS
+    from snapshot.readability.goal import Goal
 
     src = points_file or committed_points()
     if not src.is_file():

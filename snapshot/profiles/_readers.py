@@ -5,8 +5,9 @@ Joined and checked by :mod:`snapshot.profiles.families`; the billing tables name
 model's family, these rows say how its reader reads.
 """
 
-from snapshot.billing._models import FALLBACK_FACT
-from snapshot.billing._sources import (
+from snapshot.billing.providers import FALLBACK_FACT
+from snapshot.billing.rows import Evidence, Fact, Family
+from snapshot.billing.sources import (
     COMPILED,
     SRC_BRIEF,
     SRC_GEMINI_MEDIA,
@@ -22,7 +23,6 @@ from snapshot.billing._sources import (
     SRC_PXPIPE_RENDER,
     SRC_PXPIPE_SOL,
 )
-from snapshot.billing.rows import Evidence, Fact, Family
 
 _E_OPUS48 = Evidence(
     "Opus 4.8: 5x8 cell 1/4 exact (3 confabulations); JetBrains Mono 14 px (9x16 cell) 8/8 exact; "

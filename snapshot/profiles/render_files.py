@@ -4,9 +4,9 @@
 :func:`snapshot.profiles.options.page_geometry`), reads the input in bounded
 memory (:class:`snapshot.rendering.text.TextReader`; without a file, the bundled demo
 session), streams the pages (:func:`snapshot.rendering.page.iter_pages`) and writes them
-all or none (:func:`snapshot.rendering._pagefiles.write_pages`). A file in flow mode with
+all or none (:func:`snapshot.rendering.pagefiles.write_pages`). A file in flow mode with
 more than one worker is instead drawn on worker processes, each writing its own
-pages (:func:`snapshot.rendering._span_procs.write_plan_pages`): the same files. The result carries what
+pages (:func:`snapshot.rendering.span_procs.write_plan_pages`): the same files. The result carries what
 the command prints: the pages written and what the input needed (replaced
 characters, kept runs, normalization, invalid UTF-8).
 
@@ -27,12 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.profiles.options import page_geometry
-from snapshot.rendering._pagefiles import WrittenPage, check_page_size, write_pages
-from snapshot.rendering._parallel import default_workers, processes_available
-from snapshot.rendering._span_procs import write_plan_pages
-from snapshot.rendering._spans import plan_spans
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.page import iter_pages
+from snapshot.rendering.pagefiles import WrittenPage, check_page_size, write_pages
+from snapshot.rendering.parallel import default_workers, processes_available
+from snapshot.rendering.span_procs import write_plan_pages
+from snapshot.rendering.spans import plan_spans
 from snapshot.rendering.text import KeptSpan, NormalizedText, TextReader
 
 __all__ = ["DEMO", "MAX_INPUT", "RenderedFiles", "default_max_input", "render_files"]
@@ -48,7 +48,7 @@ def default_max_input(out: Path) -> int:
 
     Pages take about 3 bytes per input character, and while they are drawn a
     text that takes one stream (stdin, lines mode, wide glyphs...; a plain file
-    in flow mode is laid out span by span, :mod:`snapshot.rendering._spans`) waits past 12 M
+    in flow mode is laid out span by span, :mod:`snapshot.rendering.spans`) waits past 12 M
     characters in a temporary file (about 2 bytes a character,
     :class:`snapshot.rendering.page.PageStream`): a sixth of the free space keeps a huge
     input from filling the disk. Never below 1 MiB.
@@ -177,7 +177,7 @@ def render_files(
         Keep runs no font can draw as text instead of replacing them.
     workers : int, optional
         Workers drawing, encoding and writing pages (default: one per core):
-        processes for a file in flow mode on Linux (:mod:`snapshot.rendering._span_procs`),
+        processes for a file in flow mode on Linux (:mod:`snapshot.rendering.span_procs`),
         threads otherwise; one draws in this process.
     max_input : int, optional
         Refuse longer input, bytes (default: :func:`default_max_input`).
@@ -252,7 +252,7 @@ def _render_on_processes(
     file: str, reader: TextReader, geometry: Geometry, out: Path, unrenderable: str, workers: int
 ) -> RenderedFiles | None:
     """A file whose pages can be cut span by span, drawn on worker processes
-    (:mod:`snapshot.rendering._span_procs`); ``None`` when its pages take one stream."""
+    (:mod:`snapshot.rendering.span_procs`); ``None`` when its pages take one stream."""
     plan = plan_spans(reader, geometry, unrenderable=unrenderable, workers=workers, processes=True)
     if plan is None:
         return None

@@ -17,13 +17,13 @@ True
 
 from __future__ import annotations
 
-from snapshot.billing._context_windows import (
+from snapshot.billing.providers import (
     CONTEXT_WINDOWS,
     VARIANT_1M_SOURCE,
     VARIANT_1M_TOKENS,
+    VARIANT_SUFFIXES,
     ContextWindow,
 )
-from snapshot.billing.providers import VARIANT_SUFFIXES
 from snapshot.errors import UnknownModelError
 from snapshot.profiles.resolution import _unknown_message, resolve_id
 

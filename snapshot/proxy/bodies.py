@@ -42,7 +42,7 @@ def conversation_of(shape: Shape, body: dict[str, Any], conv_id: str) -> Convers
 
         return conversation_from_body(body, conv_id=conv_id, source="proxy request")
     if shape.name == "openai":
-        from snapshot.transcript.formats._openai_messages import conversation_from_openai
+        from snapshot.transcript.formats.openai_chat import conversation_from_openai
 
         items = shape.history(body)
         if items is None:

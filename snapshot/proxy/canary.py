@@ -5,9 +5,9 @@ pass id and a seed, so a run is reproducible), once the client's reply has
 completed, the proxy cuts a band of :data:`BAND_ROWS` text rows out of one page
 it just sent, asks the same model at the same upstream, in the same provider's
 API, for a verbatim transcription (:func:`snapshot.legibility.live.ask`, the
-page's own image options, :data:`~snapshot.legibility.live.TRANSCRIBE_PROMPT`),
+page's own image options, :data:`~snapshot.readability.transcribe.TRANSCRIBE_PROMPT`),
 and scores the reply against the band's source text, known exactly from the
-page (:func:`~snapshot.legibility.page_readers.score_page`). One record goes to
+page (:func:`~snapshot.readability.scoring.score_page`). One record goes to
 the evidence file (:mod:`snapshot.proxy.evidence`), one to the ledger (kind
 ``canary``, the call's measured usage and dollars).
 
@@ -71,7 +71,7 @@ def cut_region(pages: Sequence[Any], bits: int, band_rows: int = BAND_ROWS) -> R
     """A band of ``band_rows`` rows holding text, from the page ``bits`` picks.
 
     The source text is the page's own rows (a line-break marker cell stands as a
-    space, as :func:`~snapshot.legibility.page_readers.page_expected_text` has it).
+    space, as :func:`~snapshot.readability.scoring.page_expected_text` has it).
     """
     from snapshot.rendering.raster import to_png_gray
 
@@ -197,17 +197,11 @@ class Canary:
     def _measure(
         self, sheets: Sequence[Any], bits: int, model: str, api: str, key: str | None
     ) -> None:
-        from snapshot.legibility.live import (
-            CHAT_DETAILS,
-            TRANSCRIBE_PROMPT,
-            ask,
-            key_from_env,
-            probe_target_for,
-            reply_rows,
-        )
-        from snapshot.legibility.page_readers import _canonical, score_page
+        from snapshot.legibility.live import CHAT_DETAILS, ask, key_from_env, probe_target_for
         from snapshot.proxy.ledger import usage_dollars
         from snapshot.proxy.upstream import sdk_base_url
+        from snapshot.readability.scoring import canonical, score_page
+        from snapshot.readability.transcribe import TRANSCRIBE_PROMPT, reply_rows
 
         region = cut_region(sheets, bits, self.band_rows)
         if region is None:
@@ -262,7 +256,7 @@ class Canary:
                 "rows": region.rows,
                 "size": list(region.size),
             },
-            "chars": len(_canonical(region.expected)),
+            "chars": len(canonical(region.expected)),
             "char_accuracy": round(score.char_accuracy, 6),
             "hard_tokens": score.hard_tokens,
             "hard_tokens_exact": score.hard_tokens_exact,

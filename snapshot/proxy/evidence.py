@@ -5,17 +5,17 @@
 reader that answered (the model id the provider's reply names; an offline
 stand-in says so), the layout and page size, the region cut from the page, its
 character accuracy and exact hard tokens (scored as whole-page readers are, by
-:func:`~snapshot.legibility.page_readers.score_page`), and the call's measured
+:func:`~snapshot.readability.scoring.score_page`), and the call's measured
 usage and dollars.
 
 The unit of the verdict is the canary record, not the character. :func:`judge`
 groups the records by model, reader and layout; a record *passes* when its own
-band reads at the weakest-reader bar (:class:`~snapshot.legibility.frontier.Goal`:
+band reads at the weakest-reader bar (:class:`~snapshot.readability.goal.Goal`:
 ≥ 0.97 characters and, where the band holds hard tokens, ≥ 0.90 of them exact).
 Each record is one trial (bands are drawn from different passes, so records are
 close to independent; the characters of one band are not: one blurred row takes
 dozens at once). A layout is *readable* by that model when the Wilson 95 % lower
-bound of the passing share (:func:`~snapshot.legibility.metrics.wilson_interval`
+bound of the passing share (:func:`~snapshot.readability.scoring.wilson_interval`
 over records) is at least :data:`MOST` (0.5): with 95 % confidence most of its
 canaries clear the bar. That needs at least four canaries, all passing; one bad
 band in six keeps a layout out. The densest readable layout is the one that
@@ -163,7 +163,7 @@ def passes(record: dict[str, Any]) -> bool:
     >>> passes({"char_accuracy": 0.98, "hard_tokens": 10, "hard_tokens_exact": 8})
     False
     """
-    from snapshot.legibility.frontier import Goal
+    from snapshot.readability.goal import Goal
 
     goal = Goal()
     tokens, exact = record["hard_tokens"], record["hard_tokens_exact"]
@@ -174,7 +174,7 @@ def passes(record: dict[str, Any]) -> bool:
 
 def judge(records: Iterable[dict[str, Any]]) -> list[Group]:
     """Records grouped per (model, reader, layout), densest layout first within a model."""
-    from snapshot.legibility.metrics import wilson_interval
+    from snapshot.readability.scoring import wilson_interval
 
     pools: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for rec in records:
@@ -219,7 +219,7 @@ def densest_readable(groups: Sequence[Group], model: str, reader: str) -> Group 
 
 def evidence_lines(path: Path, model: str | None = None) -> list[str]:
     """What ``snapshot profiles --evidence FILE`` prints: a table, then each model's pick."""
-    from snapshot.legibility.frontier import Goal
+    from snapshot.readability.goal import Goal
 
     goal = Goal()
     groups = [g for g in judge(read_evidence(path)) if model is None or g.model == model]

@@ -24,10 +24,9 @@ from typing import Any, Generic, TypeVar, overload
 import numpy as np
 
 from snapshot.errors import InputError
-from snapshot.rendering._parallel import check_workers, ordered_map, prefetch
-from snapshot.rendering._spans import SpanPlan, plan_spans
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import CONTINUE_MARK, NEWLINE_MARK, WIDE_TAIL
+from snapshot.rendering.parallel import check_workers, ordered_map, prefetch
 from snapshot.rendering.raster import (
     count_ones,
     gray_pixels,
@@ -37,6 +36,7 @@ from snapshot.rendering.raster import (
     to_png,
     unpack,
 )
+from snapshot.rendering.spans import SpanPlan, plan_spans
 from snapshot.rendering.text import (
     LAYOUT_PIECE,
     KeptSpan,
@@ -152,7 +152,7 @@ class Page:
     @_cached
     def ink(self) -> float:
         """Fraction of the 1-bit drawing's pixels that are ink (what a reader must
-        not take for paper: :func:`snapshot.rendering._pagefiles.check_readable`)."""
+        not take for paper: :func:`snapshot.rendering.pagefiles.check_readable`)."""
         w, h = self.geometry.size
         if self._gray:  # without drawing it: cells never overlap, and no glyph pixel is cut
             font = self.geometry.font
@@ -308,9 +308,9 @@ class PageStream:
     they fit :data:`LAYOUT_CACHE_BYTES`, else in an anonymous temporary file
     (about 2 bytes per character). A :class:`~snapshot.rendering.text.TextReader` of a
     file in flow mode is instead cut into spans the workers count, then lay out
-    (:mod:`snapshot.rendering._spans`): nothing is held or spooled. Rasterizing (and, with
+    (:mod:`snapshot.rendering.spans`): nothing is held or spooled. Rasterizing (and, with
     ``encode``, PNG encoding) runs on ``workers`` threads
-    (:func:`snapshot.rendering._parallel.ordered_map`); pages come out in order and are
+    (:func:`snapshot.rendering.parallel.ordered_map`); pages come out in order and are
     byte-identical whatever the worker count.
 
     ``total``, ``chars``, ``replaced``, ``kept`` and ``normalized`` (what

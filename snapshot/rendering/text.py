@@ -80,7 +80,7 @@ class NormalizedText:
 def _strip_trailing_spaces(s: AnyStr) -> AnyStr:
     """Remove spaces before each newline and at the end; linear, C-speed searches.
 
-    Text or (ASCII) bytes: :mod:`snapshot.rendering._spans` strips plain ASCII spans undecoded.
+    Text or (ASCII) bytes: :mod:`snapshot.rendering.spans` strips plain ASCII spans undecoded.
 
     >>> _strip_trailing_spaces("a  \\nb "), _strip_trailing_spaces(b"a  \\nb ")
     ('a\\nb', b'a\\nb')

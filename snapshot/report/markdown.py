@@ -462,7 +462,7 @@ def _reader_conversations(st: Settings) -> str:
 
 
 def _interval(f: int, n: int) -> str:
-    from snapshot.legibility.metrics import wilson_interval
+    from snapshot.readability.scoring import wilson_interval
 
     if not n:
         return "–"

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from snapshot.errors import InputError
 from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
-from snapshot.legibility.metrics import wilson_interval
+from snapshot.readability.scoring import wilson_interval
 from snapshot.rendering.page import Page
 
 if TYPE_CHECKING:

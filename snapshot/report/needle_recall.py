@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from snapshot.ladder.needles import CLASSES
-from snapshot.legibility.metrics import wilson_interval
+from snapshot.readability.scoring import wilson_interval
 from snapshot.report.matrix import MatrixRow
 
 # Shown for the text that stayed text alone (head, tail, factsheet): what the

@@ -6,9 +6,9 @@ flips with a 4 px change of page size. The report reads each sampled page as
 the provider gets it and again 4 px larger and 4 px smaller (half on each side:
 margin added in the page's paper, or taken from its margins, so the text and
 the needles stay the same), scores each reading against the page's text
-(:func:`~snapshot.legibility.page_readers.score_page`: characters, exact hard
+(:func:`~snapshot.readability.scoring.score_page`: characters, exact hard
 tokens) and marks a reader *unstable* for a profile when its verdict against
-the :class:`~snapshot.legibility.frontier.Goal` differs between the sizes. An
+the :class:`~snapshot.readability.goal.Goal` differs between the sizes. An
 unstable reader is shown at every size, never averaged.
 
 Where a reader passes natively at the real page, the report also reads that
@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from snapshot.legibility.metrics import Score
 from snapshot.legibility.weakest import JITTER
+from snapshot.readability.scoring import Score
 
 if TYPE_CHECKING:
-    from snapshot.legibility.frontier import Goal
+    from snapshot.readability.goal import Goal
 
 #: The page sizes read, by label: as the provider gets it, larger, smaller.
 SIZES: tuple[tuple[str, int], ...] = (("real", 0), (f"+{JITTER}", JITTER), (f"-{JITTER}", -JITTER))
@@ -103,7 +103,7 @@ class SizeScore:
 
 def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
     """One page's reading as a :class:`SizeScore`."""
-    from snapshot.legibility.page_readers import score_page
+    from snapshot.readability.scoring import score_page
 
     s = score_page(expected, read)
     n = len(expected)
@@ -113,8 +113,8 @@ def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
 
 
 def passes(s: SizeScore, goal: Goal | None = None) -> bool:
-    """The native verdict against ``goal`` (default: :class:`~snapshot.legibility.frontier.Goal`)."""
-    from snapshot.legibility.frontier import Goal
+    """The native verdict against ``goal`` (default: :class:`~snapshot.readability.goal.Goal`)."""
+    from snapshot.readability.goal import Goal
 
     g = goal or Goal()
     return s.char_accuracy >= g.char_accuracy and s.hard_token_accuracy >= g.hard_tokens
@@ -175,7 +175,7 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
     >>> profile_verdict({"a": {"real": ok}})
     'not readable: ×0.9 not read: a; ±4 px not read'
     """
-    from snapshot.legibility.frontier import Goal
+    from snapshot.readability.goal import Goal
 
     g = goal or Goal()
     real = {rd: s for rd, s in sorted(pooled.items()) if "real" in s}

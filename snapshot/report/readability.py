@@ -109,7 +109,7 @@ def _scaled(scale: float) -> str:
 def page_pixels(page: Page, delta: int = 0, scale: float = 1.0) -> np.ndarray:
     """The pixels a whole-page reader gets: the page ``delta`` px larger or smaller
     (margin added or taken), then resized by ``scale`` with the frontier's filter
-    (:data:`~snapshot.legibility.frontier.RESAMPLE_FILTER`, bicubic), as a provider would.
+    (:data:`~snapshot.readability.goal.RESAMPLE_FILTER`, bicubic), as a provider would.
 
     >>> from snapshot.rendering.geometry import Geometry
     >>> from snapshot.rendering.glyphs import load_font
@@ -124,8 +124,8 @@ def page_pixels(page: Page, delta: int = 0, scale: float = 1.0) -> np.ndarray:
     if scale != 1.0:
         from typing import cast
 
-        from snapshot.legibility.frontier import RESAMPLE_FILTER
         from snapshot.legibility.resample import Filter, resample
+        from snapshot.readability.goal import RESAMPLE_FILTER
 
         pixels = resample(pixels, scale, cast(Filter, RESAMPLE_FILTER))
     return pixels
@@ -287,7 +287,7 @@ def whole_page_recall(
     Each reading is also scored against the page's text; with ``jitter`` each
     page is read again 4 px larger and smaller (:mod:`snapshot.report.page_jitter`),
     with ``resample`` again after the 0.9× bicubic resample where the reader's
-    real-page score of these pages meets the :class:`~snapshot.legibility.frontier.Goal`
+    real-page score of these pages meets the :class:`~snapshot.readability.goal.Goal`
     natively (below it, the reader already fails the bar: the reading is not paid for);
     the needles are counted at the real page only.
 
@@ -315,8 +315,8 @@ def whole_page_recall(
         reason = "no full page to read" if pages else "no pages"
         notes = dict.fromkeys(reader.page_readers, reason)
         return WholePageRecall(0, {}, {}, {}, notes)
-    from snapshot.legibility.frontier import RESAMPLE_SCALE
-    from snapshot.legibility.page_readers import page_expected_text
+    from snapshot.readability.goal import RESAMPLE_SCALE
+    from snapshot.readability.scoring import page_expected_text
     from snapshot.report.page_jitter import RESAMPLED, SIZES, SizeScore, passes, score
 
     counts: dict[str, dict[str, int]] = {}

@@ -3,21 +3,21 @@ on every core.
 
 Threads drawing pages share one GIL, and a page's Python steps (its header,
 the layout's slicing, the PNG's chunks) hold it: two threads reached about 1.4
-cores. Here each worker is a forked process (:func:`snapshot.rendering._parallel.process_pool`)
-that inherits the :class:`~snapshot.rendering._spans.SpanPlan` (the first pass, made by
+cores. Here each worker is a forked process (:func:`snapshot.rendering.parallel.process_pool`)
+that inherits the :class:`~snapshot.rendering.spans.SpanPlan` (the first pass, made by
 the parent) and is handed ranges of page numbers: it reads and lays out the
 spans holding them, draws, encodes and writes each page file itself, and sends
 back only what it wrote. Pages are the same bytes as
 :class:`snapshot.rendering.page.PageStream` draws (the same layout, drawing and deflate,
 one page per call), so the files do not depend on the worker count.
 
-The folder is handled as :func:`snapshot.rendering._pagefiles.write_pages` does: stale
+The folder is handled as :func:`snapshot.rendering.pagefiles.write_pages` does: stale
 pages removed first, each page renamed into place, and after an error (a
 worker's, a worker killed, Ctrl-C) every page of this run removed.
 
 >>> import tempfile
 >>> from snapshot.rendering.glyphs import load_font
->>> from snapshot.rendering._spans import plan_spans
+>>> from snapshot.rendering.spans import plan_spans
 >>> from snapshot.rendering.text import TextReader
 >>> src = Path(tempfile.mkdtemp()) / "in.txt"
 >>> _ = src.write_text("hello world\\n" * 40, encoding="utf-8")
@@ -32,7 +32,9 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from snapshot.errors import InputError, SnapshotError
-from snapshot.rendering._pagefiles import (
+from snapshot.rendering.geometry import Geometry
+from snapshot.rendering.page import Page, _header_grid
+from snapshot.rendering.pagefiles import (
     WrittenPage,
     _clean_up,
     _write_page,
@@ -40,10 +42,8 @@ from snapshot.rendering._pagefiles import (
     page_name,
     prepare_out,
 )
-from snapshot.rendering._parallel import ordered_map, process_pool
-from snapshot.rendering._spans import SpanPlan
-from snapshot.rendering.geometry import Geometry
-from snapshot.rendering.page import Page, _header_grid
+from snapshot.rendering.parallel import ordered_map, process_pool
+from snapshot.rendering.spans import SpanPlan
 from snapshot.rendering.text import PageCells
 
 __all__ = ["JOB_CHARS", "page_ranges", "write_plan_pages"]

@@ -1,4 +1,5 @@
-"""Reading accuracy: character accuracy (1 − CER), exact-token accuracy, and intervals.
+"""Reading accuracy: character accuracy (1 − CER), exact-token accuracy, whole-page scores
+(:func:`score_page`) and intervals.
 
 One edit distance for the whole project: rapidfuzz's Levenshtein (unit costs,
 code points), over characters and over whole tokens alike (rapidfuzz takes
@@ -14,10 +15,11 @@ rapidfuzz's opcodes, with one tie-break on top (see :func:`align`).
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from rapidfuzz.distance import Levenshtein
 
@@ -211,3 +213,108 @@ def wilson_interval(successes: int, trials: int, *, z: float = 1.959964) -> tupl
     lo = 0.0 if successes == 0 else max(0.0, centre - half)
     hi = 1.0 if successes == trials else min(1.0, centre + half)
     return (lo, hi)
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+@dataclass(frozen=True)
+class PageScore:
+    """A whole page read back: character accuracy and exact hard tokens."""
+
+    char_accuracy: float
+    hard_tokens: int
+    hard_tokens_exact: int
+
+    @property
+    def hard_token_accuracy(self) -> float | None:
+        """Share of hard tokens read exactly; ``None`` when the page has none."""
+        return self.hard_tokens_exact / self.hard_tokens if self.hard_tokens else None
+
+
+# Order matters: a UUID is not also five hex runs, a path keeps its hex inside it.
+_HARD = re.compile(
+    r"(?P<uuid>\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b)"
+    # A path starts only where a run of path characters starts, its segments taken
+    # whole (possessive): linear on a megabyte of dots (issue 28).
+    r"|(?P<path>(?<![\w/.~-])(?:~|\.{1,2})?(?:/?[\w.-]++)?(?:/[\w.-]++)+/?)"
+    r"|(?P<hex>\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{7,}\b)"
+    r"|(?P<number>(?<![\w.])\d+(?:[.,:]\d+)*(?![\w]))"
+)
+_MIN_NUMBER = 3  # shorter numbers turn up in any text by chance
+_MIN_PATH = 4
+
+
+def hard_tokens(text: str) -> list[str]:
+    """The tokens a misread glyph silently changes: hex ≥ 7, UUIDs, numbers, paths.
+
+    Numbers count from 3 characters (``1.5``, ``404``), paths from 4 and with
+    a ``/``; hex runs need a digit (so ``defaced`` is a word, not a hash).
+
+    >>> hard_tokens("commit 9f8e7d6c2 in src/app.py at 12:30, 7 files")
+    ['9f8e7d6c2', 'src/app.py', '12:30']
+    """
+    out: list[str] = []
+    for m in _HARD.finditer(text):
+        kind = m.lastgroup
+        tok = m.group(0)
+        if kind == "number" and len(tok) < _MIN_NUMBER:
+            continue
+        if kind == "path" and (len(tok) < _MIN_PATH or "/" not in tok):
+            continue
+        out.append(tok)
+    return out
+
+
+def page_expected_text(page: Any) -> str:
+    """What a :class:`snapshot.rendering.page.Page` shows, as :func:`score_page` expects it.
+
+    The header row first (when the page has one), then each text row. In flow
+    mode a row may hold line-break marker cells; they are drawn glyphs, not
+    text, so each stands as a space (spacing is not scored).
+    """
+    rows = [r.rstrip("\n").replace("\n", " ") for r in page.rows]
+    head = [page.header] if page.geometry.header else []
+    return "\n".join([*head, *rows])
+
+
+_SPACES = re.compile(r"[ \t\u00a0]+")
+
+
+def canonical(text: str) -> str:
+    """Page text for comparison: runs of spaces as one, no blank or padded lines.
+
+    >>> canonical("a   b \\n\\n  c")
+    'a b\\nc'
+    """
+    lines = (_SPACES.sub(" ", ln).strip() for ln in text.split("\n"))
+    return "\n".join(ln for ln in lines if ln)
+
+
+def score_page(expected: str, read: str) -> PageScore:
+    """Compare what a page holds with what a whole-page reader returned.
+
+    Character accuracy is ``1 − d / len(expected)`` (clipped at 0), where
+    ``d`` is rapidfuzz's Levenshtein distance between the two whole page
+    texts, each canonicalized the same way: runs of spaces become one space,
+    lines are stripped and blank lines dropped, line breaks stay ``"\\n"``.
+    Spacing is layout, not content (a detector returns words or runs without
+    their padding), while a line break read in the wrong place costs one edit,
+    so lines are aligned by the edit distance itself, in reading order.
+    Hard tokens (:func:`hard_tokens` of the expected text) count as exact when
+    they occur verbatim in the read text (multiset: a token expected twice must
+    be found twice; occurrences are counted without overlap).
+
+    >>> score_page("a  b\\n\\nc", "a b\\nc").char_accuracy
+    1.0
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    ref, hyp = canonical(expected), canonical(read)
+    if ref:
+        acc = max(0.0, 1.0 - Levenshtein.distance(ref, hyp) / len(ref))
+    else:
+        acc = 1.0 if not hyp else 0.0
+    wanted = Counter(hard_tokens(expected))
+    exact = sum(min(n, read.count(tok)) for tok, n in wanted.items())
+    return PageScore(acc, sum(wanted.values()), exact)

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from snapshot.errors import InputError
-from snapshot.rendering._parallel import ordered_map, process_pool
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import REPLACEMENT, SPACE
+from snapshot.rendering.parallel import ordered_map, process_pool
 from snapshot.rendering.text import (
     _NOT_CONTROL,
     PageCells,
@@ -201,7 +201,7 @@ class SpanPlan:
 
         Only the spans holding those pages' characters are laid out, on
         ``workers`` threads (default :attr:`workers`): a worker process drawing a
-        range of pages (:mod:`snapshot.rendering._span_procs`) reads its own part of the file.
+        range of pages (:mod:`snapshot.rendering.span_procs`) reads its own part of the file.
         """
         g = self.geometry
         per = g.chars_per_page
@@ -332,7 +332,7 @@ def plan_spans(
     :data:`SPAN_BYTES` to just past the first one at or after ``(i + 1) *``
     :data:`SPAN_BYTES`: each worker finds its own ends, so the main thread reads
     nothing. The workers are threads, or with ``processes`` forked processes
-    (:func:`snapshot.rendering._parallel.process_pool`: the survey holds the GIL, and a
+    (:func:`snapshot.rendering.parallel.process_pool`: the survey holds the GIL, and a
     process-drawn render should not wait for it on one core). Sets
     ``reader.invalid_utf8`` and ``reader.bytes_read`` as reading the file would;
     raises :class:`InputError` for an unreadable file.

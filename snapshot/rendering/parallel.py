@@ -6,7 +6,7 @@ are shared with the workers instead of pickled, and the font's atlas (which
 grows as fallback glyphs are resolved) is the same object in every worker.
 What stays under the GIL (a page's Python steps) caps two threads at about 1.4
 cores, so ``snapshot render`` of a file hands whole ranges of pages to forked
-processes instead (:func:`process_pool`, :mod:`snapshot.rendering._span_procs`), which
+processes instead (:func:`process_pool`, :mod:`snapshot.rendering.span_procs`), which
 send back only the names they wrote.
 
 >>> list(ordered_map(lambda x: x * x, range(6), workers=3))
