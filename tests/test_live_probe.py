@@ -19,10 +19,13 @@ from typing import Any
 import pytest
 from fake_provider import FakeProvider, loopback_only
 
-from snapshot.errors import SnapshotError, UnknownModelError
-from snapshot.legibility import live, probes, records
+from snapshot.errors import LiveError, SnapshotError, UnknownModelError
+from snapshot.legibility import probes, records
+from snapshot.legibility.live_reader import reader_for
 from snapshot.legibility.probes import Question, score_answer
+from snapshot.profiles.probe_target import probe_target_for
 from snapshot.providers import keys as api_keys
+from snapshot.providers import live
 from snapshot.readability.transcribe import TRANSCRIBE_PROMPT
 
 # Key-shaped fakes: long enough that redaction by value applies, and shaped
@@ -361,7 +364,7 @@ def test_target_follows_the_model_profile(
 
     from snapshot.profiles import profile_for
 
-    t = live.probe_target_for(model, api=api, font=FONT)
+    t = probe_target_for(model, api=api, font=FONT)
     assert (t.provider, t.detail, t.media_resolution) == (provider, detail, level)
     # "original" is no Chat Completions detail in OpenAI's published spec: such a
     # page goes to Responses unless the caller names an API.
@@ -384,14 +387,11 @@ def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> No
 
     from snapshot.profiles import fallback_profile
 
-    t = live.probe_target_for("claude-opus-9", font=FONT)
+    t = probe_target_for("claude-opus-9", font=FONT)
     assert (t.provider, t.api, t.profile, t.family) == ("anthropic", "messages", None, None)
     assert t.page_size == dataclasses.replace(fallback_profile("x"), font=FONT).solution().size
-    assert (
-        live.probe_target_for("gemini-9-flash", font=FONT).media_resolution
-        == "MEDIA_RESOLUTION_HIGH"
-    )
-    assert live.probe_target_for("gpt-9", font=FONT).detail == "high"
+    assert probe_target_for("gemini-9-flash", font=FONT).media_resolution == "MEDIA_RESOLUTION_HIGH"
+    assert probe_target_for("gpt-9", font=FONT).detail == "high"
 
 
 @pytest.mark.parametrize(
@@ -403,15 +403,15 @@ def test_target_for_a_model_newer_than_the_tables_uses_the_fallback_page() -> No
     ],
 )
 def test_models_a_live_probe_cannot_reach_are_user_errors(model: str, message: str) -> None:
-    with pytest.raises(live.LiveError, match=message):
-        live.probe_target_for(model, font=FONT)
+    with pytest.raises(LiveError, match=message):
+        probe_target_for(model, font=FONT)
 
 
 def test_unknown_model_and_api_are_user_errors() -> None:
     with pytest.raises(UnknownModelError, match="no live provider"):
-        live.probe_target_for("llama-3-70b", font=FONT)
-    with pytest.raises(live.LiveError, match="no 'responses' API"):
-        live.probe_target_for("claude-sonnet-4-6", api="responses", font=FONT)
+        probe_target_for("llama-3-70b", font=FONT)
+    with pytest.raises(LiveError, match="no 'responses' API"):
+        probe_target_for("claude-sonnet-4-6", api="responses", font=FONT)
 
 
 def test_key_from_env_prefers_gemini_key_and_names_the_variable() -> None:
@@ -463,7 +463,7 @@ def test_ask_sends_the_page_as_the_provider_expects(
     need_sdk(provider)
     caplog.set_level(logging.DEBUG)  # SDK debug logs must not carry the key either
     png = tiny_png()
-    target = live.probe_target_for(model, api=api, font=FONT)
+    target = probe_target_for(model, api=api, font=FONT)
     reply = live.ask(
         target,
         png,
@@ -562,9 +562,9 @@ def test_retries_are_bounded_by_max_retries(provider: str, retries: int) -> None
     with FakeProvider(
         KEYS, "", max_requests=6, lifetime=60.0, fail_status=503, fail_message="overloaded"
     ) as server:
-        with pytest.raises(live.LiveError, match="overloaded"):
+        with pytest.raises(LiveError, match="overloaded"):
             live.ask(
-                live.probe_target_for(model[provider], font=FONT),
+                probe_target_for(model[provider], font=FONT),
                 tiny_png(),
                 "q",
                 api_key=KEYS[provider],
@@ -610,9 +610,9 @@ def test_provider_errors_are_one_line_and_never_quote_the_key(provider: str) -> 
         fail_status=401,
         fail_message=f"Incorrect API key provided: {key}",
     ) as server:
-        with pytest.raises(live.LiveError) as err:
+        with pytest.raises(LiveError) as err:
             live.ask(
-                live.probe_target_for(model, font=FONT),
+                probe_target_for(model, font=FONT),
                 tiny_png(),
                 "q",
                 api_key=key,
@@ -637,9 +637,7 @@ def page() -> probes.ProbePage:
 @functools.cache
 def page_for(model: str, api: str | None) -> probes.ProbePage:
     """The page run_probe draws for ``model``: its profile's size, in FONT."""
-    return probes.build_page(
-        11, geometry=live.probe_target_for(model, api=api, font=FONT).geometry()
-    )
+    return probes.build_page(11, geometry=probe_target_for(model, api=api, font=FONT).geometry())
 
 
 def test_build_page_refuses_a_page_too_small_for_the_battery() -> None:
@@ -712,7 +710,7 @@ def test_probe_end_to_end(
     assert by_id[hexq.qid].score == "abstained"
     assert by_id[never.qid].score == "wrong"
     assert by_id[ident.qid].score == "wrong" and by_id[ident.qid].distance == 1
-    assert record.image_options == live.probe_target_for(model, api=api, font=FONT).image_options()
+    assert record.image_options == probe_target_for(model, api=api, font=FONT).image_options()
     assert record.page_size == page.size and record.font == FONT
     path = records.save(record, tmp_path)
     assert path.name.startswith(record.timestamp[:10] + "-" + model)
@@ -941,7 +939,7 @@ def test_line_reader_sends_the_whole_page_once_and_maps_rows_to_lines(
     lines = ["def f(x): return x + 1", "id 9f8e7d6c2b1a", "ValueError: bad input"]
     geometry = line_geometry(load_font("snap8x16"), lines)
     with FakeProvider(KEYS, _decoder_transcribes("snap8x16"), max_requests=4) as server:
-        reader = live.reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
+        reader = reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
         m = measure(reader, lines, geometry)
         assert len(server.requests) == 1  # one page, one request, every row from it
         assert server.requests[0].problems == []
@@ -962,7 +960,7 @@ def test_line_reader_keeps_rows_aligned_when_the_model_adds_a_closing_remark(
     transcribe = _decoder_transcribes("snap8x16")
     remark = lambda rec: transcribe(rec) + "\nThat is the whole page."  # noqa: E731
     with FakeProvider(KEYS, remark, max_requests=4, lifetime=600) as server:
-        reader = live.reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
+        reader = reader_for("claude-sonnet-5-5", base_url=server.base_url("anthropic"))
         m = measure(reader, lines, geometry)
     # Dropping extra lines from the top (as before) would shift every row by one.
     assert m.readings == tuple(lines)

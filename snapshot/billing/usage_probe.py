@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from snapshot.billing.uncertain import USAGE_KIND, range_for
-from snapshot.errors import InputError
+from snapshot.errors import InputError, LiveError
 
 #: The prompt sent with the page: as short as possible, so the image dominates the bill.
 PROMPT = "Reply with the single word OK."
@@ -98,9 +98,10 @@ def run_usage_probe(
     timeout: float = 180.0,
 ) -> UsageRecord:
     """Send ``model`` one page and the prompt; return the usage and what it settles."""
-    from snapshot.legibility import live
     from snapshot.legibility.probes import build_page
     from snapshot.profiles import count_text_tokens, profile_for
+    from snapshot.profiles.probe_target import probe_target_for
+    from snapshot.providers import live
 
     profile = profile_for(model)
     rng = range_for(profile.canonical)
@@ -110,14 +111,14 @@ def run_usage_probe(
             f"{model}: no disputed billing fact to settle (see `snapshot facts`); "
             "the usage battery measures models whose image rule is a range"
         )
-    target = live.probe_target_for(model, api=api)
+    target = probe_target_for(model, api=api)
     page = build_page(geometry=target.geometry())
     key = api_key or live.key_from_env(target.provider, model=model)
     reply = live.ask(
         target, page.png, PROMPT, api_key=key, base_url=base_url, timeout=timeout, max_tokens=16
     )
     if "input_tokens" not in reply.usage:
-        raise live.LiveError(f"{model}: the reply carried no usage.input_tokens to measure")
+        raise LiveError(f"{model}: the reply carried no usage.input_tokens to measure")
     w, h = page.size
     prompt_tokens = count_text_tokens(profile, PROMPT).tokens
     image = reply.usage["input_tokens"] - prompt_tokens
@@ -131,7 +132,7 @@ def run_usage_probe(
     ]
     if settled is None:
         if not patches:
-            raise live.LiveError(f"{model}: the bill {image} matches no end of {rng.name}")
+            raise LiveError(f"{model}: the bill {image} matches no end of {rng.name}")
         value = f"{image / patches:.2f}"
         notes.append(f"matches no end of the range: the measured {rng.field} {value} is kept")
     else:

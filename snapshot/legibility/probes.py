@@ -665,14 +665,15 @@ def run_probe(
     The page is the one the model's profile draws (its font and solved page
     size); ``font`` replaces the font and the page is solved again for it.
     The key defaults to the provider's environment variable
-    (:func:`snapshot.legibility.live.key_from_env`); the record holds no key.
+    (:func:`snapshot.providers.live.key_from_env`); the record holds no key.
     """
     import datetime
 
     import snapshot
-    from snapshot.legibility import live
+    from snapshot.profiles.probe_target import probe_target_for
+    from snapshot.providers import live
 
-    target = live.probe_target_for(model, api=api, font=font)
+    target = probe_target_for(model, api=api, font=font)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)  # fail on a missing extra before rendering
     page = build_page(seed, geometry=target.geometry())

@@ -828,7 +828,7 @@ def tune_and_write(
 
     ``target`` None means 0.99 and ``seed`` None means 0; a None (or empty)
     search axis keeps :func:`tune`'s default. ``reader`` ``"live"`` reads with
-    ``model`` itself (:func:`snapshot.legibility.live.reader_for`). The winner
+    ``model`` itself (:func:`snapshot.legibility.live_reader.reader_for`). The winner
     is written to ``out`` (default :func:`default_profile_path`).
 
     Examples
@@ -839,7 +839,7 @@ def tune_and_write(
     snapshot.errors.SnapshotError: unknown reader 'no-such-reader'; use one of: oracle, ocr, tesseract
     """
     if reader == "live":
-        from snapshot.legibility.live import reader_for
+        from snapshot.legibility.live_reader import reader_for
 
         crop: Reader = reader_for(model, base_url=base_url)
     else:

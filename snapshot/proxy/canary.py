@@ -4,7 +4,7 @@ For a share ``RATE`` of the compaction passes that draw pages (chosen from the
 pass id and a seed, so a run is reproducible), once the client's reply has
 completed, the proxy cuts a band of :data:`BAND_ROWS` text rows out of one page
 it just sent, asks the same model at the same upstream, in the same provider's
-API, for a verbatim transcription (:func:`snapshot.legibility.live.ask`, the
+API, for a verbatim transcription (:func:`snapshot.providers.live.ask`, the
 page's own image options, :data:`~snapshot.readability.transcribe.TRANSCRIBE_PROMPT`),
 and scores the reply against the band's source text, known exactly from the
 page (:func:`~snapshot.readability.scoring.score_page`). One record goes to
@@ -197,7 +197,8 @@ class Canary:
     def _measure(
         self, sheets: Sequence[Any], bits: int, model: str, api: str, key: str | None
     ) -> None:
-        from snapshot.legibility.live import CHAT_DETAILS, ask, key_from_env, probe_target_for
+        from snapshot.profiles.probe_target import probe_target_for
+        from snapshot.providers.live import CHAT_DETAILS, ask, key_from_env
         from snapshot.proxy.ledger import usage_dollars
         from snapshot.proxy.upstream import sdk_base_url
         from snapshot.readability.scoring import canonical, score_page

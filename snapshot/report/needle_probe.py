@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from snapshot.errors import InputError
+from snapshot.errors import InputError, LiveError
 from snapshot.ladder.needles import CLASSES, Needle, found, page_battery
 from snapshot.readability.scoring import wilson_interval
 from snapshot.rendering.page import Page
@@ -238,9 +238,10 @@ def run_needle_probe(
     import time
 
     import snapshot
-    from snapshot.legibility import live
+    from snapshot.profiles.probe_target import probe_target_for
+    from snapshot.providers import live
 
-    target = live.probe_target_for(model, api=api)
+    target = probe_target_for(model, api=api)
     key = api_key if api_key is not None else live.key_from_env(target.provider, model=model)
     live.import_sdk(target.provider)
     start = time.monotonic()
@@ -262,7 +263,7 @@ def run_needle_probe(
                 max_retries=max_retries,
                 max_tokens=8192,
             )
-        except live.LiveError as exc:
+        except LiveError as exc:
             digest = hashlib.sha256(png).hexdigest()
             probed.append(
                 ProbedPage(bp.source, bp.index, digest, tuple(needles), None, error=str(exc))

@@ -1,47 +1,80 @@
 """Live vision models through the providers' official SDKs: one page in, text out.
 
-Each provider takes a page its own way, and the differences matter for a
-5-px font, because a provider that shrinks the page destroys the glyphs:
+Each provider takes a page its own way, and the differences matter for a 5-px font,
+because a provider that shrinks the page destroys the glyphs:
 
-- Anthropic Messages: an ``image`` block with a base64 ``source``; no size knob
-  (pages are sized by the profile to stay inside the no-resize box).
-- OpenAI Chat Completions: an ``image_url`` part with a data URL and a
-  ``detail``; Responses: an ``input_image`` part with the same two. ``original``
-  skips the downscale to the ``high`` box on the models that offer it.
-- Gemini generateContent: ``inline_data`` with a ``media_resolution`` on the
-  image part (Gemini 3, whose bill is a flat budget per level).
+- Anthropic Messages: an ``image`` block with a base64 ``source``; no size knob.
+- OpenAI Chat Completions: an ``image_url`` part with a data URL and a ``detail``;
+  Responses: an ``input_image`` part with the same two. ``original`` skips the
+  downscale to the ``high`` box on the models that offer it.
+- Gemini generateContent: ``inline_data`` with a ``media_resolution`` on the image
+  part (Gemini 3, whose bill is a flat budget per level).
 
-What to send (detail, media resolution, font, page size) comes from the
-model's :mod:`snapshot.profiles` profile, so a probe measures the page the
-project would actually send.
-
+What to send (detail, media resolution) is the caller's :class:`ImageTarget`; the
+profiles layer builds one per model (:func:`snapshot.profiles.probe_target.probe_target_for`).
 The SDKs are imported lazily (optional extra ``[live]``). Keys come from the
-environment; base URLs can be overridden, which is how the tests point every
-SDK at a local fake server. A key is handed to the SDK and nowhere else: it is
-redacted from every error message, and from SDK log records while a call runs.
+environment; base URLs can be overridden, which is how the tests point every SDK at a
+local fake server. A key is handed to the SDK and nowhere else: it is redacted from
+every error message, and from SDK log records while a call runs.
+
+>>> provider_of("claude-sonnet-5-5"), provider_of("gemini-3.1-pro-preview")
+('anthropic', 'gemini')
+>>> key_from_env("openai", {"OPENAI_API_KEY": " sk-test "})
+'sk-test'
 """
 
 from __future__ import annotations
 
 import base64
-import dataclasses
 import importlib
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from snapshot.errors import LiveError, UnknownModelError
-from snapshot.profiles import Profile, fallback_profile, profile_for
 from snapshot.providers.keys import KEY_ENV, redact, redacting_logs
-from snapshot.readability.transcribe import TRANSCRIBE_PROMPT, reply_rows
 
-if TYPE_CHECKING:
-    from snapshot.rendering.geometry import Geometry
+__all__ = [
+    "CHAT_DETAILS",
+    "EXTRA_HINT",
+    "Api",
+    "ImageTarget",
+    "MissingExtraError",
+    "MissingKeyError",
+    "ModelAnswer",
+    "Provider",
+    "ask",
+    "check_api",
+    "import_sdk",
+    "key_from_env",
+    "provider_of",
+]
+
 
 Provider = Literal["anthropic", "openai", "gemini"]
 Api = Literal["messages", "chat", "responses", "generate_content"]
+
+
+class ImageTarget(Protocol):
+    """What :func:`ask` needs to know of where a page goes (a profile's probe target)."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def provider(self) -> Provider: ...
+
+    @property
+    def api(self) -> Api: ...
+
+    @property
+    def detail(self) -> str | None: ...
+
+    @property
+    def media_resolution(self) -> str | None: ...
+
 
 EXTRA_HINT = "pip install 'snapshot[live]'"
 
@@ -61,6 +94,7 @@ _SDK: dict[Provider, tuple[str, str]] = {
     "gemini": ("google.genai", "google-genai"),
 }
 
+
 # Which SDK serves a model no profile table knows yet (a model newer than the
 # tables): id prefix -> provider. Only the *API* is inferred here; the page and
 # font still come from snapshot.profiles (its conservative fallback profile),
@@ -76,61 +110,12 @@ _PREFIXES: tuple[tuple[str, Provider], ...] = (
     ("models/gemini-", "gemini"),
 )
 
-# snapshot.profiles names providers by vendor; the SDK for each.
-_SDK_OF_VENDOR: dict[str, Provider] = {
-    "anthropic": "anthropic",
-    "openai": "openai",
-    "google": "gemini",
-}
-
 
 # Chat Completions' image `detail` levels: OpenAI's published OpenAPI spec
 # (openai/openai-openapi, 2026-08-21, ChatCompletionRequestMessageContentPartImage)
 # has no "original" there, only Responses does; the openai SDK 3.57.0 types allow
 # it in both (the sources disagree, so a probe that needs "original" asks Responses).
 CHAT_DETAILS = ("auto", "low", "high")
-
-
-@dataclass(frozen=True)
-class ProbeTarget:
-    """How pages go to one model: provider, API, image options, font and page size."""
-
-    model: str
-    provider: Provider
-    api: Api
-    font: str
-    page_size: tuple[int, int]
-    padding: int = 2
-    # OpenAI image `detail` ("original" | "high" ...); None for other providers.
-    detail: str | None = None
-    # Gemini media resolution of the image part (a MEDIA_RESOLUTION_* name);
-    # None sends the model's default.
-    media_resolution: str | None = None
-    # The snapshot.profiles row (canonical id) and family this target follows;
-    # None when no table knows the model and the fallback profile was used.
-    profile: str | None = None
-    family: str | None = None
-    # The profile itself (font already replaced): its geometry() is the page
-    # the project draws for this model, so the probe draws the same.
-    source: Profile | None = field(default=None, repr=False, compare=False)
-
-    def geometry(self) -> Geometry:
-        """The page geometry to draw the probe with (the profile's, when known)."""
-        if self.source is not None:
-            return self.source.geometry()
-        from snapshot.rendering.geometry import Geometry
-        from snapshot.rendering.glyphs import load_font
-
-        return Geometry.fit(load_font(self.font), *self.page_size, padding=self.padding)
-
-    def image_options(self) -> dict[str, str]:
-        """The image options as recorded: only the ones this provider takes."""
-        out: dict[str, str] = {}
-        if self.detail is not None:
-            out["detail"] = self.detail
-        if self.media_resolution is not None:
-            out["media_resolution"] = self.media_resolution
-        return out
 
 
 @dataclass(frozen=True)
@@ -156,80 +141,6 @@ def provider_of(model: str) -> Provider:
     )
 
 
-def probe_target_for(model: str, *, api: str | None = None, font: str | None = None) -> ProbeTarget:
-    """How to send pages to ``model``, from its snapshot.profiles profile.
-
-    ``api`` picks Responses over Chat Completions for OpenAI; ``font``
-    replaces the profile's font (the page is re-solved for it).
-    """
-    try:
-        profile = profile_for(model)
-    except UnknownModelError:
-        # Newer than the tables: the provider from the id, the conservative page.
-        return _target(model, provider_of(model), api, fallback_profile(model), font, known=False)
-    if not profile.vision:
-        raise LiveError(f"{model} has no vision input: there is no page to probe")
-    provider = _SDK_OF_VENDOR.get(profile.provider)
-    if provider is None:
-        raise LiveError(
-            f"{model} is served by {profile.provider}; live probes support "
-            f"{', '.join(sorted(_SDK_OF_VENDOR))} models"
-        )
-    if profile.route != profile.provider:
-        raise LiveError(
-            f"{model} goes through {profile.route}; live probes call the vendor's own API: "
-            f"probe {profile.canonical} instead"
-        )
-    return _target(model, provider, api, profile, font, known=True)
-
-
-def _target(
-    model: str,
-    provider: Provider,
-    api: str | None,
-    profile: Profile,
-    font: str | None,
-    *,
-    known: bool,
-) -> ProbeTarget:
-    if font is not None and font != profile.font:
-        profile = dataclasses.replace(profile, font=font)
-    size = profile.solution().size
-    scheme = profile.scheme if known else None
-    detail = level = None
-    if provider == "openai":
-        # The scheme's detail is the level its box and bill describe
-        # ("original" where offered); "high" is accepted by every vision model.
-        detail = getattr(scheme, "detail", None) or "high"
-    elif provider == "gemini":
-        # Gemini 3 bills a flat budget per media_resolution level, set per
-        # image part; Gemini 2.x's tiling is billed at the default, so its
-        # page is sent with none. A model newer than the tables gets HIGH,
-        # Gemini 3's default budget, stated to pin it.
-        named = getattr(scheme, "level", None)
-        if scheme is None:
-            level = "MEDIA_RESOLUTION_HIGH"
-        elif named is not None:
-            level = f"MEDIA_RESOLUTION_{str(named).upper()}"
-    # A page sized for "original" goes where the published spec allows it, so the
-    # probe measures the page the project sends, not a downscaled one.
-    openai_api = "chat" if detail in CHAT_DETAILS else "responses"
-    default_api = {"anthropic": "messages", "openai": openai_api, "gemini": "generate_content"}
-    return ProbeTarget(
-        model=model,
-        provider=provider,
-        api=_check_api(provider, api or default_api[provider]),
-        font=profile.font,
-        page_size=(int(size[0]), int(size[1])),
-        padding=int(profile.padding),
-        detail=detail,
-        media_resolution=level,
-        profile=profile.canonical if known else None,
-        family=profile.family if known else None,
-        source=profile,
-    )
-
-
 _APIS: dict[Provider, tuple[Api, ...]] = {
     "anthropic": ("messages",),
     "openai": ("chat", "responses"),
@@ -237,7 +148,7 @@ _APIS: dict[Provider, tuple[Api, ...]] = {
 }
 
 
-def _check_api(provider: Provider, api: str) -> Api:
+def check_api(provider: Provider, api: str) -> Api:
     for allowed in _APIS[provider]:
         if api == allowed:
             return allowed
@@ -270,7 +181,7 @@ def import_sdk(provider: Provider) -> Any:
 
 
 def ask(
-    target: ProbeTarget,
+    target: ImageTarget,
     png: bytes,
     prompt: str,
     *,
@@ -329,7 +240,7 @@ def _b64(png: bytes) -> str:
 
 def _ask_anthropic(
     sdk: Any,
-    target: ProbeTarget,
+    target: ImageTarget,
     png: bytes,
     prompt: str,
     api_key: str,
@@ -372,7 +283,7 @@ def _ask_anthropic(
 
 def _ask_openai(
     sdk: Any,
-    target: ProbeTarget,
+    target: ImageTarget,
     png: bytes,
     prompt: str,
     api_key: str,
@@ -430,7 +341,7 @@ def _ask_openai(
 
 def _ask_gemini(
     genai: Any,
-    target: ProbeTarget,
+    target: ImageTarget,
     png: bytes,
     prompt: str,
     api_key: str,
@@ -468,68 +379,3 @@ def _ask_gemini(
 
 def _ints(**values: Any) -> dict[str, int]:
     return {k: int(v) for k, v in values.items() if isinstance(v, int)}
-
-
-# ---------------------------------------------------------------------------- tune --reader live
-
-
-@dataclass
-class LineReader:
-    """A live model as a :class:`~snapshot.legibility.readers.Reader` for ``snapshot tune``.
-
-    The model gets the whole page (as the tuner drew it) and a transcription
-    prompt, never the rows it will be scored on; its reply is split into lines
-    and row ``r`` is line ``r`` (:func:`reply_rows`). One request per distinct
-    page: the reply is kept for the other rows asked.
-
-    >>> reader = LineReader(probe_target_for("claude-sonnet-5-5"), api_key="sk-not-a-key")
-    >>> reader.name, "sk-not-a-key" in repr(reader)
-    ('live:claude-sonnet-5-5', False)
-    """
-
-    target: ProbeTarget
-    api_key: str = field(repr=False)
-    base_url: str | None = None
-    timeout: float = 180.0
-    _replies: dict[bytes, list[str]] = field(default_factory=dict, repr=False)
-
-    @property
-    def name(self) -> str:
-        return f"live:{self.target.model}"
-
-    def read(self, seen: Any, layout: Any, rows: Sequence[int]) -> list[str]:
-        import hashlib
-
-        import numpy as np
-
-        from snapshot.rendering.raster import to_png_gray
-
-        pixels = np.clip(np.rint(np.asarray(seen.pixels, dtype=np.float64)), 0, 255)
-        png = to_png_gray(pixels.astype(np.uint8))
-        key = hashlib.sha256(png).digest()
-        if key not in self._replies:
-            reply = ask(
-                self.target,
-                png,
-                TRANSCRIBE_PROMPT,
-                api_key=self.api_key,
-                base_url=self.base_url,
-                timeout=self.timeout,
-            )
-            self._replies[key] = reply_rows(reply.text, len(layout.row_boxes))
-        lines = self._replies[key]
-        return [lines[r] if r < len(lines) else "" for r in rows]
-
-
-def reader_for(model: str, *, base_url: str | None = None, timeout: float = 180.0) -> LineReader:
-    """The live model ``model`` as a tuning reader, keyed from the environment.
-
-    Raises
-    ------
-    MissingKeyError
-        No key for the model's provider in the environment.
-    LiveError
-        The model cannot take pages (see :func:`probe_target_for`).
-    """
-    target = probe_target_for(model)
-    return LineReader(target, key_from_env(target.provider, model=model), base_url, timeout)
