@@ -11,11 +11,11 @@ import pytest
 
 import snapshot.cli as cli
 from snapshot.billing import providers
-from snapshot.billing.audit import all_facts
 from snapshot.billing.prices import at_geo, geo_row, price_for
 from snapshot.billing.rows import TableError
 from snapshot.errors import InputError
 from snapshot.profiles import profile_for
+from snapshot.profiles.audit import all_facts
 
 TODAY = "2026-12-02"
 

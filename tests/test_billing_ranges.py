@@ -19,8 +19,8 @@ from fake_provider import FakeProvider, Recorded, loopback_only
 import snapshot.cli as cli
 from snapshot.billing import providers
 from snapshot.billing.uncertain import load_settled, range_for
-from snapshot.billing.usage_probe import PROMPT, probe_usage_and_save, settle
 from snapshot.errors import InputError
+from snapshot.legibility.usage_probe import PROMPT, probe_usage_and_save, settle
 from snapshot.profiles import count_text_tokens, profile_for
 from snapshot.profiles.quote import quote_request
 from snapshot.report.matrix import MatrixRow

@@ -9,10 +9,10 @@ import pytest
 
 import snapshot.cli as cli
 from snapshot.billing import providers
-from snapshot.billing.audit import all_facts, check
 from snapshot.billing.prices import price_for
 from snapshot.errors import InputError
 from snapshot.profiles import lifecycle_notice, profile_for
+from snapshot.profiles.audit import all_facts, check
 
 TODAY = "2026-12-02"
 
@@ -239,5 +239,5 @@ def test_facts_command_is_one_library_call() -> None:
 
     from snapshot.cli import facts
 
-    assert_one_library_call(facts.run, "snapshot.billing.audit.facts_listing")
+    assert_one_library_call(facts.run, "snapshot.profiles.audit.facts_listing")
     assert module_level_library_imports(facts) == []

@@ -281,7 +281,11 @@ def test_the_profiles_listing_prints_the_weakest_reader_beside_each_measured_pro
     assert weakest_column([grok, gpt], tmp_path / "p.jsonl") == {
         "grok-4": "0.412 tesseract-x2 on corpus"  # the weakest, its text named; gpt unread
     }
-    monkeypatch.setattr(weakest_mod, "committed_points", lambda: tmp_path / "p.jsonl")
+    # the listing reads the lab's verdicts as written for the profiles (here, of these points)
+    from snapshot.profiles import readability as verdicts_mod
+
+    written = weakest_mod.write_verdicts(tmp_path / "readability.json", tmp_path / "p.jsonl")
+    monkeypatch.setattr(verdicts_mod, "VERDICTS_FILE", written)
     assert main(["profiles"]) == 0
     out = capsys.readouterr().out
     assert "weakest OCR reader" in out.splitlines()[0]

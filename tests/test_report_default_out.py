@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from snapshot.cli import report as report_cli
-from snapshot.report.out_folder import default_report_folder
+from snapshot.out_folder import default_report_folder
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,6 +14,7 @@ from one_library_call import assert_one_library_call, module_level_library_impor
 
 from snapshot.cli import session as cli_session
 from snapshot.errors import TranscriptError
+from snapshot.ladder.resume import resume
 from snapshot.transcript.model import (
     Conversation,
     Message,
@@ -30,7 +31,6 @@ from snapshot.transcript.session import (
     free_fork_id,
     list_checkpoints,
     open_handle,
-    resume,
     retry,
     rewind,
     tree_summary,
@@ -91,7 +91,7 @@ ONE_CALL = {
     "_list_checkpoints": "snapshot.transcript.session.list_checkpoints",
     "cmd_rewind": "snapshot.transcript.session.rewind",
     "cmd_retry": "snapshot.transcript.session.retry",
-    "cmd_resume": "snapshot.transcript.session.resume",
+    "cmd_resume": "snapshot.ladder.resume.resume",
     "cmd_context": "snapshot.ladder.context.context_use",
     "_resolve": "snapshot.transcript.session.open_handle",
 }

@@ -1,6 +1,6 @@
 """``snapshot facts``: every provider fact with its source, label and date; ``--check`` the doubtful.
 
-Parsing and printing only: one call to :func:`snapshot.billing.audit.facts_listing`.
+Parsing and printing only: one call to :func:`snapshot.profiles.audit.facts_listing`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from snapshot.billing.audit import facts_listing
+    from snapshot.profiles.audit import facts_listing
 
     listing = facts_listing(check_only=args.check, max_age_days=args.days, today=args.date)
     if args.json:

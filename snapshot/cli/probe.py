@@ -139,7 +139,7 @@ def _run_needles(args: argparse.Namespace) -> int:
 
 
 def _run_usage(args: argparse.Namespace) -> int:
-    from snapshot.billing.usage_probe import probe_usage_and_save
+    from snapshot.legibility.usage_probe import probe_usage_and_save
 
     saved = probe_usage_and_save(
         args.model, args.out, api=args.api, base_url=args.base_url, timeout=args.timeout

@@ -315,7 +315,7 @@ def cmd_retry(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
-    from snapshot.transcript.session import resume
+    from snapshot.ladder.resume import resume
 
     t = _resolve(args, writes=args.save)
     done = resume(t, args.budget, model=args.model, save=args.save)

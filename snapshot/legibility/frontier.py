@@ -39,6 +39,7 @@ from snapshot.profiles.dense import DENSE_STYLE
 # re-exported: a bench script runs on this tree and on older ones (bench/test_render_speed.py)
 from snapshot.profiles.dense import dense_geometry as dense_geometry
 from snapshot.readability.goal import RESAMPLE_FILTER, Goal
+from snapshot.readability.layout import layout_key
 from snapshot.rendering.geometry import DEFAULT_PAGE
 
 if TYPE_CHECKING:
@@ -65,11 +66,16 @@ class CandidateLayout:
     def key(self) -> str:
         """A stable one-line name: ``font[@size] shade gap CxR WxH[ ink][ stroke+N]``
         (keys of layouts measured before an axis existed stay as they were)."""
-        font = self.font if self.size is None else f"{self.font}@{self.size}"
-        ink = "" if self.ink == "black-on-white" else f" {self.ink}"
-        stroke = f" stroke+{self.stroke}" if self.stroke else ""
-        w, h = self.page
-        return f"{font} {self.shade} gap {self.col_gap}x{self.row_gap} {w}x{h}{ink}{stroke}"
+        return layout_key(
+            self.font,
+            self.size,
+            self.shade,
+            col_gap=self.col_gap,
+            row_gap=self.row_gap,
+            page=self.page,
+            ink=self.ink,
+            stroke=self.stroke,
+        )
 
     def with_page(self, page: tuple[int, int]) -> CandidateLayout:
         """The same design on another page size.

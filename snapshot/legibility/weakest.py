@@ -17,6 +17,7 @@ records (the ``PointCache``); nothing is measured or assumed.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -599,3 +600,47 @@ __all__ = [
     "weakest_table",
     "when",
 ]
+
+
+def verdicts_data(points_file: Path | None = None) -> dict[str, Any]:
+    """What :mod:`snapshot.profiles.readability` reads: every vision profile's full verdict
+    (:func:`profile_readability`) and the weakest reader's native cell at every layout
+    the readings hold (:func:`weakest_column`'s figure), from ``points_file`` (default
+    :func:`committed_points`)."""
+    from snapshot import profiles
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.legibility.frontier_report import CLAIM_READERS
+    from snapshot.readability.goal import Goal
+
+    src = points_file or committed_points()
+    by_model = {}
+    for model in profiles.lineup():
+        record = profiles.profile_for(model, warn=False).as_dict()
+        if record["vision"]:
+            by_model[model] = profile_readability(model, src)
+    by_layout: dict[str, str] = {}
+    if src.is_file():
+        points = PointCache(src).points()
+        for layout in sorted({p.layout for p in points}, key=lambda lay: lay.key):
+            w = weakest(points, layout, Goal(), CLAIM_READERS)
+            if w.char is not None:
+                reader, text, acc = w.char
+                by_layout[layout.key] = f"{acc:.3f} {reader} on {text}" + (
+                    " ✓" if w.readable else ""
+                )
+    return {
+        "source": f"reports/{src.name}",
+        "written_by": "snapshot.legibility.weakest.write_verdicts",
+        "by_model": by_model,
+        "by_layout": by_layout,
+    }
+
+
+def write_verdicts(path: Path | None = None, points_file: Path | None = None) -> Path:
+    """Write :func:`verdicts_data` where the profiles read it (the wheel ships that file)."""
+    from snapshot.profiles.readability import VERDICTS_FILE
+
+    out = path or VERDICTS_FILE
+    text = json.dumps(verdicts_data(points_file), indent=1, sort_keys=True, ensure_ascii=False)
+    out.write_text(text + "\n", encoding="utf-8")
+    return out

@@ -133,9 +133,9 @@ def profile_records(
         )
         record = profile.as_dict()
         if record["vision"]:  # the weakest OCR reader at its real page, from measured points
-            from snapshot.legibility.weakest import profile_readability
+            from snapshot.profiles.readability import readability_of
 
-            record["readability"] = profile_readability(record["model"])
+            record["readability"] = readability_of(record["model"])
         return [record]
     if profiles_file:
         records = [p.as_dict() for p in load_profiles(profiles_file).values()]
@@ -144,10 +144,10 @@ def profile_records(
             with_evidence(profile_for(m, warn=False), evidence).as_dict()
             for m in lineup(current_only=current_only)
         ]
-    from snapshot.legibility.weakest import weakest_column
+    from snapshot.profiles.readability import weakest_reader_column
 
-    # The listing's "weakest OCR reader": measured points at each record's own layout.
-    weakest = weakest_column([r for r in records if r["vision"]])
+    # The listing's "weakest OCR reader": the lab's verdict at each record's own layout.
+    weakest = weakest_reader_column([r for r in records if r["vision"]])
     for r in records:
         if r["vision"]:
             r["weakest_ocr_reader"] = weakest.get(str(r["model"]))

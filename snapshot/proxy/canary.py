@@ -120,11 +120,13 @@ def client_key(headers: Mapping[str, str], query: Mapping[str, str]) -> str | No
 
 
 def layout_key(geometry: Any) -> str:
-    """The page's layout as the frontier names it (font shade gap page size)."""
-    from snapshot.legibility.frontier import CandidateLayout
+    """The page's layout as the readings name it (font shade gap page size)."""
+    from snapshot.readability.layout import layout_key as key
 
     g = geometry
-    return CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink).key
+    return key(
+        g.font.name, None, g.shade, col_gap=g.col_gap, row_gap=g.row_gap, page=g.size, ink=g.ink
+    )
 
 
 class Canary:

@@ -271,7 +271,7 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
 
 def evidence_report(path: Path, out: Path | None) -> tuple[Path, str]:
     """``snapshot report --evidence FILE``: the same lines as Markdown in ``OUT/EVIDENCE.md``."""
-    from snapshot.report.out_folder import default_report_folder
+    from snapshot.out_folder import default_report_folder
 
     body = evidence_lines(path)
     text = "## Model evidence from your own traffic\n\n```\n" + "\n".join(body) + "\n```\n"

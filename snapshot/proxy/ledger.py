@@ -197,7 +197,7 @@ def ledger_report(folder: Path, out: Path | None) -> tuple[Path, str]:
 
     Without ``out``, the report's default folder (never the current folder).
     """
-    from snapshot.report.out_folder import default_report_folder
+    from snapshot.out_folder import default_report_folder
 
     text = summarize(folder).markdown()
     out = default_report_folder() if out is None else out

@@ -369,7 +369,7 @@ def report_command(
     Parameters
     ----------
     out : Path or None
-        The report folder; ``None``: :func:`~snapshot.report.out_folder.default_report_folder`
+        The report folder; ``None``: :func:`~snapshot.out_folder.default_report_folder`
         (the user's data folder, never the current folder, which may be a checkout).
     options : ReportOptions, optional
         What to run on and how (:class:`~snapshot.report.options.ReportOptions`;
@@ -394,8 +394,8 @@ def report_command(
     """
     from dataclasses import replace
 
+    from snapshot.out_folder import default_report_folder
     from snapshot.report.options import ReportOptions
-    from snapshot.report.out_folder import default_report_folder
 
     opts = ReportOptions() if options is None else options
     if out is None:

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript import tree
-from snapshot.transcript.model import Conversation
+from snapshot.transcript.model import Conversation, Message
 from snapshot.transcript.resolve import ConversationHandle
 from snapshot.transcript.store import MAX_ID_LENGTH, Store, safe_id, validate_id
 from snapshot.transcript.tree import (
@@ -543,20 +543,26 @@ class Resumed:
         return first if isinstance(first, str) else None
 
 
-def resume(
-    t: ConversationHandle, budget: int, *, model: str | None = None, save: bool = False
+def trim_to_budget(
+    t: ConversationHandle,
+    budget: int,
+    *,
+    estimate: tuple[Callable[[Message], int], str] | None = None,
+    save: bool = False,
 ) -> Resumed:
     """Trim to the newest messages that fit ``budget`` tokens; store the trim only with ``save``.
+
+    ``snapshot resume`` calls it through :func:`snapshot.ladder.resume.resume`, which
+    counts with a model's own counter; here the count is the caller's.
 
     Parameters
     ----------
     t : ConversationHandle
     budget : int
         Tokens the kept conversation may cost.
-    model : str, optional
-        Count with this model's text counter and image bill
-        (:func:`snapshot.ladder.context.message_estimator`; default: characters / 4
-        and 1200 tokens an image).
+    estimate : (callable, str), optional
+        Tokens per message and words saying how (default: characters / 4 and 1200
+        tokens an image, :func:`snapshot.transcript.tree.estimate_tokens`).
     save : bool
         Store the trimmed conversation, and the checkpoints that survive, in
         place of the full one (when anything was trimmed).
@@ -573,20 +579,20 @@ def resume(
     >>> conv = linear("c1", [("m1", "user", [TextBlock("x" * 400)]),
     ...                      ("m2", "assistant", [TextBlock("y" * 40)])])
     >>> _ = store.save(conv)
-    >>> done = resume(ConversationHandle(conv, store, stored=True), 50)
+    >>> done = trim_to_budget(ConversationHandle(conv, store, stored=True), 50)
     >>> done.trim.dropped, done.first_kept, done.trim.tokens, done.path, done.estimate
     (('m1',), 'm2', 10, None, 'chars/4, 1200 an image')
     >>> len(store.load("c1").messages)
     2
     """
-    from snapshot.ladder.context import message_estimator
-
-    estimate, how = message_estimator(t.conv, model)
+    if estimate is None:
+        estimate = (tree.estimate_tokens, f"chars/4, {tree.IMAGE_TOKEN_ESTIMATE} an image")
+    count, how = estimate
     path = None
     with t.store.lock(t.conv.id, t.conv.agent):
         conv, stored = _current(t)
         trim = tree.trim_for_resume(
-            conv, budget, estimate=estimate, checkpoints=_checkpoints(t, conv, stored)
+            conv, budget, estimate=count, checkpoints=_checkpoints(t, conv, stored)
         )
         if save and trim.dropped:
             t.store.save_all(trim.conversation, trim.checkpoints.kept)
