@@ -33,6 +33,17 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
+# generateContent's request fields and the SDK type of each (REST camelCase names).
+FIELDS = {
+    "contents": "list[Content]",
+    "systemInstruction": "Content",
+    "tools": "list[Tool]",
+    "toolConfig": "ToolConfig",
+    "generationConfig": "GenerationConfig",
+    "safetySettings": "list[SafetySetting]",
+    "cachedContent": "str",
+}
+
 #: The compiled types, written by ``python -m snapshot.transcript.validate.gemini_tree``.
 DATA = Path(__file__).with_name("gemini_request_types.json")
 #: The distributions whose code the data stands for.
@@ -163,10 +174,8 @@ def build() -> Tree:
     """The ``generateContent`` fields' types, compiled from the installed ``google-genai``."""
     from google.genai import types as genai
 
-    from snapshot.transcript.validate.gemini_types import _FIELDS
-
     roots: dict[str, Any] = {}
-    for key, spec in _FIELDS.items():
+    for key, spec in FIELDS.items():
         name = spec.removeprefix("list[").removesuffix("]")
         tp: Any = str if name == "str" else getattr(genai, name)
         roots[key] = list[tp] if spec.startswith("list[") else tp

@@ -12,20 +12,10 @@ import json
 from functools import cache
 from typing import Any
 
+from snapshot.transcript.validate.gemini_tree import FIELDS
 from snapshot.transcript.validate.problems import Problem, json_path
 
 SOURCE = "google-genai types"
-
-# generateContent's request fields and the SDK type of each (REST camelCase names).
-_FIELDS = {
-    "contents": "list[Content]",
-    "systemInstruction": "Content",
-    "tools": "list[Tool]",
-    "toolConfig": "ToolConfig",
-    "generationConfig": "GenerationConfig",
-    "safetySettings": "list[SafetySetting]",
-    "cachedContent": "str",
-}
 
 
 @cache
@@ -53,7 +43,7 @@ def validate_gemini(body: Any) -> list[Problem]:
     if "contents" not in body:
         problems.append(Problem("(body)", "schema", "'contents' is required", SOURCE))
     for key, value in body.items():
-        spec = _FIELDS.get(key)
+        spec = FIELDS.get(key)
         if spec is None:
             problems.append(Problem(key, "schema", f"generateContent has no field {key!r}", SOURCE))
             continue

@@ -26,66 +26,24 @@ from dataclasses import replace
 from functools import cache
 from typing import Any, Literal, Union, get_args, get_origin
 
-import typing_extensions
-
 from snapshot.transcript.validate.problems import Problem, json_path
+from snapshot.transcript.validate.typeddicts import (
+    REQUEST_TYPES,
+    is_typeddict,
+    type_name,
+    typeddict_fields,
+    unwrap,
+)
 
-# Each shape's request type: (module, TypedDict).
-REQUEST_TYPES = {
-    "anthropic": ("anthropic.types.message_create_params", "MessageCreateParamsNonStreaming"),
-    "openai": ("openai.types.chat.completion_create_params", "CompletionCreateParamsNonStreaming"),
-    "openai-responses": (
-        "openai.types.responses.response_create_params",
-        "ResponseCreateParamsNonStreaming",
-    ),
-}
 # Keys whose literal value names an object's variant in a union.
 _DISCRIMINATORS = ("type", "role")
-_WRAPPERS = {"Required", "NotRequired", "ReadOnly"}
-
-
-def _name(tp: Any) -> str:
-    return getattr(tp, "__name__", None) or str(tp)
-
-
-def _unwrap(tp: Any) -> tuple[Any, bool | None]:
-    """The type inside Required/NotRequired/Annotated, and the requiredness they say."""
-    required: bool | None = None
-    while True:
-        origin = get_origin(tp)
-        name = getattr(origin, "_name", None) or getattr(origin, "__name__", None)
-        if origin is typing.Annotated:
-            tp = get_args(tp)[0]
-        elif name in _WRAPPERS:
-            required = name == "Required" if required is None else required
-            tp = get_args(tp)[0]
-        else:
-            return tp, required
-
-
-@cache
-def _fields(td: type) -> tuple[dict[str, Any], frozenset[str]]:
-    hints = typing.get_type_hints(td, include_extras=True)
-    total = getattr(td, "__total__", True)
-    fields: dict[str, Any] = {}
-    required: set[str] = set()
-    for key, hint in hints.items():
-        inner, req = _unwrap(hint)
-        fields[key] = inner
-        if req if req is not None else total:
-            required.add(key)
-    return fields, frozenset(required)
-
-
-def _is_typeddict(tp: Any) -> bool:
-    return isinstance(tp, type) and typing_extensions.is_typeddict(tp)
 
 
 def _literals(td: Any, key: str) -> tuple[Any, ...]:
     """The literal values a TypedDict's ``key`` field admits (empty when not a literal)."""
-    if not _is_typeddict(td):
+    if not is_typeddict(td):
         return ()
-    fields, _ = _fields(td)
+    fields, _ = typeddict_fields(td)
     tp = fields.get(key)
     if tp is not None and get_origin(tp) is Literal:
         return get_args(tp)
@@ -94,15 +52,15 @@ def _literals(td: Any, key: str) -> tuple[Any, ...]:
 
 def _check_typeddict(value: Any, td: type, path: tuple[str | int, ...]) -> list[Problem]:
     if not isinstance(value, dict):
-        return [_problem(path, f"expected an object ({_name(td)}), got {type(value).__name__}")]
-    fields, required = _fields(td)
+        return [_problem(path, f"expected an object ({type_name(td)}), got {type(value).__name__}")]
+    fields, required = typeddict_fields(td)
     problems = [
-        _problem(path, f"{key!r} is a required property of {_name(td)}")
+        _problem(path, f"{key!r} is a required property of {type_name(td)}")
         for key in sorted(required - value.keys())
     ]
     for key, item in value.items():
         if key not in fields:
-            problems.append(_problem((*path, key), f"{_name(td)} has no field {key!r}"))
+            problems.append(_problem((*path, key), f"{type_name(td)} has no field {key!r}"))
             continue
         problems.extend(check_value(item, fields[key], (*path, key)))
     return problems
@@ -113,7 +71,7 @@ def _flatten(options: tuple[Any, ...]) -> tuple[Any, ...]:
     body is checked against the request TypedDicts beside them)."""
     out: list[Any] = []
     for option in options:
-        inner, _ = _unwrap(option)
+        inner, _ = unwrap(option)
         if get_origin(inner) is Union or get_origin(inner) is types.UnionType:
             out.extend(_flatten(get_args(inner)))
         elif not (isinstance(inner, type) and hasattr(inner, "model_fields")):
@@ -130,7 +88,7 @@ def _check_union(
         if not isinstance(kind, str):
             continue
         # Discriminated: the branch the object's own tag names is the one that counts.
-        tags = [_literals(_unwrap(o)[0], key) for o in options]
+        tags = [_literals(unwrap(o)[0], key) for o in options]
         if not any(tags):
             continue
         named = tuple(o for o, t in zip(options, tags, strict=True) if kind in t)
@@ -157,12 +115,12 @@ def _check_union(
 
 def check_value(value: Any, tp: Any, path: tuple[str | int, ...]) -> list[Problem]:
     """Problems with ``value`` as an instance of the annotation ``tp``."""
-    tp, _ = _unwrap(tp)
+    tp, _ = unwrap(tp)
     if tp is Any or tp is object:
         return []
     if tp is None or tp is type(None):
         return [] if value is None else [_problem(path, f"expected null, got {value!r:.60}")]
-    if _is_typeddict(tp):
+    if is_typeddict(tp):
         return _check_typeddict(value, tp, path)
     origin = get_origin(tp)
     args = get_args(tp)
@@ -192,12 +150,12 @@ def check_value(value: Any, tp: Any, path: tuple[str | int, ...]) -> list[Proble
         ok = isinstance(value, int | float) and not isinstance(value, bool)
         return [] if ok else [_problem(path, "expected a number")]
     if tp is os.PathLike or origin is typing.IO or tp is typing.IO:
-        return [_problem(path, f"a JSON body cannot carry a {_name(tp)}")]
+        return [_problem(path, f"a JSON body cannot carry a {type_name(tp)}")]
     if isinstance(tp, type) and hasattr(tp, "model_fields"):
         # The SDK's response models are accepted in Python, but a JSON body is
         # checked against the request TypedDicts beside them.
-        return [_problem(path, f"{_name(tp)} is a response type, not a request type")]
-    return [_problem(path, f"no JSON form of {_name(tp)} to check against")]
+        return [_problem(path, f"{type_name(tp)} is a response type, not a request type")]
+    return [_problem(path, f"no JSON form of {type_name(tp)} to check against")]
 
 
 def _problem(path: tuple[str | int, ...], message: str) -> Problem:

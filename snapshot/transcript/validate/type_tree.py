@@ -39,6 +39,13 @@ from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 from snapshot.transcript.validate.problems import Problem, json_path
+from snapshot.transcript.validate.typeddicts import (
+    REQUEST_TYPES,
+    is_typeddict,
+    type_name,
+    typeddict_fields,
+    unwrap,
+)
 
 #: The compiled request types, written by ``python -m snapshot.transcript.validate.type_tree``.
 DATA = Path(__file__).with_name("sdk_request_types.json")
@@ -54,29 +61,27 @@ _DISCRIMINATORS = ("type", "role")
 
 def compile_tree(roots: dict[str, Any]) -> Tree:
     """``{"roots": {name: node}, "defs": {ref: {"name", "fields", "required"}}}`` for types."""
-    from snapshot.transcript.validate import sdk_types as sdk
-
     defs: dict[str, Any] = {}
 
     def ref_of(td: type) -> str:
         ref = f"{td.__module__}.{td.__qualname__}"
         if ref not in defs:
             defs[ref] = None  # reserved first: recursive TypedDicts refer to themselves
-            fields, required = sdk._fields(td)
+            fields, required = typeddict_fields(td)
             defs[ref] = {
-                "name": sdk._name(td),
+                "name": type_name(td),
                 "fields": {k: node(v) for k, v in fields.items()},
                 "required": sorted(required),
             }
         return ref
 
     def node(tp: Any) -> Node:
-        tp, _ = sdk._unwrap(tp)
+        tp, _ = unwrap(tp)
         if tp is Any or tp is object:
             return {"k": "any"}
         if tp is None or tp is type(None):
             return {"k": "none"}
-        if sdk._is_typeddict(tp):
+        if is_typeddict(tp):
             return {"k": "td", "ref": ref_of(tp)}
         origin, args = get_origin(tp), get_args(tp)
         if origin is Literal:
@@ -93,10 +98,10 @@ def compile_tree(roots: dict[str, Any]) -> Tree:
             if tp is scalar:
                 return {"k": scalar.__name__}
         if tp is os.PathLike or origin is typing.IO or tp is typing.IO:
-            return {"k": "io", "name": sdk._name(tp)}
+            return {"k": "io", "name": type_name(tp)}
         if isinstance(tp, type) and hasattr(tp, "model_fields"):
-            return {"k": "model", "name": sdk._name(tp)}
-        return {"k": "unknown", "name": sdk._name(tp)}
+            return {"k": "model", "name": type_name(tp)}
+        return {"k": "unknown", "name": type_name(tp)}
 
     return {"roots": {name: node(tp) for name, tp in roots.items()}, "defs": defs}
 
@@ -104,8 +109,6 @@ def compile_tree(roots: dict[str, Any]) -> Tree:
 def sdk_versions() -> dict[str, str | None]:
     """The installed version of each SDK whose types the data holds (None: not installed)."""
     from importlib.metadata import PackageNotFoundError, version
-
-    from snapshot.transcript.validate.sdk_types import REQUEST_TYPES
 
     out: dict[str, str | None] = {}
     for module, _ in REQUEST_TYPES.values():
@@ -119,8 +122,6 @@ def sdk_versions() -> dict[str, str | None]:
 
 def build() -> Tree:
     """Every shape's request TypedDict, compiled from the installed SDKs."""
-    from snapshot.transcript.validate.sdk_types import REQUEST_TYPES
-
     roots = {
         shape: getattr(importlib.import_module(module), name)
         for shape, (module, name) in REQUEST_TYPES.items()
@@ -156,8 +157,6 @@ def load(path: Path = DATA) -> Tree | None:
 @cache
 def current(shape: str) -> Tree | None:
     """The compiled types for ``shape`` when they were written from the installed SDK."""
-    from snapshot.transcript.validate.sdk_types import REQUEST_TYPES
-
     tree = load()
     if tree is None or shape not in tree.get("roots", {}):
         return None
