@@ -198,7 +198,8 @@ def test_the_committed_readings_leave_nothing_unmeasured_at_the_real_pages(
     so in one line instead of an empty list."""
     import shutil
 
-    from snapshot.legibility.frontier_report import CLAIM_READERS, frontier_report
+    from snapshot.legibility.frontier_report import frontier_report
+    from snapshot.legibility.weakest import CLAIM_READERS
 
     points = Path(__file__).resolve().parents[1] / "reports" / "frontier-points.jsonl"
     if not points.is_file():

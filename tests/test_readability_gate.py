@@ -239,7 +239,8 @@ def test_a_better_ocr_layout_at_the_same_page_is_named() -> None:
 def test_defaults_print_model_and_ocr_evidence_and_a_similar_denser_ocr_better_layout(
     tmp_path: Path,
 ) -> None:
-    from snapshot.legibility.rests_on import better_line, rests_on, rests_on_lines
+    from snapshot.legibility.rests_on import rests_on, rests_on_lines
+    from snapshot.legibility.weakest import better_line
 
     cache = PointCache(tmp_path / "p.jsonl")
     page = (1568, 728)  # gemini-3.8-flash's real page; its default is snap5x8 1-bit

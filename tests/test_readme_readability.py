@@ -39,7 +39,8 @@ def test_it_names_the_face_the_dense_layout_draws_and_says_what_is_missing() -> 
 
 def test_the_candidate_readings_it_says_are_missing_are_the_ones_missing() -> None:
     from snapshot.legibility.campaign import density_page
-    from snapshot.legibility.frontier_report import CLAIM_READERS, unread_candidates
+    from snapshot.legibility.frontier_report import unread_candidates
+    from snapshot.legibility.weakest import CLAIM_READERS
 
     points = PointCache(ROOT / "reports" / "frontier-points.jsonl").points()
     unread = unread_candidates(points, density_page(), CLAIM_READERS)

@@ -26,19 +26,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from snapshot.legibility.corpus_text import TEXTS
+from snapshot.legibility.weakest import CLAIM_READERS
 
 if TYPE_CHECKING:
     from snapshot.legibility.frontier import CandidateLayout, Point, PointCache
     from snapshot.readability.goal import Goal
 
 #: Readers in the order the campaign reads with them (the cheaper first within a layout).
-CAMPAIGN_READERS: tuple[str, ...] = (
-    "ppocrv6-small",
-    "tesseract-x2",
-    "easyocr-en",
-    "rapidocr-v4",
-    "ppocrv5",
-)
+CAMPAIGN_READERS: tuple[str, ...] = CLAIM_READERS
 #: Readers whose detector rounds each page side to a multiple of 32 px (read at ±4 px first).
 PPOCR_READERS: tuple[str, ...] = ("ppocrv6-small", "ppocrv5", "rapidocr-v4")
 #: The stages ``snapshot frontier`` takes when none is named (5, the density exploration, on

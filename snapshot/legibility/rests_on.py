@@ -22,9 +22,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-#: "Similar density": a layout at least this share of the default's characters per px².
-SIMILAR_DENSITY = 0.8
-
 
 def readability_line(r: Mapping[str, Any]) -> str:
     """The OCR evidence of :func:`~snapshot.legibility.weakest.profile_readability` in one line.
@@ -44,36 +41,6 @@ def readability_line(r: Mapping[str, Any]) -> str:
         f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "
         f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
         f"{r.get('resampled') or fig('weakest_resampled_chars')}; {r['verdict']}"
-    )
-
-
-def better_line(
-    better: Mapping[str, Any] | None, model_evidence: Sequence[Mapping[str, Any]]
-) -> str:
-    """The OCR-better layout of similar density, and whether model evidence names it
-    (its font named in a claim); empty when there is none."""
-    if not better or float(better["density_vs_default"]) < SIMILAR_DENSITY:
-        return ""
-    layout = str(better["layout"])
-    font = layout.split()[0]
-    named = [e for e in model_evidence if font in str(e.get("claim", ""))]
-    compared = "; ".join(
-        f"{r} on {t} {a:.3f} vs {b:.3f}" for r, t, a, b in better.get("compared", ())
-    )
-    head = (
-        f"OCR evidence: every reader that measured both reads {layout} better at this page "
-        f"({float(better['density_vs_default']):.2f}× the density"
-        + (f"; characters, it vs the default: {compared}" if compared else "")
-        + ")"
-    )
-    if named:
-        return (
-            head
-            + "; model evidence names it: "
-            + "; ".join(f"[{e.get('label')}] {e.get('claim')}" for e in named)
-        )
-    return (
-        head + ", and no model evidence here names it; a candidate default pending model evidence"
     )
 
 
@@ -125,4 +92,4 @@ def rests_on_lines(models: Sequence[str], points_file: Path | None = None) -> li
     return [*lines, ""]
 
 
-__all__ = ["SIMILAR_DENSITY", "better_line", "readability_line", "rests_on", "rests_on_lines"]
+__all__ = ["readability_line", "rests_on", "rests_on_lines"]

@@ -31,6 +31,19 @@ if TYPE_CHECKING:
 
 #: How far a page grows and shrinks (both sides) to test a verdict's stability.
 JITTER = 4
+
+#: The whole-page readers a readability claim needs: every one of them must have read the
+#: layout, and the weakest decides (the campaign reads with them in this order).
+CLAIM_READERS: tuple[str, ...] = (
+    "ppocrv6-small",
+    "tesseract-x2",
+    "easyocr-en",
+    "rapidocr-v4",
+    "ppocrv5",
+)
+
+#: "Similar density": a layout at least this share of the default's characters per px².
+SIMILAR_DENSITY = 0.8
 #: Faces new pages are no longer drawn in, each with the face that replaced it: their
 #: readings stay in the cache (stored pages still use them) but no longer stand for a layout
 #: the package would draw, so no "reads better" line rests on them.
@@ -447,7 +460,6 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         return {"measured": False, "why": f"{model}: no profile"}
     if not src.is_file():
         return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
-    from snapshot.legibility.frontier_report import CLAIM_READERS
 
     points = PointCache(src).points()
     w = weakest(points, pp.layout, Goal(), CLAIM_READERS)
@@ -503,7 +515,6 @@ def weakest_column(
     {}
     """
     from snapshot.legibility.frontier import PointCache
-    from snapshot.legibility.frontier_report import CLAIM_READERS
     from snapshot.readability.goal import Goal
 
     src = points_file or committed_points()
@@ -525,7 +536,6 @@ def weakest_column(
 
 def _better_line(model: str, better: dict[str, object] | None) -> str:
     from snapshot import profiles
-    from snapshot.legibility.rests_on import better_line
 
     return better_line(better, profiles.profile_for(model, warn=False).as_dict()["evidence"])
 
@@ -609,7 +619,6 @@ def verdicts_data(points_file: Path | None = None) -> dict[str, Any]:
     :func:`committed_points`)."""
     from snapshot import profiles
     from snapshot.legibility.frontier import PointCache
-    from snapshot.legibility.frontier_report import CLAIM_READERS
     from snapshot.readability.goal import Goal
 
     src = points_file or committed_points()
@@ -644,3 +653,33 @@ def write_verdicts(path: Path | None = None, points_file: Path | None = None) ->
     text = json.dumps(verdicts_data(points_file), indent=1, sort_keys=True, ensure_ascii=False)
     out.write_text(text + "\n", encoding="utf-8")
     return out
+
+
+def better_line(
+    better: Mapping[str, Any] | None, model_evidence: Sequence[Mapping[str, Any]]
+) -> str:
+    """The OCR-better layout of similar density, and whether model evidence names it
+    (its font named in a claim); empty when there is none."""
+    if not better or float(better["density_vs_default"]) < SIMILAR_DENSITY:
+        return ""
+    layout = str(better["layout"])
+    font = layout.split()[0]
+    named = [e for e in model_evidence if font in str(e.get("claim", ""))]
+    compared = "; ".join(
+        f"{r} on {t} {a:.3f} vs {b:.3f}" for r, t, a, b in better.get("compared", ())
+    )
+    head = (
+        f"OCR evidence: every reader that measured both reads {layout} better at this page "
+        f"({float(better['density_vs_default']):.2f}× the density"
+        + (f"; characters, it vs the default: {compared}" if compared else "")
+        + ")"
+    )
+    if named:
+        return (
+            head
+            + "; model evidence names it: "
+            + "; ".join(f"[{e.get('label')}] {e.get('claim')}" for e in named)
+        )
+    return (
+        head + ", and no model evidence here names it; a candidate default pending model evidence"
+    )

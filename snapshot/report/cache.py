@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from snapshot.report.run import SourceStats
+    from snapshot.report.source_stats import SourceStats
 
 #: Bumped when what a cache entry holds changes shape.
 FORMAT = 1
@@ -122,7 +122,7 @@ class ResultCache:
     def get(self, key: str) -> Result | None:
         """The stored result of one conversation, or None."""
         from snapshot.report.matrix import MatrixRow
-        from snapshot.report.run import SourceStats
+        from snapshot.report.source_stats import SourceStats
 
         data = self.get_json(key)
         try:

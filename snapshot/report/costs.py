@@ -78,7 +78,7 @@ def check_tier(
 ) -> None:
     """Refuse a run whose price tier one of its models' vendors lacks, before it starts.
 
-    The models are the report's (:func:`snapshot.report.run.profile_of`, with
+    The models are the report's (:func:`snapshot.report.models.profile_of`, with
     ``profiles_file``). Raises :class:`~snapshot.errors.InputError` naming the model
     and the tiers it has.
 
@@ -89,7 +89,7 @@ def check_tier(
     snapshot.errors.InputError: --tier flex: claude-sonnet-5-5: anthropic has no 'flex' price tier here; tiers: standard, batch
     """
     from snapshot.errors import InputError
-    from snapshot.report.run import profile_of
+    from snapshot.report.models import profile_of
 
     if tier == "standard":
         return

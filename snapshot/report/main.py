@@ -46,14 +46,15 @@ def density_rows(result: RunResult) -> list[dict[str, Any]]:
     carries it), beside its characters (``SourceStats.chars``).
 
     >>> from snapshot.report.matrix import MatrixRow, Settings
-    >>> from snapshot.report.run import RunResult, SourceStats
+    >>> from snapshot.report.run import RunResult
+    >>> from snapshot.report.source_stats import SourceStats
     >>> row = MatrixRow("c", "demo", "gpt-4o", "none", 120, 120, 0.0, 0, text_tokens_before=100)
     >>> stats = SourceStats("c", "demo", 2, 450, 0, False)
     >>> result = RunResult([row], [stats], ("gpt-4o",), Settings(), None, 0.0, 1, None, [])
     >>> [(d["model"], d["text_chars_per_token"], d["text_counter"]) for d in density_rows(result)]
     [('gpt-4o', 4.5, 'exact')]
     """
-    from snapshot.report.run import profile_of
+    from snapshot.report.models import profile_of
 
     chars = {s.id: s.chars for s in result.sources}
     out = []

@@ -78,7 +78,7 @@ def _elide_line(result: RunResult) -> list[str]:
     """Elide alone, pooled for the Claude profile: the share of tool-result characters it
     took out and the needle recall of what stays text (both measured, per conversation in
     results.json as ``elided_share``)."""
-    from snapshot.report.run import profile_of
+    from snapshot.report.models import profile_of
 
     files = result.settings.profiles_file
     claude = next((m for m in result.models if profile_of(m, files).provider == "anthropic"), None)

@@ -15,8 +15,10 @@ from typing import Any
 from snapshot.profiles import current_default_models
 from snapshot.progress import progress
 from snapshot.report.matrix import MatrixRow, Settings, evaluate
+from snapshot.report.models import profile_of, reader_for
 from snapshot.report.needle_recall import reader_recall
 from snapshot.report.ranges import range_rows
+from snapshot.report.source_stats import SourceStats
 from snapshot.report.sources import (
     Source,
     SourceRef,
@@ -37,19 +39,6 @@ class Job:
 
     corpus: str | None
     index: int
-
-
-@dataclass(frozen=True)
-class SourceStats:
-    id: str
-    category: str
-    messages: int
-    chars: int
-    images: int
-    real_summary: bool
-    reference: dict[str, Any] = field(default_factory=dict)
-    # The conversation exported to every shape and validated (snapshot/report/validation.py).
-    validation: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -472,29 +461,6 @@ def _size_hint(job: Job) -> int:
         return 0
     entry = read_manifest(Path(job.corpus))[job.index]
     return int(entry.get("chars", 0))
-
-
-def profile_of(model: str, profiles_file: str | None = None) -> Any:
-    """The report's profile of ``model``: a profiles file's overrides applied, with any
-    usage-probe record that settles a disputed fact.
-
-    >>> profile_of("gpt-5.5").canonical
-    'gpt-5.5'
-    """
-    from snapshot.profiles.options import resolve_profile, with_evidence
-
-    return with_evidence(resolve_profile(model, profiles_file=profiles_file))
-
-
-def reader_for(model: str, profiles_file: str | None = None) -> Any:
-    """The report's reader of ``model`` (:func:`profile_of` as a target).
-
-    >>> reader_for("gpt-5.5").model
-    'gpt-5.5'
-    """
-    from snapshot.ladder.target import target_for
-
-    return target_for(profile_of(model, profiles_file))
 
 
 def model_records(

@@ -1,0 +1,260 @@
+"""What every whole-page reader shares: the record of what ran (:class:`ReaderInfo`), the
+refusal when an engine cannot run here (:class:`ReaderUnavailable`), the base class the
+engines fill in (:class:`EnginePageReader`), and the helpers they use (pixels in the
+engine's form, model files that must be inside their package, one reading order).
+
+The engines themselves and their registry are :mod:`snapshot.legibility.page_readers`
+(EasyOCR, which brings PyTorch, is :mod:`snapshot.legibility.easyocr_reader`).
+
+>>> class Echo(EnginePageReader):
+...     def _load(self):
+...         return None, ReaderInfo("echo", "1", "-")
+...     def _read(self, engine, pixels):
+...         return reading_order([((0, 0, 9, 9), "ok")])
+>>> import numpy as np
+>>> Echo().read_page(np.zeros((4, 4), np.uint8)), Echo().info.name
+('ok', 'echo')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from snapshot.errors import SnapshotError
+
+__all__ = [
+    "Box",
+    "EnginePageReader",
+    "PageReader",
+    "ReaderInfo",
+    "ReaderUnavailable",
+    "dist_version",
+    "ocr_threads",
+    "onnx_session",
+    "quad_box",
+    "reading_order",
+    "require_inside",
+    "sha256_files",
+    "to_gray",
+    "to_rgb",
+]
+
+
+class ReaderUnavailable(SnapshotError):
+    """A reader whose engine is not installed here."""
+
+
+@dataclass(frozen=True)
+class ReaderInfo:
+    """What ran: recorded with every result a reader produces.
+
+    ``settings`` holds everything that shapes the result, including the
+    engine's internal resizes (PP-OCR's detector scales the page so its short
+    side is at least ``det_limit_side_len`` and rounds both sides to multiples
+    of 32 px; Tesseract reads the page upscaled ×2).
+    """
+
+    name: str
+    version: str
+    model_sha256: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready copy (settings as a plain dict)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "model_sha256": self.model_sha256,
+            "settings": dict(self.settings),
+        }
+
+
+@runtime_checkable
+class PageReader(Protocol):
+    """Reads a whole page as the provider receives it."""
+
+    @property
+    def info(self) -> ReaderInfo: ...
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        """The text found, lines in reading order joined by ``"\\n"``.
+
+        ``pixels`` is 2-D uint8 grayscale (0 = black, 255 = white) or H×W×3 RGB.
+        """
+        ...
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def sha256_files(paths: Sequence[Path]) -> str:
+    """One digest over the files' bytes, in the order given."""
+    h = hashlib.sha256()
+    for p in paths:
+        with open(p, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+    return h.hexdigest()
+
+
+def dist_version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def to_rgb(pixels: np.ndarray) -> np.ndarray:
+    """H×W×3 uint8 RGB from gray or RGB input; anything else is refused."""
+    arr = np.asarray(pixels)
+    if arr.dtype != np.uint8:
+        raise ValueError(f"a page must be uint8 pixels, got {arr.dtype}")
+    if arr.ndim == 2:
+        return np.repeat(arr[:, :, None], 3, axis=2)
+    if arr.ndim == 3 and arr.shape[2] == 3:
+        return arr
+    raise ValueError(f"a page must be H×W gray or H×W×3 RGB, got shape {arr.shape}")
+
+
+def to_gray(pixels: np.ndarray) -> np.ndarray:
+    arr = np.asarray(pixels)
+    if arr.ndim == 2:
+        return arr.astype(np.uint8, copy=False)
+    rgb = to_rgb(arr).astype(np.float32)
+    gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
+    return np.clip(np.rint(gray), 0, 255).astype(np.uint8)
+
+
+def ocr_threads() -> int:
+    """ONNX Runtime threads per session: ``$SNAPSHOT_OCR_THREADS``, default 1.
+
+    The benchmark runs one process per core, and a session that spins a thread
+    per core in every process is several times slower on a shared machine.
+    Threads change speed only, never the text read.
+    """
+    raw = os.environ.get("SNAPSHOT_OCR_THREADS", "").strip()
+    try:
+        return max(1, int(raw)) if raw else 1
+    except ValueError:
+        from snapshot.errors import SnapshotError
+
+        raise SnapshotError(
+            f"SNAPSHOT_OCR_THREADS={raw!r} is not a number of threads; unset it or give e.g. 2"
+        ) from None
+
+
+def onnx_session(path: Path, threads: int) -> Any:
+    """A CPU ONNX Runtime session on a model file, with a fixed thread count."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def require_inside(path: Path, root: Path, reader: str) -> Path:
+    """A model file that exists inside ``root``; otherwise refuse (never fetch)."""
+    resolved = path.resolve()
+    if not resolved.is_relative_to(root.resolve()):
+        raise ReaderUnavailable(
+            f"the {reader} reader would load a model from outside its package ({path}); "
+            "only the models shipped inside the wheel are used, nothing is downloaded"
+        )
+    if not resolved.is_file():
+        raise ReaderUnavailable(
+            f"the {reader} reader's model file is missing ({path}); reinstall its package "
+            "(models ship inside the wheel and are never downloaded)"
+        )
+    return resolved
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1
+
+
+def reading_order(items: Iterable[tuple[Box, str]]) -> str:
+    """Detected (box, text) pieces as page text: top→bottom lines, left→right in a line.
+
+    Engines sort boxes with fixed pixel tolerances that break on dense pages,
+    so every reader here orders its boxes the same way: by vertical centre,
+    and a piece joins the current line when its centre lies within the line's
+    vertical extent (the line's first piece) — i.e. the two overlap by more
+    than half the smaller height. Pieces of one line are joined by a space.
+
+    >>> reading_order([((50, 0, 90, 10), "b"), ((0, 1, 40, 11), "a"), ((0, 20, 9, 30), "c")])
+    'a b\\nc'
+    """
+    pieces = sorted(
+        ((b, t.strip()) for b, t in items if t and t.strip()),
+        key=lambda it: ((it[0][1] + it[0][3]) / 2, it[0][0]),
+    )
+    lines: list[list[tuple[Box, str]]] = []
+    for box, text in pieces:
+        centre = (box[1] + box[3]) / 2
+        if lines:
+            first = lines[-1][0][0]
+            if first[1] <= centre <= first[3]:
+                lines[-1].append((box, text))
+                continue
+        lines.append([(box, text)])
+    return "\n".join(
+        " ".join(t for _b, t in sorted(line, key=lambda it: it[0][0])) for line in lines
+    )
+
+
+def quad_box(quad: Any) -> Box:
+    pts = np.asarray(quad, dtype=np.float64).reshape(-1, 2)
+    return (
+        float(pts[:, 0].min()),
+        float(pts[:, 1].min()),
+        float(pts[:, 0].max()),
+        float(pts[:, 1].max()),
+    )
+
+
+class EnginePageReader:
+    """One whole-page engine, loaded once and then asked for pages.
+
+    A subclass loads its engine in :meth:`_load` (returning the engine and the
+    :class:`ReaderInfo` that names what ran, or raising :class:`ReaderUnavailable`)
+    and reads one page in :meth:`_read`. The base keeps both and, unless ``serial`` is
+    false, lets one page through at a time (the ONNX and Torch sessions are not
+    reentrant-safe).
+    """
+
+    serial: bool = True
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._engine, self._info = self._load()
+
+    @property
+    def info(self) -> ReaderInfo:
+        """What ran: recorded with every result."""
+        return self._info
+
+    def read_page(self, pixels: np.ndarray) -> str:
+        """The text found, lines in reading order joined by ``"\\n"``."""
+        if not self.serial:
+            return self._read(self._engine, pixels)
+        with self._lock:
+            return self._read(self._engine, pixels)
+
+    def _load(self) -> tuple[Any, ReaderInfo]:
+        raise NotImplementedError
+
+    def _read(self, engine: Any, pixels: np.ndarray) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._info.name!r})"
