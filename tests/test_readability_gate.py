@@ -81,7 +81,8 @@ def test_gate_passes_and_fails_on_the_weakest_independent_reader(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # snap8x16 on a tiny page is read nearly perfectly: a low bar passes (exit 0)
-    args = ["legibility", "--model", "claude-sonnet-5-5", "--size", "400x96", "--json"]
+    one = ["--page-reader", "ppocrv6-small"]
+    args = ["legibility", "--model", "claude-sonnet-5-5", "--size", "400x96", "--json", *one]
     assert main([*args, "--min", "0.5"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["passed"] and doc["weakest"] == "ppocrv6-small"
@@ -89,10 +90,11 @@ def test_gate_passes_and_fails_on_the_weakest_independent_reader(
     acc = doc["readings"][0]["char_accuracy"]
     assert 0.5 <= acc <= 1.0
     # Gemini's dense 1-bit default on the same tiny page reads worse: a bar of 0.999 fails
-    gem = ["legibility", "--model", "gemini-3.8-flash", "--size", "400x96", "--min", "0.999"]
+    gem = ["legibility", "--model", "gemini-3.8-flash", "--size", "400x96", "--min", "0.999", *one]
     assert main(gem) == 1
     out = capsys.readouterr().out
-    assert "FAIL: weakest reader ppocrv6-small" in out and "generated hard lines" in out
+    assert "FAIL: weakest qualified reader ppocrv6-small" in out and "generated hard lines" in out
+    assert "control page dejavu-sans-mono@16 1-bit gap 0x0 400x96" in out
 
 
 def test_the_round_trip_check_never_gates(capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,7 +76,7 @@ def register(sub: Any) -> None:
         "--page-reader",
         action="append",
         choices=PAGE_READERS,
-        help="--min: whole-page reader (repeatable; default: the first installed of "
+        help="--min: whole-page reader (repeatable; default: every installed one of "
         + ", ".join(PAGE_READERS)
         + ")",
     )
@@ -266,7 +266,7 @@ def run_legibility(args: argparse.Namespace) -> int:
 
 
 def _run_gate(args: argparse.Namespace) -> int:
-    from snapshot.legibility.gate import gate
+    from snapshot.legibility.gate import QUALIFY_BAR, gate
 
     if args.reader:
         raise SnapshotError(
@@ -290,9 +290,21 @@ def _run_gate(args: argparse.Namespace) -> int:
                 "min": result.minimum,
                 "text": result.text,
                 "passed": result.passed,
-                "weakest": result.weakest.reader_name,
-                "readings": [p.as_dict() for p in result.points],
-                "unavailable": list(result.unavailable),
+                "weakest": result.weakest.reader,
+                "weakest_relative": round(result.weakest.relative, 4),
+                "qualify_bar": QUALIFY_BAR,
+                "readings": [j.point.as_dict() for j in result.judged],
+                "controls": [j.control.as_dict() for j in result.judged],
+                "judges": [
+                    {
+                        "reader": j.reader,
+                        "qualified": j.qualified,
+                        "control_chars": j.control.char_accuracy,
+                        "chars": j.point.char_accuracy,
+                        "relative": round(j.relative, 4),
+                    }
+                    for j in result.judged
+                ],
             },
             sys.stdout,
             indent=2,
@@ -306,25 +318,29 @@ def _run_gate(args: argparse.Namespace) -> int:
 
 def _print_gate(result: Any) -> None:
     from snapshot.legibility.corpus_text import describe_text
+    from snapshot.legibility.gate import QUALIFY_BAR, control_layout
 
     first = result.points[0]
     w, h = first.layout.page
     print(
         f"model {result.model}: {first.layout.key}, {first.pages} full page(s) of "
-        f"{describe_text(result.text, first.seed)}, read whole"
+        f"{describe_text(result.text, first.seed)}, read whole; control page "
+        f"{control_layout(first.layout).key} (a reader judges where it reads that at "
+        f">= {QUALIFY_BAR})"
     )
-    for u in result.unavailable:
-        print(f"not installed: {u}")
-    for p in result.points:
+    for j in result.judged:
+        p = j.point
+        role = "judges" if j.qualified else "does not judge (control below the bar)"
         print(
-            f"{p.reader_name:<14} chars {p.char_accuracy:.3f}  hard tokens "
-            f"{p.hard_tokens_exact}/{p.hard_tokens} ({p.hard_token_accuracy:.3f})"
+            f"{j.reader:<14} chars {p.char_accuracy:.3f} / control {j.control.char_accuracy:.3f}"
+            f" = {j.relative:.3f}  hard tokens {p.hard_tokens_exact}/{p.hard_tokens}  {role}"
         )
     weak = result.weakest
     verdict = "PASS" if result.passed else "FAIL"
     print(
-        f"{verdict}: weakest reader {weak.reader_name} reads {weak.char_accuracy:.3f} of the "
-        f"characters on {w}x{h} (bar {result.minimum:g})"
+        f"{verdict}: weakest qualified reader {weak.reader} reads {weak.relative:.3f} of its "
+        f"control ({weak.point.char_accuracy:.3f} of the characters) on {w}x{h} "
+        f"(bar {result.minimum:g})"
     )
 
 
