@@ -5,13 +5,14 @@ the models themselves) still decides a family's default. OCR evidence is what
 independent whole-page readers measured on the default's real page
 (:func:`~snapshot.legibility.weakest.profile_readability`, the weakest reader
 beside each figure). Where a layout of similar density (at least
-:data:`SIMILAR_DENSITY` × the default's) reads better by every OCR reader that
+:data:`~snapshot.legibility.weakest.SIMILAR_DENSITY` × the default's) reads better by every OCR reader that
 measured both, and no model evidence names it, that is said, as OCR evidence
 only: a candidate for the next model measurement, not a new default.
 
 ``snapshot profiles --model M`` prints :func:`readability_line` and
-:func:`better_line`; the report prints :func:`rests_on_lines` for its profiles.
+:func:`~snapshot.legibility.weakest.better_line`; the report prints :func:`rests_on_lines` for its profiles.
 
+>>> from snapshot.legibility.weakest import better_line
 >>> better_line({"layout": "snap5x9 gray gap 0x0 1568x728", "density_vs_default": 0.89}, [])
 'OCR evidence: every reader that measured both reads snap5x9 gray gap 0x0 1568x728 better at this page (0.89× the density), and no model evidence here names it; a candidate default pending model evidence'
 """
