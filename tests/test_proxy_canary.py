@@ -148,6 +148,7 @@ def test_canary_at_rate_one_records_a_real_reading_and_rate_zero_none(
     assert rec["model"] == CLAUDE and rec["provider"] == "anthropic"
     assert rec["layout"].endswith(f"{rec['page_size'][0]}x{rec['page_size'][1]}")
     assert rec["region"]["rows"] == 3 and rec["chars"] > 100
+    assert rec["scope"] == "band crop"  # what the model saw, said on every record
     assert rec["region"]["size"][1] < rec["page_size"][1] / 10
     assert 0.9 <= rec["char_accuracy"] <= 1.0
     assert 0 <= rec["hard_tokens_exact"] <= rec["hard_tokens"]
@@ -370,8 +371,9 @@ def test_the_densest_layout_most_of_whose_canaries_clear_the_bar(tmp_path: Path)
     assert best is not None and best.layout == sparse
     lines = evidence_lines(_write(tmp_path / "e.jsonl", records))
     assert "Unit: one canary" in lines[0] and "canaries as trials" in lines[0]
+    assert "band crops: not the whole page" in lines[0]
     assert any(
-        line.startswith("densest layout claude-sonnet-5-5")
+        line.startswith("densest layout claude-sonnet-5-5 reads in band crops")
         and sparse in line
         and "8 of 8 canaries pass" in line
         for line in lines

@@ -42,6 +42,8 @@ from snapshot.errors import SnapshotError
 from snapshot.proxy.evidence import SCHEMA
 
 BAND_ROWS = 8
+#: Every canary record says what the model was shown (issue 40 item 6).
+SCOPE = "band crop"
 MIN_BAND_CHARS = 40  # a band with less text says little
 PAPER_PAD = 8  # fresh paper around the crop, as a text detector expects
 MAX_PENDING = 4
@@ -246,6 +248,9 @@ class Canary:
             "api": api,
             "profile": target.profile,
             "layout": layout_key(g),
+            # What the model read: a band cut out of the page with fresh margins, not the
+            # page as sent (its figures say how the band reads, labelled so wherever used).
+            "scope": SCOPE,
             "font": g.font.name,
             "shade": g.shade,
             "page_size": list(g.size),

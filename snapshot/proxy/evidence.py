@@ -227,7 +227,9 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
         return [f"{path}: no canary records" + (f" for {model}" if model else "")]
     lines = [
         f"Model evidence from your own traffic ({path}; `snapshot proxy --canary`): "
-        "a band of a page just sent, transcribed by the model. Unit: one canary (a band); "
+        "a band of rows cut out of a page just sent, with fresh margins, transcribed by the "
+        "model (band crops: not the whole page as the model received it in the request). "
+        "Unit: one canary (a band); "
         "pass = it reads at the bar; verdict: Wilson 95 % lower bound of the passing share "
         f"(canaries as trials) ≥ {MOST:.2f}. The per-character and per-token lower bounds "
         "count each character / hard token as a trial (pooled over bands, not independent): "
@@ -261,7 +263,7 @@ def evidence_lines(path: Path, model: str | None = None) -> list[str]:
             else "none yet (no layout has most of its canaries shown to clear the bar)"
         )
         label = " [offline stand-in, not a model]" if r.startswith(STAND_IN) else ""
-        lines.append(f"densest layout {m} reads (by {r}){label}: {pick}")
+        lines.append(f"densest layout {m} reads in band crops (by {r}){label}: {pick}")
     lines.append(
         f"bar per canary: ≥ {goal.char_accuracy:.2f} characters and ≥ {goal.hard_tokens:.2f} "
         "exact hard tokens (the weakest-reader bar); c/kpx = characters per 1000 px²"
