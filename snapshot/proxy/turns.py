@@ -21,9 +21,9 @@ the CLI's own ids for them (on the call or its response), and since a Gemini
 call counts by name and arguments, that request names the same stored
 message and records it again with the ids linked: the export answers it.
 
-Cost: one import and one hash of the request's messages per turn (the
-planner imports each request already); only new or changed messages are
-written.
+Cost: one import of the request per turn (the planner imports each request
+already); the messages the last turn of the conversation sent unchanged are
+neither hashed nor written again, so the rest costs the turn.
 
 >>> import tempfile
 >>> from snapshot.transcript.store import Store
@@ -44,11 +44,15 @@ written.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from snapshot.proxy.bodies import conversation_of
 from snapshot.proxy.shapes import Shape
+from snapshot.transcript.model import Message
 from snapshot.transcript.store import Store
 from snapshot.transcript.tree import keyed_by_content, open_calls
 
@@ -56,8 +60,15 @@ from snapshot.transcript.tree import keyed_by_content, open_calls
 class TurnRecorder:
     """Stores turns; one per proxy (thread-safe: the store locks each conversation)."""
 
+    #: Conversations whose last turn is remembered (to hash and write only what is new).
+    REMEMBERED = 32
+
     def __init__(self, store: Store) -> None:
         self.store = store
+        # (conversation, agent) → the last turn's messages as read and as keyed; newest last.
+        self._last: OrderedDict[tuple[str, str], tuple[Sequence[Message], Sequence[Message]]]
+        self._last = OrderedDict()
+        self._lock = threading.Lock()
 
     def record(
         self,
@@ -72,7 +83,10 @@ class TurnRecorder:
         history = shape.history(body) or []
         whole = {**body, shape.history_key: [*history, *reply]}
         read = replace(conversation_of(shape, whole, conversation), agent=agent)
-        conv = keyed_by_content(read, call_ids=shape.name != "gemini")
+        key = (conversation, agent)
+        with self._lock:
+            previous = self._last.get(key)
+        conv = keyed_by_content(read, call_ids=shape.name != "gemini", previous=previous)
         tip = conv.tip
         if open_calls(conv):
             # The reply's calls are answered by the next request: stored, not yet the tip.
@@ -80,3 +94,8 @@ class TurnRecorder:
         if tip is None:
             return  # nothing answered yet: the next request stores the turn whole
         self.store.extend(replace(conv, tip=tip))
+        with self._lock:
+            self._last[key] = (read.messages, conv.messages)
+            self._last.move_to_end(key)
+            while len(self._last) > self.REMEMBERED:
+                self._last.popitem(last=False)

@@ -130,7 +130,12 @@ def content_id(parent: str | None, message: Message, *, call_ids: bool = True) -
     return f"{message.role}-{digest}"
 
 
-def keyed_by_content(conv: Conversation, *, call_ids: bool = True) -> Conversation:
+def keyed_by_content(
+    conv: Conversation,
+    *,
+    call_ids: bool = True,
+    previous: tuple[Sequence[Message], Sequence[Message]] | None = None,
+) -> Conversation:
     """``conv`` with every message renamed by :func:`content_id` (parents and tip follow).
 
     An importer numbers a request's messages by position, so the n-th message
@@ -139,6 +144,11 @@ def keyed_by_content(conv: Conversation, *, call_ids: bool = True) -> Conversati
     prompt, a rewind, a compaction summary, another session that opened
     alike) gets a new one: stored beside the old, a branch, never over it.
     Messages that come out identical (same parent, role and content) are one.
+
+    ``previous``: an earlier call's messages and what they became. The longest
+    run of equal messages at the front is not hashed again, and keeps the very
+    objects returned then (so a store that saw them skips them unread): a
+    live recorder's turn costs the turn, not the conversation.
 
     >>> from snapshot.transcript.model import linear, TextBlock
     >>> a = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [TextBlock("yo")])])
@@ -151,6 +161,25 @@ def keyed_by_content(conv: Conversation, *, call_ids: bool = True) -> Conversati
     out: list[Message] = []
     seen: set[str] = set()
     pending = list(conv.messages)
+    if previous is not None:
+        before, became = previous
+        same = 0
+        for old, new in zip(before, pending, strict=False):
+            if old != new:
+                break
+            same += 1
+        # ``became`` lines up with ``before`` when that call merged nothing and kept the
+        # order (an importer's linear history always does); checked as it goes.
+        if len(became) == len(before):
+            for old, kept in zip(before[:same], became, strict=False):
+                parent = renamed.get(old.parent) if old.parent is not None else None
+                if kept.role != old.role or kept.parent != parent or kept.id in seen:
+                    renamed, out, seen = {}, [], set()
+                    break
+                renamed[old.id] = kept.id
+                seen.add(kept.id)
+                out.append(kept)
+            pending = pending[len(out) :]
     while pending:
         waiting: list[Message] = []
         for m in pending:
