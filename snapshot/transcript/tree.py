@@ -164,8 +164,8 @@ def keyed_by_content(
     if previous is not None:
         before, became = previous
         same = 0
-        for old, new in zip(before, pending, strict=False):
-            if old != new:
+        for old, now in zip(before, pending, strict=False):
+            if old != now:
                 break
             same += 1
         # ``became`` lines up with ``before`` when that call merged nothing and kept the
