@@ -52,23 +52,61 @@ from typing import Any
 
 from snapshot.proxy.bodies import conversation_of
 from snapshot.proxy.shapes import Shape
-from snapshot.transcript.model import Message
+from snapshot.transcript.model import Conversation, Message
 from snapshot.transcript.store import Store
 from snapshot.transcript.tree import keyed_by_content, open_calls
+
+
+class ContentKeys:
+    """Request bodies read as conversations whose message ids are the store's.
+
+    The planner reads each request through one (so the references its
+    placeholders give, ``<message id>#<block>``, are ids ``snapshot show``
+    finds in the store), the recorder each turn through another. Each
+    remembers the last conversation it read per (conversation, agent), for the
+    :func:`~snapshot.transcript.tree.keyed_by_content` reuse: a request costs
+    its new messages. Thread-safe.
+
+    >>> from snapshot.proxy.shapes import OPENAI_CHAT
+    >>> keys = ContentKeys()
+    >>> body = {"messages": [{"role": "user", "content": "hi"}]}
+    >>> first = keys.of(OPENAI_CHAT, body, ("c", "main"))
+    >>> body["messages"].append({"role": "assistant", "content": "hello"})
+    >>> later = keys.of(OPENAI_CHAT, body, ("c", "main"))
+    >>> later.messages[0] is first.messages[0], later.tip != first.tip
+    (True, True)
+    """
+
+    #: Conversations whose last read is remembered.
+    REMEMBERED = 32
+
+    def __init__(self) -> None:
+        # key → the last read's messages as imported and as keyed; newest last.
+        self._last: OrderedDict[tuple[str, str], tuple[Sequence[Message], Sequence[Message]]]
+        self._last = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, shape: Shape, body: dict[str, Any], key: tuple[str, str]) -> Conversation:
+        """``body``'s conversation (id and agent from ``key``), its messages keyed by content."""
+        read = replace(conversation_of(shape, body, key[0]), agent=key[1])
+        with self._lock:
+            previous = self._last.get(key)
+        # Gemini's calls may carry no id until the client names them: they count by content.
+        conv = keyed_by_content(read, call_ids=shape.name != "gemini", previous=previous)
+        with self._lock:
+            self._last[key] = (read.messages, conv.messages)
+            self._last.move_to_end(key)
+            while len(self._last) > self.REMEMBERED:
+                self._last.popitem(last=False)
+        return conv
 
 
 class TurnRecorder:
     """Stores turns; one per proxy (thread-safe: the store locks each conversation)."""
 
-    #: Conversations whose last turn is remembered (to hash and write only what is new).
-    REMEMBERED = 32
-
     def __init__(self, store: Store) -> None:
         self.store = store
-        # (conversation, agent) → the last turn's messages as read and as keyed; newest last.
-        self._last: OrderedDict[tuple[str, str], tuple[Sequence[Message], Sequence[Message]]]
-        self._last = OrderedDict()
-        self._lock = threading.Lock()
+        self.keys = ContentKeys()
 
     def record(
         self,
@@ -82,11 +120,7 @@ class TurnRecorder:
         """Store the client's history and the reply as ``conversation`` / ``agent``."""
         history = shape.history(body) or []
         whole = {**body, shape.history_key: [*history, *reply]}
-        read = replace(conversation_of(shape, whole, conversation), agent=agent)
-        key = (conversation, agent)
-        with self._lock:
-            previous = self._last.get(key)
-        conv = keyed_by_content(read, call_ids=shape.name != "gemini", previous=previous)
+        conv = self.keys.of(shape, whole, (conversation, agent))
         tip = conv.tip
         if open_calls(conv):
             # The reply's calls are answered by the next request: stored, not yet the tip.
@@ -94,8 +128,3 @@ class TurnRecorder:
         if tip is None:
             return  # nothing answered yet: the next request stores the turn whole
         self.store.extend(replace(conv, tip=tip))
-        with self._lock:
-            self._last[key] = (read.messages, conv.messages)
-            self._last.move_to_end(key)
-            while len(self._last) > self.REMEMBERED:
-                self._last.popitem(last=False)
