@@ -458,3 +458,72 @@ def test_gemini_calls_without_ids_are_answered_on_export(
     for n, call in enumerate(calls):
         assert call["id"] == f"run_shell_command-17330{n}-{n}f3a"
         assert f"{n + 2} files" in json.dumps(answers[call["id"]])
+
+
+# -- references -----------------------------------------------------------------------------
+
+
+def _install_log(n: int) -> str:
+    return "\n".join(f"added package number {k} of run {n} without problems" for k in range(60))
+
+
+def test_a_placeholder_reference_names_the_stored_result(tmp_path: Path) -> None:
+    """What a compacted request's placeholder cites, ``snapshot show`` finds in the store."""
+    import re
+
+    from snapshot.ladder.restore import original
+
+    turns = 14
+    replies = Scripted(
+        [
+            {"call": ("Bash", {"command": f"npm install pkg{n}"}, f"toolu_{n:02d}")}
+            for n in range(turns)
+        ]
+        + [{"text": "All installed."}]
+    )
+    session = "5e551011-0000-4000-8000-00000000ref5"
+    with FakeUpstream(reply=replies) as fake:
+        proxy = Proxy(
+            ProxyConfig(
+                upstream=fake.url,
+                store=tmp_path / "store",
+                ledger=tmp_path / "ledger",
+                window=6000,
+                threshold=0.8,
+            ),
+            log=lambda _line: None,
+        )
+        server = serve_in_thread(proxy.app, lifetime=120)
+        send = _claude_code(f"http://127.0.0.1:{server.port}", session)
+        messages: list[Any] = [_user("Install every package.")]
+        send(messages)
+        for n in range(turns):
+            call = {
+                "type": "tool_use",
+                "id": f"toolu_{n:02d}",
+                "name": "Bash",
+                "input": {"command": f"npm install pkg{n}"},
+            }
+            messages += [
+                {"role": "assistant", "content": [call]},
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": f"toolu_{n:02d}",
+                            "content": _install_log(n),
+                        }
+                    ],
+                },
+            ]
+            send(messages)
+        sent = [json.dumps(a.body) for a in fake.accepted]
+    refs = sorted({r for text in sent for r in re.findall(r"ref (\S+?#\d+):", text)})
+    assert refs, "no request was compacted with an elided result"
+    store = Store(tmp_path / "store")
+    [agent] = store.agents(session)
+    conv = store.load(session, agent)
+    for ref in refs:
+        text = original(conv, ref).decode()
+        assert text.startswith("added package number 0 of run "), ref
