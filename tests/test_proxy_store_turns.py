@@ -76,9 +76,10 @@ class Scripted:
         return next(self.replies)
 
 
-def _proxy(fake: FakeUpstream, store: Path, ledger: Path) -> str:
+def _proxy(fake: FakeUpstream, store: Path, ledger: Path, **config: Any) -> str:
     proxy = Proxy(
-        ProxyConfig(upstream=fake.url, store=store, ledger=ledger), log=lambda _line: None
+        ProxyConfig(upstream=fake.url, store=store, ledger=ledger, **config),
+        log=lambda _line: None,
     )
     server = serve_in_thread(proxy.app, lifetime=120)
     return f"http://127.0.0.1:{server.port}"
@@ -483,18 +484,8 @@ def test_a_placeholder_reference_names_the_stored_result(tmp_path: Path) -> None
     )
     session = "5e551011-0000-4000-8000-00000000ref5"
     with FakeUpstream(reply=replies) as fake:
-        proxy = Proxy(
-            ProxyConfig(
-                upstream=fake.url,
-                store=tmp_path / "store",
-                ledger=tmp_path / "ledger",
-                window=6000,
-                threshold=0.8,
-            ),
-            log=lambda _line: None,
-        )
-        server = serve_in_thread(proxy.app, lifetime=120)
-        send = _claude_code(f"http://127.0.0.1:{server.port}", session)
+        url = _proxy(fake, tmp_path / "store", tmp_path / "ledger", window=6000, threshold=0.8)
+        send = _claude_code(url, session)
         messages: list[Any] = [_user("Install every package.")]
         send(messages)
         for n in range(turns):
