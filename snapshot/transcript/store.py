@@ -14,9 +14,11 @@ into a log by the first write.
 Guarantees, and why each exists:
 
 - Appended, not rewritten. Recording a turn appends its records to the log
-  (:meth:`Store.append`, and :meth:`Store.save`, which appends what differs
-  from what is stored), so a save costs the turn, not the conversation. A log
-  is rewritten only offline (:meth:`Store.compact`), atomically.
+  (:meth:`Store.append`; :meth:`Store.save`, which appends what differs
+  from what is stored; :meth:`Store.extend`, the same without trimming what
+  the new conversation leaves out, for the proxy's turns), so a save costs
+  the turn, not the conversation. A log is rewritten only offline
+  (:meth:`Store.compact`), atomically.
 - Saved only at turn boundaries. A transcript whose tip still waits for a tool
   result cannot be sent to a provider (every call must be answered), so a log
   ending at one would be a resume point nobody can resume from. :meth:`Store.save`
