@@ -22,18 +22,15 @@ Run: ``nice -n 19 .venv/bin/python -m pytest bench/test_turn_record.py
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, record
+from conftest import module_at, record, wchar
 
 from snapshot.proxy.shapes import ANTHROPIC
 from snapshot.proxy.turns import TurnRecorder
@@ -42,13 +39,6 @@ from snapshot.transcript.store import Store
 TURNS = int(os.environ.get("SNAPSHOT_TURN_RECORD_TURNS", "200"))
 BASELINE = "c82746e"
 ROUNDS = 7
-
-
-def _wchar() -> int:
-    for line in Path("/proc/self/io").read_text().splitlines():
-        if line.startswith("wchar:"):
-            return int(line.split()[1])
-    return 0
 
 
 def body(turns: int) -> dict[str, Any]:
@@ -94,21 +84,7 @@ REPLY = [{"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}]
 
 def _baseline_recorder() -> type[Any]:
     """``TurnRecorder`` as commit c82746e had it (its own module, today's store)."""
-    try:
-        source = subprocess.run(
-            ["git", "-C", str(ROOT), "show", f"{BASELINE}:snapshot/proxy/turns.py"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"commit {BASELINE} is not in this checkout's history: {exc}")
-    spec = importlib.util.spec_from_loader("turns_c82746e", loader=None)
-    assert spec is not None
-    module = importlib.util.module_from_spec(spec)
-    exec(compile(source, f"{BASELINE}:snapshot/proxy/turns.py", "exec"), module.__dict__)
-    sys.modules["turns_c82746e"] = module
-    return module.TurnRecorder  # type: ignore[no-any-return]
+    return module_at(BASELINE, "snapshot/proxy/turns.py").TurnRecorder  # type: ignore[no-any-return]
 
 
 def _measure(
@@ -133,10 +109,10 @@ def _measure(
         nonlocal recorder
         if fresh_each_round:
             recorder = make(Store(tmp))
-        w, t = _wchar(), time.process_time()
+        w, t = wchar(), time.process_time()
         recorder.record(ANTHROPIC, bodies[r], REPLY, conversation="c", agent="main")
         cpu.append(time.process_time() - t)
-        written.append(_wchar() - w)
+        written.append(wchar() - w)
 
     record(benchmark, name, run, rounds=ROUNDS, iterations=1)
     benchmark.extra_info.update(
