@@ -43,6 +43,44 @@ def shared_text(name: str) -> str:
     return (base / "bench" / name).read_text(encoding="utf-8")
 
 
+def wchar() -> int:
+    """Bytes this process has written so far (``wchar`` of /proc/self/io; 0 where there is none)."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        return 0
+    for line in text.splitlines():
+        if line.startswith("wchar:"):
+            return int(line.split()[1])
+    return 0
+
+
+def module_at(commit: str, path: str) -> Any:
+    """The module ``path`` (a .py file of this repo) as ``commit`` had it, imported under its
+    own name (``<stem>_<commit>``) beside today's package; skips when git or the commit is absent.
+    """
+    import importlib.util
+    import subprocess
+    import sys
+
+    try:
+        source = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{commit}:{path}"],
+            capture_output=True,
+            check=True,
+            text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"{path} of {commit} is not in this checkout's git history: {exc}")
+    name = f"{Path(path).stem}_{commit}"
+    spec = importlib.util.spec_from_loader(name, loader=None)
+    assert spec is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while it runs
+    exec(compile(source, f"{commit}:{path}", "exec"), module.__dict__)
+    return module
+
+
 def record(benchmark: Any, name: str, fn: Callable[[], Any], **pedantic: Any) -> Any:
     """Run ``fn`` under pytest-benchmark and remember its median for the ratio report."""
     result = benchmark.pedantic(fn, **pedantic) if pedantic else benchmark(fn)

@@ -27,7 +27,6 @@ Run: ``nice -n 19 .venv/bin/python -m pytest bench/test_store_append.py
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import statistics
@@ -40,7 +39,7 @@ from typing import Any
 
 import pytest
 from claude_code_session import SAMPLE, build
-from conftest import ROOT, record, shared_dir
+from conftest import ROOT, module_at, record, shared_dir, wchar
 
 from snapshot.transcript.formats import import_path
 from snapshot.transcript.model import (
@@ -57,13 +56,6 @@ SESSION_MB = float(os.environ.get("SNAPSHOT_STORE_SESSION_MB", "60"))
 LOG_MB = float(os.environ.get("SNAPSHOT_STORE_LOG_MB", "500"))
 BASELINE = "1e38e1a"
 ROUNDS = 7
-
-
-def _wchar() -> int:
-    for line in Path("/proc/self/io").read_text().splitlines():
-        if line.startswith("wchar:"):
-            return int(line.split()[1])
-    return 0
 
 
 def turn(n: int, parent: str | None) -> list[Message]:
@@ -93,23 +85,7 @@ def conversation(tmp_path_factory: pytest.TempPathFactory) -> Conversation:
 
 
 def _old_store() -> Any:
-    try:
-        source = subprocess.run(
-            ["git", "show", f"{BASELINE}:snapshot/transcript/store.py"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout
-    except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"the store of {BASELINE} is not in this checkout's git history: {exc}")
-    path = Path(__file__).parent / ".store_1e38e1a.py"
-    path.write_bytes(source)
-    spec = importlib.util.spec_from_file_location("store_1e38e1a", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    path.unlink()
-    return module
+    return module_at(BASELINE, "snapshot/transcript/store.py")
 
 
 def _measure(
@@ -123,10 +99,10 @@ def _measure(
 
     def run() -> None:
         n = next(counter)
-        w0, c0 = _wchar(), time.process_time()
+        w0, c0 = wchar(), time.process_time()
         turns.append(one(n))
         cpu.append(time.process_time() - c0)
-        written.append(_wchar() - w0)
+        written.append(wchar() - w0)
 
     record(benchmark, name, run, rounds=ROUNDS, iterations=1)
     with capsys.disabled():

@@ -95,16 +95,17 @@ def test_identity_rule() -> None:
     body = _anthropic_body(1)
     later = _anthropic_body(3)
     later["messages"][0]["content"][0].pop("cache_control")  # clients move the markers
-    assert identify(ANTHROPIC, body, None) == identify(ANTHROPIC, later, None)
+    assert identify(ANTHROPIC, body, {}) == identify(ANTHROPIC, later, {})
     sub = dict(body, system="You are a sub-agent that searches.")
-    assert identify(ANTHROPIC, sub, None)[0] != identify(ANTHROPIC, body, None)[0]
-    assert identify(ANTHROPIC, body, "run-7/searcher") == ("run-7", "searcher")
+    assert identify(ANTHROPIC, sub, {})[0] != identify(ANTHROPIC, body, {})[0]
+    named = {"X-Snapshot-Conversation": "run-7/searcher"}
+    assert identify(ANTHROPIC, body, named) == ("run-7", "searcher")
     gem = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
-    assert identify(GEMINI, gem, None)[0].startswith("fp-")
+    assert identify(GEMINI, gem, {})[0].startswith("fp-")
     with pytest.raises(
         ProxyError, match=r"X-Snapshot-Conversation: conversation id '\.\.' is a path traversal"
     ):
-        identify(ANTHROPIC, body, "../etc/x")
+        identify(ANTHROPIC, body, {"X-Snapshot-Conversation": "../etc/x"})
 
 
 def test_listen_needs_a_flag_off_loopback(capsys: pytest.CaptureFixture[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from snapshot.transcript.model import (
     ToolCall,
     ToolResult,
     linear,
+    tool_pairing,
 )
 from snapshot.transcript.store import (
     SCHEMA_VERSION,
@@ -397,3 +399,50 @@ def test_any_tree_round_trips_or_is_refused_exactly_when_mid_turn(
     else:
         store.save(conv)
         assert store.load(conv.id) == conv
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(trees(), trees())
+def test_extend_keeps_every_stored_message_and_only_appends(
+    first: Conversation, second: Conversation
+) -> None:
+    import tempfile
+
+    from snapshot.transcript.tree import keyed_by_content
+
+    a = keyed_by_content(first)
+    b = keyed_by_content(replace(second, id=a.id, agent=a.agent))
+    store = Store(tempfile.mkdtemp())
+    for conv in (a, b):
+        if open_calls(conv):
+            conv = replace(conv, tip=None)
+        store.extend(conv)
+    log = store.path_for(a.id, a.agent).read_bytes()
+    stored = store.load(a.id, a.agent)
+    assert {m.id for m in a.messages} | {m.id for m in b.messages} == {
+        m.id for m in stored.messages
+    }
+    store.extend(a if not open_calls(a) else replace(a, tip=None))
+    assert store.path_for(a.id, a.agent).read_bytes().startswith(log)
+
+
+def test_extend_records_a_linked_call_after_the_first_version(tmp_path: Path) -> None:
+    """A Gemini call stored without its id, then named by the client: one message, both lines."""
+    call = ToolCall("gemini-call-1-0", "ls", {})
+    store = Store(tmp_path)
+    first = linear("g", [("u", "user", [TextBlock("go")]), ("a", "assistant", [call])])
+    store.extend(replace(first, tip="u"))
+    linked = replace(call, id="ls-1733-9f")
+    second = linear(
+        "g",
+        [
+            ("u", "user", [TextBlock("go")]),
+            ("a", "assistant", [linked]),
+            ("r", "user", [ToolResult("ls-1733-9f", (TextBlock("a.py"),))]),
+        ],
+    )
+    store.extend(second)
+    stored = store.load("g")
+    assert [c.id for m in stored.messages for c in m.tool_calls()] == ["ls-1733-9f"]
+    assert not tool_pairing(stored.messages).unanswered_calls
+    assert store.path_for("g").read_text().count('"gemini-call-1-0"') == 1  # the first line stays

@@ -39,6 +39,7 @@ from snapshot.transcript.tree import (
     explored_extract,
     fork,
     is_turn_boundary,
+    keyed_by_content,
     open_calls,
     reconcile_checkpoints,
     retry,
@@ -584,3 +585,45 @@ Session.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_random_sessions = Session.TestCase
+
+
+# --- identity by content -------------------------------------------------------------
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(trees(), st.integers(0, 40))
+def test_keyed_by_content_keeps_the_tree_and_reuse_changes_nothing(
+    conv: Conversation, cut: int
+) -> None:
+    keyed = keyed_by_content(conv)
+    renamed = {a.id: b.id for a, b in zip(conv.messages, keyed.messages, strict=False)}
+    if len(keyed.messages) == len(conv.messages):  # nothing merged: the same tree, renamed
+        assert [renamed.get(m.parent) if m.parent else None for m in conv.messages] == [
+            m.parent for m in keyed.messages
+        ]
+        assert [m.text() for m in conv.path()] == [m.text() for m in keyed.path()]
+    assert keyed_by_content(keyed).tip == keyed_by_content(conv).tip  # ids are content's
+    # An earlier turn (a prefix of the messages) given as ``previous`` changes nothing.
+    earlier = conv.with_messages(conv.messages[:cut], None)
+    hint = (earlier.messages, keyed_by_content(earlier).messages)
+    again = keyed_by_content(conv, previous=hint)
+    assert [(m.id, m.parent) for m in again.messages] == [(m.id, m.parent) for m in keyed.messages]
+    assert again.tip == keyed.tip
+
+
+def test_a_changed_message_gets_a_new_id_and_so_does_what_follows() -> None:
+    a = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "user", [TextBlock("go")])])
+    b = linear("c", [("m0", "user", [TextBlock("hey")]), ("m1", "user", [TextBlock("go")])])
+    ka, kb = keyed_by_content(a), keyed_by_content(b)
+    assert not {m.id for m in ka.messages} & {m.id for m in kb.messages}
+    # A call message is known by its call ids: an edited echo continues the same message.
+    call = ToolCall("toolu_9", "Bash", {"command": "ls"})
+    edited = ToolCall("toolu_9", "Bash", {"command": "ls -la"})
+    c1 = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [call])])
+    c2 = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [edited])])
+    assert keyed_by_content(c1).tip == keyed_by_content(c2).tip
+    # Without call ids (Gemini), name and arguments count, the ids do not.
+    linked = ToolCall("run_shell-1", "Bash", {"command": "ls"})
+    c3 = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [linked])])
+    assert keyed_by_content(c1, call_ids=False).tip == keyed_by_content(c3, call_ids=False).tip
+    assert keyed_by_content(c1).tip != keyed_by_content(c3).tip

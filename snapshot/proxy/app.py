@@ -31,7 +31,7 @@ from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 from snapshot.errors import InputError, SnapshotError
 from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
-from snapshot.proxy.identity import HEADER, identify
+from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
 from snapshot.proxy.planner import Planner, RequestPlan
 from snapshot.proxy.recovery import LearnedLimits, parse_overflow
@@ -191,7 +191,7 @@ class Proxy:
         model = shape.model_of(body, request.path)
         if model is None:
             raise ProxyError(400, "the request names no model")
-        key = identify(shape, body, request.headers.get(HEADER))
+        key = identify(shape, body, request.headers)
         loop = asyncio.get_running_loop()
         try:
             plan = await loop.run_in_executor(

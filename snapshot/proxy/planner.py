@@ -40,6 +40,7 @@ from snapshot.ladder.target import Target, target_for
 from snapshot.proxy.bodies import conversation_of, splice
 from snapshot.proxy.recovery import LearnedLimits, Overflow
 from snapshot.proxy.shapes import Shape
+from snapshot.proxy.turns import ContentKeys
 from snapshot.transcript.model import Conversation, Message
 
 # A pass compacts to this share of the threshold, so several turns pass before the next.
@@ -136,6 +137,8 @@ class Planner:
         self._passes: dict[tuple[str, str], _Pass] = {}
         self._tokens: dict[tuple[str, float, str], int] = {}
         self._lock = threading.Lock()
+        # Message ids as the store has them: a placeholder's reference resolves there.
+        self.keys = ContentKeys()
 
     # -- the model -------------------------------------------------------------------
 
@@ -206,7 +209,7 @@ class Planner:
             guess = round(raw_bytes / target.chars_per_token)
             return RequestPlan(body, False, guess, guess, "bytes bound", window)
         target = self.target(model)
-        conv = conversation_of(shape, body, key[0])
+        conv = self.keys.of(shape, body, key)
         tokens = self.count(target, conv.path())
         if tokens <= trigger:
             return RequestPlan(
@@ -351,7 +354,7 @@ class Planner:
         retained source text when they cannot reach the limit.
         """
         target = self.target(model)
-        conv = sent.conversation or conversation_of(shape, body, key[0])
+        conv = sent.conversation or self.keys.of(shape, body, key)
         if sent.changed or sent.counter == "bytes bound":
             # What was sent, counted the way the rejection counted it.
             sent_conv = conversation_of(shape, sent.body, key[0])

@@ -8,10 +8,22 @@ tool calls await their results is stored as a message, the tip staying on the
 last answered message (the store saves only at turn boundaries); the next
 request, which carries the results, moves the tip past it.
 
-Cost: :class:`TurnRecorder` remembers which message ids each conversation's log
-holds, so a turn is one :meth:`Store.append` of the new messages (O(turn)); the
-first turn of a conversation this process has not seen goes through
-:meth:`Store.save`, which appends only what differs from the log.
+Identity: the importer numbers a request's messages by position; before
+storing, every message is renamed by its content (role, content, parent:
+:func:`~snapshot.transcript.tree.keyed_by_content`), or by the producer's
+tool-call ids where it carries them. So a history that diverges from the
+stored one (an edited or rewound prompt, Claude Code's compaction turn, a
+second session that opened alike) is a branch beside it, and a restarted
+proxy recognizes every message it stored before: the store is extended
+(:meth:`~snapshot.transcript.store.Store.extend`), never trimmed or
+overwritten. Gemini's calls may come without ids; the next request carries
+the CLI's own ids for them (on the call or its response), and since a Gemini
+call counts by name and arguments, that request names the same stored
+message and records it again with the ids linked: the export answers it.
+
+Cost: one import of the request per turn (the planner imports each request
+already); the messages the last turn of the conversation sent unchanged are
+neither hashed nor written again, so the rest costs the turn.
 
 >>> import tempfile
 >>> from snapshot.transcript.store import Store
@@ -33,14 +45,60 @@ first turn of a conversation this process has not seen goes through
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from snapshot.errors import TranscriptError
 from snapshot.proxy.bodies import conversation_of
 from snapshot.proxy.shapes import Shape
+from snapshot.transcript.model import Conversation, Message
 from snapshot.transcript.store import Store
-from snapshot.transcript.tree import open_calls
+from snapshot.transcript.tree import keyed_by_content, open_calls
+
+
+class ContentKeys:
+    """Request bodies read as conversations whose message ids are the store's.
+
+    The planner reads each request through one (so the references its
+    placeholders give, ``<message id>#<block>``, are ids ``snapshot show``
+    finds in the store), the recorder each turn through another. Each
+    remembers the last conversation it read per (conversation, agent), for the
+    :func:`~snapshot.transcript.tree.keyed_by_content` reuse: a request costs
+    its new messages. Thread-safe.
+
+    >>> from snapshot.proxy.shapes import OPENAI_CHAT
+    >>> keys = ContentKeys()
+    >>> body = {"messages": [{"role": "user", "content": "hi"}]}
+    >>> first = keys.of(OPENAI_CHAT, body, ("c", "main"))
+    >>> body["messages"].append({"role": "assistant", "content": "hello"})
+    >>> later = keys.of(OPENAI_CHAT, body, ("c", "main"))
+    >>> later.messages[0] is first.messages[0], later.tip != first.tip
+    (True, True)
+    """
+
+    #: Conversations whose last read is remembered.
+    REMEMBERED = 32
+
+    def __init__(self) -> None:
+        # key → the last read's messages as imported and as keyed; newest last.
+        self._last: OrderedDict[tuple[str, str], tuple[Sequence[Message], Sequence[Message]]]
+        self._last = OrderedDict()
+        self._lock = threading.Lock()
+
+    def of(self, shape: Shape, body: dict[str, Any], key: tuple[str, str]) -> Conversation:
+        """``body``'s conversation (id and agent from ``key``), its messages keyed by content."""
+        read = replace(conversation_of(shape, body, key[0]), agent=key[1])
+        with self._lock:
+            previous = self._last.get(key)
+        # Gemini's calls may carry no id until the client names them: they count by content.
+        conv = keyed_by_content(read, call_ids=shape.name != "gemini", previous=previous)
+        with self._lock:
+            self._last[key] = (read.messages, conv.messages)
+            self._last.move_to_end(key)
+            while len(self._last) > self.REMEMBERED:
+                self._last.popitem(last=False)
+        return conv
 
 
 class TurnRecorder:
@@ -48,8 +106,7 @@ class TurnRecorder:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._known: dict[tuple[str, str], set[str]] = {}
-        self._lock = threading.Lock()
+        self.keys = ContentKeys()
 
     def record(
         self,
@@ -63,22 +120,11 @@ class TurnRecorder:
         """Store the client's history and the reply as ``conversation`` / ``agent``."""
         history = shape.history(body) or []
         whole = {**body, shape.history_key: [*history, *reply]}
-        conv = replace(conversation_of(shape, whole, conversation), agent=agent)
+        conv = self.keys.of(shape, whole, (conversation, agent))
         tip = conv.tip
         if open_calls(conv):
             # The reply's calls are answered by the next request: stored, not yet the tip.
             tip = next((m.id for m in reversed(conv.path()) if not open_calls(conv, m.id)), None)
-        key = (conversation, agent)
-        with self._lock:
-            known = self._known.get(key)
-        ids = {m.id for m in conv.messages}
-        if known is not None:
-            new = [m for m in conv.messages if m.id not in known]
-            try:
-                self.store.append(conversation, new, agent=agent, tip=tip)
-            except TranscriptError:
-                known = None  # the log holds something else: let save work out the difference
-        if known is None:
-            self.store.save(replace(conv, tip=tip))
-        with self._lock:
-            self._known[key] = (known or set()) | ids
+        if tip is None:
+            return  # nothing answered yet: the next request stores the turn whole
+        self.store.extend(replace(conv, tip=tip))

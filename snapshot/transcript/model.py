@@ -591,16 +591,25 @@ def map_images(conv: Conversation, change: Callable[[ImageBlock], ImageBlock]) -
     ('b.png', True)
     """
 
+    # A block or message nothing changed stays the same object (a store skips those unread).
     def one(b: Block) -> Block:
         if isinstance(b, ImageBlock):
             return change(b)
         if isinstance(b, ToolResult) and b.images():
             content = tuple(change(x) if isinstance(x, ImageBlock) else x for x in b.content)
-            return replace(b, content=content)
+            same = all(x is y for x, y in zip(content, b.content, strict=True))
+            return b if same else replace(b, content=content)
         return b
 
     def changed(m: Message) -> Message:
-        return replace(m, blocks=tuple(one(b) for b in m.blocks)) if m.images() else m
+        if not m.images():
+            return m
+        blocks = tuple(one(b) for b in m.blocks)
+        return (
+            m
+            if all(x is y for x, y in zip(blocks, m.blocks, strict=True))
+            else replace(m, blocks=blocks)
+        )
 
     if isinstance(conv.messages, IndexedMessages):
         return conv.with_messages(conv.messages.mapped(changed, IMAGE_JSON), conv.tip)

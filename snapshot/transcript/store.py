@@ -14,9 +14,11 @@ into a log by the first write.
 Guarantees, and why each exists:
 
 - Appended, not rewritten. Recording a turn appends its records to the log
-  (:meth:`Store.append`, and :meth:`Store.save`, which appends what differs
-  from what is stored), so a save costs the turn, not the conversation. A log
-  is rewritten only offline (:meth:`Store.compact`), atomically.
+  (:meth:`Store.append`; :meth:`Store.save`, which appends what differs
+  from what is stored; :meth:`Store.extend`, the same without trimming what
+  the new conversation leaves out, for the proxy's turns), so a save costs
+  the turn, not the conversation. A log is rewritten only offline
+  (:meth:`Store.compact`), atomically.
 - Saved only at turn boundaries. A transcript whose tip still waits for a tool
   result cannot be sent to a provider (every call must be answered), so a log
   ending at one would be a resume point nobody can resume from. :meth:`Store.save`
@@ -746,7 +748,35 @@ class Store:
             self._save(conv, None)
         return path
 
-    def _save(self, conv: Conversation, checkpoints: Sequence[Checkpoint] | None) -> None:
+    def extend(self, conv: Conversation) -> Path:
+        """Store ``conv`` beside what the log holds: nothing stored is trimmed.
+
+        For a live recorder whose messages are keyed by their content
+        (:func:`~snapshot.transcript.tree.keyed_by_content`): a message not
+        stored is appended, one stored under the same id with another record
+        (the client linked its tool calls to the ids it chose, say) gets that
+        record appended after the first, and every stored message the request
+        no longer carries (the branch it left, a rewound turn, another
+        session's) stays. The head and the tip move to ``conv``'s. One write,
+        fsynced; refuses a ``conv`` that is mid-turn, like :meth:`save`.
+
+        >>> import tempfile
+        >>> from snapshot.transcript.model import linear, TextBlock
+        >>> ws = Store(tempfile.mkdtemp())
+        >>> _ = ws.extend(linear("c", [("u1", "user", [TextBlock("hi")])]))
+        >>> _ = ws.extend(linear("c", [("u2", "user", [TextBlock("hello")])]))
+        >>> sorted(m.id for m in ws.load("c").messages), ws.load("c").tip
+        (['u1', 'u2'], 'u2')
+        """
+        path = self.path_for(conv.id, conv.agent)
+        check_turn_boundary(conv)
+        with self.lock(conv.id, conv.agent):
+            self._save(conv, None, trim=False)
+        return path
+
+    def _save(
+        self, conv: Conversation, checkpoints: Sequence[Checkpoint] | None, *, trim: bool = True
+    ) -> None:
         key = (conv.id, conv.agent)
         # Images first: a crash in between leaves unused copies, never a
         # log naming a copy that is not there.
@@ -782,7 +812,7 @@ class Store:
                     lines.append(line)
                     changed[m.id] = found
                     replaced += n
-        dropped = [mid for mid in state.digests if mid not in present]
+        dropped = [mid for mid in state.digests if mid not in present] if trim else []
         head = _head_record(kept)
         if replaced:
             head["warnings"] = [*head["warnings"], f"{replaced} {_REPLACED_NOTE}"]

@@ -29,6 +29,7 @@ here touches the disk (:mod:`snapshot.transcript.store` does).
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import unicodedata
 from collections import Counter
@@ -87,6 +88,119 @@ def check_turn_boundary(conv: Conversation, tip: str | None = None) -> None:
             f"tool call {calls}{more} has no result yet; save after the results arrive, "
             "or move the tip to a message whose tool calls are answered"
         )
+
+
+# --- identity -------------------------------------------------------------------
+
+
+def content_id(parent: str | None, message: Message, *, call_ids: bool = True) -> str:
+    """The id of ``message`` by what it is: its parent's id, its role and its content.
+
+    A message that makes tool calls with ids of their producer (the model's
+    ``tool_use.id``, ``call_id``) is known by those ids, not its text: a client
+    that echoes the reply back edited (arguments rewritten, a block trimmed)
+    still continues *that* message. With ``call_ids=False`` (Gemini, whose
+    calls may carry no id until the client names them in its next request),
+    the calls count by name and arguments only, so the request that links
+    them names the same message as the reply did. ``meta`` never counts.
+
+    >>> from snapshot.transcript.model import TextBlock
+    >>> hi = Message("m0", None, "user", (TextBlock("hi"),))
+    >>> content_id(None, hi) == content_id(None, Message("x", None, "user", (TextBlock("hi"),)))
+    True
+    >>> content_id(None, hi) == content_id("other", hi)
+    False
+    >>> len(content_id(None, hi))
+    16
+    """
+    from snapshot.transcript.model import block_to_dict
+
+    calls = [b.id for b in message.blocks if isinstance(b, ToolCall)]
+    if calls and call_ids:
+        what: object = ["calls", calls]
+    else:
+        blocks = [block_to_dict(b) for b in message.blocks]
+        if not call_ids:
+            for d in blocks:
+                if d["type"] == "tool_call":
+                    d["id"] = ""
+        what = ["content", blocks]
+    text = json.dumps([parent, message.role, what], sort_keys=True, ensure_ascii=False)
+    # 64 bits: no two messages of one conversation meet. No role prefix: a placeholder's
+    # reference (``<id>#<block>``) is text the model reads, paid for on every request.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def keyed_by_content(
+    conv: Conversation,
+    *,
+    call_ids: bool = True,
+    previous: tuple[Sequence[Message], Sequence[Message]] | None = None,
+) -> Conversation:
+    """``conv`` with every message renamed by :func:`content_id` (parents and tip follow).
+
+    An importer numbers a request's messages by position, so the n-th message
+    of one request and of the next are "the same" whatever they hold. Keyed by
+    content, a resent message keeps its id and a changed one (an edited
+    prompt, a rewind, a compaction summary, another session that opened
+    alike) gets a new one: stored beside the old, a branch, never over it.
+    Messages that come out identical (same parent, role and content) are one.
+
+    ``previous``: an earlier call's messages and what they became. The longest
+    run of equal messages at the front is not hashed again, and keeps the very
+    objects returned then (so a store that saw them skips them unread): a
+    live recorder's turn costs the turn, not the conversation.
+
+    >>> from snapshot.transcript.model import linear, TextBlock
+    >>> a = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [TextBlock("yo")])])
+    >>> b = linear("c", [("m0", "user", [TextBlock("hi")]), ("m1", "assistant", [TextBlock("no")])])
+    >>> ka, kb = keyed_by_content(a), keyed_by_content(b)
+    >>> ka.messages[0].id == kb.messages[0].id, ka.tip == kb.tip, ka.tip == ka.messages[1].id
+    (True, False, True)
+    """
+    renamed: dict[str, str] = {}
+    out: list[Message] = []
+    seen: set[str] = set()
+    pending = list(conv.messages)
+    if previous is not None:
+        before, became = previous
+        same = 0
+        for old, now in zip(before, pending, strict=False):
+            if old != now:
+                break
+            same += 1
+        # ``became`` lines up with ``before`` when that call merged nothing and kept the
+        # order (an importer's linear history always does); checked as it goes.
+        if len(became) == len(before):
+            for old, kept in zip(before[:same], became, strict=False):
+                parent = renamed.get(old.parent) if old.parent is not None else None
+                if kept.role != old.role or kept.parent != parent or kept.id in seen:
+                    renamed, out, seen = {}, [], set()
+                    break
+                renamed[old.id] = kept.id
+                seen.add(kept.id)
+                out.append(kept)
+            pending = pending[len(out) :]
+    while pending:
+        waiting: list[Message] = []
+        for m in pending:
+            if m.parent is not None and m.parent not in renamed:
+                waiting.append(m)
+                continue
+            parent = renamed.get(m.parent) if m.parent is not None else None
+            new = content_id(parent, m, call_ids=call_ids)
+            renamed[m.id] = new
+            if new not in seen:
+                seen.add(new)
+                out.append(replace(m, id=new, parent=parent))
+        if len(waiting) == len(pending):
+            raise TranscriptError(
+                f"conversation {conv.id!r}: message {waiting[0].id!r} continues from "
+                f"{waiting[0].parent!r}, which it does not hold"
+            )
+        pending = waiting
+    tip = renamed.get(conv.tip) if conv.tip is not None else None
+    return conv.with_messages(out, tip)
 
 
 # --- branch ---------------------------------------------------------------------
