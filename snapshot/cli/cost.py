@@ -31,7 +31,7 @@ def register(subparsers: Any) -> None:
             "and the break-even density."
         ),
     )
-    _common(c)
+    _common(c, evidence_does="printed after the quote")
     what = c.add_mutually_exclusive_group(required=True)
     what.add_argument("--size", metavar="WxH", help="image size in px, e.g. 1568x728")
     what.add_argument("--text", metavar="FILE", help="a text file ('-' for stdin)")
@@ -70,14 +70,14 @@ def register(subparsers: Any) -> None:
             "reader evidence behind its font. With --model, that model only (JSON: one object)."
         ),
     )
-    _common(p, model_required=False)
+    _common(p, model_required=False, evidence_does="printed instead of the table")
     p.add_argument(
         "--current", action="store_true", help="only models current today (not deprecated/retired)"
     )
     p.set_defaults(func=run_profiles)
 
 
-def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
+def _common(p: argparse.ArgumentParser, *, evidence_does: str, model_required: bool = True) -> None:
     p.add_argument(
         "--model",
         required=model_required,
@@ -109,7 +109,7 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
         metavar="FILE",
         action=_EvidenceFile,
         help="`snapshot proxy --canary` records (evidence.jsonl): your own model evidence, "
-        "judged per model and layout",
+        f"judged per model and layout, {evidence_does}",
     )
 
 
