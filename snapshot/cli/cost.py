@@ -11,12 +11,11 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from snapshot.cli.argtypes import pricing_arguments
-from snapshot.cli.legacy import notice as legacy_notice
+from snapshot.cli.legacy import old_spelling
 from snapshot.errors import InputError
 
 
@@ -107,7 +106,12 @@ def _common(p: argparse.ArgumentParser, *, evidence_does: str, model_required: b
     p.add_argument(
         "--evidence",
         metavar="FILE",
-        action=_EvidenceFile,
+        action=old_spelling(
+            f"{p.prog} --evidence DIR",
+            f"{p.prog} --probes DIR",
+            when=_is_folder_spelling,
+            to="probes",
+        ),
         help="`snapshot proxy --canary` records (evidence.jsonl): your own model evidence, "
         f"judged per model and layout, {evidence_does}",
     )
@@ -116,25 +120,12 @@ def _common(p: argparse.ArgumentParser, *, evidence_does: str, model_required: b
 DEFAULT_PROBES = "reports/probes"
 
 
-class _EvidenceFile(argparse.Action):
-    """``--evidence FILE``; a folder there is the old spelling of ``--probes DIR``."""
-
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: str | Sequence[Any] | None,
-        option_string: str | None = None,
-    ) -> None:
-        value = str(values)
-        path = Path(value)
-        folder = path.is_dir() or value.endswith(("/", os.sep))
-        if folder or (not path.is_file() and path.suffix != ".jsonl"):
-            command = parser.prog
-            legacy_notice(f"{command} --evidence DIR", f"{command} --probes DIR")
-            namespace.probes = value
-        else:
-            namespace.evidence = value
+def _is_folder_spelling(value: str) -> bool:
+    """``--evidence`` given a folder (or no ``.jsonl`` that exists): the old ``--probes DIR``."""
+    path = Path(value)
+    if path.is_dir() or value.endswith(("/", os.sep)):
+        return True
+    return not path.is_file() and path.suffix != ".jsonl"
 
 
 def _probe_folder(value: str) -> str:

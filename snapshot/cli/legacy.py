@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -31,12 +31,37 @@ def old_flag(old: str, new: str, *, dest: str | None = None) -> dict[str, Any]:
     """``add_argument`` keywords for a hidden old flag that says its new spelling when used.
 
     >>> p = argparse.ArgumentParser()
-    >>> _ = p.add_argument("--ledger", metavar="DIR", **old_flag("report --ledger", "ledger"))
+    >>> _ = p.add_argument("--ledger", **old_flag("snapshot report --ledger", "snapshot ledger"))
     >>> "--ledger" in p.format_help()
     False
     """
+    keywords: dict[str, Any] = {"action": old_spelling(old, new), "help": argparse.SUPPRESS}
+    if dest is not None:
+        keywords["dest"] = dest
+    return keywords
 
-    class _Old(argparse.Action):
+
+def old_spelling(
+    old: str, new: str, *, when: Callable[[str], bool] | None = None, to: str | None = None
+) -> type[argparse.Action]:
+    """An ``add_argument`` action: a value that is ``old``'s says ``new`` and goes to ``to``.
+
+    ``when`` (default: always) tells an old-spelling value from a new one; the old
+    one is stored in the flag ``to`` names (default: this flag's own dest).
+
+    >>> import contextlib, io
+    >>> p = argparse.ArgumentParser(prog="snapshot cost")
+    >>> _ = p.add_argument("--probes")
+    >>> _ = p.add_argument("--evidence", action=old_spelling(
+    ...     "snapshot cost --evidence DIR", "snapshot cost --probes DIR",
+    ...     when=lambda v: v.endswith("/"), to="probes"))
+    >>> with contextlib.redirect_stderr(io.StringIO()):
+    ...     old = p.parse_args(["--evidence", "reports/probes/"])
+    >>> p.parse_args(["--evidence", "e.jsonl"]).evidence, old.probes, old.evidence
+    ('e.jsonl', 'reports/probes/', None)
+    """
+
+    class _OldSpelling(argparse.Action):
         def __call__(
             self,
             parser: argparse.ArgumentParser,
@@ -44,13 +69,14 @@ def old_flag(old: str, new: str, *, dest: str | None = None) -> dict[str, Any]:
             values: str | Sequence[Any] | None,
             option_string: str | None = None,
         ) -> None:
-            notice(f"snapshot {old}", f"snapshot {new}")
-            setattr(namespace, self.dest, True if self.nargs == 0 else values)
+            value = True if self.nargs == 0 else values
+            if when is not None and not when(str(value)):
+                setattr(namespace, self.dest, value)
+                return
+            notice(old, new)
+            setattr(namespace, to or self.dest, value)
 
-    keywords: dict[str, Any] = {"action": _Old, "help": argparse.SUPPRESS}
-    if dest is not None:
-        keywords["dest"] = dest
-    return keywords
+    return _OldSpelling
 
 
 class Jobs(argparse._SubParsersAction):

@@ -47,14 +47,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
     )
     # The old spellings of what are now their own commands (hidden; each says its new one).
-    p.add_argument("--ledger", type=Path, **old_flag("report --ledger DIR", "ledger DIR"))
-    p.add_argument("--evidence", type=Path, **old_flag("report --evidence FILE", "evidence FILE"))
-    p.add_argument("--discover", nargs=0, **old_flag("report --discover", "report mine --discover"))
     p.add_argument(
-        "--show-needles",
-        nargs=0,
-        **old_flag("report --show-needles", "report mine --show-needles"),
+        "--ledger", type=Path, **old_flag("snapshot report --ledger DIR", "snapshot ledger DIR")
     )
+    p.add_argument(
+        "--evidence",
+        type=Path,
+        **old_flag("snapshot report --evidence FILE", "snapshot evidence FILE"),
+    )
+    for flag in ("--discover", "--show-needles"):
+        p.add_argument(
+            flag, nargs=0, **old_flag(f"snapshot report {flag}", f"snapshot report mine {flag}")
+        )
     p.set_defaults(func=cmd_report, paths=[], discover=False, show_needles=False)
     jobs = p.add_subparsers(dest="job", metavar="JOB", action=Jobs, prog=p.prog)
     mine = jobs.add_parser(
