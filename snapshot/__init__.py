@@ -43,6 +43,8 @@ _EXPORTS: dict[str, str] = {
     "run_ladder": "snapshot.api",
     "target_for": "snapshot.api",
     "Store": "snapshot.api",
+    "Conversation": "snapshot.api",
+    "Message": "snapshot.api",
     "CompactOptions": "snapshot.api",
     "CompactOutcome": "snapshot.api",
     # The live proxy's compaction for harness authors (snapshot/proxy/live.py).

@@ -2,15 +2,25 @@
 
 Each name here is the one way to do its job from a script; the command line
 calls the same functions. The worked examples run as doctests in CI, on the
-package's bundled demo transcripts. ``run_ladder`` takes a resolved reader
+package's bundled demo transcripts. Every import returns a :class:`Conversation`
+of :class:`Message` objects. ``run_ladder`` takes a resolved reader
 (``target_for(model)``: profile, text counter and prices in one):
 
 >>> from importlib import resources
 >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
 >>> conv = import_conversation(demo)
->>> result = run_ladder(conv, target_for("gemini-3-pro-preview"), 3000)
->>> result.rungs_taken[0], result.tokens_after < result.tokens_before
-('elide', True)
+>>> result = run_ladder(conv, target_for("gemini-3.8-flash"), 3000)
+>>> result.fits, result.rungs_taken, result.tokens_after < result.tokens_before
+(True, ('elide',), True)
+
+With no summarizer the ladder stops at the free rungs: nothing stands in for a
+summary it cannot write, and what one would weigh is a figure labelled modelled:
+
+>>> short = run_ladder(conv, target_for("gemini-3.8-flash"), 800)
+>>> short.fits, short.rungs_taken
+(False, ('elide', 'snapshot'))
+>>> print(short.steps[-1].notes[0])  # doctest: +ELLIPSIS
+not taken: no summarizer given; a summary would bring the request to ... tokens (modelled only, nothing sent)
 
 A store keeps conversations and their session tree across runs:
 
@@ -34,13 +44,15 @@ from snapshot.ladder.compact import CompactOptions, CompactOutcome
 from snapshot.ladder.compact import compact as _compact
 from snapshot.ladder.ladder import LadderResult, run_ladder
 from snapshot.ladder.target import target_for
-from snapshot.transcript.model import Conversation
+from snapshot.transcript.model import Conversation, Message
 from snapshot.transcript.store import Store
 
 __all__ = [
     "CompactOptions",
     "CompactOutcome",
+    "Conversation",
     "LadderResult",
+    "Message",
     "Store",
     "compact",
     "export_request",
@@ -139,9 +151,9 @@ def export_request(conv: Conversation, to: str, *, model: str | None = None) -> 
     --------
     >>> from importlib import resources
     >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
-    >>> body = export_request(import_conversation(demo), "anthropic", model="claude-sonnet-4-5")
+    >>> body = export_request(import_conversation(demo), "anthropic", model="claude-sonnet-5-5")
     >>> body["model"], body["messages"][0]["role"]
-    ('claude-sonnet-4-5', 'user')
+    ('claude-sonnet-5-5', 'user')
     """
     from snapshot.transcript.export import export
 
@@ -163,10 +175,10 @@ def compact(
     >>> from importlib import resources
     >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
     >>> conv = import_conversation(demo)
-    >>> out = compact(conv, "gpt-5.1", 4000)
+    >>> out = compact(conv, "gpt-5.5", 4000)
     >>> out.result.tokens_after < out.result.tokens_before, out.api
     (True, 'openai')
-    >>> compact(conv, "gpt-5.1", 4000, CompactOptions(openai_api="responses")).api
+    >>> compact(conv, "gpt-5.5", 4000, CompactOptions(openai_api="responses")).api
     'openai-responses'
     """
     return _compact(conv, model, budget, options)

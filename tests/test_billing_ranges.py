@@ -87,7 +87,7 @@ def test_cost_text_shows_both_ends_and_the_flip(tmp_path: Path) -> None:
 
 def test_cost_cli_prints_the_range_and_names_the_probe(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     code, out, _ = run(
-        "cost", "--model", "gpt-6.1-sol", "--text", str(_prose(tmp_path)), "--evidence", "none/"
+        "cost", "--model", "gpt-6.1-sol", "--text", str(_prose(tmp_path)), "--probes", "none/"
     )
     assert code == 0
     assert "UNCERTAIN GPT-6 family patch multiplier" in out
@@ -218,10 +218,10 @@ def test_a_settled_range_is_used_from_then_on(
         )
     assert code == 0 and "settles multiplier = 1.2" in out and "OFFLINE STAND-IN" in out
     code, out, _ = run(
-        "cost", "--model", "gpt-6.1-sol", "--size", "1024x1024", "--evidence", str(tmp_path)
+        "cost", "--model", "gpt-6.1-sol", "--size", "1024x1024", "--probes", str(tmp_path)
     )
     assert "1229 tokens" in out and "OFFLINE STAND-IN" in out and "UNCERTAIN" not in out
-    code, out, _ = run("profiles", "--model", "gpt-6.1-sol", "--json", "--evidence", str(tmp_path))
+    code, out, _ = run("profiles", "--model", "gpt-6.1-sol", "--json", "--probes", str(tmp_path))
     data = json.loads(out)
     assert data["scheme_label"] == "measured" and data["uncertain"]["settled"]["value"] == "1.2"
     assert data["uncertain"]["settled"]["offline_stand_in"] is True
@@ -249,7 +249,7 @@ def test_a_broken_usage_record_is_named(tmp_path: Path) -> None:
 def test_evidence_that_is_a_file_is_one_clear_line(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     file = tmp_path / "records.json"
     file.write_text("{}", encoding="utf-8")
-    code, _, err = run("cost", "--model", "gpt-6-sol", "--size", "10x10", "--evidence", str(file))
+    code, _, err = run("cost", "--model", "gpt-6-sol", "--size", "10x10", "--probes", str(file))
     assert (
         code == 2 and "not a folder of probe records" in err and len(err.strip().splitlines()) == 1
     )

@@ -14,7 +14,7 @@ import pytest
 from one_library_call import assert_one_library_call, module_level_library_imports
 
 import snapshot.cli as cli
-from snapshot.cli import cost, export, render, report, transcripts
+from snapshot.cli import cost, export, render, report, traffic, transcripts
 from snapshot.errors import InputError, TranscriptError
 from snapshot.profiles.options import page_geometry, profile_records
 from snapshot.profiles.render_files import RenderedFiles, render_files
@@ -34,10 +34,10 @@ ONE_CALL = {
     (transcripts, "run_import"): "snapshot.transcript.importing.import_conversations",
     (export, "cmd_export"): "snapshot.transcript.validate.export_report",
     (report, "cmd_compact"): "snapshot.ladder.compact.compact_to",
-    (report, "cmd_report"): "snapshot.report.main.report_command",
-    (report, "cmd_ledger_report"): "snapshot.proxy.ledger.ledger_report",
-    (report, "cmd_evidence_report"): "snapshot.proxy.evidence.evidence_report",
-    (cost, "run_model_evidence"): "snapshot.proxy.evidence.evidence_lines",
+    (report, "_run_report"): "snapshot.report.main.report_command",
+    (traffic, "cmd_ledger"): "snapshot.proxy.ledger.ledger_report",
+    (traffic, "cmd_evidence"): "snapshot.proxy.evidence.evidence_report",
+    (cost, "_evidence_lines"): "snapshot.proxy.evidence.evidence_lines",
 }
 
 
@@ -49,7 +49,7 @@ def test_command_body_is_one_library_call(key: tuple[object, str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "module", [render, cost, transcripts, export, report], ids=lambda m: m.__name__
+    "module", [render, cost, transcripts, export, report, traffic], ids=lambda m: m.__name__
 )
 def test_module_level_imports_hold_no_library(module: object) -> None:
     assert module_level_library_imports(module) == []

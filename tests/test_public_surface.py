@@ -23,6 +23,8 @@ PUBLIC = [
     "run_ladder",
     "target_for",
     "Store",
+    "Conversation",
+    "Message",
 ]
 
 

@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "snapshot.cli.export",
     "snapshot.cli.cost",
     "snapshot.cli.report",
+    "snapshot.cli.traffic",
     "snapshot.cli.legibility",
     "snapshot.cli.proxy",
     "snapshot.cli.facts",
@@ -165,7 +166,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if late and len(extra) == 1 and getattr(args, late) is None and extra[0][:1] != "-":
             setattr(args, late, extra.pop())  # e.g. checkpoint CONV --workspace W LABEL
         if extra:
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+            command = " ".join(
+                str(n) for n in ("snapshot", args.command, getattr(args, "job", None)) if n
+            )
+            from snapshot.cli.terminal import safe_line
+
+            given = _redacted(safe_line(" ".join(extra)))
+            print(
+                f"{command}: error: unrecognized arguments: {given} (see {command} --help)",
+                file=sys.stderr,
+            )
+            return 2
         # The command line as given, for records that say how they were made (results.json).
         args.argv = argv
     except SystemExit as exc:  # --help (0) or a usage error (2), already printed

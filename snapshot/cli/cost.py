@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from snapshot.cli.argtypes import pricing_arguments
+from snapshot.cli.legacy import old_spelling
+from snapshot.errors import InputError
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +30,7 @@ def register(subparsers: Any) -> None:
             "and the break-even density."
         ),
     )
-    _common(c)
+    _common(c, evidence_does="printed after the quote")
     what = c.add_mutually_exclusive_group(required=True)
     what.add_argument("--size", metavar="WxH", help="image size in px, e.g. 1568x728")
     what.add_argument("--text", metavar="FILE", help="a text file ('-' for stdin)")
@@ -66,14 +69,14 @@ def register(subparsers: Any) -> None:
             "reader evidence behind its font. With --model, that model only (JSON: one object)."
         ),
     )
-    _common(p, model_required=False)
+    _common(p, model_required=False, evidence_does="printed instead of the table")
     p.add_argument(
         "--current", action="store_true", help="only models current today (not deprecated/retired)"
     )
     p.set_defaults(func=run_profiles)
 
 
-def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
+def _common(p: argparse.ArgumentParser, *, evidence_does: str, model_required: bool = True) -> None:
     p.add_argument(
         "--model",
         required=model_required,
@@ -94,13 +97,45 @@ def _common(p: argparse.ArgumentParser, *, model_required: bool = True) -> None:
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument(
-        "--evidence",
+        "--probes",
         metavar="DIR",
-        default="reports/probes",
+        default=DEFAULT_PROBES,
         help="usage-probe records (`snapshot probe --battery usage`) that settle a disputed "
-        "fact (default reports/probes; missing = none); for `profiles`, a FILE of "
-        "`snapshot proxy --canary` records instead: your own model evidence, judged",
+        f"fact (default {DEFAULT_PROBES}; missing = none)",
     )
+    p.add_argument(
+        "--evidence",
+        metavar="FILE",
+        action=old_spelling(
+            f"{p.prog} --evidence DIR",
+            f"{p.prog} --probes DIR",
+            when=_is_folder_spelling,
+            to="probes",
+        ),
+        help="`snapshot proxy --canary` records (evidence.jsonl): your own model evidence, "
+        f"judged per model and layout, {evidence_does}",
+    )
+
+
+DEFAULT_PROBES = "reports/probes"
+
+
+def _is_folder_spelling(value: str) -> bool:
+    """``--evidence`` given a folder (or no ``.jsonl`` that exists): the old ``--probes DIR``."""
+    path = Path(value)
+    if path.is_dir() or value.endswith(("/", os.sep)):
+        return True
+    return not path.is_file() and path.suffix != ".jsonl"
+
+
+def _probe_folder(value: str) -> str:
+    """``--probes DIR`` as given, refused in one line when it is a file."""
+    if Path(value).is_file():
+        raise InputError(
+            f"{value}: not a folder of probe records (give the probe's --out folder; a file "
+            "of `snapshot proxy --canary` records goes to --evidence)"
+        )
+    return value
 
 
 def _emit(data: Any) -> None:
@@ -139,21 +174,38 @@ def run_cost(args: argparse.Namespace) -> int:
         detail=args.detail,
         today=args.date,
         tier=args.tier,
-        evidence=args.evidence,
+        evidence=_probe_folder(args.probes),
         inference_geo=args.inference_geo,
     )
     record = quote.record
+    if args.evidence is not None:
+        # Your own traffic's canary records of this model, judged (the lines printed below).
+        record["traffic_evidence"] = _evidence_lines(Path(args.evidence), args.model)
     if args.json:
         _emit(record)
         return 0
     if quote.size is None:
         _print_text(args.model, record)
-        return 0
-    w, h = quote.size
+    else:
+        _print_image(args.model, record, quote.size)
+    if args.evidence is not None:
+        print("\n".join(record["traffic_evidence"]))
+    return 0
+
+
+def _evidence_lines(path: Path, model: str | None) -> list[str]:
+    """``--evidence FILE``: the canary records of your own traffic, judged (of ``model``)."""
+    from snapshot.proxy.evidence import evidence_lines
+
+    return evidence_lines(path, model=model)
+
+
+def _print_image(model: str, record: dict[str, Any], size: tuple[int, int]) -> None:
+    w, h = size
     seen = record["seen"]
     resized = f"resized to {seen[0]}x{seen[1]}" if record["resized"] else "not resized"
     print(
-        f"{args.model} [{record['scheme_detail']}; {record['scheme_label']}]: {w}x{h} "
+        f"{model} [{record['scheme_detail']}; {record['scheme_label']}]: {w}x{h} "
         f"{resized}, {record['tokens']} tokens, {_money(record['dollars'])}"
         f"{_price_note(record)}"
     )
@@ -170,7 +222,6 @@ def run_cost(args: argparse.Namespace) -> int:
         for e in rng["ends"]:
             print(f"    {e['value']} [{e['source']}]")
     _print_settled(record)
-    return 0
 
 
 def _print_geo(record: dict[str, Any]) -> None:
@@ -244,18 +295,10 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
     _print_settled(r)
 
 
-def run_model_evidence(args: argparse.Namespace) -> int:
-    """``profiles --evidence FILE``: the canary records of your own traffic, judged."""
-    from snapshot.proxy.evidence import evidence_lines
-
-    print("\n".join(evidence_lines(Path(args.evidence), model=args.model)))
-    return 0
-
-
 def run_profiles(args: argparse.Namespace) -> int:
-    evidence = Path(args.evidence)
-    if evidence.is_file() or evidence.suffix == ".jsonl":  # canary records, not probe records
-        return run_model_evidence(args)
+    if args.evidence is not None:  # your own traffic's canary records, judged
+        print("\n".join(_evidence_lines(Path(args.evidence), args.model)))
+        return 0
     from snapshot.profiles.options import profile_records
 
     records = profile_records(
@@ -264,7 +307,7 @@ def run_profiles(args: argparse.Namespace) -> int:
         fallback=args.fallback,
         detail=args.detail,
         current_only=args.current,
-        evidence=args.evidence,
+        evidence=_probe_folder(args.probes),
     )
     if args.json:
         _emit(records[0] if args.model else records)

@@ -1,4 +1,11 @@
-"""``snapshot report`` (the main job) and ``snapshot compact`` (one provider-ready request)."""
+"""``snapshot report`` (the benchmark), ``report mine`` (your own sessions), ``compact``.
+
+``report`` measures every compaction strategy on the demo transcripts or a
+corpus; ``report mine PATH…`` runs the same measurement on a user's own
+sessions; ``compact`` makes one provider-ready request. What the proxy's live
+traffic measured is ``snapshot ledger`` and ``snapshot evidence``
+(:mod:`snapshot.cli.traffic`).
+"""
 
 from __future__ import annotations
 
@@ -9,37 +16,88 @@ from pathlib import Path
 
 from snapshot.cli.argtypes import at_least, finite_float, pricing_arguments
 from snapshot.cli.conversation import conversation_arguments
+from snapshot.cli.legacy import Jobs, old_flag
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "report",
-        help="run the compaction benchmark and write REPORT.md with plots",
+        help="run the compaction benchmark and write REPORT.md with plots "
+        "(`report mine PATH…`: on your own sessions)",
+        usage="%(prog)s [--corpus MANIFEST] [--out DIR] [options]  (the benchmark)\n"
+        "       %(prog)s mine PATH… | --discover [--out DIR] [options]  (your own sessions)",
         description=(
             "Run every compaction strategy and the ladder on conversations × profiles and write "
             "REPORT.md, results.json and PNG plots. With no --corpus it runs on the package's own "
-            "demo transcripts; with --corpus PATH/benchmark.manifest.json, on the benchmark corpus; "
-            "with PATH arguments or --discover, on your own sessions (no manifest needed)."
+            "demo transcripts; with --corpus PATH/benchmark.manifest.json, on the benchmark corpus. "
+            "`snapshot report mine PATH…` runs the same measurement on your own sessions; "
+            "`snapshot ledger` and `snapshot evidence` report on the proxy's live traffic."
         ),
     )
     p.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="MANIFEST",
+        help="benchmark.manifest.json of a transcript corpus",
+    )
+    measurement_arguments(p)
+    p.add_argument(
+        "--readme",
+        type=Path,
+        help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
+    )
+    # The old spellings of what are now their own commands (hidden; each says its new one).
+    p.add_argument(
+        "--ledger", type=Path, **old_flag("snapshot report --ledger DIR", "snapshot ledger DIR")
+    )
+    p.add_argument(
+        "--evidence",
+        type=Path,
+        **old_flag("snapshot report --evidence FILE", "snapshot evidence FILE"),
+    )
+    for flag in ("--discover", "--show-needles"):
+        p.add_argument(
+            flag, nargs=0, **old_flag(f"snapshot report {flag}", f"snapshot report mine {flag}")
+        )
+    p.set_defaults(func=cmd_report, paths=[], discover=False, show_needles=False)
+    jobs = p.add_subparsers(dest="job", metavar="JOB", action=Jobs, prog=p.prog)
+    mine = jobs.add_parser(
+        "mine",
+        help="the same measurement on your own sessions (files, folders, globs; no manifest)",
+        description=(
+            "Run the benchmark's measurement on your own agent sessions: transcript files, "
+            "folders (walked recursively) or glob patterns, formats detected per file, no "
+            "manifest. Every path is listed (read, or skipped with why) before anything is "
+            "read; REPORT.md says it is private and nothing is written outside --out."
+        ),
+    )
+    mine.add_argument(
         "paths",
         nargs="*",
         metavar="PATH",
         help="transcript files, folders (walked recursively) or glob patterns of your own sessions",
     )
-    p.add_argument(
+    mine.add_argument(
         "--discover",
         action="store_true",
         help="also read the places agents write sessions on this machine (~/.claude/projects, "
         "~/.codex/sessions, ...); lists them before reading",
     )
-    p.add_argument(
+    mine.add_argument(
         "--show-needles",
         action="store_true",
         help="quote needle examples (text from your sessions) in REPORT.md; off by default",
     )
-    p.add_argument("--corpus", type=Path, help="benchmark.manifest.json of a transcript corpus")
+    measurement_arguments(mine)
+    # The benchmark's own flags, refused by name with where they belong (hidden).
+    for flag in ("--corpus", "--readme"):
+        mine.add_argument(flag, type=Path, help=argparse.SUPPRESS)
+    mine.set_defaults(func=cmd_report_mine)
+    register_compact(subparsers)
+
+
+def measurement_arguments(p: argparse.ArgumentParser) -> None:
+    """The options ``report`` and ``report mine`` share: profiles, engine, readers, prices."""
     p.add_argument(
         "--out",
         type=Path,
@@ -80,7 +138,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=0,
         help="page rows per conversation and profile read as crops given the renderer's rows (a diagnostic; needs the [ocr] extra)",
     )
-    # Whole-page readers and live probe records (issue 14).
+    # Whole-page readers (issue 14).
     p.add_argument(
         "--page-readers",
         default="",
@@ -153,33 +211,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "kept in OUT/.cache",
     )
     p.add_argument(
-        "--readme",
-        type=Path,
-        help="rewrite the results block (between <!-- results:begin/end -->) of this README from the run",
-    )
-    p.add_argument(
         "--no-legibility",
         dest="legibility",
         action="store_const",
         const="none",
         help="same as --legibility none",
     )
-    p.add_argument(
-        "--ledger",
-        type=Path,
-        metavar="DIR",
-        help="instead of the benchmark: the savings measured on live traffic from a "
-        "`snapshot proxy --ledger DIR` folder, written to OUT/LEDGER.md",
-    )
-    p.add_argument(
-        "--evidence",
-        type=Path,
-        metavar="FILE",
-        help="instead of the benchmark: model evidence from your own traffic (the records of "
-        "`snapshot proxy --canary`), written to OUT/EVIDENCE.md",
-    )
-    p.set_defaults(func=cmd_report)
 
+
+def register_compact(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = subparsers.add_parser(
         "compact",
         help="compact one conversation into a provider-ready request within a token budget",
@@ -250,29 +290,38 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     c.set_defaults(func=cmd_compact)
 
 
-def cmd_ledger_report(args: argparse.Namespace) -> int:
-    from snapshot.proxy.ledger import ledger_report
-
-    written, text = ledger_report(args.ledger, args.out)
-    print(text, end="")
-    print(f"wrote {written}", file=sys.stderr)
-    return 0
-
-
-def cmd_evidence_report(args: argparse.Namespace) -> int:
-    from snapshot.proxy.evidence import evidence_report
-
-    written, text = evidence_report(args.evidence, args.out)
-    print(text, end="")
-    print(f"wrote {written}", file=sys.stderr)
-    return 0
-
-
 def cmd_report(args: argparse.Namespace) -> int:
+    """``snapshot report``: the benchmark (and the old spellings of the jobs now apart)."""
+    from snapshot.cli.traffic import cmd_evidence, cmd_ledger
+
     if args.ledger is not None:
-        return cmd_ledger_report(args)
+        return cmd_ledger(argparse.Namespace(**{**vars(args), "path": args.ledger}))
     if args.evidence is not None:
-        return cmd_evidence_report(args)
+        return cmd_evidence(argparse.Namespace(**{**vars(args), "path": args.evidence}))
+    if args.discover:
+        return cmd_report_mine(args)
+    return _run_report(args)
+
+
+def cmd_report_mine(args: argparse.Namespace) -> int:
+    """``snapshot report mine PATH… | --discover``: the measurement on your own sessions."""
+    from snapshot.errors import InputError
+
+    if not args.paths and not args.discover:
+        raise InputError(
+            "report mine: give PATH… (transcript files, folders or globs of your sessions) "
+            "or --discover"
+        )
+    for flag, value in (("--corpus", args.corpus), ("--readme", args.readme)):
+        if value is not None:
+            raise InputError(
+                f"{flag} is the benchmark's (`snapshot report {flag} …`); "
+                "`report mine` measures your own sessions only"
+            )
+    return _run_report(args)
+
+
+def _run_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
     from snapshot.report.matrix import Settings
     from snapshot.report.options import ReportOptions

@@ -70,7 +70,7 @@ class CompactOptions:
     >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
     >>> [conv] = import_path(Path(str(demo)))
     >>> options = CompactOptions(keep_turns=1, openai_api="responses", check=True)
-    >>> out = compact(conv, "gpt-5.1", 4000, options)
+    >>> out = compact(conv, "gpt-5.5", 4000, options)
     >>> out.api, out.validation["ok"]
     ('openai-responses', True)
     """

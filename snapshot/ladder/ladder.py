@@ -22,7 +22,12 @@ from snapshot.ladder.elide import elide
 from snapshot.ladder.images import drop_images
 from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.sheets import SheetOptions, snapshot
-from snapshot.ladder.summary import ModelledSummarizer, Summarizer, Summary
+from snapshot.ladder.summary import (
+    MEASURED_SUMMARY_SOURCE,
+    ModelledSummarizer,
+    Summarizer,
+    Summary,
+)
 from snapshot.ladder.target import Target
 from snapshot.transcript.model import Conversation, Message, TextBlock
 
@@ -195,6 +200,13 @@ def run_ladder(
     on a conversation an earlier pass compacted keeps its snapshot pages (redrawn
     from their text into the same bytes) and widens the imaged middle.
 
+    The summary rung runs only with a ``summarizer``. Without one (the default)
+    nothing is inserted and the result does not fit; the summary step's record
+    holds what a summary of the measured mean size would bring the request to,
+    labelled modelled (``modelled_tokens``). A summarizer that only models its
+    size (:class:`~snapshot.ladder.summary.ModelledSummarizer`, the report's) is
+    the one way to get a placeholder into the conversation.
+
     >>> from snapshot.ladder.target import target_for
     >>> from snapshot.transcript.model import linear, TextBlock, ToolCall, ToolResult
     >>> conv = linear("c", [("u", "user", [TextBlock("task")])] + [
@@ -205,6 +217,9 @@ def run_ladder(
     >>> result = run_ladder(conv, target_for("gpt-5.5"), 3_000, options=LadderOptions(rungs=FREE_RUNGS))
     >>> result.fits, result.rungs_taken
     (True, ('elide',))
+    >>> short = run_ladder(conv, target_for("gpt-5.5"), 500)  # default: no summarizer
+    >>> short.fits, short.rungs_taken, short.steps[-1].data["modelled_tokens"] > 0
+    (False, ('elide',), True)
     """
     opts = options or LadderOptions()
     before = target.tokens(conv.path())
@@ -241,11 +256,13 @@ def run_ladder(
 
     if tokens <= budget or "summary" not in opts.rungs:
         return _finish(current, steps, before, tokens, budget, target, pages=pages)
+    if summarizer is None:
+        return _no_summarizer(current, steps, before, tokens, budget, target, opts, pages)
 
     result, summary = summarize_middle(
         current,
         target,
-        summarizer or ModelledSummarizer(),
+        summarizer,
         keep_turns=opts.keep_turns,
         tail_share=opts.sheets.tail_share,
     )
@@ -275,6 +292,49 @@ def run_ladder(
         target,
         summary=summary,
         model_calls=calls,
+    )
+
+
+def _no_summarizer(
+    current: Conversation,
+    steps: list[RungRecord],
+    before: int,
+    tokens: int,
+    budget: int,
+    target: Target,
+    opts: LadderOptions,
+    pages: tuple[Any, ...],
+) -> LadderResult:
+    """The free result when the summary rung is next and no summarizer was given.
+
+    Nothing is inserted: a summary with no text would be a placeholder in the
+    request and a fit nobody could send. What a summary of the measured mean
+    size would bring the request to stays a figure, labelled modelled, in the
+    summary step's record (``modelled_tokens``) and in the failure.
+    """
+    modelled, summary = summarize_middle(
+        current,
+        target,
+        ModelledSummarizer(),
+        keep_turns=opts.keep_turns,
+        tail_share=opts.sheets.tail_share,
+    )
+    figure = _summary_tokens(target, summary, modelled.conversation)
+    steps.append(
+        RungRecord(
+            "summary",
+            notes=(
+                "not taken: no summarizer given; a summary would bring the request to "
+                f"{figure:,} tokens (modelled only, nothing sent)",
+            ),
+            data={"modelled_tokens": figure, "modelled_size_source": MEASURED_SUMMARY_SOURCE},
+        )
+    )
+    result = _finish(current, steps, before, tokens, budget, target, pages=pages)
+    return replace(
+        result,
+        failure=f"{result.failure}; the next rung is a summary and no summarizer was given "
+        "(pass summarizer=LiveSummarizer(MODEL) for one)",
     )
 
 

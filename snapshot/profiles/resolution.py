@@ -316,7 +316,7 @@ def profile_for(
 
     >>> profile_for("anthropic/claude-sonnet-4.6").route
     'openrouter'
-    >>> profile_for("o3-mini", warn=False).vision
+    >>> profile_for("deepseek-chat").vision
     False
     """
     if overrides and model_id in overrides:

@@ -322,7 +322,7 @@ def _probe_columns(folder: Path, models: Sequence[str]) -> list[Any]:
 def sessions_to_read(
     paths: Sequence[str], discover: bool, *, corpus: Path | None, say: Callable[[str], None]
 ) -> list[Found] | None:
-    """The user's own transcripts ``snapshot report PATH… / --discover`` reads, listed first.
+    """The user's own transcripts ``snapshot report mine PATH… / --discover`` reads, listed first.
 
     ``None`` when neither is given (the demo or ``corpus``). Each place found and
     each path (read or skipped, with why) goes to ``say`` before anything is read.

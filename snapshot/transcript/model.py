@@ -111,6 +111,23 @@ class Message:
 
     ``meta`` holds format-specific facts worth keeping (timestamps, model,
     ``"kind": "compact_boundary"``, ``"compact_summary": True``, ...).
+
+    Examples
+    --------
+    Every importer returns its messages as these (exported as ``snapshot.Message``):
+
+    >>> from importlib import resources
+    >>> import snapshot
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> first = snapshot.import_conversation(demo).path()[1]
+    >>> isinstance(first, snapshot.Message), first.role, first.parent is not None
+    (True, 'user', True)
+
+    Made by hand, blocks are :class:`TextBlock`, :class:`ToolCall`, ... from this module:
+
+    >>> m = Message(id="m1", parent=None, role="user", blocks=(TextBlock("fix the build"),))
+    >>> m.text(), m.chars(), m.images()
+    ('fix the build', 13, ())
     """
 
     id: str
@@ -209,6 +226,26 @@ class Conversation:
     by :func:`conversation_to_dict`. ``None``, for a conversation an importer
     made, means the folder of ``source``, which the importer set to the file
     it read.
+
+    Examples
+    --------
+    What every import returns (exported as ``snapshot.Conversation``):
+
+    >>> from importlib import resources
+    >>> import snapshot
+    >>> demo = resources.files("snapshot.demo") / "transcripts" / "demo-coding.json"
+    >>> conv = snapshot.import_conversation(demo)
+    >>> isinstance(conv, snapshot.Conversation), conv.agent, conv.path()[-1].id == conv.tip
+    (True, 'main', True)
+
+    A branch: two messages continue from one; the tip picks the live path.
+
+    >>> a = Message("a", None, "user", (TextBlock("hi"),))
+    >>> b1 = Message("b1", "a", "assistant", (TextBlock("first try"),))
+    >>> b2 = Message("b2", "a", "assistant", (TextBlock("second try"),))
+    >>> tree = Conversation(id="c", messages=(a, b1, b2), tip="b2")
+    >>> [m.id for m in tree.path()], [m.id for m in tree.children("a")]
+    (['a', 'b2'], ['b1', 'b2'])
     """
 
     id: str
