@@ -66,7 +66,10 @@ class Accepted:
 
 
 ReplyMaker = Callable[[str, dict[str, Any]], dict[str, Any]]
-"""(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict)}``."""
+"""(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict[, call_id])}``; for the
+Responses API also ``{"custom_call": (name, input str, call_id)}`` (a custom tool's free-form
+call, as Codex's ``exec`` and ``apply_patch`` take) and ``"reasoning": str`` (an opaque reasoning
+item with that ``encrypted_content`` before the output)."""
 
 
 def default_reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -439,6 +442,16 @@ def _whole(
         }
     if api == "openai-responses":
         output: list[Any] = []
+        suffix = str(call[2]) if call and len(call) > 2 else "1"
+        if reply.get("reasoning"):  # an opaque reasoning item, as reasoning models send
+            output.append(
+                {
+                    "type": "reasoning",
+                    "id": f"rs_fake_{suffix}",
+                    "summary": [],
+                    "encrypted_content": reply["reasoning"],
+                }
+            )
         if text:
             output.append(
                 {
@@ -449,11 +462,23 @@ def _whole(
                     "content": [{"type": "output_text", "text": text, "annotations": []}],
                 }
             )
+        custom = reply.get("custom_call")  # (name, free-form input, call_id): a custom tool
+        if custom:
+            output.append(
+                {
+                    "type": "custom_tool_call",
+                    "id": f"ctc_fake_{custom[2]}",
+                    "call_id": custom[2],
+                    "name": custom[0],
+                    "input": custom[1],
+                    "status": "completed",
+                }
+            )
         if call:
             output.append(
                 {
                     "type": "function_call",
-                    "id": "fc_fake",
+                    "id": f"fc_fake_{suffix}",
                     "call_id": call[2] if len(call) > 2 else "call_1",
                     "name": call[0],
                     "arguments": json.dumps(call[1]),
@@ -761,6 +786,27 @@ def _events(
                     output_index=index,
                     content_index=0,
                     part=item["content"][0],
+                )
+            elif item["type"] == "reasoning":
+                add("response.output_item.added", output_index=index, item=item)
+            elif item["type"] == "custom_tool_call":
+                add(
+                    "response.output_item.added",
+                    output_index=index,
+                    item={**item, "status": "in_progress", "input": ""},
+                )
+                for piece in _pieces(item["input"]):
+                    add(
+                        "response.custom_tool_call_input.delta",
+                        item_id=item["id"],
+                        output_index=index,
+                        delta=piece,
+                    )
+                add(
+                    "response.custom_tool_call_input.done",
+                    item_id=item["id"],
+                    output_index=index,
+                    input=item["input"],
                 )
             else:
                 add(

@@ -1,0 +1,169 @@
+"""The scripted model behind the fake upstream: it reads one part file per turn with the CLI's
+shell tool, then finishes.
+
+Part ``k`` of the workspace starts with ``HARNESS-PART k of N``; the model finds the highest
+part number in the request's last two history items (the tail the proxy keeps verbatim, so a
+compacted request still says where the session is) and asks for part ``k + 1``, or, after part
+``N``, answers ``HARNESS-DONE``. It picks the tool by name from the tools the request offers
+(Claude Code ``Bash``; Codex ``exec_command`` / ``shell_command`` / ``shell``, or with
+``gpt-6.2-sol`` its JavaScript ``exec`` custom tool calling ``tools.exec_command``; Gemini CLI
+``run_shell_command``), so it follows whatever the CLI version offers. Side requests with no
+shell tool (titles, Gemini CLI's loop and next-speaker checks in JSON mode) get a short text or
+a JSON object. An offline stand-in for a model: it reads no pages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PART = re.compile(r"HARNESS-PART (\d+) of (\d+)")
+DONE = "HARNESS-DONE"
+SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "run_shell_command", "exec")
+_WORDS = [
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+]
+
+
+def write_parts(folder: Path, parts: int, lines: int = 40) -> None:
+    """``parts`` files of ``lines`` deterministic lines (~3 KB each) under ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(1, parts + 1):
+        rows = [f"HARNESS-PART {k} of {parts}"]
+        for i in range(lines):
+            words = " ".join(_WORDS[(k * 7 + i * 3 + j) % len(_WORDS)] for j in range(10))
+            rows.append(f"part {k:02d} line {i:02d}: {words} {k * 1000 + i}")
+        (folder / f"part{k:02d}.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+
+
+def tool_names(api: str, body: dict[str, Any]) -> list[str]:
+    """The names of the tools a request offers, wherever the CLI puts them."""
+    names: list[str] = []
+
+    def take(tools: Any) -> None:
+        for tool in tools if isinstance(tools, list) else []:
+            if not isinstance(tool, dict):
+                continue
+            if isinstance(tool.get("name"), str):
+                names.append(tool["name"])
+            for decl in tool.get("functionDeclarations") or tool.get("function_declarations") or []:
+                if isinstance(decl, dict) and isinstance(decl.get("name"), str):
+                    names.append(decl["name"])
+            if isinstance(tool.get("function"), dict):
+                names.append(str(tool["function"].get("name")))
+            take(tool.get("tools"))  # a namespace of tools
+
+    take(body.get("tools"))
+    for item in (body.get("input") or []) if api == "openai-responses" else []:
+        if isinstance(item, dict) and item.get("type") == "additional_tools":
+            take(item.get("tools"))
+    return names
+
+
+def _history(api: str, body: dict[str, Any]) -> list[Any]:
+    key = {"anthropic": "messages", "openai-responses": "input", "gemini": "contents"}.get(
+        api, "messages"
+    )
+    items = body.get(key)
+    return items if isinstance(items, list) else []
+
+
+def _arguments(tool: str, command: str, part: int) -> dict[str, Any]:
+    if tool == "shell":
+        return {"command": ["bash", "-lc", command]}
+    if tool == "exec_command":
+        return {"cmd": command}
+    if tool == "Bash":
+        return {"command": command, "description": f"Read part {part}"}
+    if tool == "run_shell_command":
+        return {"command": command, "description": f"Read part {part}"}
+    return {"command": command}
+
+
+@dataclass
+class ScriptedModel:
+    """A :data:`fake_upstream.ReplyMaker` that drives ``parts`` shell turns, then finishes."""
+
+    parts: int
+    folder: str = "parts"
+    calls: int = 0  # shell calls asked for
+    finished: int = 0  # closing answers given
+    highest: int = 0  # the highest part number seen in a request
+    side: int = 0  # requests with no shell tool
+    log: list[str] = field(default_factory=list)
+
+    def __call__(self, api: str, body: dict[str, Any]) -> dict[str, Any]:
+        names = tool_names(api, body)
+        tool = next((t for t in SHELL_TOOLS if t in names), None)
+        if tool is None:
+            self.side += 1
+            self.log.append(f"side request ({api}, tools: {names[:6]})")
+            config = body.get("generationConfig") or {}
+            if "json" in str(config.get("responseMimeType", "")):
+                return {
+                    "text": json.dumps(
+                        {
+                            "reasoning": "scripted stand-in: the task is going on",
+                            "next_speaker": "user",
+                            "confidence": 0.0,
+                            "unproductive_state_confidence": 0.0,
+                            "unproductive_state_analysis": "none",
+                            "complexity_reasoning": "scripted stand-in",
+                            "complexity_score": 10,
+                        }
+                    )
+                }
+            return {"text": "Scripted harness session"}
+        tail = json.dumps(_history(api, body)[-2:], ensure_ascii=False)
+        seen = [int(m.group(1)) for m in PART.finditer(tail)]
+        done = max(seen, default=0)
+        self.highest = max(self.highest, done)
+        if done >= self.parts:
+            self.finished += 1
+            self.log.append(f"done after part {done}")
+            return {"text": f"{DONE}: read all {self.parts} parts."}
+        part = done + 1
+        self.calls += 1
+        self.log.append(f"call {tool} for part {part}")
+        command = f"cat {self.folder}/part{part:02d}.txt"
+        call_id = f"call_part{part:02d}_{self.calls:03d}"
+        if api == "anthropic":
+            call_id = f"toolu_01part{part:02d}x{self.calls:03d}"
+        # Responses replies carry an opaque reasoning item, as reasoning models' do: the CLI
+        # sends it back, and a proxy must too.
+        extra = {"reasoning": f"enc-harness-{call_id}"} if api == "openai-responses" else {}
+        if tool == "exec":
+            script = (
+                f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\n"
+                "text(typeof r === 'string' ? r : JSON.stringify(r));"
+            )
+            return {"custom_call": (tool, script, call_id), **extra}
+        return {"call": (tool, _arguments(tool, command, part), call_id), **extra}
