@@ -219,7 +219,8 @@ class FakeUpstream:
             for k, v in request.headers.items()
         }
         self.accepted.append(Accepted(api, request.path, body, tokens, cached, headers, raw))
-        reply = self.reply(api, body)
+        # Each reply its own message id: Claude Code merges the content of replies that share one.
+        reply = {"message_id": f"msg_fake{self.requests:05d}", **self.reply(api, body)}
         png = _image_of(body) if self.ocr is not None and _TRANSCRIBE in raw else None
         if png is not None:
             assert self.ocr is not None
@@ -396,7 +397,7 @@ def _whole(
                 }
             )
         return {
-            "id": "msg_fake",
+            "id": reply.get("message_id", "msg_fake"),
             "type": "message",
             "role": "assistant",
             "model": model,
@@ -456,7 +457,7 @@ def _whole(
             output.append(
                 {
                     "type": "message",
-                    "id": "msg_fake",
+                    "id": reply.get("message_id", "msg_fake"),
                     "status": "completed",
                     "role": "assistant",
                     "content": [{"type": "output_text", "text": text, "annotations": []}],
@@ -541,7 +542,7 @@ def _events(
                 {
                     "type": "message_start",
                     "message": {
-                        "id": "msg_fake",
+                        "id": reply.get("message_id", "msg_fake"),
                         "type": "message",
                         "role": "assistant",
                         "model": model,

@@ -105,6 +105,34 @@ def coarse_diff(client: dict[str, Any], upstream: dict[str, Any], api: str) -> l
     return out
 
 
+def _common_suffix(a: list[Any], b: list[Any]) -> int:
+    """Trailing items equal up to spelling (a string content is one text block; cache markers aside)."""
+    n = 0
+    while n < min(len(a), len(b)) and _same(a[-1 - n], b[-1 - n]):
+        n += 1
+    return n
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _normal(a) == _normal(b)
+
+
+def _normal(x: Any) -> Any:
+    if isinstance(x, dict):
+        # cache_control moves to the newest message every turn: not part of an item's identity
+        out = {
+            k: _normal(v)
+            for k, v in x.items()
+            if k != "cache_control" and not (k == "is_error" and v is False)
+        }
+        if isinstance(out.get("content"), str) and ("role" in out or "tool_use_id" in out):
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(x, list):
+        return [_normal(v) for v in x]
+    return x
+
+
 def _item_fields(items: list[Any], names: tuple[str, ...]) -> int:
     return sum(1 for i in items if isinstance(i, dict) and any(n in i for n in names))
 
@@ -115,6 +143,30 @@ def images(body: bytes) -> list[str]:
         hashlib.sha256(m.group(1).encode()).hexdigest()[:16]
         for m in _IMAGE.finditer(body.decode("utf-8", "replace"))
     ]
+
+
+def _ledger_reuse(client: list[Any], ledger: list[dict[str, Any]]) -> dict[int, bool]:
+    """The proxy's own ``reused_pass`` per client request, where the ledger lines up one to one.
+
+    The ledger writes one record per upstream answer in order; records after a rejection
+    (``recovered_from``) belong to the same request, so only the last record of each counts.
+    """
+    answers = ledger
+    out: dict[int, bool] = {}
+    posts = [ex for ex in client if ex.method == "POST" and ex.body]
+    i = 0
+    for ex in posts:
+        if i >= len(answers):
+            break
+        record = answers[i]
+        # a rejected-then-retried request wrote two records: the refusal and the retry
+        if record.get("recovery_tried") == "retried once compacted" and i + 1 < len(answers):
+            i += 1
+            record = answers[i]
+        if ex.seq is not None:
+            out[ex.seq] = bool((record.get("plan") or {}).get("reused_pass"))
+        i += 1
+    return out
 
 
 def key_leaks(key: str, places: list[Path]) -> list[str]:
@@ -132,9 +184,17 @@ def key_leaks(key: str, places: list[Path]) -> list[str]:
     return found
 
 
-def analyse(api: str, client: list[Any], upstream: list[Any], *, keep: int = 25) -> dict[str, Any]:
+def analyse(
+    api: str,
+    client: list[Any],
+    upstream: list[Any],
+    *,
+    ledger: list[dict[str, Any]] | None = None,
+    keep: int = 25,
+) -> dict[str, Any]:
     """Fidelity, reuse, rejections from the taps' exchanges (see :mod:`harness_tap`)."""
     diff, why_missing = fidelity_function()
+    proxy_reused = _ledger_reuse(client, ledger or [])
     by_seq: dict[int, list[Any]] = {}
     for ex in upstream:
         if ex.seq is not None:
@@ -143,7 +203,7 @@ def analyse(api: str, client: list[Any], upstream: list[Any], *, keep: int = 25)
     findings: list[str] = []
     fidelity_failures = 0
     repeated_refusals = 0
-    previous: list[str] | None = None
+    previous: list[str] | None = None  # the last pass's items, as JSON
     reused = 0
     api_requests = 0
     for ex in client:
@@ -173,14 +233,21 @@ def analyse(api: str, client: list[Any], upstream: list[Any], *, keep: int = 25)
                 len(json.loads(final.body).get(HISTORY[api]) or []),
             ],
         }
-        pages = images(final.body)
-        row["pages"] = len(pages)
+        went_up = json.loads(final.body).get(HISTORY[api]) or []
+        row["pages"] = len(images(final.body))
+        # The pass's part of the history: everything before the tail kept as the client sent
+        # it. The next compacted request reuses it when its history starts with those items,
+        # byte for byte (so the provider's cached prefix survives).
+        tail = _common_suffix(sent.get(HISTORY[api]) or [], went_up)
+        replaced = [json.dumps(i, sort_keys=True) for i in went_up[: len(went_up) - tail]]
         if previous is not None:
-            row["reuses_previous_pass"] = bool(previous) and pages[: len(previous)] == previous
+            now = [json.dumps(i, sort_keys=True) for i in went_up[: len(previous)]]
+            row["reuses_previous_pass"] = bool(previous) and now == previous
             reused += row["reuses_previous_pass"]
-        previous = pages
+        previous = replaced
         coarse = coarse_diff(sent, json.loads(final.body), api)
         row["coarse"] = coarse
+        row["proxy_says_reused"] = proxy_reused[ex.seq] if ex.seq in proxy_reused else None
         if diff is not None:
             differences = diff(sent, json.loads(final.body), api)
             row["fidelity_diff"] = [str(d) for d in (differences or [])][:10]
@@ -206,6 +273,8 @@ def analyse(api: str, client: list[Any], upstream: list[Any], *, keep: int = 25)
         "client_rejection_samples": client_rejections[:5],
         "compacted_requests": len(compacted),
         "reuse": {
+            "measured_from": "bodies: the next compacted history starts with the last pass's items",
+            "proxy_ledger_reused": sum(1 for r in compacted if r["proxy_says_reused"]),
             "reused": reused,
             "of": max(len(compacted) - 1, 0),
             "share": round(reused / (len(compacted) - 1), 3) if len(compacted) > 1 else None,

@@ -22,6 +22,9 @@ from typing import Any
 
 PART = re.compile(r"HARNESS-PART (\d+) of (\d+)")
 DONE = "HARNESS-DONE"
+#: How Claude Code words its own compaction request (the summary it asks for after a "prompt
+#: is too long" reaches it).
+SUMMARY_ASKED = re.compile(r"create a detailed summary of the conversation", re.I)
 SHELL_TOOLS = ("Bash", "exec_command", "shell_command", "shell", "run_shell_command", "exec")
 _WORDS = [
     "alpha",
@@ -118,6 +121,7 @@ class ScriptedModel:
     finished: int = 0  # closing answers given
     highest: int = 0  # the highest part number seen in a request
     side: int = 0  # requests with no shell tool
+    summaries: int = 0  # the CLI's own compaction requests answered
     log: list[str] = field(default_factory=list)
 
     def __call__(self, api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +150,15 @@ class ScriptedModel:
         seen = [int(m.group(1)) for m in PART.finditer(tail)]
         done = max(seen, default=0)
         self.highest = max(self.highest, done)
+        if SUMMARY_ASKED.search(
+            json.dumps(_history(api, body)[-1:])
+        ):  # the CLI's own compaction (after a rejection got through)
+            self.summaries += 1
+            self.log.append(f"summary asked at part {self.highest}")
+            return {
+                "text": f"Summary: the task is reading the part files in order; the last one read "
+                f"was HARNESS-PART {self.highest} of {self.parts}."
+            }
         if done >= self.parts:
             self.finished += 1
             self.log.append(f"done after part {done}")

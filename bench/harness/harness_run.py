@@ -227,7 +227,10 @@ def run_one(
                 if "/models/" in e.path
             }
         )
-    checked = analyse(api, front.exchanges, behind.exchanges)
+    from snapshot.proxy.ledger import read_ledger
+
+    ledger = read_ledger(run / "ledger") if (run / "ledger").is_dir() else []
+    checked = analyse(api, front.exchanges, behind.exchanges, ledger=ledger)
     leaks = key_leaks(key, [run / "store", run / "ledger", run / "proxy.log"])
     summary: dict[str, Any] = {
         "cli": cli,
@@ -244,6 +247,7 @@ def run_one(
         "highest_part": script.highest,
         "finished": script.finished > 0 and DONE.encode() in out,
         "side_requests": script.side,
+        "cli_own_compactions": script.summaries,
         "fake_limit": limit_set[0] if limit_set else None,
         "fake_validation_problems": len(fake.problems),
         "fake_validation_samples": sorted(set(fake.problems))[:5],
