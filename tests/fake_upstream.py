@@ -69,7 +69,8 @@ ReplyMaker = Callable[[str, dict[str, Any]], dict[str, Any]]
 """(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict[, call_id])}``; for the
 Responses API also ``{"custom_call": (name, input str, call_id)}`` (a custom tool's free-form
 call, as Codex's ``exec`` and ``apply_patch`` take) and ``"reasoning": str`` (an opaque reasoning
-item with that ``encrypted_content`` before the output)."""
+item with that ``encrypted_content`` before the output); for Gemini ``"signature": str``, the
+``thoughtSignature`` of the call's part."""
 
 
 def default_reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -443,7 +444,9 @@ def _whole(
         }
     if api == "openai-responses":
         output: list[Any] = []
-        suffix = str(call[2]) if call and len(call) > 2 else "1"
+        custom = reply.get("custom_call")  # (name, free-form input, call_id): a custom tool
+        named = call if call and len(call) > 2 else custom
+        suffix = str(named[2]) if named else "1"
         if reply.get("reasoning"):  # an opaque reasoning item, as reasoning models send
             output.append(
                 {
@@ -463,7 +466,6 @@ def _whole(
                     "content": [{"type": "output_text", "text": text, "annotations": []}],
                 }
             )
-        custom = reply.get("custom_call")  # (name, free-form input, call_id): a custom tool
         if custom:
             output.append(
                 {
@@ -506,7 +508,10 @@ def _whole(
         }
     parts: list[Any] = [{"text": text}] if text else []
     if call:
-        parts.append({"functionCall": {"name": call[0], "args": call[1]}})
+        part = {"functionCall": {"name": call[0], "args": call[1]}}
+        if reply.get("signature"):  # Gemini 3 models sign each model step; clients send it back
+            part["thoughtSignature"] = reply["signature"]
+        parts.append(part)
     return {
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}

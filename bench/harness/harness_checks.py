@@ -247,7 +247,7 @@ def analyse(
         previous = replaced
         coarse = coarse_diff(sent, json.loads(final.body), api)
         row["coarse"] = coarse
-        row["proxy_says_reused"] = proxy_reused[ex.seq] if ex.seq in proxy_reused else None
+        row["proxy_says_reused"] = proxy_reused.get(ex.seq) if ex.seq is not None else None
         if diff is not None:
             differences = diff(sent, json.loads(final.body), api)
             row["fidelity_diff"] = [str(d) for d in (differences or [])][:10]

@@ -10,14 +10,35 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-#: (cli, model or None for the CLI's default, the default's name as the request carries it)
-RUNS: tuple[tuple[str, str | None], ...] = (
-    ("claude", None),
-    ("claude", "claude-sonnet-5-5"),
-    ("codex", None),
-    ("codex", "gpt-5.2-codex"),
-    ("gemini", None),
-    ("gemini", "gemini-2.5-flash"),
+
+@dataclass(frozen=True)
+class Run:
+    """One session of the suite: a CLI, its model (None: the CLI's default) and proxy flags."""
+
+    cli: str
+    model: str | None = None
+    window: int | None = None  # --window for the proxy (None: no flag beyond --upstream)
+    required: bool = True  # False: a diagnostic run, reported but not part of the verdict
+
+    @property
+    def name(self) -> str:
+        return f"{self.cli}-{self.model or 'default'}" + (
+            f"-window{self.window}" if self.window else ""
+        )
+
+
+#: Issue 38 item 8: each CLI with its default model and one other, no flag beyond --upstream;
+#: then diagnostics with --window, so Codex's compaction path is exercised on trees whose tables
+#: do not know its default model yet.
+RUNS: tuple[Run, ...] = (
+    Run("claude"),
+    Run("claude", "claude-sonnet-5-5"),
+    Run("codex"),
+    Run("codex", "gpt-5.2"),
+    Run("gemini"),
+    Run("gemini", "gemini-2.5-flash"),
+    Run("codex", None, 400_000, required=False),
+    Run("gemini", None, 1_048_576, required=False),
 )
 API = {"claude": "anthropic", "codex": "openai-responses", "gemini": "gemini"}
 

@@ -140,8 +140,9 @@ class ScriptedModel:
                             "confidence": 0.0,
                             "unproductive_state_confidence": 0.0,
                             "unproductive_state_analysis": "none",
-                            "complexity_reasoning": "scripted stand-in",
-                            "complexity_score": 10,
+                            # Gemini CLI's router: a high score keeps the default (pro) model
+                            "complexity_reasoning": "scripted stand-in: a long multi-step task",
+                            "complexity_score": 90,
                         }
                     )
                 }
@@ -172,7 +173,11 @@ class ScriptedModel:
             call_id = f"toolu_01part{part:02d}x{self.calls:03d}"
         # Responses replies carry an opaque reasoning item, as reasoning models' do: the CLI
         # sends it back, and a proxy must too.
-        extra = {"reasoning": f"enc-harness-{call_id}"} if api == "openai-responses" else {}
+        extra: dict[str, Any] = {}
+        if api == "openai-responses":
+            extra = {"reasoning": f"enc-harness-{call_id}"}
+        elif api == "gemini":  # Gemini 3 signs each model step; the CLI sends it back
+            extra = {"signature": f"c2lnLWhhcm5lc3Mt{part:02d}"}
         if tool == "exec":
             script = (
                 f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\n"

@@ -20,28 +20,29 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness_checks import MISSING_FIDELITY  # noqa: E402
-from harness_clis import RUNS  # noqa: E402
-from harness_install import PINS, cache_root, installed  # noqa: E402
-from harness_run import run_one  # noqa: E402
+from harness_checks import MISSING_FIDELITY
+from harness_clis import RUNS, Run
+from harness_install import PINS, cache_root, installed
+from harness_run import run_one
 
-_SESSIONS: dict[tuple[str, str | None], dict[str, Any]] = {}
-IDS = [f"{cli}-{model or 'default'}" for cli, model in RUNS]
+_SESSIONS: dict[str, dict[str, Any]] = {}
+REQUIRED = [run for run in RUNS if run.required]
+IDS = [run.name for run in REQUIRED]
 
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    def get(cli: str, model: str | None) -> dict[str, Any]:
-        if installed(cli) is None:
-            package, version = PINS[cli]
+    def get(run: Run) -> dict[str, Any]:
+        if installed(run.cli) is None:
+            package, version = PINS[run.cli]
             pytest.skip(
                 f"{package}@{version} is not installed under {cache_root()}: "
                 "run python bench/harness/harness_install.py"
             )
-        if (cli, model) not in _SESSIONS:
-            folder = tmp_path_factory.mktemp(f"{cli}-{model or 'default'}")
-            _SESSIONS[cli, model] = run_one(cli, model, folder)
-        return _SESSIONS[cli, model]
+        if run.name not in _SESSIONS:
+            folder = tmp_path_factory.mktemp(run.name)
+            _SESSIONS[run.name] = run_one(run.cli, run.model, folder, window=run.window)
+        return _SESSIONS[run.name]
 
     return get
 
@@ -50,9 +51,9 @@ def _show(s: dict[str, Any]) -> str:
     return f"{s['cli']} {s['version']} ({s['model']}, seen {s['models_seen']})"
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_every_turn_done_and_exit_0(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_every_turn_done_and_exit_0(runs: Any, run: Run) -> None:
+    s = runs(run)
     assert s["exit_code"] == 0, f"{_show(s)} exited {s['exit_code']}"
     assert s["highest_part"] >= s["parts"] and s["finished"], (
         f"{_show(s)}: {s['shell_turns']} shell turns, reached part {s['highest_part']} of "
@@ -61,16 +62,16 @@ def test_every_turn_done_and_exit_0(runs: Any, cli: str, model: str | None) -> N
     )
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_crosses_the_threshold(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_crosses_the_threshold(runs: Any, run: Run) -> None:
+    s = runs(run)
     assert s["upstream_rejections"] >= 1, f"{_show(s)}: the session never reached the fake's limit"
     assert s["compacted_requests"] > 0, f"{_show(s)}: no request was compacted"
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_fidelity_diff_empty(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_fidelity_diff_empty(runs: Any, run: Run) -> None:
+    s = runs(run)
     if not s["compacted_requests"]:
         pytest.fail(f"{_show(s)}: no compacted request to check")
     if not s["fidelity"]["available"]:
@@ -85,9 +86,9 @@ def test_fidelity_diff_empty(runs: Any, cli: str, model: str | None) -> None:
     )
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_compacted_requests_reuse_the_previous_pass(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_compacted_requests_reuse_the_previous_pass(runs: Any, run: Run) -> None:
+    s = runs(run)
     reuse = s["reuse"]
     assert reuse["share"] is not None, f"{_show(s)}: fewer than two compacted requests"
     assert reuse["share"] >= 0.5, (
@@ -96,9 +97,9 @@ def test_compacted_requests_reuse_the_previous_pass(runs: Any, cli: str, model: 
     )
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_no_rejection_reaches_the_client(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_no_rejection_reaches_the_client(runs: Any, run: Run) -> None:
+    s = runs(run)
     assert s["client_rejections"] == 0, (
         f"{_show(s)}: {s['client_rejections']} error replies reached the CLI: "
         f"{s['client_rejection_samples'][:2]}"
@@ -106,7 +107,7 @@ def test_no_rejection_reaches_the_client(runs: Any, cli: str, model: str | None)
     assert s["repeated_refusals"] == 0, f"{_show(s)}: a refused body was sent again"
 
 
-@pytest.mark.parametrize(("cli", "model"), RUNS, ids=IDS)
-def test_key_never_written(runs: Any, cli: str, model: str | None) -> None:
-    s = runs(cli, model)
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_key_never_written(runs: Any, run: Run) -> None:
+    s = runs(run)
     assert not s["key_leaks"], f"{_show(s)}: the key is in {s['key_leaks']}"
