@@ -40,7 +40,7 @@ from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
 from harness_checks import analyse, key_leaks  # noqa: E402
 from harness_clis import API, RUNS, Run, invocation, task  # noqa: E402
 from harness_install import PINS, installed  # noqa: E402
-from harness_model import DONE, ScriptedModel, write_parts  # noqa: E402
+from harness_model import DONE, PART, ScriptedModel, write_parts  # noqa: E402
 from harness_tap import Tap  # noqa: E402
 
 PARTS = 42  # shell turns per session (issue 38: >= 40)
@@ -252,11 +252,53 @@ def run_one(
         "fake_validation_problems": len(fake.problems),
         "fake_validation_samples": sorted(set(fake.problems))[:5],
         "key_leaks": leaks,
+        "store": None if direct else store_export(run / "store", api, parts),
         **checked,
     }
     summary["passed"] = verdict(summary)
     (run / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return summary
+
+
+def store_export(store: Path, api: str, parts: int) -> dict[str, Any]:
+    """Each stored conversation exported with ``snapshot export --to API``: the exporter's notes
+    (calls with no result, results with no call) and how many parts' real text the export holds."""
+    rows = []
+    for conv in sorted(p.name for p in store.iterdir() if p.is_dir()) if store.is_dir() else []:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+        argv = [sys.executable, "-m", "snapshot", "export", conv, "--workspace", str(store)]
+        done = subprocess.run(
+            [*argv, "--to", api],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+            check=False,
+        )
+        notes = [line for line in done.stderr.splitlines() if line.startswith("snapshot: note:")]
+        rows.append(
+            {
+                "conversation": conv,
+                "exit_code": done.returncode,
+                "unanswered_calls": sum("has no result" in n for n in notes),
+                "orphan_results": sum("has no call" in n for n in notes),
+                "parts": len({m.group(1) for m in PART.finditer(done.stdout)}),
+                "notes": notes[:3],
+            }
+        )
+    return {
+        "conversations": len(rows),
+        "unanswered_calls": sum(r["unanswered_calls"] for r in rows),
+        "orphan_results": sum(r["orphan_results"] for r in rows),
+        "parts_in_largest": max((r["parts"] for r in rows), default=0),
+        "answers_every_call": bool(rows)
+        and all(
+            r["exit_code"] == 0 and not r["unanswered_calls"] and not r["orphan_results"]
+            for r in rows
+        )
+        and max(r["parts"] for r in rows) >= parts,
+        "rows": rows,
+    }
 
 
 def verdict(s: dict[str, Any]) -> dict[str, bool | None]:
@@ -277,6 +319,9 @@ def verdict(s: dict[str, Any]) -> dict[str, bool | None]:
         "no_rejection_reaches_client": s["client_rejections"] == 0,
         "no_refused_body_resent": s["repeated_refusals"] == 0,
         "key_never_written": not s["key_leaks"],
+        "store_export_answers_every_call": None
+        if s["store"] is None
+        else s["store"]["answers_every_call"],
     }
 
 
@@ -335,6 +380,7 @@ def run_all(out: Path, runs: list[Run]) -> dict[str, Any]:
             "reuse_share_at_least": 0.5,
             "client_rejections": 0,
             "key_never_written": True,
+            "store_export_answers_every_call": True,
         },
         "results": results,
     }

@@ -52,6 +52,7 @@ class Exchange:
     reply: bytes = b""
     started: float = 0.0
     seconds: float = 0.0
+    client_gone: bool = False
 
 
 @dataclass
@@ -135,10 +136,13 @@ class Tap:
             )
             await reply.prepare(request)
             chunks = bytearray()
-            async for chunk in upstream.content.iter_any():
-                chunks += chunk
-                await reply.write(chunk)
-            await reply.write_eof()
+            try:
+                async for chunk in upstream.content.iter_any():
+                    chunks += chunk
+                    await reply.write(chunk)
+                await reply.write_eof()
+            except ConnectionError:
+                record.client_gone = True  # the client hung up after what it needed (Codex does)
             record.reply = bytes(chunks)
         record.seconds = time.time() - record.started
         return reply

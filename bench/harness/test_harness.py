@@ -111,3 +111,15 @@ def test_no_rejection_reaches_the_client(runs: Any, run: Run) -> None:
 def test_key_never_written(runs: Any, run: Run) -> None:
     s = runs(run)
     assert not s["key_leaks"], f"{_show(s)}: the key is in {s['key_leaks']}"
+
+
+@pytest.mark.parametrize("run", REQUIRED, ids=IDS)
+def test_store_export_answers_every_call(runs: Any, run: Run) -> None:
+    s = runs(run)
+    store = s["store"]
+    assert store["answers_every_call"], (
+        f"{_show(s)}: {store['conversations']} stored conversations; export: "
+        f"{store['unanswered_calls']} calls with no result, {store['orphan_results']} results "
+        f"with no call, {store['parts_in_largest']} of {s['parts']} parts' text; "
+        f"{[r['notes'][:1] for r in store['rows']][:2]}"
+    )
