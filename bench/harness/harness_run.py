@@ -48,6 +48,16 @@ GROW_PARTS = 18  # the fake's limit: the first shell request plus about this man
 PART_TOKENS = 1400  # one part's result in the fake's count (a ~3.7 KB file, JSON over 3)
 CLI_TIMEOUT = 1200.0
 REPORT = ROOT / "reports" / "bench" / "harness.json"
+
+
+def snapshot_tree() -> Path:
+    """The tree whose ``snapshot`` this process imports: the proxy and the exporter run it too
+    (``PYTHONPATH=OTHER_TREE python bench/harness/harness_run.py …`` tries another branch)."""
+    import snapshot
+
+    return Path(snapshot.__file__).resolve().parents[1]
+
+
 README = HERE / "README.md"
 
 
@@ -81,7 +91,7 @@ class _ProxyProcess:
             *(["--window", str(window)] if window else []),
         ]
         env = {k: v for k, v in os.environ.items() if "KEY" not in k.upper()}
-        env["PYTHONPATH"] = str(ROOT)
+        env["PYTHONPATH"] = str(snapshot_tree())
         self._file = self.log.open("wb")
         self.proc = subprocess.Popen(
             self.args, stdout=self._file, stderr=subprocess.STDOUT, env=env
@@ -263,9 +273,9 @@ def run_one(
 def store_export(store: Path, api: str, parts: int) -> dict[str, Any]:
     """Each stored conversation exported with ``snapshot export --to API``: the exporter's notes
     (calls with no result, results with no call) and how many parts' real text the export holds."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for conv in sorted(p.name for p in store.iterdir() if p.is_dir()) if store.is_dir() else []:
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "SNAPSHOT_NO_PROGRESS": "1"}
+        env = {**os.environ, "PYTHONPATH": str(snapshot_tree()), "SNAPSHOT_NO_PROGRESS": "1"}
         argv = [sys.executable, "-m", "snapshot", "export", conv, "--workspace", str(store)]
         done = subprocess.run(
             [*argv, "--to", api],
@@ -286,17 +296,18 @@ def store_export(store: Path, api: str, parts: int) -> dict[str, Any]:
                 "notes": notes[:3],
             }
         )
+    most = max((int(r["parts"]) for r in rows), default=0)
     return {
         "conversations": len(rows),
         "unanswered_calls": sum(r["unanswered_calls"] for r in rows),
         "orphan_results": sum(r["orphan_results"] for r in rows),
-        "parts_in_largest": max((r["parts"] for r in rows), default=0),
+        "parts_in_largest": most,
         "answers_every_call": bool(rows)
         and all(
             r["exit_code"] == 0 and not r["unanswered_calls"] and not r["orphan_results"]
             for r in rows
         )
-        and max(r["parts"] for r in rows) >= parts,
+        and most >= parts,
         "rows": rows,
     }
 
@@ -338,7 +349,7 @@ def machine() -> dict[str, Any]:
 
 def commit() -> str:
     done = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+        ["git", "-C", str(snapshot_tree()), "rev-parse", "--short", "HEAD"],
         capture_output=True,
         text=True,
         check=False,
@@ -364,6 +375,12 @@ def run_all(out: Path, runs: list[Run]) -> dict[str, Any]:
         "bench": "harness conformance (issue 38 item 8)",
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": commit(),
+        "branch": subprocess.run(
+            ["git", "-C", str(snapshot_tree()), "branch", "--show-current"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip(),
         "machine": machine(),
         "load": {
             "start": [round(x, 2) for x in load],
