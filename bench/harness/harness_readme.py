@@ -37,7 +37,8 @@ def _row(r: dict[str, Any]) -> str:
         f"| {r['highest_part']}/{r['parts']} | {r['exit_code']} | {r['compacted_requests']} "
         f"of {r['client_requests']} | {diff} | {share} / {reuse['proxy_ledger_reused']} "
         f"| {r['upstream_rejections']} → {r['client_rejections']} | {exported} "
-        f"| {_mark(bool(r['key_leaks']))} | {_mark(passed)} |"
+        f"| {'**' + str(len(r['key_leaks'])) + ' files**' if r['key_leaks'] else 'nowhere'} "
+        f"| {_mark(passed)} |"
     )
 
 
@@ -46,7 +47,7 @@ def section(report: dict[str, Any]) -> str:
     header = [
         "| CLI | model (models seen) | parts read | exit | compacted requests "
         "| fidelity diff | reuse: bodies / proxy ledger | rejections upstream → client "
-        "| store export | key written | passed |",
+        "| store export | key found in | passed |",
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     required = [r for r in report["results"] if r.get("required", True)]
