@@ -417,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parts", type=int, default=PARTS)
     parser.add_argument("--window", type=int, default=None, help="pass --window to the proxy")
     parser.add_argument("--direct", action="store_true", help="no proxy: the CLI against the fake")
-    parser.add_argument("--report", type=Path, default=REPORT)
+    parser.add_argument("--report", type=Path, default=REPORT, help="with all: the JSON")
+    parser.add_argument("--readme", type=Path, default=README, help="with all: the README")
     args = parser.parse_args(argv)
     out = args.out or Path(tempfile.mkdtemp(prefix="snapshot-harness-"))
     if args.cli == "all":
@@ -426,7 +427,7 @@ def main(argv: list[str] | None = None) -> int:
         args.report.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
         from harness_readme import write_section
 
-        write_section(report, README)
+        write_section(report, args.readme)
         print(f"harness: wrote {args.report}; records in {out}", file=sys.stderr)
         return 0 if report["passed"] else 1
     summary = run_one(
