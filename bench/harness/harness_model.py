@@ -57,13 +57,20 @@ _WORDS = [
 
 
 def write_parts(folder: Path, parts: int, lines: int = 40) -> None:
-    """``parts`` files of ``lines`` deterministic lines (~3 KB each) under ``folder``."""
+    """``parts`` files of ``lines`` deterministic lines (~3.7 KB each) under ``folder``.
+
+    Each but the last ends with the path of the next, which the next shell call names: the
+    proxy's elision keeps a result a later step refers to, so old results have to be drawn as
+    pages rather than elided, and the page rungs are exercised.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     for k in range(1, parts + 1):
         rows = [f"HARNESS-PART {k} of {parts}"]
         for i in range(lines):
             words = " ".join(_WORDS[(k * 7 + i * 3 + j) % len(_WORDS)] for j in range(10))
             rows.append(f"part {k:02d} line {i:02d}: {words} {k * 1000 + i}")
+        if k < parts:  # the next call names this path first seen here: a referenced result
+            rows.append(f"next: {folder.name}/part{k + 1:02d}.txt")
         (folder / f"part{k:02d}.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
 
 
