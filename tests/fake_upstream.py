@@ -795,43 +795,29 @@ def _events(
                 )
             elif item["type"] == "reasoning":
                 add("response.output_item.added", output_index=index, item=item)
-            elif item["type"] == "custom_tool_call":
+            else:  # a function or custom tool call: its argument text streams in pieces
+                field, kind = (
+                    ("input", "custom_tool_call_input")
+                    if item["type"] == "custom_tool_call"
+                    else ("arguments", "function_call_arguments")
+                )
                 add(
                     "response.output_item.added",
                     output_index=index,
-                    item={**item, "status": "in_progress", "input": ""},
+                    item={**item, "status": "in_progress", field: ""},
                 )
-                for piece in _pieces(item["input"]):
+                for piece in _pieces(item[field]):
                     add(
-                        "response.custom_tool_call_input.delta",
+                        f"response.{kind}.delta",
                         item_id=item["id"],
                         output_index=index,
                         delta=piece,
                     )
                 add(
-                    "response.custom_tool_call_input.done",
+                    f"response.{kind}.done",
                     item_id=item["id"],
                     output_index=index,
-                    input=item["input"],
-                )
-            else:
-                add(
-                    "response.output_item.added",
-                    output_index=index,
-                    item={**item, "status": "in_progress", "arguments": ""},
-                )
-                for piece in _pieces(item["arguments"]):
-                    add(
-                        "response.function_call_arguments.delta",
-                        item_id=item["id"],
-                        output_index=index,
-                        delta=piece,
-                    )
-                add(
-                    "response.function_call_arguments.done",
-                    item_id=item["id"],
-                    output_index=index,
-                    arguments=item["arguments"],
+                    **{field: item[field]},
                 )
             add("response.output_item.done", output_index=index, item=item)
         add("response.completed", response=whole)

@@ -42,6 +42,7 @@ from harness_clis import API, RUNS, Run, invocation, task  # noqa: E402
 from harness_install import PINS, installed  # noqa: E402
 from harness_model import DONE, PART, ScriptedModel, write_parts  # noqa: E402
 from harness_tap import Tap  # noqa: E402
+from proxy_process import ProxyProcess  # noqa: E402
 
 PARTS = 42  # shell turns per session (issue 38: >= 40)
 GROW_PARTS = 18  # the fake's limit: the first shell request plus about this many parts
@@ -61,67 +62,15 @@ def snapshot_tree() -> Path:
 README = HERE / "README.md"
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class _ProxyProcess:
-    """``python -m snapshot proxy`` from this checkout, stderr to a log file."""
-
-    def __init__(self, upstream: str, run: Path, window: int | None) -> None:
-        self.port = _free_port()
-        self.log = run / "proxy.log"
-        self.args = [
-            sys.executable,
-            "-m",
-            "snapshot",
-            "proxy",
-            "--upstream",
-            upstream,
-            "--listen",
-            f"127.0.0.1:{self.port}",
-            "--store",
-            str(run / "store"),
-            "--ledger",
-            str(run / "ledger"),
-            *(["--window", str(window)] if window else []),
-        ]
-        env = {k: v for k, v in os.environ.items() if "KEY" not in k.upper()}
-        env["PYTHONPATH"] = str(snapshot_tree())
-        self._file = self.log.open("wb")
-        self.proc = subprocess.Popen(
-            self.args, stdout=self._file, stderr=subprocess.STDOUT, env=env
-        )
-        import socket
-
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"proxy exited: {self.log.read_text(errors='replace')}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("proxy did not start listening")
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        self._file.close()
+def _start_proxy(upstream: str, run: Path, window: int | None) -> ProxyProcess:
+    """``python -m snapshot proxy`` of :func:`snapshot_tree`, its output in ``run/proxy.log``;
+    no key in its environment (it forwards the client's)."""
+    proxy = ProxyProcess(upstream, run / "store", run / "ledger")
+    proxy.args += ["--window", str(window)] if window else []
+    env = {k: v for k, v in os.environ.items() if "KEY" not in k.upper()}
+    env["PYTHONPATH"] = str(snapshot_tree())
+    proxy.start(120, env=env, log=run / "proxy.log")
+    return proxy
 
 
 def _dump(folder: Path, exchanges: list[Any]) -> None:
@@ -193,7 +142,7 @@ def run_one(
         ) as fake,
         Tap(fake.url, number=False, lifetime=timeout + 120) as behind,
     ):
-        proxy = None if direct else _ProxyProcess(behind.url, run, window)
+        proxy = None if direct else _start_proxy(behind.url, run, window)
         try:
             front_target = behind.url if proxy is None else proxy.url
             with Tap(front_target, number=True, lifetime=timeout + 120) as front:
