@@ -56,7 +56,8 @@ def section(report: dict[str, Any]) -> str:
         "## Harness conformance",
         "",
         f"Measured {report['date']} on {report.get('branch') or 'a detached tree'} at "
-        f"{report['commit']} ({report['machine']['cores']} "
+        f"{report['commit']} (harness {report.get('harness_commit', '?')}; "
+        f"{report['machine']['cores']} "
         f"cores shared with other jobs, load {report['load']['start'][0]} → "
         f"{report['load']['end'][0]}; {report['seconds']:.0f} s for all runs). Versions: "
         + ", ".join(f"`{pin}`" for pin in report["pins"].values())

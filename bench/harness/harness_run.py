@@ -296,9 +296,10 @@ def machine() -> dict[str, Any]:
     }
 
 
-def commit() -> str:
+def commit(tree: Path | None = None) -> str:
+    """The short commit of ``tree`` (default: the tree under test)."""
     done = subprocess.run(
-        ["git", "-C", str(snapshot_tree()), "rev-parse", "--short", "HEAD"],
+        ["git", "-C", str(tree or snapshot_tree()), "rev-parse", "--short", "HEAD"],
         capture_output=True,
         text=True,
         check=False,
@@ -324,6 +325,8 @@ def run_all(out: Path, runs: list[Run]) -> dict[str, Any]:
         "bench": "harness conformance (issue 38 item 8)",
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": commit(),
+        "tree": str(snapshot_tree()),
+        "harness_commit": commit(ROOT),
         "branch": subprocess.run(
             ["git", "-C", str(snapshot_tree()), "branch", "--show-current"],
             capture_output=True,
