@@ -47,11 +47,31 @@ _IMAGE_DATA = re.compile(
 )
 
 
-def fake_tokens(history: list[Any], extra: Any = None) -> int:
-    """The fake's own count: JSON characters (base64 image data left out) over 3, + 2500 per image (near the large pages the providers bill)."""
+ImageTokens = Callable[[int, int], int]
+"""(width, height) of a PNG → the tokens it counts as."""
+
+
+def fake_tokens(history: list[Any], extra: Any = None, image: ImageTokens | None = None) -> int:
+    """The fake's own count: JSON characters (base64 image data left out) over 3, + 2500 per image
+    (near the large pages the providers bill), or ``image(width, height)`` per PNG when given."""
     text = json.dumps([history, extra], ensure_ascii=False)
-    images = len(_IMAGE_DATA.findall(text))
-    return len(_IMAGE_DATA.sub('"data":""', text)) // 3 + 2500 * images
+    found = _IMAGE_DATA.finditer(text)
+    per_image = [2500 if image is None else image(*_png_size(m.group(0))) for m in found]
+    return len(_IMAGE_DATA.sub('"data":""', text)) // 3 + sum(per_image)
+
+
+def _png_size(match: str) -> tuple[int, int]:
+    """Width and height from the IHDR of a base64 PNG in a matched JSON field (0, 0 if none)."""
+    import base64
+
+    data = match.rsplit('"', 2)[-2].split("base64,")[-1]
+    try:
+        head = base64.b64decode(data[:32] + "=" * (-len(data[:32]) % 4))
+    except ValueError:
+        return 0, 0
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
+        return 0, 0
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 @dataclass
@@ -95,6 +115,8 @@ class FakeUpstream:
     seen_auth: list[str] = field(default_factory=list)
     requests: int = 0
     ocr: str | None = None  # a page reader's name: transcription requests read by it
+    # (api, width, height) → an image's tokens; None: a flat 2500 per image (fake_tokens)
+    image_tokens: Callable[[str, int, int], int] | None = None
     transcribed: list[tuple[bytes, str]] = field(default_factory=list)  # (png, reading)
 
     def __post_init__(self) -> None:
@@ -174,7 +196,9 @@ class FakeUpstream:
         history = body.get(key) or []
         system = body.get("system") or body.get("instructions") or body.get("systemInstruction")
         model = model or body.get("model")
-        tokens = fake_tokens(history, system)
+        rule = self.image_tokens
+        per_image = None if rule is None else functools.partial(rule, api)
+        tokens = fake_tokens(history, system, per_image)
         if api == "anthropic" and len(raw) > self.byte_limit:
             return self._reject(
                 api,
@@ -211,7 +235,7 @@ class FakeUpstream:
                 )
         items = [json.dumps(i, sort_keys=True) for i in history]
         cached_items = max((_common(items, p) for p in self._prefixes), default=0)
-        cached = fake_tokens(history[:cached_items]) if cached_items else 0
+        cached = fake_tokens(history[:cached_items], None, per_image) if cached_items else 0
         self._prefixes.append(items)
         headers = {
             k.lower(): (

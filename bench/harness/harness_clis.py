@@ -36,7 +36,7 @@ RUNS: tuple[Run, ...] = (
     Run("codex"),
     Run("codex", "gpt-5.2"),
     Run("gemini"),
-    Run("gemini", "gemini-2.5-flash"),
+    Run("gemini", "gemini-3.8-flash"),
     Run("codex", None, 400_000, required=False),
     Run("gemini", None, 1_048_576, required=False),
 )

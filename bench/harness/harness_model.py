@@ -15,6 +15,7 @@ a JSON object. An offline stand-in for a model: it reads no pages.
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -192,3 +193,35 @@ class ScriptedModel:
             )
             return {"custom_call": (tool, script, call_id), **extra}
         return {"call": (tool, _arguments(tool, command, part), call_id), **extra}
+
+
+def published_image_tokens(api: str, width: int, height: int) -> int:
+    """An image's input tokens by each provider's published rule (the fake's count of a page).
+
+    Anthropic: width x height / 750 after fitting the long edge into 1568 px (Claude docs,
+    "Vision: calculate image costs"). OpenAI (high detail): fit into 2048 x 2048, the short side
+    down to 768, then 170 per 512 px tile + 85 (OpenAI docs, "Images and vision: calculating
+    costs"). Gemini: 258 when both sides are at most 384 px, else 258 per 768 x 768 tile (Gemini
+    API docs, "Understand and count tokens"). Read 2026-12 (harnesses-2026-12 era); the fake's
+    flat 2500 per image overcounts Gemini's small tiles ~10x, so a session that draws pages for
+    Gemini would look like a failed recovery when it is the fake's count.
+
+    >>> published_image_tokens("anthropic", 1568, 728), published_image_tokens("gemini", 384, 384)
+    (1523, 258)
+    >>> published_image_tokens("openai-responses", 1568, 728), published_image_tokens("gemini", 1568, 728)
+    (1445, 774)
+    """
+    if width <= 0 or height <= 0:
+        return 2500
+    if api == "anthropic":
+        scale = min(1.0, 1568 / max(width, height))
+        return math.ceil(width * scale * height * scale / 750)
+    if api == "gemini":
+        if width <= 384 and height <= 384:
+            return 258
+        return 258 * math.ceil(width / 768) * math.ceil(height / 768)
+    scale = min(1.0, 2048 / max(width, height))
+    w, h = width * scale, height * scale
+    shrink = min(1.0, 768 / min(w, h))
+    w, h = w * shrink, h * shrink
+    return 170 * math.ceil(w / 512) * math.ceil(h / 512) + 85

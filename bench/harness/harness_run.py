@@ -40,7 +40,7 @@ from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
 from harness_checks import analyse, key_leaks  # noqa: E402
 from harness_clis import API, RUNS, Run, invocation, task  # noqa: E402
 from harness_install import PINS, installed  # noqa: E402
-from harness_model import DONE, PART, ScriptedModel, write_parts  # noqa: E402
+from harness_model import DONE, PART, ScriptedModel, published_image_tokens, write_parts  # noqa: E402
 from harness_tap import Tap  # noqa: E402
 from proxy_process import ProxyProcess  # noqa: E402
 
@@ -139,6 +139,7 @@ def run_one(
             lifetime=timeout + 120,
             max_requests=5000,
             limit=10**9,
+            image_tokens=published_image_tokens,
         ) as fake,
         Tap(fake.url, number=False, lifetime=timeout + 120) as behind,
     ):
