@@ -55,9 +55,12 @@ def _kind(api: str, item: Any) -> str:
     return str(item.get("role"))
 
 
+# Kinds the package may draw inside the span (as snapshot.proxy.fidelity counts them: a
+# reasoning item by its summary, a custom tool call like a function call); any other kind that
+# goes missing is a finding.
 _DRAWABLE = re.compile(
-    r"^(message:user|message:assistant|user|assistant|function_call|function_call_output"
-    r"|(user|model):.*)$"
+    r"^(message:user|message:assistant|user|assistant|reasoning"
+    r"|(custom_tool|function)_call(_output)?|(user|model):.*)$"
 )
 
 
