@@ -47,11 +47,31 @@ _IMAGE_DATA = re.compile(
 )
 
 
-def fake_tokens(history: list[Any], extra: Any = None) -> int:
-    """The fake's own count: JSON characters (base64 image data left out) over 3, + 2500 per image (near the large pages the providers bill)."""
+ImageTokens = Callable[[int, int], int]
+"""(width, height) of a PNG → the tokens it counts as."""
+
+
+def fake_tokens(history: list[Any], extra: Any = None, image: ImageTokens | None = None) -> int:
+    """The fake's own count: JSON characters (base64 image data left out) over 3, + 2500 per image
+    (near the large pages the providers bill), or ``image(width, height)`` per PNG when given."""
     text = json.dumps([history, extra], ensure_ascii=False)
-    images = len(_IMAGE_DATA.findall(text))
-    return len(_IMAGE_DATA.sub('"data":""', text)) // 3 + 2500 * images
+    found = _IMAGE_DATA.finditer(text)
+    per_image = [2500 if image is None else image(*_png_size(m.group(0))) for m in found]
+    return len(_IMAGE_DATA.sub('"data":""', text)) // 3 + sum(per_image)
+
+
+def _png_size(match: str) -> tuple[int, int]:
+    """Width and height from the IHDR of a base64 PNG in a matched JSON field (0, 0 if none)."""
+    import base64
+
+    data = match.rsplit('"', 2)[-2].split("base64,")[-1]
+    try:
+        head = base64.b64decode(data[:32] + "=" * (-len(data[:32]) % 4))
+    except ValueError:
+        return 0, 0
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
+        return 0, 0
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
 
 
 @dataclass
@@ -66,7 +86,11 @@ class Accepted:
 
 
 ReplyMaker = Callable[[str, dict[str, Any]], dict[str, Any]]
-"""(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict)}``."""
+"""(api, body) → ``{"text": str}`` or ``{"call": (name, arguments dict[, call_id])}``; for the
+Responses API also ``{"custom_call": (name, input str, call_id)}`` (a custom tool's free-form
+call, as Codex's ``exec`` and ``apply_patch`` take) and ``"reasoning": str`` (an opaque reasoning
+item with that ``encrypted_content`` before the output); for Gemini ``"signature": str``, the
+``thoughtSignature`` of the call's part."""
 
 
 def default_reply(_api: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +115,8 @@ class FakeUpstream:
     seen_auth: list[str] = field(default_factory=list)
     requests: int = 0
     ocr: str | None = None  # a page reader's name: transcription requests read by it
+    # (api, width, height) → an image's tokens; None: a flat 2500 per image (fake_tokens)
+    image_tokens: Callable[[str, int, int], int] | None = None
     transcribed: list[tuple[bytes, str]] = field(default_factory=list)  # (png, reading)
 
     def __post_init__(self) -> None:
@@ -170,7 +196,9 @@ class FakeUpstream:
         history = body.get(key) or []
         system = body.get("system") or body.get("instructions") or body.get("systemInstruction")
         model = model or body.get("model")
-        tokens = fake_tokens(history, system)
+        rule = self.image_tokens
+        per_image = None if rule is None else functools.partial(rule, api)
+        tokens = fake_tokens(history, system, per_image)
         if api == "anthropic" and len(raw) > self.byte_limit:
             return self._reject(
                 api,
@@ -207,7 +235,7 @@ class FakeUpstream:
                 )
         items = [json.dumps(i, sort_keys=True) for i in history]
         cached_items = max((_common(items, p) for p in self._prefixes), default=0)
-        cached = fake_tokens(history[:cached_items]) if cached_items else 0
+        cached = fake_tokens(history[:cached_items], None, per_image) if cached_items else 0
         self._prefixes.append(items)
         headers = {
             k.lower(): (
@@ -216,7 +244,8 @@ class FakeUpstream:
             for k, v in request.headers.items()
         }
         self.accepted.append(Accepted(api, request.path, body, tokens, cached, headers, raw))
-        reply = self.reply(api, body)
+        # Each reply its own message id: Claude Code merges the content of replies that share one.
+        reply = {"message_id": f"msg_fake{self.requests:05d}", **self.reply(api, body)}
         png = _image_of(body) if self.ocr is not None and _TRANSCRIBE in raw else None
         if png is not None:
             assert self.ocr is not None
@@ -393,7 +422,7 @@ def _whole(
                 }
             )
         return {
-            "id": "msg_fake",
+            "id": reply.get("message_id", "msg_fake"),
             "type": "message",
             "role": "assistant",
             "model": model,
@@ -439,21 +468,44 @@ def _whole(
         }
     if api == "openai-responses":
         output: list[Any] = []
+        custom = reply.get("custom_call")  # (name, free-form input, call_id): a custom tool
+        named = call if call and len(call) > 2 else custom
+        suffix = str(named[2]) if named else "1"
+        if reply.get("reasoning"):  # an opaque reasoning item, as reasoning models send
+            output.append(
+                {
+                    "type": "reasoning",
+                    "id": f"rs_fake_{suffix}",
+                    "summary": [],
+                    "encrypted_content": reply["reasoning"],
+                }
+            )
         if text:
             output.append(
                 {
                     "type": "message",
-                    "id": "msg_fake",
+                    "id": reply.get("message_id", "msg_fake"),
                     "status": "completed",
                     "role": "assistant",
                     "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            )
+        if custom:
+            output.append(
+                {
+                    "type": "custom_tool_call",
+                    "id": f"ctc_fake_{custom[2]}",
+                    "call_id": custom[2],
+                    "name": custom[0],
+                    "input": custom[1],
+                    "status": "completed",
                 }
             )
         if call:
             output.append(
                 {
                     "type": "function_call",
-                    "id": "fc_fake",
+                    "id": f"fc_fake_{suffix}",
                     "call_id": call[2] if len(call) > 2 else "call_1",
                     "name": call[0],
                     "arguments": json.dumps(call[1]),
@@ -480,7 +532,10 @@ def _whole(
         }
     parts: list[Any] = [{"text": text}] if text else []
     if call:
-        parts.append({"functionCall": {"name": call[0], "args": call[1]}})
+        part = {"functionCall": {"name": call[0], "args": call[1]}}
+        if reply.get("signature"):  # Gemini 3 models sign each model step; clients send it back
+            part["thoughtSignature"] = reply["signature"]
+        parts.append(part)
     return {
         "candidates": [
             {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
@@ -516,7 +571,7 @@ def _events(
                 {
                     "type": "message_start",
                     "message": {
-                        "id": "msg_fake",
+                        "id": reply.get("message_id", "msg_fake"),
                         "type": "message",
                         "role": "assistant",
                         "model": model,
@@ -762,24 +817,31 @@ def _events(
                     content_index=0,
                     part=item["content"][0],
                 )
-            else:
+            elif item["type"] == "reasoning":
+                add("response.output_item.added", output_index=index, item=item)
+            else:  # a function or custom tool call: its argument text streams in pieces
+                field, kind = (
+                    ("input", "custom_tool_call_input")
+                    if item["type"] == "custom_tool_call"
+                    else ("arguments", "function_call_arguments")
+                )
                 add(
                     "response.output_item.added",
                     output_index=index,
-                    item={**item, "status": "in_progress", "arguments": ""},
+                    item={**item, "status": "in_progress", field: ""},
                 )
-                for piece in _pieces(item["arguments"]):
+                for piece in _pieces(item[field]):
                     add(
-                        "response.function_call_arguments.delta",
+                        f"response.{kind}.delta",
                         item_id=item["id"],
                         output_index=index,
                         delta=piece,
                     )
                 add(
-                    "response.function_call_arguments.done",
+                    f"response.{kind}.done",
                     item_id=item["id"],
                     output_index=index,
-                    arguments=item["arguments"],
+                    **{field: item[field]},
                 )
             add("response.output_item.done", output_index=index, item=item)
         add("response.completed", response=whole)

@@ -52,14 +52,27 @@ class ProxyProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 300.0) -> None:
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    def start(
+        self, timeout: float = 300.0, *, env: dict[str, str] | None = None, log: Path | None = None
+    ) -> None:
+        """Start and wait until it listens; ``log``: its output goes to that file (a long run
+        would fill a pipe nobody reads)."""
+        out = log.open("wb") if log is not None else None
+        self.proc = subprocess.Popen(
+            self.args,
+            stdout=out or subprocess.DEVNULL,
+            stderr=subprocess.STDOUT if out else subprocess.PIPE,
+            env=env,
+        )
+        if out is not None:
+            out.close()  # the child holds its own copy
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"proxy exited: {self.proc.stderr.read().decode() if self.proc.stderr else ''}"
-                )
+                said = log.read_bytes() if log is not None else b""
+                if self.proc.stderr:
+                    said = self.proc.stderr.read()
+                raise RuntimeError(f"proxy exited: {said.decode(errors='replace')}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
