@@ -368,6 +368,7 @@ def import_path(
         if format and fmt.rate(p, read_head(p)) < SURE:
             raise WrongFormatError(f"{exc}; {_better_format(p, fmt)}") from exc
         raise
+    _refuse_lost_results(p, fmt, conversations)
     if format:
         _refuse_lost_calls(p, fmt, conversations)
         conversations = _warn_if_forced_against(p, fmt, conversations)
@@ -377,6 +378,29 @@ def import_path(
     if select:
         return conversations  # a chosen part of the file: its share of the text means nothing
     return _check_kept(p, fmt, bool(format), conversations)
+
+
+def _refuse_lost_results(path: Path, fmt: Format, conversations: list[Conversation]) -> None:
+    """Every tool result empty while the import skipped content parts: the results were in them.
+
+    A valid export with every ``tool_result`` empty is silent loss; the error
+    names the part types that were skipped so the format can be taught them.
+    """
+    results = [r for c in conversations for m in c.messages for r in m.tool_results()]
+    if not results or any(r.text() or r.images() for r in results):
+        return
+    parts: dict[str, int] = {}
+    for c in conversations:
+        for key, n in dict(c.meta.get("skipped") or {}).items():
+            if str(key).startswith("content part"):
+                parts[str(key)] = parts.get(str(key), 0) + int(n)
+    if parts:
+        listing = ", ".join(f"{k} ({n})" for k, n in sorted(parts.items()))
+        raise TranscriptError(
+            f"{path}: all {len(results)} tool results imported as {fmt.name} are empty, and the "
+            f"import skipped {listing}: the results are probably in those parts, which "
+            f"{fmt.name} does not read; nothing was imported"
+        )
 
 
 # Keys under which the formats snapshot reads keep structured tool calls.

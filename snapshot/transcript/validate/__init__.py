@@ -210,9 +210,15 @@ def export_report(
     from snapshot.transcript.export import export
 
     if check and to != "markdown":
+        from snapshot.transcript.export.results import emptied_results
+
         result, checked = export_checked(conv, to, model=model)
-        problems = [*checked.skipped, *map(str, checked.problems), checked.summary()]
-        return ExportReport(result.body, tuple(result.notes), tuple(problems), checked.ok)
+        emptied = emptied_results(conv, result.body, to)
+        problems = [*checked.skipped, *map(str, checked.problems), *emptied, checked.summary()]
+        if emptied:
+            problems[-1] += f"; {len(emptied)} lost-result problem(s)"
+        ok = checked.ok and not emptied
+        return ExportReport(result.body, tuple(result.notes), tuple(problems), ok)
     result = export(conv, to, model=model)
     notes = [*result.notes]
     if not isinstance(result.body, str) and not check:
