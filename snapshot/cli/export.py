@@ -6,7 +6,9 @@ CONV is a conversation stored in the workspace (its id), a store file, or any
 file ``snapshot import`` understands. The body goes to standard output; each
 repair the exporter made (an unanswered call given an error result, an orphan
 result turned into text, ...) is one ``snapshot: note:`` line on standard
-error. Nothing is written to the workspace. ``--check`` validates the body
+error. A session its harness already compacted is exported as the agent had
+it at the end (the last summary and what followed it), said in a note;
+``--whole-history`` sends every segment. Nothing is written to the workspace. ``--check`` validates the body
 against the provider's published schema and documented rules: one
 ``snapshot: check:`` line per problem, then a count; exit status 1 when any.
 """
@@ -42,6 +44,12 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     p.add_argument("--compact", action="store_true", help="one-line JSON instead of indented")
     p.add_argument(
+        "--whole-history",
+        action="store_true",
+        help="a session its harness already compacted: every segment with every summary inline "
+        "(default: its live context, the last summary and what followed it)",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="validate the body against the provider's published schema and documented rules; "
@@ -53,11 +61,12 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import load_conversation
     from snapshot.cli.terminal import safe_line
+    from snapshot.transcript.export.live import history_for_export
     from snapshot.transcript.validate import export_report
 
-    conv = load_conversation(args)
+    conv, history = history_for_export(load_conversation(args), args.to, args.whole_history)
     done = export_report(conv, args.to, model=args.model, check=args.check)
-    for note in done.notes:
+    for note in (*history, *done.notes):
         print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
     if isinstance(done.body, str):  # Markdown: transcript text, shown, never obeyed
         sys.stdout.write(safe_line(done.body, keep="\n\t"))
