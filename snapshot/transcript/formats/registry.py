@@ -89,6 +89,8 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.tau_bench",
     "snapshot.transcript.formats.codex_rollout",
     "snapshot.transcript.formats.gemini_cli",
+    "snapshot.transcript.formats.gemini_stream",
+    "snapshot.transcript.formats.antigravity",
     "snapshot.transcript.formats.cline_roo",
     "snapshot.transcript.formats.kimi_cli",
     "snapshot.transcript.formats.aider_md",
