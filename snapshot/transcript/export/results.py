@@ -70,7 +70,10 @@ def emptied_results(conv: Conversation, body: Any, shape: str) -> list[str]:
     refuse): the body must hold at least as many results with text as the
     path does.
     """
-    source = [r for m in conv.iter_path() for r in m.tool_results() if r.text().strip()]
+    path = conv.path()
+    calls = {c.id for m in path for c in m.tool_calls()}
+    # A result without its call is exported as a text note, not a result: not counted.
+    source = [r for m in path for r in m.tool_results() if r.text().strip() and r.call_id in calls]
     exported = list(_body_results(body, shape))
     kept = sum(1 for _, text in exported if text.strip())
     if kept >= len(source):

@@ -277,7 +277,7 @@ def _check_kept(
         raise WrongFormatError(
             f"{path}: --format {fmt.name} imported no messages; {_better_format(path, fmt)}"
         )
-    coverage = measure(path, conversations, fmt.unread_keys)
+    coverage = measure(path, conversations, fmt.unread_keys, fmt.ui_records)
     if coverage is None or not coverage.judged:
         return conversations
     if forced and coverage.share < FORCED_MIN_SHARE:
@@ -306,6 +306,8 @@ def _check_kept(
     out = []
     for c in conversations:
         meta = {**c.meta, "text_kept": coverage.share}
+        if coverage.ui_only:
+            meta["ui_only_chars"] = dict(coverage.ui_only)
         warns = c.warnings
         if coverage.share < WARN_SHARE:
             warns = (*warns, coverage.warning(path))

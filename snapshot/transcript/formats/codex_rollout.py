@@ -471,9 +471,28 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+def ui_record(path: Path, rec: Any) -> str | None:
+    """A label for a rollout record the model never saw: the UI's event stream (it
+    repeats the response items), turn settings, git snapshots for undo.
+
+    >>> ui_record(Path("r.jsonl"), {"type": "event_msg", "payload": {"type": "agent_message"}})
+    'event_msg'
+    """
+    if not isinstance(rec, Mapping):
+        return None
+    kind = rec.get("type")
+    if kind in ("event_msg", "turn_context"):
+        return str(kind)
+    payload = rec.get("payload")
+    if isinstance(payload, Mapping) and payload.get("type") == "ghost_snapshot":
+        return "ghost_snapshot"
+    return None
+
+
 FORMAT = Format(
     name=NAME,
     description="Codex CLI rollout JSONL (~/.codex/sessions; function_call → output by call_id)",
     score=score,
     load=load,
+    ui_records=ui_record,
 )
