@@ -401,3 +401,79 @@ def write(folder: Path, name: str) -> Path:
     path = folder / name
     path.write_text(render(name), encoding="utf-8")
     return path
+
+
+# --- opencode (Go) and Crush databases ---------------------------------------------
+
+
+def zstd_raw_frame(data: bytes) -> bytes:
+    """``data`` as a zstd frame of raw (stored) blocks: valid zstd, written without a library.
+
+    Frame header: single segment, a 4-byte content size, no checksum; then
+    blocks of at most 128 KiB, the last one flagged.
+    """
+    out = bytearray(b"\x28\xb5\x2f\xfd")
+    out.append((2 << 6) | (1 << 5))  # FCS 4 bytes, single segment
+    out += len(data).to_bytes(4, "little")
+    step = 128 * 1024
+    chunks = [data[i : i + step] for i in range(0, len(data), step)] or [b""]
+    for i, chunk in enumerate(chunks):
+        last = 1 if i == len(chunks) - 1 else 0
+        out += (last | (0 << 1) | (len(chunk) << 3)).to_bytes(3, "little")
+        out += chunk
+    return bytes(out)
+
+
+def _parts(*parts: tuple[str, Rec]) -> str:
+    return json.dumps([{"type": t, "data": d} for t, d in parts])
+
+
+def go_agent_db(path: Path, *, crush: bool, compress: bool = False) -> Path:
+    """A small opencode (``crush=False``) or Crush database: one session with a call and its
+    result, and a child session the agent tool started. ``compress``: Crush's zstd parts."""
+    import sqlite3
+
+    extra = ", provider TEXT, is_summary_message INTEGER" if crush else ""
+    con = sqlite3.connect(path)
+    con.executescript(
+        "CREATE TABLE sessions (id TEXT PRIMARY KEY, parent_session_id TEXT, title TEXT, "
+        "message_count INTEGER, prompt_tokens INTEGER, completion_tokens INTEGER, cost REAL, "
+        "created_at INTEGER);"
+        "CREATE TABLE messages (id TEXT PRIMARY KEY, session_id TEXT, role TEXT, parts TEXT, "
+        f"model TEXT, created_at INTEGER, finished_at INTEGER{extra});"
+    )
+    con.execute("INSERT INTO sessions VALUES ('s1', NULL, 'fixture', 4, 10, 5, 0.01, 1)")
+    con.execute("INSERT INTO sessions VALUES ('call_agent', 's1', 'sub', 2, 1, 1, 0.0, 2)")
+    rows = [
+        ("m1", "s1", "user", _parts(("text", {"text": "list the folder"}))),
+        (
+            "m2",
+            "s1",
+            "assistant",
+            _parts(
+                ("reasoning", {"thinking": "Use ls."}),
+                ("tool_call", {"id": "call_1", "name": "bash", "input": '{"command":"ls"}'}),
+                ("finish", {"reason": "tool_use"}),
+            ),
+        ),
+        (
+            "m3",
+            "s1",
+            "tool",
+            _parts(("tool_result", {"tool_call_id": "call_1", "name": "bash", "content": "a.txt"})),
+        ),
+        ("m4", "s1", "assistant", _parts(("text", {"text": "One file: a.txt."}))),
+        ("c1", "call_agent", "user", _parts(("text", {"text": "sub task"}))),
+        ("c2", "call_agent", "assistant", _parts(("text", {"text": "sub done"}))),
+    ]
+    for n, (mid, sid, role, parts) in enumerate(rows):
+        value: str | bytes = parts
+        if compress and mid == "m3":
+            value = zstd_raw_frame(parts.encode())
+        cols = [mid, sid, role, value, "model-fixture", n, n]
+        if crush:
+            cols += ["provider-fixture", 0]
+        con.execute(f"INSERT INTO messages VALUES ({', '.join('?' * len(cols))})", cols)
+    con.commit()
+    con.close()
+    return path

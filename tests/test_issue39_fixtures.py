@@ -172,3 +172,45 @@ def test_a_forced_format_on_a_folder_skips_a_fifo(tmp_path: Path) -> None:
     units, failures = walk_as_format(tmp_path, get_format("gemini-cli-stream-json"), skipped)
     assert [u.name for u in units] == ["gemini-stream.jsonl"] and not failures
     assert (tmp_path / "pipe.jsonl", "a FIFO (named pipe); not read") in skipped
+
+
+def _has_zstd() -> bool:
+    try:
+        import compression.zstd  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize(("name", "crush"), [("opencode.db", False), ("crush.db", True)])
+def test_opencode_and_crush_databases_built_here_import_paired(
+    tmp_path: Path, name: str, crush: bool
+) -> None:
+    db = builders.go_agent_db(tmp_path / name, crush=crush)
+    convs = {c.agent: c for c in import_path(db)}
+    assert set(convs) == {"main", "call_agent"}
+    main = convs["main"]
+    assert main.format == ("crush-sqlite" if crush else "opencode-go-sqlite")
+    assert tool_pairing(main.path()).ok
+    [result] = [r for m in main.path() for r in m.tool_results()]
+    assert result.call_id == "call_1" and result.text() == "a.txt"
+    assert convs["call_agent"].id == "s1"
+
+
+def test_zstd_parts_without_a_decoder_are_counted_by_reason(tmp_path: Path) -> None:
+    if _has_zstd():
+        pytest.skip("this Python has compression.zstd: the parts are read (the next test)")
+    db = builders.go_agent_db(tmp_path / "crush.db", crush=True, compress=True)
+    convs = {c.agent: c for c in import_path(db)}
+    assert any(
+        "zstd-compressed parts (need Python 3.14's compression.zstd): 1" in w
+        for w in convs["main"].warnings
+    )
+
+
+def test_zstd_parts_are_read_where_python_has_zstd(tmp_path: Path) -> None:
+    if not _has_zstd():
+        pytest.skip("this Python has no compression.zstd (3.14+): zstd parts cannot be read")
+    db = builders.go_agent_db(tmp_path / "crush.db", crush=True, compress=True)
+    main = next(c for c in import_path(db) if c.agent == "main")
+    assert [r.text() for m in main.path() for r in m.tool_results()] == ["a.txt"]
