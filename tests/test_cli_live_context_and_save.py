@@ -12,10 +12,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import issue39_builders as builders  # noqa: E402
+import issue39_builders as builders
 
-from snapshot.cli import main  # noqa: E402
-from snapshot.transcript.formats import import_path  # noqa: E402
+from snapshot.cli import main
+from snapshot.transcript.formats import import_path
 
 MODEL = "claude-sonnet-4-6"
 

@@ -431,7 +431,10 @@ def _history(
     line = whole_history_note(conv) if whole else live.note
     if line and note is not None:
         note(f"snapshot: note: {line}")
-    history = {"whole": whole or live.compactions == 0, "compactions": live.compactions}
+    history: dict[str, Any] = {
+        "whole": whole or live.compactions == 0,
+        "compactions": live.compactions,
+    }
     if line:
         history["note"] = line
     return history, conv if whole else live.conversation

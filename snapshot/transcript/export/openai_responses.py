@@ -70,9 +70,9 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                 )
             for role, blocks in turn.items:
                 parts = content(blocks, "user message")
-                texts = [p.get("text") for p in parts]
-                if role == "user" and len(texts) == 1 and texts[0] in compactions:
-                    items.append(compactions[str(texts[0])])
+                only = str(parts[0].get("text")) if len(parts) == 1 else None
+                if role == "user" and only in compactions:
+                    items.append(compactions[str(only)])
                     continue
                 items.append({"type": "message", "role": role, "content": parts})
         else:

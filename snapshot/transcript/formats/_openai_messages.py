@@ -130,7 +130,8 @@ def _call_parts(rec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
         call_id = part.get("id") or part.get("call_id") or part.get("tool_call_id")
         if str(call_id) in known:
             continue
-        fn = part.get("function") if isinstance(part.get("function"), Mapping) else {}
+        raw_fn = part.get("function")
+        fn: Mapping[str, Any] = raw_fn if isinstance(raw_fn, Mapping) else {}
         out.append(
             {
                 "id": call_id,

@@ -159,7 +159,6 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     skipped: Counter[str] = Counter()
     messages: list[Message] = []
     open_calls: list[str] = []
-    names: dict[str, str] = {}
     made = 0  # tool steps no planner call named: their call is made here
     recognised = 0
 
@@ -208,10 +207,10 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 args = parse_arguments(args_raw, f"{path}:{at}", [])
                 blocks.append(ToolCall(call_id, name, args))
                 open_calls.append(call_id)
-                names[call_id] = name
             add("assistant", blocks, meta)
         elif kind == "ERROR_MESSAGE":
-            err = payload.get("error") if isinstance(payload.get("error"), Mapping) else {}
+            raw_err = payload.get("error")
+            err: Mapping[str, Any] = raw_err if isinstance(raw_err, Mapping) else {}
             detail = err.get("userErrorMessage") or err.get("shortError") or step.get("content")
             warnings.add(f"{path}:{at}: Antigravity reported an error: {detail or '?'}", "error")
         elif kind in BOOKKEEPING:
