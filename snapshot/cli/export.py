@@ -9,7 +9,8 @@ result turned into text, ...) is one ``snapshot: note:`` line on standard
 error. A session its harness already compacted is exported as the agent had
 it at the end (the last summary and what followed it), said in a note;
 ``--whole-history`` sends every segment. Nothing is written to the workspace. ``--check`` validates the body
-against the provider's published schema and documented rules: one
+against the provider's published schema and documented rules, and that every
+tool result with text in the source still has it in the body: one
 ``snapshot: check:`` line per problem, then a count; exit status 1 when any.
 """
 
