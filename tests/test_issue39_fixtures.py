@@ -214,3 +214,51 @@ def test_zstd_parts_are_read_where_python_has_zstd(tmp_path: Path) -> None:
     db = builders.go_agent_db(tmp_path / "crush.db", crush=True, compress=True)
     main = next(c for c in import_path(db) if c.agent == "main")
     assert [r.text() for m in main.path() for r in m.tool_results()] == ["a.txt"]
+
+
+def test_kept_share_counts_model_visible_text_and_names_ui_only_text(tmp_path: Path) -> None:
+    recs = builders.claude_code_queued()
+    stream = "line of output from the running command, shown live in the terminal " * 20
+    recs.insert(
+        2,
+        {
+            "type": "progress",
+            "uuid": "p1",
+            "parentUuid": "a1",
+            "data": {"type": "bash_progress", "output": stream},
+        },
+    )
+    recs.append(_long_reply())
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    [conv] = import_path(path)
+    assert conv.meta["text_kept"] == 1.0  # the progress stream is UI-only, not a loss
+    assert conv.meta["ui_only_chars"]["progress/bash_progress"] > 1000
+
+
+def test_kept_share_still_reads_a_loss_of_what_the_model_saw(tmp_path: Path) -> None:
+    recs = builders.codex_compacted_twice()
+    lost = "an answer the importer does not know how to read, " * 30
+    recs.append(
+        {"timestamp": "t", "type": "response_item", "payload": {"type": "novel_item", "text": lost}}
+    )
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    [conv] = import_path(path)
+    assert conv.meta["text_kept"] < 0.5
+    assert any("model-visible text" in w for w in conv.warnings)
+
+
+def _long_reply() -> dict:
+    text = "The words of the model's reply are long enough to be judged by their share. " * 8
+    return {
+        "type": "assistant",
+        "uuid": "a9",
+        "parentUuid": "a2",
+        "sessionId": "s-fixture",
+        "message": {
+            "role": "assistant",
+            "id": "msg_a9",
+            "content": [{"type": "text", "text": text}],
+        },
+    }

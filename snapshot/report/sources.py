@@ -268,7 +268,7 @@ def inventory_markdown(reports: Sequence[UnitReport]) -> str:
     read = sum(1 for r in reports if r.conversations)
     lines = [
         f"{len(reports)} paths found: {read} imported, {len(reports) - read} skipped "
-        "(each with its reason). *text kept* is the share of the file's text the import kept.",
+        "(each with its reason). *text kept* is the share of the file's model-visible text the import kept (UI-only text is counted apart).",
         "",
         "| path | format | conversations | messages | tool calls | text kept | note |",
         "|---|---|---|---|---|---|---|",

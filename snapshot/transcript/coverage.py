@@ -31,6 +31,7 @@ the conversation itself.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -69,6 +70,8 @@ _FIRST_LINE_BYTES = 1 << 20
 _TEXT_SUFFIXES = {".json", ".jsonl", ".md", ".txt", ".yaml", ".yml"}
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/=_\-\s]+")
+# A Markdown line's heading or blockquote marker.
+_MD_MARKER = re.compile(r"^ {0,3}(#{1,6}|>)(?=\s|$) ?")
 
 
 @dataclass(frozen=True)
@@ -331,9 +334,16 @@ def _file_strings(
             yield from _document_strings(path, unread, apart)
             return
         fh.seek(0)
+        markdown = path.suffix.lower() == ".md"
         for raw, _ in bounded_lines(fh, MAX_RECORD_BYTES):
-            if raw is not None:
-                yield raw.decode("utf-8", errors="replace")
+            if raw is None:
+                continue
+            line = raw.decode("utf-8", errors="replace")
+            if apart is not None and not apart.keep(line, unread):
+                continue
+            # Markdown's text is what it renders: a heading's or a quote's words, an
+            # entity's character (an importer of Markdown reads it so).
+            yield html.unescape(_MD_MARKER.sub("", line)) if markdown else line
 
 
 def _document_strings(

@@ -125,8 +125,22 @@ def _output(step: Mapping[str, Any], payload: Mapping[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False) if payload else ""
 
 
+def is_step(rec: Mapping[str, Any]) -> bool:
+    """A step: typed ``CORTEX_STEP_TYPE_*``, or a transcript step (a kind and a ``step_index``).
+
+    >>> is_step({"type": "CORTEX_STEP_TYPE_CHECKPOINT"}), is_step({"type": "user"})
+    (True, False)
+    """
+    kind = rec.get("type")
+    if isinstance(kind, str) and kind.startswith(PREFIX):
+        return True
+    return "step_index" in rec and step_kind(kind) is not None
+
+
 def _steps(path: Path, warnings: Warnings) -> Iterator[tuple[int, Mapping[str, Any]]]:
     """Every step of the log with its position (1-based line or list index)."""
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a folder; give the step log file")
     with path.open("rb") as fh:
         first = fh.read(64).lstrip()
     if first.startswith(b"[") or (first.startswith(b"{") and _is_document(path)):
@@ -168,8 +182,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
 
     for at, step in _steps(path, warnings):
         kind = step_kind(step.get("type"))
-        if kind is None:
-            skipped["step without a type"] += 1
+        if kind is None or not is_step(step):
+            skipped["record that is not a step"] += 1
             continue
         recognised += 1
         payload = _payload(step, kind)
@@ -275,7 +289,7 @@ def score(path: Path, head: bytes) -> float:
     records = head_records(head)
     if records and all(str(r.get("type", "")).startswith(PREFIX) for r in records):
         return 1.0
-    if records and all("step_index" in r and step_kind(r.get("type")) for r in records):
+    if records and all(is_step(r) for r in records):
         kinds = {step_kind(r.get("type")) for r in records}
         if kinds & {"USER_INPUT", "PLANNER_RESPONSE"}:
             return 0.9

@@ -47,6 +47,26 @@ from snapshot.transcript.model import (
 
 NAME = "gemini-cli-stream-json"
 _EVENTS = {"init", "message", "tool_use", "tool_result", "error", "result"}
+# The keys each event has besides ``type`` and ``timestamp``: a record of another
+# format that shares a type name (pi's ``message``) is not an event.
+_EVENT_KEYS = {
+    "init": ("session_id",),
+    "message": ("role", "content"),
+    "tool_use": ("tool_name", "parameters"),
+    "tool_result": ("tool_id", "status"),
+    "error": ("message",),
+    "result": ("status",),
+}
+
+
+def is_event(rec: Mapping[str, Any]) -> bool:
+    """A stream-json event: a known ``type`` with that event's own keys.
+
+    >>> is_event({"type": "message", "role": "user", "content": "hi"}), is_event({"type": "message"})
+    (True, False)
+    """
+    keys = _EVENT_KEYS.get(str(rec.get("type")))
+    return keys is not None and all(k in rec for k in keys)
 
 
 def _text(value: Any) -> str:
@@ -79,10 +99,12 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             add(role, [TextBlock("".join(pieces))], {"timestamp": stamp} if stamp else {})
             streaming.clear()
 
+    if path.is_dir():
+        raise TranscriptError(f"{path}: is a folder; give the stream-json log file")
     for lineno, rec in iter_json_objects(path, warnings):
         kind = rec.get("type")
-        if kind not in _EVENTS:
-            skipped[f"event {kind!r}"] += 1
+        if not is_event(rec):
+            skipped[f"record {kind!r} (not a stream-json event)"] += 1
             continue
         recognised += 1
         stamp = rec.get("timestamp")
@@ -172,7 +194,7 @@ def score(path: Path, head: bytes) -> float:
     first = records[0]
     if first.get("type") == "init" and "session_id" in first and "message" not in first:
         return 1.0
-    if all(r.get("type") in _EVENTS for r in records) and any(
+    if all(is_event(r) for r in records) and any(
         r.get("type") in ("tool_use", "tool_result") and "tool_id" in r for r in records
     ):
         return 0.9
