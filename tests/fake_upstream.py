@@ -91,6 +91,7 @@ class FakeUpstream:
     seen_auth: list[str] = field(default_factory=list)
     requests: int = 0
     ocr: str | None = None  # a page reader's name: transcription requests read by it
+    pad_errors: int = 0  # characters added to each rejection's message (an oversized error body)
     transcribed: list[tuple[bytes, str]] = field(default_factory=list)  # (png, reading)
 
     def __post_init__(self) -> None:
@@ -246,6 +247,12 @@ class FakeUpstream:
     def _reject(
         self, api: str, status: int, error: dict[str, Any], body: dict[str, Any]
     ) -> web.Response:
+        if self.pad_errors and isinstance(error.get("error"), dict):
+            inner = error["error"]
+            error = {
+                **error,
+                "error": {**inner, "message": inner["message"] + " " * self.pad_errors},
+            }
         self.rejected.append((api, status, error))
         return web.json_response(error, status=status)
 
