@@ -262,3 +262,35 @@ def _long_reply() -> dict:
             "content": [{"type": "text", "text": text}],
         },
     }
+
+
+def test_gemini_stream_results_find_calls_logged_without_an_id(tmp_path: Path) -> None:
+    t = "2026-12-01T00:00:00.000Z"
+    recs = [
+        {"type": "init", "timestamp": t, "session_id": "g2", "model": "m"},
+        {"type": "message", "timestamp": t, "role": "user", "content": "look around"},
+        {"type": "tool_use", "timestamp": t, "tool_name": "glob", "parameters": {"pattern": "*"}},
+        {"type": "tool_use", "timestamp": t, "tool_name": "read_file", "parameters": {"p": "a"}},
+        {
+            "type": "tool_result",
+            "timestamp": t,
+            "tool_id": "read_file__call_2",
+            "status": "success",
+            "output": "A",
+        },
+        {
+            "type": "tool_result",
+            "timestamp": t,
+            "tool_id": "glob__call_1",
+            "status": "success",
+            "output": "a",
+        },
+    ]
+    path = tmp_path / "g.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    [conv] = import_path(path, format="gemini-cli-stream-json")
+    path_ = conv.path()
+    assert tool_pairing(path_).ok
+    calls = {c.id: c.name for m in path_ for c in m.tool_calls()}
+    answered = {calls[r.call_id]: r.text() for m in path_ for r in m.tool_results()}
+    assert answered == {"read_file": "A", "glob": "a"}

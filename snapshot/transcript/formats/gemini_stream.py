@@ -11,8 +11,9 @@ One JSON event per line (Gemini CLI's documented headless output):
 - ``error`` (a warning) and ``result`` (``status`` and ``stats``, kept in the
   conversation's ``meta``).
 
-A ``tool_use`` without a ``tool_id`` gets ``<tool_name>#<n>`` and a result
-without one answers the oldest open call of any tool (counted in a warning).
+A ``tool_use`` without a ``tool_id`` gets ``<tool_name>#<line>``; a result
+answers the call its ``tool_id`` names, else the oldest such unnamed call of
+the tool its id starts with, else the oldest open call (counted in a warning).
 
 >>> score(Path("run.jsonl"), b'{"type":"init","timestamp":"t","session_id":"s","model":"gemini-2.5-pro"}\\n')
 1.0
@@ -77,6 +78,20 @@ def _text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _unnamed_call(open_calls: list[str], tool_id: str) -> str | None:
+    """The open call logged without an id that a result's ``tool_id`` answers.
+
+    Gemini CLI's ids start with the tool's name (``read_file__call_3``): the
+    oldest such call of that tool, else the oldest call without an id.
+
+    >>> _unnamed_call(["glob#3", "read_file#4"], "read_file__call_9")
+    'read_file#4'
+    """
+    unnamed = [c for c in open_calls if "#" in c]
+    same = [c for c in unnamed if tool_id.startswith(c.rsplit("#", 1)[0])]
+    return (same or unnamed or [None])[0]
+
+
 def load(path: Path, options: ImportOptions) -> list[Conversation]:
     """Read one stream-json log (one conversation)."""
     warnings = Warnings()
@@ -139,6 +154,9 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             call_id = rec.get("tool_id")
             if not isinstance(call_id, str) or not call_id:
                 call_id = open_calls[0] if open_calls else f"orphan#{lineno}"
+                guessed += 1
+            elif call_id not in open_calls and (unnamed := _unnamed_call(open_calls, call_id)):
+                call_id = unnamed  # the call was logged without its id
                 guessed += 1
             if call_id in open_calls:
                 open_calls.remove(call_id)
