@@ -221,6 +221,44 @@ def codex_compacted_twice() -> list[Rec]:
     return out
 
 
+def pi_compacted_twice() -> list[Rec]:
+    """A pi session compacted twice; each compaction keeps entries from its first kept one."""
+
+    def msg(eid: str, parent: str | None, role: str, text: str) -> Rec:
+        return {
+            "type": "message",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": "2026-12-01T00:00:00Z",
+            "message": {"role": role, "content": [{"type": "text", "text": text}]},
+        }
+
+    def compaction(eid: str, parent: str, n: int, first_kept: str) -> Rec:
+        return {
+            "type": "compaction",
+            "id": eid,
+            "parentId": parent,
+            "timestamp": "2026-12-01T00:00:00Z",
+            "summary": f"Summary {n}: earlier work.",
+            "firstKeptEntryId": first_kept,
+            "tokensBefore": 1000 * n,
+        }
+
+    return [
+        {"type": "session", "version": 3, "id": "pi-fixture", "cwd": "/w"},
+        msg("e1", None, "user", "first task"),
+        msg("e2", "e1", "assistant", "first answer"),
+        msg("e3", "e2", "user", "second task"),
+        msg("e4", "e3", "assistant", "second answer"),
+        compaction("c1", "e4", 1, "e3"),
+        msg("e5", "c1", "user", "third task"),
+        msg("e6", "e5", "assistant", "third answer"),
+        compaction("c2", "e6", 2, "e5"),
+        msg("e7", "c2", "user", "fourth task"),
+        msg("e8", "e7", "assistant", "fourth answer"),
+    ]
+
+
 def openai_tool_output_parts() -> list[Rec]:
     """An OpenAI-chat trajectory whose results are tool_output parts and calls repeated as parts."""
     call = {
@@ -382,6 +420,7 @@ FIXTURES: dict[str, Any] = {
     "claude-code-compacted-twice.jsonl": claude_code_compacted_twice,
     "claude-code-inline-agent.jsonl": claude_code_inline_agent,
     "codex-compacted-twice.jsonl": codex_compacted_twice,
+    "pi-compacted-twice.jsonl": pi_compacted_twice,
     "openai-tool-output-parts.json": openai_tool_output_parts,
     "gemini-stream.jsonl": gemini_stream_json,
     "antigravity-trajectory.json": antigravity_steps,

@@ -94,6 +94,7 @@ def test_inline_sub_agent_records_become_the_agent_conversation(tmp_path: Path) 
     [
         ("claude-code-compacted-twice.jsonl", "Summary 2: the files were listed.", 4),
         ("codex-compacted-twice.jsonl", "first: list files", 5),
+        ("pi-compacted-twice.jsonl", "Summary 2: earlier work.", 5),
     ],
 )
 def test_a_session_compacted_twice_exports_its_live_context(
@@ -294,3 +295,15 @@ def test_gemini_stream_results_find_calls_logged_without_an_id(tmp_path: Path) -
     calls = {c.id: c.name for m in path_ for c in m.tool_calls()}
     answered = {calls[r.call_id]: r.text() for m in path_ for r in m.tool_results()}
     assert answered == {"read_file": "A", "glob": "a"}
+
+
+def test_pi_live_context_keeps_the_entries_its_compaction_kept(tmp_path: Path) -> None:
+    conv = _one(tmp_path, "pi-compacted-twice.jsonl")
+    texts = [m.text() for m in live_context(conv).conversation.path()]
+    assert texts == [
+        "Summary 2: earlier work.",
+        "third task",
+        "third answer",
+        "fourth task",
+        "fourth answer",
+    ]

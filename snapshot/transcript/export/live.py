@@ -102,14 +102,39 @@ def _chars(path: Sequence[Message]) -> int:
     return sum(m.chars() for m in path)
 
 
+def _kept_before(path: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages before the last boundary that a compaction kept (pi's ``firstKeptEntryId``).
+
+    pi's context after a compaction is the summary, then the entries from the
+    first kept one up to the compaction, then what followed.
+    """
+    at = max(i for i, m in enumerate(path) if is_boundary(m))
+    first = path[at].meta.get("first_kept_entry")
+    if not isinstance(first, str):
+        return ()
+    for j in range(at - 1, -1, -1):
+        if is_boundary(path[j]):
+            break
+        if path[j].meta.get("entry_id") == first:
+            return tuple(path[j:at])
+    return ()
+
+
 def live_context(conv: Conversation) -> LiveContext:
-    """The last segment of a compacted session (the whole path of one never compacted)."""
+    """The last segment of a compacted session (the whole path of one never compacted).
+
+    Messages a compaction kept from before its boundary (pi's first kept entry)
+    follow the summary, as the harness sends them.
+    """
     parts = segments(conv)
     compactions = len(parts) - 1
     if compactions == 0:
         return LiveContext(conv, 0, None)
     path = conv.path()
     last = parts[-1]
+    kept = _kept_before(path)
+    if kept and last and last[0].meta.get("compact_summary"):
+        last = (last[0], *kept, *last[1:])
     live = relinked(conv, last, live_context=True, compactions=compactions)
     note = (
         f"live context: the last of {compactions} compaction(s) and what followed it "
