@@ -62,12 +62,13 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
 def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.cli.conversation import load_conversation
     from snapshot.cli.terminal import safe_line
-    from snapshot.transcript.export.live import history_for_export
     from snapshot.transcript.validate import export_report
 
-    conv, history = history_for_export(load_conversation(args), args.to, args.whole_history)
-    done = export_report(conv, args.to, model=args.model, check=args.check)
-    for note in (*history, *done.notes):
+    conv = load_conversation(args)
+    done = export_report(
+        conv, args.to, model=args.model, check=args.check, whole_history=args.whole_history
+    )
+    for note in done.notes:
         print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
     if isinstance(done.body, str):  # Markdown: transcript text, shown, never obeyed
         sys.stdout.write(safe_line(done.body, keep="\n\t"))

@@ -414,8 +414,8 @@ def walk_as_format(
                 continue
             try:
                 special = _special_kind(file.stat().st_mode)
-            except OSError as exc:
-                special = "a broken symlink" if file.is_symlink() else f"cannot be read: {exc}"
+            except OSError:
+                special = None  # the open below says why it cannot be read
             if special is not None:
                 # Opening a FIFO blocks until a writer comes: never opened, as find() does.
                 if skipped is not None:
