@@ -89,7 +89,8 @@ def _unnamed_call(open_calls: list[str], tool_id: str) -> str | None:
     """
     unnamed = [c for c in open_calls if "#" in c]
     same = [c for c in unnamed if tool_id.startswith(c.rsplit("#", 1)[0])]
-    return (same or unnamed or [None])[0]
+    found = same or unnamed
+    return found[0] if found else None
 
 
 def load(path: Path, options: ImportOptions) -> list[Conversation]:

@@ -67,13 +67,13 @@ from pathlib import Path
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import head_records, str_field
+from snapshot.transcript.formats.claude_code.agents import ui_record
 from snapshot.transcript.formats.claude_code.content import content_blocks, decode_image
 from snapshot.transcript.formats.claude_code.records import (
     CC_KEYS,
     CC_TYPES,
     NAME,
     is_sdk,
-    ui_record,
 )
 from snapshot.transcript.formats.claude_code.sdk import load_sdk
 from snapshot.transcript.formats.claude_code.session import load_session
