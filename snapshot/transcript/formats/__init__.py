@@ -394,7 +394,7 @@ def _refuse_lost_results(path: Path, fmt: Format, conversations: list[Conversati
     parts: dict[str, int] = {}
     for c in conversations:
         for key, n in dict(c.meta.get("skipped") or {}).items():
-            if str(key).startswith("content part"):
+            if str(key).startswith("content part") and str(key).endswith("in a tool result"):
                 parts[str(key)] = parts.get(str(key), 0) + int(n)
     if parts:
         listing = ", ".join(f"{k} ({n})" for k, n in sorted(parts.items()))

@@ -96,7 +96,7 @@ def _content_blocks(
         elif kind in RESULT_PARTS and isinstance(part.get("output"), str):
             out.append(TextBlock(part["output"]))
         else:
-            key = f"content part {kind!r}"
+            key = f"content part {kind!r}" + (" in a tool result" if in_result else "")
             skipped[key] = skipped.get(key, 0) + 1
     return out
 
