@@ -117,6 +117,7 @@ class FakeUpstream:
     ocr: str | None = None  # a page reader's name: transcription requests read by it
     # (api, width, height) → an image's tokens; None: a flat 2500 per image (fake_tokens)
     image_tokens: Callable[[str, int, int], int] | None = None
+    pad_errors: int = 0  # characters added to each rejection's message (an oversized error body)
     transcribed: list[tuple[bytes, str]] = field(default_factory=list)  # (png, reading)
 
     def __post_init__(self) -> None:
@@ -275,6 +276,12 @@ class FakeUpstream:
     def _reject(
         self, api: str, status: int, error: dict[str, Any], body: dict[str, Any]
     ) -> web.Response:
+        if self.pad_errors and isinstance(error.get("error"), dict):
+            inner = error["error"]
+            error = {
+                **error,
+                "error": {**inner, "message": inner["message"] + " " * self.pad_errors},
+            }
         self.rejected.append((api, status, error))
         return web.json_response(error, status=status)
 

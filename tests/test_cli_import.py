@@ -86,7 +86,7 @@ def test_json_summary_has_exactly_the_promised_keys(
     assert (row["messages"], row["tool_calls"], row["images"]) == (3, 1, 0)
     assert row["chars"] == len("hi") + len("hello") + len('{"command": "ls"}') + len("x")
     assert isinstance(row["warnings"], list)
-    assert any("progress: 1" in w for w in row["warnings"])
+    assert any("progress (UI only): 1" in w for w in row["warnings"])
 
 
 def test_table_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -180,11 +180,11 @@ def test_an_import_that_drops_text_says_so_in_warnings_and_json(
     p.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     (conv,) = import_path(p)
     assert conv.meta["text_kept"] < 0.9
-    assert any("kept" in w and "of the file's text" in w for w in conv.warnings)
+    assert any("kept" in w and "of the file's model-visible text" in w for w in conv.warnings)
     assert main(["import", str(p), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)["conversations"][0]
     assert row["text_kept"] < 0.9
-    assert any("of the file's text" in w for w in row["warnings"])
+    assert any("of the file's model-visible text" in w for w in row["warnings"])
 
 
 # --- the text-kept measure ------------------------------------------------------------

@@ -126,7 +126,10 @@ def test_records_of_one_api_message_merge_and_results_chain(tmp_path: Path) -> N
     second = conv.get("r2").tool_results()[0]
     assert second.text() == "b.txt\nc.txt"
     assert conv.meta["titles"] == ["Listing dirs"]
-    assert any("progress: 2" in w and "file-history-snapshot: 1" in w for w in conv.warnings)
+    assert any(
+        "progress (UI only): 2" in w and "file-history-snapshot (UI only): 1" in w
+        for w in conv.warnings
+    )
 
 
 def test_parent_links_are_kept_as_a_tree(tmp_path: Path) -> None:
@@ -282,7 +285,7 @@ def test_unknown_record_types_and_blocks_are_counted_not_lost(tmp_path: Path) ->
     )
     [conv] = import_path(path)
     assert conv.get("a1").parent == "u1"  # linked through the skipped records
-    assert any("brand-new-kind: 2" in w for w in conv.warnings)
+    assert any("brand-new-kind (the model may have seen it): 2" in w for w in conv.warnings)
     kept = conv.get("a1").blocks[0]
     assert isinstance(kept, TextBlock) and '"fancy_block"' in kept.text
     assert any("'fancy_block' kept as JSON text" in w for w in conv.warnings)

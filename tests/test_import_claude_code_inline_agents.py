@@ -65,7 +65,8 @@ def test_other_progress_records_are_counted_by_kind() -> None:
     path = sample2("claude-code/entire-ada817-images.jsonl")
     (main, *_) = import_path(path, select={"agent": "main"})
     skipped = next(w for w in main.warnings if w.startswith("skipped non-message records"))
-    assert "progress/bash_progress: 43" in skipped and "progress/hook_progress: 55" in skipped
+    assert "progress/bash_progress (UI only): 43" in skipped
+    assert "progress/hook_progress (UI only): 55" in skipped
 
 
 def test_a_hook_progress_record_carries_no_agent() -> None:

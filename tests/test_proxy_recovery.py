@@ -245,3 +245,20 @@ def test_other_errors_are_not_overflows() -> None:
         )
         is None
     )
+
+
+def test_an_error_body_too_large_to_pass_whole_is_replaced_saying_so(running: Running) -> None:
+    """Issue 39: never a truncated body the client would misread."""
+    from snapshot.proxy.app import MAX_ERROR_BYTES
+
+    messages = _tool_history(8)
+    running.fake.limit = 50
+    running.fake.pad_errors = MAX_ERROR_BYTES + 10
+    with pytest.raises(anthropic.BadRequestError) as exc:
+        running.anthropic().messages.create(
+            model=CLAUDE, max_tokens=50, tools=TOOLS, messages=messages
+        )
+    body = exc.value.body
+    assert isinstance(body, dict) and body["type"] == "error"
+    assert "too large to pass whole" in body["error"]["message"]
+    assert wait_for_ledger(running.ledger_dir, 1)[0]["recovery_tried"] == "error body too large"

@@ -6,8 +6,11 @@ CONV is a conversation stored in the workspace (its id), a store file, or any
 file ``snapshot import`` understands. The body goes to standard output; each
 repair the exporter made (an unanswered call given an error result, an orphan
 result turned into text, ...) is one ``snapshot: note:`` line on standard
-error. Nothing is written to the workspace. ``--check`` validates the body
-against the provider's published schema and documented rules: one
+error. A session its harness already compacted is exported as the agent had
+it at the end (the last summary and what followed it), said in a note;
+``--whole-history`` sends every segment. Nothing is written to the workspace. ``--check`` validates the body
+against the provider's published schema and documented rules, and that every
+tool result with text in the source still has it in the body: one
 ``snapshot: check:`` line per problem, then a count; exit status 1 when any.
 """
 
@@ -42,6 +45,12 @@ def register_export(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     p.add_argument("--compact", action="store_true", help="one-line JSON instead of indented")
     p.add_argument(
+        "--whole-history",
+        action="store_true",
+        help="a session its harness already compacted: every segment with every summary inline "
+        "(default: its live context, the last summary and what followed it)",
+    )
+    p.add_argument(
         "--check",
         action="store_true",
         help="validate the body against the provider's published schema and documented rules; "
@@ -56,7 +65,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from snapshot.transcript.validate import export_report
 
     conv = load_conversation(args)
-    done = export_report(conv, args.to, model=args.model, check=args.check)
+    done = export_report(
+        conv, args.to, model=args.model, check=args.check, whole_history=args.whole_history
+    )
     for note in done.notes:
         print(f"snapshot: note: {safe_line(note)}", file=sys.stderr)
     if isinstance(done.body, str):  # Markdown: transcript text, shown, never obeyed

@@ -255,6 +255,17 @@ def register_compact(subparsers: argparse._SubParsersAction[argparse.ArgumentPar
         "stays one `snapshot branch` away), so a second compact runs on the stored result",
     )
     c.add_argument(
+        "--save-anyway",
+        action="store_true",
+        help="with --save, store a result that missed its budget too (the record says it missed)",
+    )
+    c.add_argument(
+        "--whole-history",
+        action="store_true",
+        help="a session its harness already compacted: compact every segment with every summary "
+        "inline (default: its live context, the last summary and what followed it)",
+    )
+    c.add_argument(
         "--out", type=Path, required=True, help="folder for request.json, pages and record.json"
     )
     c.add_argument("--json", action="store_true", help="print the record as JSON")
@@ -399,6 +410,8 @@ def cmd_compact(args: argparse.Namespace) -> int:
         args.budget,
         options,
         save=args.save,
+        save_anyway=args.save_anyway,
+        whole_history=args.whole_history,
         note=lambda line: print(line, file=sys.stderr),
     )
     if args.json:
@@ -430,8 +443,12 @@ def cmd_compact(args: argparse.Namespace) -> int:
             )
         if record["failure"]:
             print(f"  {record['failure']}", file=sys.stderr)
-        if record["saved"] is not None:
+        if record["saved"] is not None and not record["saved"]["stored"]:
+            print(f"  not saved: {record['saved']['reason']}", file=sys.stderr)
+        elif record["saved"] is not None:
             s = record["saved"]
+            if s.get("missed_budget"):
+                print("  saved although it missed its budget (--save-anyway)", file=sys.stderr)
             print(
                 f"  saved: {s['conversation']}/{s['agent']} tip {s['tip']} "
                 f"(+{s['messages_added']} messages); the path before is one branch away: "

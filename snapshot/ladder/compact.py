@@ -150,7 +150,13 @@ class CompactOutcome:
             "budget_from": self.budget_from,
         }
 
-    def write(self, out: Path, *, saved: dict[str, Any] | None = None) -> dict[str, Any]:
+    def write(
+        self,
+        out: Path,
+        *,
+        saved: dict[str, Any] | None = None,
+        history: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         """Write the pages, request.json and record.json: all of them, or none (a full disk).
 
         A previous run's pages are removed first (they would sit beside a record that
@@ -179,6 +185,8 @@ class CompactOutcome:
             written.append(request)
             request.write_text(json.dumps(self.body, ensure_ascii=False) + "\n", encoding="utf-8")
             record = {**self.record(request.name, pages), "saved": saved}
+            if history is not None:
+                record["history"] = history
             written.append(out / "record.json")
             (out / "record.json").write_text(
                 json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
@@ -343,6 +351,8 @@ def compact_to(
     options: CompactOptions | None = None,
     *,
     save: bool = False,
+    save_anyway: bool = False,
+    whole_history: bool = False,
     note: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """What ``snapshot compact`` does: :func:`compact`, then write the outcome into ``out``.
@@ -360,7 +370,16 @@ def compact_to(
         ``--summarizer`` default is ``"auto"``).
     save : bool
         Store the compacted path as the new tip of the resolved conversation
-        (:func:`snapshot.ladder.save.save_compacted`); the record says where.
+        (:func:`snapshot.ladder.save.save_compacted`) when it met its budget;
+        the record says where, or why it was not stored.
+    save_anyway : bool
+        With ``save``, store a result that missed its budget too
+        (``saved["missed_budget"]`` says so).
+    whole_history : bool
+        Compact the whole path of a session its harness already compacted,
+        every summary inline; by default only its live context
+        (:func:`snapshot.transcript.export.live.live_context`). ``record["history"]``
+        says which.
     note : callable, optional
         Receives the store's announcements (a file stored for the first time);
         default: the handle's own ``note``.
@@ -392,18 +411,30 @@ def compact_to(
         conv = handle.conv if handle is not None else conv.conv
     elif save:
         raise InputError("--save needs a stored conversation or a file to store, not a value")
+    history, conv = _history(conv, whole_history, note)
     outcome = compact(conv, model, budget, options)
     saved = None
     if handle is not None:
-        from snapshot.ladder.save import save_compacted
+        from snapshot.ladder.save import save_result
 
-        done = save_compacted(handle, outcome.result.conversation)
-        saved = {
-            "conversation": done.after.id,
-            "agent": done.after.agent,
-            "tip": done.after.tip,
-            "tip_before": done.before_tip,
-            "messages_added": done.added,
-            "imported": done.imported,
-        }
-    return outcome.write(out, saved=saved)
+        saved = save_result(handle, outcome.result.conversation, outcome.result.fits, save_anyway)
+    return outcome.write(out, saved=saved, history=history)
+
+
+def _history(
+    conv: Conversation, whole: bool, note: Callable[[str], None] | None
+) -> tuple[dict[str, Any], Conversation]:
+    """Which history is compacted (``record["history"]``), and that conversation."""
+    from snapshot.transcript.export.live import live_context, whole_history_note
+
+    live = live_context(conv)
+    line = whole_history_note(conv) if whole else live.note
+    if line and note is not None:
+        note(f"snapshot: note: {line}")
+    history: dict[str, Any] = {
+        "whole": whole or live.compactions == 0,
+        "compactions": live.compactions,
+    }
+    if line:
+        history["note"] = line
+    return history, conv if whole else live.conversation

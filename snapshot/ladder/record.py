@@ -50,14 +50,9 @@ def linear_copy(source: Conversation, path: Sequence[Message]) -> Conversation:
     Unchanged messages keep their ids and blocks, so the head and the tail of a
     compacted conversation are byte-identical to the source.
     """
-    relinked: list[Message] = []
-    parent: str | None = None
-    for m in path:
-        if m.parent != parent:
-            m = Message(id=m.id, parent=parent, role=m.role, blocks=m.blocks, meta=m.meta)
-        relinked.append(m)
-        parent = m.id
-    return source.with_messages(relinked, tip=parent)
+    from snapshot.transcript.export.live import relinked
+
+    return relinked(source, path)
 
 
 def turn_starts(path: Sequence[Message]) -> list[int]:

@@ -73,3 +73,33 @@ def save_compacted(t: ConversationHandle, compacted: Conversation) -> SavedCompa
         after, added = graft(conv, compacted.path())
         t.store.save(after)
     return SavedCompaction(after, conv.tip, added, imported=not stored)
+
+
+def save_result(
+    handle: ConversationHandle, compacted: Conversation, fits: bool, anyway: bool
+) -> dict[str, object]:
+    """``compact --save``: store ``compacted`` when it met its budget (or ``anyway``).
+
+    Returns the record's ``saved`` entry: where it went, or ``{"stored": False,
+    "reason": ...}`` for a result that missed its budget and was not stored; one
+    stored anyway says ``"missed_budget": True``.
+    """
+    if not fits and not anyway:
+        return {
+            "stored": False,
+            "reason": "the result missed its budget, so the stored tip was left as it was "
+            "(pass --save-anyway to store it)",
+        }
+    done = save_compacted(handle, compacted)
+    saved: dict[str, object] = {
+        "stored": True,
+        "conversation": done.after.id,
+        "agent": done.after.agent,
+        "tip": done.after.tip,
+        "tip_before": done.before_tip,
+        "messages_added": done.added,
+        "imported": done.imported,
+    }
+    if not fits:
+        saved["missed_budget"] = True
+    return saved

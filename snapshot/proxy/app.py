@@ -43,8 +43,27 @@ from snapshot.transcript.store import Store
 
 RECOVERY_HEADER = "X-Snapshot-Recovery"
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
-# An upstream error body larger than this is passed on unread.
+# An upstream error body the proxy reads (to recover from an overflow) is at most
+# this long; a longer one is replaced by an error in the provider's shape saying so.
 MAX_ERROR_BYTES = 1024 * 1024
+
+
+async def read_capped(content: Any, limit: int) -> tuple[bytes, bool]:
+    """Up to ``limit`` bytes of a stream, and whether that was all of it.
+
+    ``StreamReader.read(n)`` may return fewer bytes than are left, so it reads
+    until ``limit + 1`` bytes or the end.
+    """
+    chunks: list[bytes] = []
+    size = 0
+    while size <= limit:
+        chunk = await content.read(limit + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    raw = b"".join(chunks)
+    return raw[:limit], len(raw) <= limit
 
 
 @dataclass(frozen=True)
@@ -235,13 +254,23 @@ class Proxy:
         self, request: web.Request, upstream: Any, turn: _Turn
     ) -> web.StreamResponse | None:
         """On an overflow: learn, re-plan to the stated limit, retry once; else None."""
-        raw = await upstream.content.read(MAX_ERROR_BYTES)
+        raw, whole = await read_capped(upstream.content, MAX_ERROR_BYTES)
+        headers = reply_headers(upstream.headers)
+        if not whole:
+            # Never a truncated body the client would misread: an error in the
+            # provider's own shape, keeping the status, saying what happened.
+            message = (
+                f"snapshot proxy: the upstream error body (HTTP {upstream.status}) was larger than "
+                f"{MAX_ERROR_BYTES:,} bytes, too large to pass whole; it was replaced by this error"
+            )
+            headers["Content-Type"] = "application/json"
+            body = json.dumps(error_body(turn.shape.provider, upstream.status, message)).encode()
+            return self._finish_error(upstream.status, headers, body, turn, "error body too large")
         try:
             error = json.loads(raw)
         except ValueError:
             error = None
         overflow = parse_overflow(turn.shape.provider, upstream.status, error)
-        headers = reply_headers(upstream.headers)
         if overflow is None:
             return self._finish_error(upstream.status, headers, raw, turn, None)
         loop = asyncio.get_running_loop()

@@ -84,21 +84,72 @@ class Ledger:
                 os.fsync(out.fileno())
 
 
-def read_ledger(folder: Path) -> list[dict[str, Any]]:
-    """Every record of a ledger folder (a torn last line, from a kill, is skipped)."""
+@dataclass(frozen=True)
+class LedgerRead:
+    """A ledger's records, and every line that was not one, counted by why.
+
+    ``torn``: the last line was cut short (a kill mid-write), the one bad line
+    that is expected and not counted in ``bad``.
+    """
+
+    records: list[dict[str, Any]]
+    bad: dict[str, int]
+    torn: bool = False
+
+    def note(self) -> str:
+        """One line for LEDGER.md naming the lines not counted ("" when none)."""
+        if not self.bad:
+            return ""
+        detail = ", ".join(f"{n} {why}" for why, n in sorted(self.bad.items()))
+        return (
+            f"**{sum(self.bad.values())} ledger line(s) were not read** ({detail}); the figures "
+            "below leave them out."
+        )
+
+
+def read_ledger_lines(folder: Path) -> LedgerRead:
+    """Every record of a ledger folder; a torn last line skipped, any other bad line counted."""
     path = folder / FILE
     if not path.is_file():
         raise InputError(f"{folder}: no {FILE} here; give the folder passed to --ledger")
-    records = []
+    records: list[dict[str, Any]] = []
+    bad: dict[str, int] = {}
+    pending: str | None = None  # the previous bad line's reason: torn if it was the last
+
+    def count(why: str) -> None:
+        bad[why] = bad.get(why, 0) + 1
+
     with open(path, encoding="utf-8", errors="replace") as lines:
         for line in lines:
+            if pending is not None:
+                count(pending)
+                pending = None
+            if not line.strip():
+                continue
             try:
                 rec = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
+                # Only a last line without its newline can be a write cut short.
+                pending = "not JSON" if line.endswith("\n") else "torn"
                 continue
-            if isinstance(rec, dict) and rec.get("schema") == SCHEMA:
+            if not isinstance(rec, dict):
+                count("not a JSON object")
+            elif rec.get("schema") != SCHEMA:
+                count(f"schema {rec.get('schema')!r}, not {SCHEMA!r}")
+            else:
                 records.append(rec)
-    return records
+    torn = pending == "torn"
+    if pending is not None and not torn:
+        count(pending)
+    return LedgerRead(records, bad, torn)
+
+
+def read_ledger(folder: Path) -> list[dict[str, Any]]:
+    """Every record of a ledger folder (a torn last line, from a kill, is skipped).
+
+    :func:`read_ledger_lines` also counts the other lines it could not read.
+    """
+    return read_ledger_lines(folder).records
 
 
 @dataclass(frozen=True)
@@ -107,6 +158,7 @@ class LedgerSummary:
 
     records: int
     rows: list[dict[str, Any]]
+    unread: str = ""  # LedgerRead.note(): the lines left out, or ""
 
     def markdown(self) -> str:
         lines = [
@@ -123,6 +175,8 @@ class LedgerSummary:
             "| canary calls | canary $ |",
             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
         ]
+        if self.unread:
+            lines[2:2] = [self.unread, ""]
         for r in self.rows:
             lines.append(
                 f"| {r['model']} | {r['requests']} | {r['summary_calls']} | {r['compacted']} "
@@ -136,7 +190,8 @@ class LedgerSummary:
 
 def summarize(folder: Path) -> LedgerSummary:
     """Per-model totals of a ledger folder."""
-    records = read_ledger(folder)
+    read = read_ledger_lines(folder)
+    records = read.records
     rows: dict[str, dict[str, Any]] = {}
 
     def row_of(model: str) -> dict[str, Any]:
@@ -189,7 +244,7 @@ def summarize(folder: Path) -> LedgerSummary:
         labels = row.pop("labels")
         row["label"] = "/".join(sorted(labels)) or "-"
         out.append(row)
-    return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]))
+    return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]), read.note())
 
 
 def ledger_report(folder: Path, out: Path | None) -> tuple[Path, str]:

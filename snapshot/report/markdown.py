@@ -295,6 +295,11 @@ def write(
         f"The ladder's budget is {100 * result.settings.budget_ratio:.0f} % of each conversation's tokens.",
         "",
     ]
+    cut = [s for s in result.sources if s.measured]
+    if cut:
+        lines += ["**Sessions their harness compacted** (measured up to the first compaction):", ""]
+        lines += [f"- `{s.id}`: {s.measured}" for s in cut]
+        lines += [""]
     if result.errors:
         lines += ["**Conversations that failed to import:**", ""]
         lines += [f"- {e}" for e in result.errors]

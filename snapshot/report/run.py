@@ -181,6 +181,7 @@ def _evaluate_job(
         real_summary=source.has_real_summary,
         reference=dict(source.reference),
         validation=source_validation(source.conversation),
+        measured=str(source.conversation.meta.get("measured") or ""),
     )
     try:
         targets = _STATE["targets"] if model is None else [_STATE["targets"][model]]

@@ -23,3 +23,5 @@ class SourceStats:
     reference: dict[str, Any] = field(default_factory=dict)
     # The conversation exported to every shape and validated (snapshot/report/validation.py).
     validation: dict[str, Any] = field(default_factory=dict)
+    # How much of a session its harness compacted was measured ("" when all of it).
+    measured: str = ""

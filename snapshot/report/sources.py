@@ -8,9 +8,12 @@ transcript in them with its detected format, no manifest needed
 (:func:`path_sources`), and lists every path with what became of it
 (:func:`inventory_markdown`).
 
-A transcript that Claude Code really compacted is benchmarked as it stood at
-that moment: the path up to its first ``compact_boundary``. The real summary
-written then is the summary rung's output for it.
+A transcript its harness really compacted (Claude Code, Codex, pi: the same
+rule for each) is benchmarked as it stood at its first compaction: the first
+segment of :func:`snapshot.transcript.export.live.segments`, the path up to
+the first ``compact_boundary``. The real summary written then is the summary
+rung's output for it. ``meta["measured"]`` says how much of the session that
+is, and REPORT.md lists it.
 """
 
 from __future__ import annotations
@@ -50,15 +53,28 @@ def benchmark_view(conv: Conversation) -> Conversation:
     The messages after the boundary stay in ``conv.messages`` so the real summary
     can still be found; only the path (what gets compacted) is cut. The path is
     held whole, as the ladder that compacts it holds it; the other messages are
-    only scanned, one at a time.
+    only scanned, one at a time. ``meta["measured"]`` says which segment of how
+    many was measured, and its share of the session's characters.
     """
-    path = conv.path()
-    for i, m in enumerate(path):
-        if m.meta.get("kind") == "compact_boundary" and i > 0:
-            kept = linear_copy(conv, path[:i])
-            extra = tuple(x for x in conv.messages if x.meta.get("compact_summary"))
-            return kept.with_messages((*kept.messages, *extra), tip=kept.tip)
-    return linear_copy(conv, path)
+    from dataclasses import replace
+
+    from snapshot.transcript.export.live import segments
+
+    parts = segments(conv)
+    if len(parts) == 1:
+        return linear_copy(conv, conv.path())
+    first = parts[0]
+    total = sum(m.chars() for m in conv.iter_path())
+    measured = (
+        f"segment 1 of {len(parts)} (up to the first of {len(parts) - 1} compaction(s)): "
+        f"{sum(m.chars() for m in first):,} of {total:,} characters"
+    )
+    kept = linear_copy(conv, first)
+    extra = tuple(x for x in conv.messages if x.meta.get("compact_summary"))
+    out = kept.with_messages((*kept.messages, *extra), tip=kept.tip)
+    fresh = replace(out, meta={**out.meta, "measured": measured})
+    fresh.__dict__.pop("_index", None)
+    return fresh
 
 
 def demo_sources() -> list[Source]:
@@ -252,7 +268,7 @@ def inventory_markdown(reports: Sequence[UnitReport]) -> str:
     read = sum(1 for r in reports if r.conversations)
     lines = [
         f"{len(reports)} paths found: {read} imported, {len(reports) - read} skipped "
-        "(each with its reason). *text kept* is the share of the file's text the import kept.",
+        "(each with its reason). *text kept* is the share of the file's model-visible text the import kept (UI-only text is counted apart).",
         "",
         "| path | format | conversations | messages | tool calls | text kept | note |",
         "|---|---|---|---|---|---|---|",

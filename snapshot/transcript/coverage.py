@@ -5,13 +5,19 @@ type skipped) loses text without failing. This module measures the loss: the
 *text* of a file is every distinct string value in it that reads as prose or
 code (it holds whitespace, and is not base64), and an import *keeps* such a
 string in the share of its runs of three consecutive words that appear in the
-imported conversations (message text, thinking, tool-call arguments, tool
-results, and the conversations' metadata); strings of one or two words count
+imported conversations (what the model saw: message text, thinking, tool-call
+arguments and tool results, plus the conversations' own header metadata such
+as instructions; never a message's bookkeeping); strings of one or two words count
 by their words. Strings that are JSON documents themselves (tool arguments
 are often stored as a JSON string) are looked into. Word runs survive an
 importer trimming a label or appending a suffix; repeated strings count once
 (formats that re-send the whole history each step are not penalised for
 keeping it once). Characters are counted without whitespace.
+
+Only model-visible text is judged: a format names the records the tool keeps
+for itself (``Format.ui_records``: progress streams, UI event copies, file
+snapshots) and the keys (``Format.unread_keys``); their text is counted apart,
+by kind, in :attr:`Coverage.ui_only`, and said separately in the warning.
 
 JSON lines are read one line at a time, and the kept side is a bounded sample
 of word-run hashes, so measuring a large session needs little memory beyond
@@ -25,12 +31,13 @@ the conversation itself.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import zlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +70,8 @@ _FIRST_LINE_BYTES = 1 << 20
 _TEXT_SUFFIXES = {".json", ".jsonl", ".md", ".txt", ".yaml", ".yml"}
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/=_\-\s]+")
+# A Markdown line's heading or blockquote marker.
+_MD_MARKER = re.compile(r"^ {0,3}(#{1,6}|>)(?=\s|$) ?")
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,8 @@ class Coverage:
 
     total: int
     kept: int
+    # Characters of UI-only text (records and keys the model never saw), by kind.
+    ui_only: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def share(self) -> float:
@@ -82,10 +93,25 @@ class Coverage:
         return self.total >= MIN_JUDGED_CHARS
 
     def warning(self, path: Path | str) -> str:
-        return (
-            f"{path}: the import kept {self.share:.0%} of the file's text "
+        """The line an import below :data:`WARN_SHARE` carries.
+
+        >>> print(Coverage(1000, 800, {"progress": 50}).warning("s.jsonl"))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        s.jsonl: the import kept 80% of the file's model-visible text (800 of 1,000 characters);
+        the rest was not read; UI-only text, not measured: 50 characters (progress: 50)
+        """
+        line = (
+            f"{path}: the import kept {self.share:.0%} of the file's model-visible text "
             f"({self.kept:,} of {self.total:,} characters); the rest was not read"
         )
+        return line + self.ui_note()
+
+    def ui_note(self) -> str:
+        """``"; UI-only text, not measured: N characters (kind: n, ...)"`` or ``""``."""
+        if not self.ui_only:
+            return ""
+        detail = ", ".join(f"{k}: {n:,}" for k, n in sorted(self.ui_only.items()))
+        return f"; UI-only text, not measured: {sum(self.ui_only.values()):,} characters ({detail})"
 
 
 _SPACE_INSIDE = re.compile(r"\S\s+\S")
@@ -167,18 +193,20 @@ class KeptText:
 
 
 def _conversation_strings(conversations: Iterable[Conversation]) -> Iterator[str]:
+    """What the conversations hold that a model sees: message blocks, and the header
+    text an importer keeps in ``meta`` (instructions). A message's own ``meta`` is
+    bookkeeping, never counted (a result lost from the blocks is lost)."""
     for conv in conversations:
         yield from _strings(dict(conv.meta))
         for m in conv.messages:
-            yield from _strings(dict(m.meta))
             for b in m.blocks:
                 if isinstance(b, TextBlock | ThinkingBlock):
-                    yield b.text
+                    yield from _strings(b.text)  # JSON kept as text: its strings, as the file's
                 elif isinstance(b, ToolCall):
                     yield b.name
                     yield from _strings(dict(b.input))
                 elif isinstance(b, ToolResult):
-                    yield b.text()
+                    yield from _strings(b.text())
 
 
 def kept_text(conversations: Sequence[Conversation]) -> KeptText:
@@ -237,7 +265,37 @@ def kept_share(strings: Iterable[str], conversations: Sequence[Conversation]) ->
     return _measure(strings, kept_text(conversations))
 
 
-def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[str]:
+# Says whether a top-level record of a file is UI-only (a label for it) or not (None).
+UiRecords = Callable[[Path, Any], "str | None"]
+
+
+class _Apart:
+    """The UI-only records met while reading a file, their text counted by label."""
+
+    def __init__(self, ui: UiRecords | None) -> None:
+        self.ui = ui
+        self.chars: dict[str, int] = {}
+        self.path = Path()
+
+    def keep(self, record: Any, unread: frozenset[str]) -> bool:
+        """False (and the record's text counted) for a UI-only record."""
+        if self.ui is None:
+            return True
+        try:
+            label = self.ui(self.path, record)
+        except Exception:  # a classifier must never stop a measure
+            label = None
+        if label is None:
+            return True
+        size = sum(len("".join(t.split())) for t in _strings(record, unread) if _is_text(t))
+        if size:
+            self.chars[label] = self.chars.get(label, 0) + size
+        return False
+
+
+def _file_strings(
+    path: Path, unread: frozenset[str] = frozenset(), apart: _Apart | None = None
+) -> Iterator[str]:
     """The string values of one file: JSON lines, one JSON document, or text by line.
 
     A first line that is a whole JSON value (or one too long to parse here,
@@ -270,17 +328,27 @@ def _file_strings(path: Path, unread: frozenset[str] = frozenset()) -> Iterator[
                         record = json.loads(raw.decode("utf-8", errors="replace"))
                     except (ValueError, RecursionError):
                         continue
-                    yield from _strings(record, unread)
+                    if apart is None or apart.keep(record, unread):
+                        yield from _strings(record, unread)
                 return
-            yield from _document_strings(path, unread)
+            yield from _document_strings(path, unread, apart)
             return
         fh.seek(0)
+        markdown = path.suffix.lower() == ".md"
         for raw, _ in bounded_lines(fh, MAX_RECORD_BYTES):
-            if raw is not None:
-                yield raw.decode("utf-8", errors="replace")
+            if raw is None:
+                continue
+            line = raw.decode("utf-8", errors="replace")
+            if apart is not None and not apart.keep(line, unread):
+                continue
+            # Markdown's text is what it renders: a heading's or a quote's words, an
+            # entity's character (an importer of Markdown reads it so).
+            yield html.unescape(_MD_MARKER.sub("", line)) if markdown else line
 
 
-def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
+def _document_strings(
+    path: Path, unread: frozenset[str], apart: _Apart | None = None
+) -> Iterator[str]:
     """The string values of one JSON document; a malformed one ends them where it breaks
     (its importer has refused it already)."""
     # Imported when used: the importers' package imports this module to measure an
@@ -291,7 +359,8 @@ def _document_strings(path: Path, unread: frozenset[str]) -> Iterator[str]:
     try:
         doc = JSONDocument(path, EVERY_LIST, Warnings(), skip=unread)
         for item in doc.items():
-            yield from _strings(item, unread)
+            if apart is None or apart.keep(item, unread):
+                yield from _strings(item, unread)
     except TranscriptError:
         return
     yield from _strings(doc.value if doc.shape == "other" else doc.fields, unread)
@@ -323,7 +392,10 @@ def _inside_regular(path: Path, folder: Path) -> bool:
 
 
 def measure(
-    path: Path, conversations: Sequence[Conversation], unread: frozenset[str] = frozenset()
+    path: Path,
+    conversations: Sequence[Conversation],
+    unread: frozenset[str] = frozenset(),
+    ui_records: UiRecords | None = None,
 ) -> Coverage | None:
     """How much of the text in ``path`` (a file, or a folder log) ``conversations`` kept.
 
@@ -336,6 +408,10 @@ def measure(
     unread
         Keys whose values the tool keeps for itself (UI copies of tool
         results, file snapshots), never sent to the model: not the file's text.
+    ui_records
+        Says which top-level records (JSON lines, or a document's list items)
+        the model never saw, with a label; their text is counted apart
+        (:attr:`Coverage.ui_only`).
 
     Returns
     -------
@@ -360,11 +436,14 @@ def measure(
         if any(_is_database(f) for f in files):
             return None  # pages of a database, not text: its importer counts rows instead
         kept = kept_text(conversations)
+        apart = _Apart(ui_records)
 
         def strings() -> Iterator[str]:
             for f in files:
-                yield from _file_strings(f, unread)
+                apart.path = f
+                yield from _file_strings(f, unread, apart)
 
-        return _measure(strings(), kept)
+        found = _measure(strings(), kept)
+        return Coverage(found.total, found.kept, dict(apart.chars))
     except OSError:
         return None

@@ -413,6 +413,15 @@ def walk_as_format(
                 failures.append(f"{file}: {OUTSIDE}")
                 continue
             try:
+                special = _special_kind(file.stat().st_mode)
+            except OSError:
+                special = None  # the open below says why it cannot be read
+            if special is not None:
+                # Opening a FIFO blocks until a writer comes: never opened, as find() does.
+                if skipped is not None:
+                    skipped.append((file, f"{special}; not read"))
+                continue
+            try:
                 with file.open("rb") as fh:
                     head = fh.read(SNIFF_BYTES)
             except OSError as exc:

@@ -193,7 +193,8 @@ def summary_row(conv: Conversation) -> dict[str, Any]:
         ``id``, ``format``, ``messages``, ``tool_calls``, ``images``, ``chars``,
         ``warnings``, then ``agent``, ``source``, ``tool_results``,
         ``tool_result_chars``, ``path_messages``, ``compact_boundaries`` and
-        ``text_kept`` (share of the file's text kept; ``None``: not measured).
+        ``text_kept`` (share of the file's model-visible text kept; ``None``: not measured)
+        and ``ui_only_chars`` (the UI-only text left out of it, by kind).
 
     Examples
     --------
@@ -221,8 +222,10 @@ def summary_row(conv: Conversation) -> dict[str, Any]:
         "compact_boundaries": sum(
             1 for m in conv.messages if m.meta.get("kind") == "compact_boundary"
         ),
-        # Share of the file's text the import kept (None: not measured).
+        # Share of the file's model-visible text the import kept (None: not measured),
+        # and the UI-only text left out of that share, by kind.
         "text_kept": conv.meta.get("text_kept"),
+        "ui_only_chars": dict(conv.meta.get("ui_only_chars") or {}),
     }
 
 

@@ -34,6 +34,9 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
     images = ExportImages(notes, conv)
     items: list[dict[str, Any]] = []
     thinking = 0
+    # A Codex compaction item stands in the path as a text naming it; this API
+    # reads the item itself, so it goes back as it was recorded.
+    compactions = _compaction_items(conv)
 
     def content(blocks: Sequence[Block], where: str) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
@@ -66,9 +69,12 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
                     {"type": "message", "role": "user", "content": content(returned, "tool images")}
                 )
             for role, blocks in turn.items:
-                items.append(
-                    {"type": "message", "role": role, "content": content(blocks, "user message")}
-                )
+                parts = content(blocks, "user message")
+                only = str(parts[0].get("text")) if len(parts) == 1 else None
+                if role == "user" and only in compactions:
+                    items.append(compactions[str(only)])
+                    continue
+                items.append({"type": "message", "role": role, "content": parts})
         else:
             # The turn's text first, then its calls: nothing may come between a
             # call and its output, and the outputs follow the turn.
@@ -109,6 +115,17 @@ def export_openai_responses(conv: Conversation, *, model: str | None = None) -> 
             for n, d, s in tool_definitions(conv, plan.tool_names)
         ]
     return Export(body, tuple(notes), tuple(plan.synthetic))
+
+
+def _compaction_items(conv: Conversation) -> dict[str, dict[str, Any]]:
+    """The encrypted compaction items on the path, by the text standing in for each."""
+    out: dict[str, dict[str, Any]] = {}
+    for m in conv.iter_path():
+        item = m.meta.get("encrypted_compaction")
+        if isinstance(item, dict) and item.get("encrypted_content"):
+            kept = {"type": "compaction", "encrypted_content": str(item["encrypted_content"])}
+            out[m.text()] = kept
+    return out
 
 
 def _responses_assistant(text: str) -> dict[str, Any]:

@@ -277,7 +277,7 @@ def _check_kept(
         raise WrongFormatError(
             f"{path}: --format {fmt.name} imported no messages; {_better_format(path, fmt)}"
         )
-    coverage = measure(path, conversations, fmt.unread_keys)
+    coverage = measure(path, conversations, fmt.unread_keys, fmt.ui_records)
     if coverage is None or not coverage.judged:
         return conversations
     if forced and coverage.share < FORCED_MIN_SHARE:
@@ -306,6 +306,8 @@ def _check_kept(
     out = []
     for c in conversations:
         meta = {**c.meta, "text_kept": coverage.share}
+        if coverage.ui_only:
+            meta["ui_only_chars"] = dict(coverage.ui_only)
         warns = c.warnings
         if coverage.share < WARN_SHARE:
             warns = (*warns, coverage.warning(path))
@@ -368,6 +370,7 @@ def import_path(
         if format and fmt.rate(p, read_head(p)) < SURE:
             raise WrongFormatError(f"{exc}; {_better_format(p, fmt)}") from exc
         raise
+    _refuse_lost_results(p, fmt, conversations)
     if format:
         _refuse_lost_calls(p, fmt, conversations)
         conversations = _warn_if_forced_against(p, fmt, conversations)
@@ -377,6 +380,29 @@ def import_path(
     if select:
         return conversations  # a chosen part of the file: its share of the text means nothing
     return _check_kept(p, fmt, bool(format), conversations)
+
+
+def _refuse_lost_results(path: Path, fmt: Format, conversations: list[Conversation]) -> None:
+    """Every tool result empty while the import skipped content parts: the results were in them.
+
+    A valid export with every ``tool_result`` empty is silent loss; the error
+    names the part types that were skipped so the format can be taught them.
+    """
+    results = [r for c in conversations for m in c.messages for r in m.tool_results()]
+    if not results or any(r.text() or r.images() for r in results):
+        return
+    parts: dict[str, int] = {}
+    for c in conversations:
+        for key, n in dict(c.meta.get("skipped") or {}).items():
+            if str(key).startswith("content part") and str(key).endswith("in a tool result"):
+                parts[str(key)] = parts.get(str(key), 0) + int(n)
+    if parts:
+        listing = ", ".join(f"{k} ({n})" for k, n in sorted(parts.items()))
+        raise TranscriptError(
+            f"{path}: all {len(results)} tool results imported as {fmt.name} are empty, and the "
+            f"import skipped {listing}: the results are probably in those parts, which "
+            f"{fmt.name} does not read; nothing was imported"
+        )
 
 
 # Keys under which the formats snapshot reads keep structured tool calls.

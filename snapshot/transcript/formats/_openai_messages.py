@@ -42,9 +42,27 @@ from snapshot.transcript.model import (
 OPENAI_CHAT = "openai-chat"
 
 
+# Parts that carry a tool's result as ``text`` (trajectories converted from Codex
+# and Claude Code sessions keep ``role: tool`` content as ``tool_output`` parts).
+RESULT_PARTS = ("tool_output", "tool_result", "function_call_output", "output")
+
+
 def _content_blocks(
-    content: Any, where: str, warns: list[str], skipped: dict[str, int]
+    content: Any,
+    where: str,
+    warns: list[str],
+    skipped: dict[str, int],
+    *,
+    in_result: bool = False,
 ) -> list[Block]:
+    """Text and image blocks of ``content``.
+
+    ``in_result``: the content of a tool message, where any part with a string
+    ``text`` (``tool_output`` and its kin) is the result the model read.
+
+    >>> _content_blocks([{"type": "tool_output", "text": "ok"}], "f", [], {}, in_result=True)
+    [TextBlock(text='ok')]
+    """
     if content is None:
         return []
     if isinstance(content, str):
@@ -73,9 +91,56 @@ def _content_blocks(
             out.append(image_or_note(url, "inline", f"{where}: part {i}", warns))
         elif kind == "refusal":
             out.append(TextBlock(str(part.get("refusal") or "")))
+        elif (kind in RESULT_PARTS or in_result) and isinstance(part.get("text"), str):
+            out.append(TextBlock(part["text"]))
+        elif kind in RESULT_PARTS and isinstance(part.get("output"), str):
+            out.append(TextBlock(part["output"]))
         else:
-            key = f"content part {kind!r}"
+            key = f"content part {kind!r}" + (" in a tool result" if in_result else "")
             skipped[key] = skipped.get(key, 0) + 1
+    return out
+
+
+def _without_call_parts(content: Any) -> Any:
+    """``content`` without its ``tool_call`` parts (read as calls by :func:`_call_parts`)."""
+    if not isinstance(content, list):
+        return content
+    return [p for p in content if not (isinstance(p, Mapping) and p.get("type") == "tool_call")]
+
+
+def _call_parts(rec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """``{type: "tool_call"}`` content parts not already in ``tool_calls``, as tool_calls entries.
+
+    Converted trajectories carry each call twice (``tool_calls`` and a part);
+    a part whose id is in ``tool_calls`` is that call again.
+
+    >>> rec = {"tool_calls": [{"id": "a", "function": {"name": "f"}}],
+    ...        "content": [{"type": "tool_call", "id": "a"}, {"type": "tool_call", "id": "b", "name": "g"}]}
+    >>> [c["id"] for c in _call_parts(rec)]
+    ['b']
+    """
+    content = rec.get("content")
+    if not isinstance(content, list):
+        return []
+    known = {str(c.get("id")) for c in list_field(rec, "tool_calls") if isinstance(c, Mapping)}
+    out: list[Mapping[str, Any]] = []
+    for part in content:
+        if not isinstance(part, Mapping) or part.get("type") != "tool_call":
+            continue
+        call_id = part.get("id") or part.get("call_id") or part.get("tool_call_id")
+        if str(call_id) in known:
+            continue
+        raw_fn = part.get("function")
+        fn: Mapping[str, Any] = raw_fn if isinstance(raw_fn, Mapping) else {}
+        out.append(
+            {
+                "id": call_id,
+                "function": {
+                    "name": fn.get("name") or part.get("name"),
+                    "arguments": fn.get("arguments", part.get("arguments", part.get("input"))),
+                },
+            }
+        )
     return out
 
 
@@ -138,10 +203,12 @@ class OpenAIMessages:
             reasoning = rec.get("reasoning_content") or rec.get("reasoning")
             if isinstance(reasoning, str) and reasoning:
                 blocks.append(ThinkingBlock(reasoning))
-            blocks.extend(_content_blocks(rec.get("content"), at, warns, skipped))
+            blocks.extend(
+                _content_blocks(_without_call_parts(rec.get("content")), at, warns, skipped)
+            )
             if isinstance(rec.get("refusal"), str) and rec["refusal"]:
                 blocks.append(TextBlock(rec["refusal"]))
-            for j, call in enumerate(list_field(rec, "tool_calls")):
+            for j, call in enumerate([*list_field(rec, "tool_calls"), *_call_parts(rec)]):
                 if not isinstance(call, Mapping):
                     warns.append(f"{at}: tool call {j} is not an object; skipped")
                     continue
@@ -176,7 +243,7 @@ class OpenAIMessages:
             else:  # legacy: answers the oldest open function_call by position
                 pending = self._pending_function
                 call_id = pending.pop(0) if pending else f"{id_prefix}{i}-orphan"
-            content = _content_blocks(rec.get("content"), at, warns, skipped)
+            content = _content_blocks(rec.get("content"), at, warns, skipped, in_result=True)
             result_content = tuple(b for b in content if isinstance(b, TextBlock | ImageBlock))
             blocks = [ToolResult(call_id=call_id, content=result_content)]
             if rec.get("name"):

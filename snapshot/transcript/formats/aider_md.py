@@ -285,9 +285,23 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+def ui_record(path: Path, line: Any) -> str | None:
+    """A label for a line the model never saw: a session's header, Aider's own ``> `` output.
+
+    >>> ui_record(Path("h.md"), "> Applied edit to a.py")
+    "Aider's own output"
+    """
+    if not isinstance(line, str):
+        return None
+    if _SESSION.match(line.rstrip("\n")):
+        return "session headers"
+    return "Aider's own output" if line.startswith(">") else None
+
+
 FORMAT = Format(
     name=NAME,
     description="Aider .aider.chat.history.md (one conversation per session; no tool calls)",
     score=score,
     load=load,
+    ui_records=ui_record,
 )

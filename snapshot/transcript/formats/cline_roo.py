@@ -487,9 +487,16 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+def ui_record(path: Path, rec: Any) -> str | None:
+    """A label for a record of ``ui_messages.json``: the UI's log, nothing the model saw
+    (its reasoning copies and progress lines are measured apart)."""
+    return "ui_messages.json (the UI's log)" if path.name == UI_FILE else None
+
+
 FORMAT = Format(
     name=NAME,
     description="Cline / Roo Code task folder (XML tool calls answered by '[tool] Result:' text)",
     score=score,
     load=load,
+    ui_records=ui_record,
 )

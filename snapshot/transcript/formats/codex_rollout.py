@@ -18,8 +18,13 @@ Each line is ``{"timestamp", "type", "payload"}`` with ``type`` one of:
 - ``turn_context``: the model, effort and sandbox of the turn that follows
   (the model goes on each assistant message's ``meta``);
 - ``compacted``: a context compaction, kept as Claude Code's are: a system
-  message with ``meta["kind"] = "compact_boundary"``, then the summary as a
-  user message marked ``compact_summary``;
+  message with ``meta["kind"] = "compact_boundary"``, then what the model
+  continued from: the ``replacement_history`` items (the kept user and
+  developer messages, each marked ``compact_kept``; the encrypted
+  ``compaction`` item becomes a user message naming it, marked
+  ``compact_summary``, with the item itself in ``meta["encrypted_compaction"]``
+  for a Responses export), or, in rollouts without it, the ``message`` summary
+  as a user message marked ``compact_summary``;
 - ``event_msg``: the UI's event stream. It repeats what the ``response_item``
   lines hold (user_message, agent_message, agent_reasoning, token_count), so it
   is counted and skipped, except errors, which become warnings.
@@ -272,15 +277,7 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
                 warnings.add(f"{where}: Codex reported {etype}: {detail}", "codex error")
             continue
         if kind == "compacted":
-            # As Claude Code's: a boundary, then the summary the model continued from.
-            summary = str(payload.get("message") or "")
-            b.add(
-                mid,
-                "system",
-                [TextBlock("Conversation compacted")],
-                {**meta, "kind": "compact_boundary"},
-            )
-            b.add(f"{mid}-summary", "user", [TextBlock(summary)], {**meta, "compact_summary": True})
+            _compacted(b, payload, mid, meta, where)
             continue
 
         item_type = payload.get("type")
@@ -312,10 +309,8 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
             content, failed = _output(b, payload, where)
             b.add(mid, "tool", [ToolResult(call_id, content, failed)], meta)
         elif item_type == "web_search_call":
-            # The rollout keeps the query but not the results the model saw.
-            action = payload.get("action")
-            query = action.get("query") if isinstance(action, Mapping) else None
-            b.add(mid, "assistant", [TextBlock(f"[web search: {query or '?'}]")], meta)
+            # The rollout keeps the queries but not the results the model saw.
+            b.add(mid, "assistant", [TextBlock(web_search_text(payload.get("action")))], meta)
         elif item_type in _SKIPPED_ITEMS:
             skipped[f"{item_type} ({_SKIPPED_ITEMS[str(item_type)]})"] += 1
         else:
@@ -367,6 +362,74 @@ def load(path: Path, options: ImportOptions) -> list[Conversation]:
     return [conv]
 
 
+def web_search_text(action: Any) -> str:
+    """A ``web_search_call`` as text, with every query it ran (``queries`` and ``query``).
+
+    >>> web_search_text({"type": "search", "query": "a", "queries": ["a", "b"]})
+    '[web search: a | b]'
+    >>> web_search_text({"type": "open_page", "url": "https://x.test"})
+    '[web search: open_page https://x.test]'
+    """
+    if not isinstance(action, Mapping):
+        return "[web search: ?]"
+    found: list[str] = []
+    queries = action.get("queries")
+    for q in [*(queries if isinstance(queries, list) else []), action.get("query")]:
+        if isinstance(q, str) and q and q not in found:
+            found.append(q)
+    kind = action.get("type")
+    if not found and kind not in (None, "search"):
+        detail = action.get("url") or action.get("pattern") or ""
+        return f"[web search: {kind} {detail}]".replace(" ]", "]")
+    return f"[web search: {' | '.join(found) or '?'}]"
+
+
+def encrypted_compaction_text(item: Mapping[str, Any]) -> str:
+    """The text standing in for an encrypted compaction item outside the Responses API."""
+    size = len(str(item.get("encrypted_content") or ""))
+    return (
+        f"[Codex compaction summary: {size:,} characters of encrypted content only OpenAI "
+        "can read; omitted]"
+    )
+
+
+def _compacted(
+    b: _Builder, payload: Mapping[str, Any], mid: str, meta: dict[str, Any], where: str
+) -> None:
+    """A ``compacted`` record: a boundary, then the context the model continued from."""
+    history = payload.get("replacement_history")
+    b.add(
+        mid,
+        "system",
+        [TextBlock("Conversation compacted")],
+        {**meta, "kind": "compact_boundary", "replacement": isinstance(history, list)},
+    )
+    if not isinstance(history, list):
+        summary = str(payload.get("message") or "")
+        b.add(f"{mid}-summary", "user", [TextBlock(summary)], {**meta, "compact_summary": True})
+        return
+    for j, item in enumerate(history):
+        if not isinstance(item, Mapping):
+            continue
+        kind = item.get("type")
+        if kind in ("compaction", "compaction_summary"):
+            text = encrypted_compaction_text(item)
+            b.add(
+                f"{mid}-r{j}",
+                "user",
+                [TextBlock(text)],
+                {**meta, "compact_summary": True, "encrypted_compaction": dict(item)},
+            )
+        elif kind == "message" or (kind is None and "role" in item):
+            role = _ROLES.get(str(item.get("role")), "user")
+            kept = {**meta, "compact_kept": True}
+            if item.get("role") == "developer":
+                kept["openai_role"] = "developer"
+            b.add(f"{mid}-r{j}", role, list(b.parts(item.get("content"), where)), kept)
+        elif isinstance(item.get("text"), str):
+            b.add(f"{mid}-r{j}", "user", [TextBlock(item["text"])], {**meta, "compact_kept": True})
+
+
 def score(path: Path, head: bytes) -> float:
     """How sure the head of ``path`` is a Codex rollout: 0.0 (no) to 1.0 (certain).
 
@@ -408,9 +471,28 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+def ui_record(path: Path, rec: Any) -> str | None:
+    """A label for a rollout record the model never saw: the UI's event stream (it
+    repeats the response items), turn settings, git snapshots for undo.
+
+    >>> ui_record(Path("r.jsonl"), {"type": "event_msg", "payload": {"type": "agent_message"}})
+    'event_msg'
+    """
+    if not isinstance(rec, Mapping):
+        return None
+    kind = rec.get("type")
+    if kind in ("event_msg", "turn_context"):
+        return str(kind)
+    payload = rec.get("payload")
+    if isinstance(payload, Mapping) and payload.get("type") == "ghost_snapshot":
+        return "ghost_snapshot"
+    return None
+
+
 FORMAT = Format(
     name=NAME,
     description="Codex CLI rollout JSONL (~/.codex/sessions; function_call → output by call_id)",
     score=score,
     load=load,
+    ui_records=ui_record,
 )

@@ -387,9 +387,24 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+def ui_record(path: Path, rec: Any) -> str | None:
+    """A label for a recorded message only the terminal showed (``type: info``, an update notice).
+
+    >>> ui_record(Path("c.json"), {"type": "info", "content": "update available"})
+    'info message'
+    """
+    if isinstance(rec, Mapping) and rec.get("type") == "info" and "content" in rec:
+        return "info message"
+    return None
+
+
 FORMAT = Format(
     name=NAME,
     description="Gemini CLI chat recording (~/.gemini/tmp/<hash>/chats; calls hold their results)",
     score=score,
     load=load,
+    # A call's display name, the tool's description and the rendered diff are the
+    # terminal's: the model has the declaration, the arguments and the result.
+    unread_keys=frozenset({"displayName", "description", "resultDisplay"}),
+    ui_records=ui_record,
 )

@@ -594,6 +594,7 @@ FORMAT = Format(
     description="OpenHands V1 / agent-sdk conversation folder: base_state.json + events/*.json",
     load=load,
     score=score,
-    # A critic model's verdict on a turn: shown in the UI, never sent to the agent's model.
-    unread_keys=frozenset({"critic_result"}),
+    # A critic model's verdict on a turn: shown in the UI, never sent to the agent's model;
+    # the tool definitions a system prompt event carries are declarations, not conversation.
+    unread_keys=frozenset({"critic_result", "tools"}),
 )

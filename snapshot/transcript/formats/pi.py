@@ -172,7 +172,13 @@ class _Reader:
         elif kind == "compaction":
             # The summary takes the entry's id, so the entries after it continue from it.
             meta.update(kind="compact_boundary", tokens_before=rec.get("tokensBefore"))
-            meta["first_kept_entry"] = rec.get("firstKeptEntryId", rec.get("firstKeptEntryIndex"))
+            first = rec.get("firstKeptEntryId")
+            index = rec.get("firstKeptEntryIndex")
+            if first is None and isinstance(index, int) and not isinstance(index, bool):
+                # Older sessions count entries from the file's first line (the header),
+                # and an entry without an id is ``e<line>``.
+                first = f"e{index + 1}"
+            meta["first_kept_entry"] = first
             boundary = f"{eid}-boundary"
             self.add(boundary, parent, "system", [TextBlock("Conversation compacted")], meta)
             summary = [TextBlock(str(rec.get("summary") or ""))]

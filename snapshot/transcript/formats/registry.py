@@ -69,6 +69,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
+from typing import Any
 
 from snapshot.errors import TranscriptError
 from snapshot.transcript.model import Conversation
@@ -89,6 +90,8 @@ FORMAT_MODULES: tuple[str, ...] = (
     "snapshot.transcript.formats.tau_bench",
     "snapshot.transcript.formats.codex_rollout",
     "snapshot.transcript.formats.gemini_cli",
+    "snapshot.transcript.formats.gemini_stream",
+    "snapshot.transcript.formats.antigravity",
     "snapshot.transcript.formats.cline_roo",
     "snapshot.transcript.formats.kimi_cli",
     "snapshot.transcript.formats.aider_md",
@@ -134,6 +137,9 @@ class Format:
     leave nothing usable raise :class:`TranscriptError`.
     ``unread_keys``: JSON keys whose values the tool keeps for itself and the
     model never saw; the text-kept measure leaves them out.
+    ``ui_records(path, record)``: a label when a top-level record of ``path``
+    (a JSON line, a document's list item) is the tool's own (a progress stream, the UI's copy
+    of an event), else None; the text-kept measure counts such records apart.
 
     >>> fmt = Format("x", "demo", score=lambda p, h: 2.0, load=lambda p, o: [])
     >>> fmt.rate(Path("a.log"), b""), fmt.recognises(Path("a.log"), b"")
@@ -145,6 +151,7 @@ class Format:
     score: Callable[[Path, bytes], float]
     load: Callable[[Path, ImportOptions], list[Conversation]]
     unread_keys: frozenset[str] = frozenset()
+    ui_records: Callable[[Path, Any], str | None] | None = None
 
     def rate(self, path: Path, head: bytes) -> float:
         """This format's score for ``path``, within 0..1; an importer that raises scores 0."""

@@ -363,9 +363,30 @@ def score(path: Path, head: bytes) -> float:
     return 0.0
 
 
+# A line of SpecStory's own markup: comments, speaker lines, and the HTML of
+# thinking and tool-use blocks with nothing else on the line.
+_MARKUP = re.compile(
+    r"\s*(<!--.*-->|_\*\*(User|Agent|Assistant|Cursor)\b.*\*\*_|---"
+    r"|(</?(details|summary|think|tool-use)\b[^>]*>\s*)+"
+    r"|<details>\s*<summary>.*</summary>)\s*"
+)
+
+
+def ui_record(path: Path, line: Any) -> str | None:
+    """A label for a line of SpecStory's markup (the model saw the text inside, not the tags).
+
+    >>> ui_record(Path("s.md"), "_**User (2025-11-06 05:08Z)**_")
+    'SpecStory markup'
+    """
+    if isinstance(line, str) and _MARKUP.fullmatch(line.rstrip("\n")):
+        return "SpecStory markup"
+    return None
+
+
 FORMAT = Format(
     name=NAME,
     description="SpecStory Markdown (.specstory/history; tool uses hold their output)",
     score=score,
     load=load,
+    ui_records=ui_record,
 )

@@ -178,7 +178,12 @@ class ExportReport:
 
 
 def export_report(
-    conv: Any, to: str, *, model: str | None = None, check: bool = False
+    conv: Any,
+    to: str,
+    *,
+    model: str | None = None,
+    check: bool = False,
+    whole_history: bool = False,
 ) -> ExportReport:
     """Export ``conv`` as ``to`` and say what a provider would make of it.
 
@@ -190,8 +195,13 @@ def export_report(
     model : str, optional
         The model id written into the body (and checked against, with ``check``).
     check : bool
-        Validate the body (:func:`export_checked`); Markdown is never checked. Without
-        it the notes name any documented request limit the body exceeds.
+        Validate the body (:func:`export_checked`) and that no result it had text for
+        was emptied; Markdown is never checked. Without it the notes name any
+        documented request limit the body exceeds.
+    whole_history : bool
+        A session its harness already compacted is exported from its live context
+        (:func:`snapshot.transcript.export.live.live_context`) unless this is set;
+        the first notes say which.
 
     Returns
     -------
@@ -208,13 +218,21 @@ def export_report(
     True
     """
     from snapshot.transcript.export import export
+    from snapshot.transcript.export.live import history_for_export
 
+    conv, history = history_for_export(conv, to, whole_history)
     if check and to != "markdown":
+        from snapshot.transcript.export.results import emptied_results
+
         result, checked = export_checked(conv, to, model=model)
-        problems = [*checked.skipped, *map(str, checked.problems), checked.summary()]
-        return ExportReport(result.body, tuple(result.notes), tuple(problems), checked.ok)
+        emptied = emptied_results(conv, result.body, to)
+        problems = [*checked.skipped, *map(str, checked.problems), *emptied, checked.summary()]
+        if emptied:
+            problems[-1] += f"; {len(emptied)} lost-result problem(s)"
+        ok = checked.ok and not emptied
+        return ExportReport(result.body, (*history, *result.notes), tuple(problems), ok)
     result = export(conv, to, model=model)
-    notes = [*result.notes]
+    notes = [*history, *result.notes]
     if not isinstance(result.body, str) and not check:
         notes += limit_notes(result.body, to)  # --check reports them among its problems
     return ExportReport(result.body, tuple(notes))

@@ -67,8 +67,14 @@ from pathlib import Path
 from snapshot.errors import TranscriptError
 from snapshot.transcript.formats import Format, ImportOptions
 from snapshot.transcript.formats._common import head_records, str_field
+from snapshot.transcript.formats.claude_code.agents import ui_record
 from snapshot.transcript.formats.claude_code.content import content_blocks, decode_image
-from snapshot.transcript.formats.claude_code.records import CC_KEYS, CC_TYPES, NAME, is_sdk
+from snapshot.transcript.formats.claude_code.records import (
+    CC_KEYS,
+    CC_TYPES,
+    NAME,
+    is_sdk,
+)
 from snapshot.transcript.formats.claude_code.sdk import load_sdk
 from snapshot.transcript.formats.claude_code.session import load_session
 from snapshot.transcript.formats.qwen_code import QWEN_REFUSAL, is_qwen_code
@@ -134,4 +140,5 @@ FORMAT = Format(
     # What Claude Code keeps for its own display and undo: the UI copy of a tool
     # result, file snapshots, and the messages a compaction normalised.
     unread_keys=frozenset({"toolUseResult", "snapshot", "normalizedMessages"}),
+    ui_records=ui_record,
 )

@@ -15,7 +15,11 @@ from snapshot.transcript.formats._common import (
     Warnings,
     read_sibling,
 )
-from snapshot.transcript.formats.claude_code.records import MESSAGE_TYPES
+from snapshot.transcript.formats.claude_code.records import (
+    MESSAGE_TYPES,
+    UI_ONLY_KINDS,
+    record_kind,
+)
 from snapshot.transcript.model import (
     Message,
 )
@@ -151,3 +155,30 @@ def agent_meta(path: Path, warnings: Warnings) -> dict[str, Any]:
     except (ValueError, RecursionError):
         return {}
     return {"agent_meta": data} if isinstance(data, dict) else {}
+
+
+def ui_record(path: Path, rec: Any) -> str | None:
+    """A label for a record of ``path`` the model never saw, or whose text another file
+    holds (the text-kept measure counts it apart).
+
+    Progress streams (an inline sub-agent's records only when the agent's own
+    file is beside, imported from there), file snapshots, titles, the prompt
+    queue's bookkeeping, and ``system`` records other than a compaction boundary.
+
+    >>> ui_record(Path("s.jsonl"), {"type": "progress", "data": {"type": "bash_progress"}})
+    'progress/bash_progress'
+    >>> ui_record(Path("s.jsonl"), {"type": "progress", "data": {"type": "agent_progress"}}) is None
+    True
+    """
+    if not isinstance(rec, Mapping):
+        return None
+    kind = record_kind(rec)
+    if kind == "progress/agent_progress":
+        agent = rec["data"].get("agentId")
+        beside = isinstance(agent, str) and has_agent_file(path, agent, {})
+        return "sub-agent records (in the agent's own file)" if beside else None
+    if kind == "system/compact_boundary":
+        return None
+    if kind.startswith("attachment") or kind in MESSAGE_TYPES:
+        return None
+    return kind if any(kind == k or kind.startswith(f"{k}/") for k in UI_ONLY_KINDS) else None

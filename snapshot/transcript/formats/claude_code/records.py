@@ -65,13 +65,83 @@ class Draft:
             self.meta["usage"] = msg["usage"]
 
 
+# Skipped records the model never saw: the UI's and the harness's own bookkeeping.
+# A ``queue-operation`` repeats a prompt its ``queued_command`` attachment carries.
+UI_ONLY_KINDS = (
+    "file-history-snapshot",
+    "progress",
+    "queue-operation",
+    "summary",
+    "last-prompt",
+    "permission-mode",
+    "system/turn_duration",
+    "system/stop_hook_summary",
+    "system/local_command",
+    "system/api_error",
+    "duplicate uuid",
+)
+
+
 def record_kind(rec: Mapping[str, Any]) -> str:
-    """How a skipped record is counted: its type, with its subtype (or progress kind) when it has one."""
+    """How a skipped record is counted: its type, with its subtype (progress or attachment kind).
+
+    >>> record_kind({"type": "attachment", "attachment": {"type": "todo_reminder"}})
+    'attachment/todo_reminder'
+    """
     kind = str_field(rec, "type")
     data = rec.get("data")
     if kind == "progress" and isinstance(data, dict) and isinstance(data.get("type"), str):
         return f"progress/{data['type']}"
+    att = rec.get("attachment")
+    if kind == "attachment" and isinstance(att, dict) and isinstance(att.get("type"), str):
+        return f"attachment/{att['type']}"
     return str(kind) if rec.get("subtype") is None else f"{kind}/{rec['subtype']}"
+
+
+def seen_label(kind: str) -> str:
+    """``kind`` with whether the model saw such a record, for the skipped-records warning.
+
+    Attachments are shown to the model as system reminders; the UI's records are not.
+
+    >>> seen_label("queue-operation"), seen_label("attachment/todo_reminder")
+    ('queue-operation (UI only)', 'attachment/todo_reminder (the model saw it)')
+    """
+    if "(" in kind:  # already says what became of it
+        return kind
+    if kind.startswith("attachment"):
+        return f"{kind} (the model saw it)"
+    if any(kind == k or kind.startswith(f"{k}/") for k in UI_ONLY_KINDS):
+        return f"{kind} (UI only)"
+    return f"{kind} (the model may have seen it)"
+
+
+def queued_prompt(rec: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """``(text, meta)`` of a ``queued_command`` attachment: what the user typed mid-turn,
+    or a background task's notification, both given to the model as a user message.
+
+    >>> queued_prompt({"type": "attachment", "attachment": {"type": "queued_command",
+    ...     "prompt": "no wait", "commandMode": "prompt", "origin": {"kind": "human"}}})
+    ('no wait', {'queued_command': True, 'command_mode': 'prompt', 'origin': 'human'})
+    """
+    att = rec.get("attachment")
+    if str_field(rec, "type") != "attachment" or not isinstance(att, dict):
+        return None
+    if att.get("type") != "queued_command":
+        return None
+    prompt = att.get("prompt")
+    if isinstance(prompt, list):  # content blocks: their text
+        prompt = "\n".join(
+            str(b.get("text") or "") for b in prompt if isinstance(b, dict) and b.get("text")
+        )
+    if not isinstance(prompt, str) or not prompt:
+        return None
+    meta: dict[str, Any] = {"queued_command": True}
+    if isinstance(att.get("commandMode"), str):
+        meta["command_mode"] = att["commandMode"]
+    origin = att.get("origin")
+    if isinstance(origin, dict) and isinstance(origin.get("kind"), str):
+        meta["origin"] = origin["kind"]
+    return prompt, meta
 
 
 def api_meta(msg: Mapping[str, Any], api_id: Any) -> dict[str, Any]:

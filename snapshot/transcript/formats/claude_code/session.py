@@ -35,7 +35,9 @@ from snapshot.transcript.formats.claude_code.records import (
     NAME,
     Draft,
     api_meta,
+    queued_prompt,
     record_kind,
+    seen_label,
 )
 from snapshot.transcript.formats.claude_code.tree import UNRESOLVED, Tree
 from snapshot.transcript.model import (
@@ -173,6 +175,18 @@ def load_session(path: Path, options: ImportOptions) -> list[Conversation]:
             recognised += 1
         if kind == "summary" and isinstance(rec.get("summary"), str):
             titles.append(rec["summary"])
+        queued = queued_prompt(rec)
+        if queued is not None:
+            # What the user typed mid-turn (or a task's notification): the model
+            # received it as a user message, at this point of the chain.
+            mid = uuid or f"line-{lineno}"
+            pid = place(parent)
+            qmeta = {"timestamp": rec.get("timestamp"), **queued[1]}
+            if rec.get("isSidechain"):
+                qmeta["sidechain"] = True
+            add(Draft(mid, "user", pid, [TextBlock(queued[0])], qmeta, lineno), inline)
+            tree.add(mid, "user", pid, False)
+            continue
         if kind not in MESSAGE_TYPES:
             skipped[record_kind(rec)] += 1
             if uuid is not None:
@@ -221,7 +235,9 @@ def load_session(path: Path, options: ImportOptions) -> list[Conversation]:
         tree.add(mid, kind, pid, any(isinstance(b, ToolResult) for b in blocks))
     finish(0)
 
-    warnings.extend_counts("skipped non-message records", skipped)
+    warnings.extend_counts(
+        "skipped non-message records", {seen_label(k): n for k, n in skipped.items()}
+    )
     if not recognised:
         raise TranscriptError(
             f"{path}: no Claude Code records found; is this a Claude Code session file? "
