@@ -39,7 +39,7 @@ from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from test_proxy_loop import TOOLS, _reply, _result  # noqa: E402
+from test_proxy_loop import TOOLS, _reply, tool_turn  # noqa: E402
 from test_proxy_sdk import KEY, wait_for_ledger  # noqa: E402
 
 from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
@@ -91,23 +91,7 @@ def _agent_loop(client: Any, ledger: Path, turns: int) -> list[dict[str, Any]]:
         done = client.chat.completions.create(model=GPT, messages=messages, tools=TOOLS)
         call_id = done.choices[0].message.tool_calls[0].id
         records = wait_for_ledger(ledger, turn + 1)
-        messages.append(
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": call_id,
-                        "type": "function",
-                        "function": {
-                            "name": "read_file",
-                            "arguments": json.dumps({"path": f"/src/mod{turn}.py"}),
-                        },
-                    }
-                ],
-            }
-        )
-        messages.append({"role": "tool", "tool_call_id": call_id, "content": _result(turn)})
+        messages += tool_turn(call_id, turn)
         if any(r["plan"]["pages"] and not r["plan"]["reused_pass"] for r in records):
             break
     return records
