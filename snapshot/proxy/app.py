@@ -9,7 +9,9 @@ is recovered once with the free rungs aimed at the stated limit; when they
 cannot fit, the provider's error goes back unchanged with an
 ``X-Snapshot-Recovery`` header saying what was tried. Once the reply has
 completed, the turn is stored (:func:`~snapshot.proxy.turns.record_turn`) and
-one ledger record written. Any other path is forwarded unchanged.
+one ledger record written. Any other path is forwarded unchanged, except the
+proxy's own page (:mod:`snapshot.proxy.page`: ``GET /`` and ``/_snapshot/...``,
+loopback only), whose switch makes every request pass through untouched.
 
 Errors of the proxy's own (malformed JSON, a body over ``--max-body``, an
 unknown model, an upstream that is down or slow) are answered in the

@@ -53,6 +53,8 @@ from aiohttp import web
 
 #: Compactions whose pages the page keeps (oldest dropped first).
 MAX_COMPACTIONS = 16
+#: Conversations shown (the least recently active dropped first).
+MAX_CONVERSATIONS = 100
 #: Requests listed per conversation (the totals count every one).
 RECENT_REQUESTS = 12
 #: Seconds between the page's own reloads (a meta refresh: no script).
@@ -121,7 +123,7 @@ class LivePage:
         self.passthrough = False
         self.passed_through = 0  # requests forwarded untouched while the switch was on
         self.started = time.time()
-        self._conversations: dict[tuple[str, str], _Conversation] = {}
+        self._conversations: OrderedDict[tuple[str, str], _Conversation] = OrderedDict()
         self._compactions: OrderedDict[str, _Compaction] = OrderedDict()
 
     # -- fed by the proxy ------------------------------------------------------------
@@ -132,6 +134,9 @@ class LivePage:
             return
         key = (str(record.get("conversation") or "?"), str(record.get("agent") or "?"))
         conv = self._conversations.setdefault(key, _Conversation(key))
+        self._conversations.move_to_end(key)
+        while len(self._conversations) > MAX_CONVERSATIONS:
+            self._conversations.popitem(last=False)
         conv.requests += 1
         conv.models.add(str(record.get("model") or "?"))
         plan = record.get("plan") or {}
@@ -253,7 +258,7 @@ class LivePage:
         ]
         if not self._conversations:
             parts.append("<p>No request yet.</p>")
-        for conv in sorted(self._conversations.values(), key=lambda c: -_last_time(c.recent)):
+        for conv in reversed(self._conversations.values()):  # the most recently active first
             parts.append(self._conversation_html(conv))
         parts.append(
             "<p class=note>Counted tokens are the proxy's own counts before sending "
@@ -406,10 +411,6 @@ class LivePage:
             )
         out.append("</details>")
         return "\n".join(out)
-
-
-def _last_time(records: list[dict[str, Any]]) -> float:
-    return float(records[-1].get("time") or 0) if records else 0.0
 
 
 def _without_userinfo(url: str) -> str:
