@@ -59,6 +59,19 @@ def _result(turn: int) -> str:
     return "\n".join(lines)
 
 
+def tool_turn(call_id: str, turn: int) -> list[dict[str, Any]]:
+    """The assistant's read_file call of ``turn`` and its result (the loop's next two messages)."""
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "read_file", "arguments": json.dumps({"path": f"/src/mod{turn}.py"})},
+    }
+    return [
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": _result(turn)},
+    ]
+
+
 def _page_texts(body: dict[str, Any], tmp: Path) -> list[str]:
     from snapshot.rendering.decode import read_page_file
 
@@ -121,23 +134,7 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
                     done = client.chat.completions.create(**kwargs)
                     call_id = done.choices[0].message.tool_calls[0].id
                 sent += 1
-                messages.append(
-                    {
-                        "role": "assistant",
-                        "content": None,
-                        "tool_calls": [
-                            {
-                                "id": call_id,
-                                "type": "function",
-                                "function": {
-                                    "name": "read_file",
-                                    "arguments": json.dumps({"path": f"/src/mod{turn}.py"}),
-                                },
-                            }
-                        ],
-                    }
-                )
-                messages.append({"role": "tool", "tool_call_id": call_id, "content": _result(turn)})
+                messages += tool_turn(call_id, turn)
             records = wait_for_ledger(tmp_path / "ledger", sent + 1)
         finally:
             server.stop()

@@ -10,6 +10,7 @@
 - :mod:`~snapshot.proxy.ledger`: one JSON line per request, savings measured live;
 - :mod:`~snapshot.proxy.canary`: ``--canary``, a band of a page just sent, transcribed by the model;
 - :mod:`~snapshot.proxy.evidence`: those records judged (Wilson bounds, the densest layout read);
+- :mod:`~snapshot.proxy.page`: ``GET /``, the live page per conversation, and its pass-through switch;
 - :mod:`~snapshot.proxy.live`: the same code for harness authors (:class:`LiveSession`);
 - :mod:`~snapshot.proxy.upstream`, :mod:`~snapshot.proxy.errors`, :mod:`~snapshot.proxy.app`.
 """

@@ -9,7 +9,9 @@ is recovered once with the free rungs aimed at the stated limit; when they
 cannot fit, the provider's error goes back unchanged with an
 ``X-Snapshot-Recovery`` header saying what was tried. Once the reply has
 completed, the turn is stored (:func:`~snapshot.proxy.turns.record_turn`) and
-one ledger record written. Any other path is forwarded unchanged.
+one ledger record written. Any other path is forwarded unchanged, except the
+proxy's own page (:mod:`snapshot.proxy.page`: ``GET /`` and ``/_snapshot/...``,
+loopback only), whose switch makes every request pass through untouched.
 
 Errors of the proxy's own (malformed JSON, a body over ``--max-body``, an
 unknown model, an upstream that is down or slow) are answered in the
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +36,7 @@ from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
+from snapshot.proxy.page import LivePage
 from snapshot.proxy.planner import Planner, RequestPlan
 from snapshot.proxy.recovery import LearnedLimits, parse_overflow
 from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
@@ -110,6 +114,8 @@ class Proxy:
         self.log = log
         self.session: ClientSession | None = None
         self.canary = self._canary(config)
+        # GET / (loopback): the live page, and its switch to pass-through.
+        self.page = LivePage(self.upstream)
 
     def _canary(self, config: ProxyConfig) -> Canary | None:
         if config.canary <= 0:
@@ -134,6 +140,7 @@ class Proxy:
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=self.config.max_body + 1)
+        self.page.add_routes(app)  # before the catch-all: GET / and /_snapshot/...
         app.router.add_route("*", "/{tail:.*}", self.handle)
         app.on_startup.append(self._start)
         app.on_cleanup.append(self._stop)
@@ -168,6 +175,10 @@ class Proxy:
         provider = shape.provider if shape else provider_for_path(request.path)
         try:
             raw = await self._read_body(request)
+            if self.page.passthrough:
+                # The page's switch: forwarded untouched, byte for byte, nothing recorded.
+                self.page.passed_through += 1
+                return await self._forward(request, raw, None)
             if shape is None:
                 return await self._forward(request, raw, None)
             return await self._api(request, shape, raw)
@@ -220,6 +231,7 @@ class Proxy:
         except SnapshotError as exc:
             raise ProxyError(400, str(exc).splitlines()[0]) from None
         sent = raw if not plan.changed else json.dumps(plan.body, ensure_ascii=False).encode()
+        self.page.compaction(key, model, plan)
         context = _Turn(shape, body, model, key, plan)
         return await self._forward(request, sent, context)
 
@@ -290,6 +302,7 @@ class Proxy:
                 f"tokens; retrying once compacted to {plan.tokens_after:,} ({', '.join(plan.rungs)})"
             )
             self._write_ledger(turn, upstream.status, None, "retried once compacted")
+            self.page.compaction(turn.key, turn.model, plan)
             retry = _Turn(turn.shape, turn.body, turn.model, turn.key, plan, recovered=overflow)
             data = json.dumps(plan.body, ensure_ascii=False).encode()
             return await self._forward_once(request, data, retry)
@@ -426,31 +439,30 @@ class Proxy:
         tried: str | None,
         stored: bool | None = None,
     ) -> None:
-        if self.ledger is None:
-            return
-        self.ledger.write(
-            {
-                "conversation": turn.key[0],
-                "agent": turn.key[1],
-                "model": turn.model,
-                "api": turn.shape.name,
-                "status": status,
-                "plan": turn.plan.record(),
-                "recovered_from": None
-                if turn.recovered is None
-                else {
-                    "status": turn.recovered.status,
-                    "kind": turn.recovered.kind,
-                    "counted": turn.recovered.counted,
-                    "limit": turn.recovered.limit,
-                },
-                "recovery_tried": tried,
-                "usage": usage,
-                "usage_label": "measured" if usage else None,
-                "dollars": usage_dollars(turn.model, usage),
-                "stored": stored,
-            }
-        )
+        record: dict[str, Any] = {
+            "conversation": turn.key[0],
+            "agent": turn.key[1],
+            "model": turn.model,
+            "api": turn.shape.name,
+            "status": status,
+            "plan": turn.plan.record(),
+            "recovered_from": None
+            if turn.recovered is None
+            else {
+                "status": turn.recovered.status,
+                "kind": turn.recovered.kind,
+                "counted": turn.recovered.counted,
+                "limit": turn.recovered.limit,
+            },
+            "recovery_tried": tried,
+            "usage": usage,
+            "usage_label": "measured" if usage else None,
+            "dollars": usage_dollars(turn.model, usage),
+            "stored": stored,
+        }
+        if self.ledger is not None:
+            self.ledger.write(record)
+        self.page.observe({"time": round(time.time(), 3), **record})
 
 
 @dataclass(frozen=True)
@@ -468,5 +480,5 @@ class _Turn:
 def run(config: ProxyConfig, host: str, port: int) -> None:
     """Serve until interrupted (what ``snapshot proxy`` runs)."""
     proxy = Proxy(config)
-    _log(f"listening on http://{host}:{port} → {proxy.upstream}")
+    _log(f"listening on http://{host}:{port} → {proxy.upstream}; its page: GET / (loopback)")
     web.run_app(proxy.app(), host=host, port=port, access_log=None, print=None)
