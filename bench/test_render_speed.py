@@ -80,7 +80,10 @@ path, profile, workers, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int
 text = open(path, encoding="utf-8").read()
 g = Geometry.fit(load_font("snap5x8"), 1568, 728)
 if profile == "dense":
-    from snapshot.legibility.frontier import dense_geometry
+    try:
+        from snapshot.profiles.dense import dense_geometry
+    except ImportError:  # main d110cdd: the dense layout was the lab's
+        from snapshot.legibility.frontier import dense_geometry
     g = dense_geometry(g)
     import dataclasses  # both trees draw snap5x9 (main's dense face is now snap5x9v2, same cell)
     g = dataclasses.replace(g, font=load_font("snap5x9", pixel_size=g.font.pixel_size))
