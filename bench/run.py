@@ -5,6 +5,11 @@ NAME is a bench module without ``test_`` (``raster_speed`` runs
 ``reports/bench/pytest-benchmark/NAME.json`` and, through the module's
 ``test_goal``, the bench's own ``reports/bench/NAME.json``; exits as pytest does
 (1 when a goal is missed). ``--list`` names the benches.
+
+>>> "raster_speed" in benches()
+True
+>>> command("raster_speed", ["-k", "pillow"])[1:3], command("raster_speed", ["-k", "pillow"])[-2:]
+(['-m', 'pytest'], ['-k', 'pillow'])
 """
 
 from __future__ import annotations
