@@ -42,7 +42,7 @@ from typing import Any
 import pytest
 import results
 from claude_code_session import SAMPLE, build
-from conftest import ROOT, arms, module_at, record, shared_dir, wchar
+from conftest import PEAK_RSS, ROOT, arms, module_at, record, shared_dir, wchar
 
 from snapshot.transcript.formats import import_path
 from snapshot.transcript.model import (
@@ -156,6 +156,7 @@ def test_append_warm(
     with capsys.disabled():
         size = store.path_for(conversation.id, conversation.agent).stat().st_size
         print(f"\nthe stored conversation (log): {size / 1e6:.1f} MB")
+    FIGURES["stored"] = {"bytes": size}
     tip = [conversation.tip]
 
     def one(n: int) -> int:
@@ -202,8 +203,12 @@ def test_save_diff(
     _measure(benchmark, "save_diff", capsys, one)
 
 
-_LOAD = """
-import resource, sys, time
+# Peak RSS as VmHWM (conftest.PEAK_RSS): ``ru_maxrss`` carries pytest's own peak over
+# ``exec``, so it reported the parent's figure for both children.
+_LOAD = (
+    PEAK_RSS
+    + """
+import sys, time
 from snapshot.transcript.store import Store
 t = time.process_time()
 if sys.argv[2] == "load":
@@ -211,8 +216,9 @@ if sys.argv[2] == "load":
     n = sum(1 for _ in conv.path_ids())
 else:
     n = 0
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, n, time.process_time() - t)
+print(peak_rss() // 1024, n, time.process_time() - t)
 """
+)
 
 
 def test_load_500mb_log_peak_memory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -283,6 +289,10 @@ def test_goal() -> None:
         )
         for name in a
     }
+    if "stored" in f:
+        figures["stored_conversation_mb"] = results.figure(
+            f["stored"]["bytes"] / 1e6, "MB", "the conversation a turn is appended to, as stored"
+        )
     figures["log_load_peak_rss_mb"] = results.figure(
         log["rss"] / 1e6, "MB", f"Store.load of a {log['bytes'] / 1e6:.0f} MB log, fresh process"
     )
