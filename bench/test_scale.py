@@ -301,6 +301,12 @@ def test_goal() -> None:
     figures = {
         f"{k}_mchars_s": results.figure(r, "M chars/s", "text to PNG bytes / page files (median)")
         for k, r in sorted(rate.items())
+        if f[k]["chars"]
+    }
+    figures |= {  # the empty file: what the command costs before any text
+        f"{k}_s": results.figure(STATS[k]["median_s"], "s", "snapshot render of an empty file")
+        for k in sorted(rate)
+        if not f[k]["chars"]
     }
     figures |= {
         f"{k}_peak_rss_mb": results.figure(x["rss"] / 1e6, "MB", f"{x['chars'] / 1e6:.0f} M chars")
