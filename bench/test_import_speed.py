@@ -4,7 +4,7 @@ Both read the same real pi session (2.4 MB, 990 messages) from
 ``../shared/corpus/formats``; ``import_path`` also detects the format and
 measures how much of the file's text the conversations kept. The ratio prints
 at the end of the run (conftest.py); ``test_goal`` writes ``reports/bench/import_speed.json``
-and asserts what bench/README claimed when the check landed (7.6x the bare load at load
+and asserts what the bench journal measured when the check landed (7.6x the bare load at load
 average 12, 2026-11-30): the checked import at most 10x the importer's ``load``.
 """
 
@@ -63,7 +63,7 @@ def test_goal() -> None:
         },
         {
             "check_cost_ratio": results.Goal(
-                ratio, "<=", 10, "x", "bench/README's 7.6x when the check landed (issue 9)"
+                ratio, "<=", 10, "x", "the bench journal's 7.6x when the check landed (issue 9)"
             )
         },
     )
