@@ -35,10 +35,32 @@ _OPS = {">=": "≥", "<=": "≤", "==": "=", ">": ">", "<": "<"}
 UNDER_LOAD_PER_CORE = 0.5
 
 
+#: Files of reports/bench/ that keep a shape of their own (not bench/results.py's): their
+#: writer, for the summary row. A file here is listed, not tabled.
+OTHER_SHAPES = {
+    "harness": "bench/harness (issue 38 item 8), its own record: see bench/harness/README.md",
+}
+
+
 def load_records(folder: Path = RESULTS) -> list[dict[str, Any]]:
-    """Every bench's record, by bench name (the pytest-benchmark files are a subfolder)."""
-    records = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+    """Every bench's record in bench/results.py's shape, by bench name (the
+    pytest-benchmark files are a subfolder; :data:`OTHER_SHAPES` are left out)."""
+    paths = [p for p in sorted(folder.glob("*.json")) if p.stem not in OTHER_SHAPES]
+    records = [json.loads(p.read_text(encoding="utf-8")) for p in paths]
     return sorted(records, key=lambda r: str(r["bench"]))
+
+
+def _other_rows(folder: Path) -> list[str]:
+    out = []
+    for stem, writer in sorted(OTHER_SHAPES.items()):
+        path = folder / f"{stem}.json"
+        if not path.is_file():
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        verdict = {True: "passed", False: "**not passed**"}.get(data.get("passed"), "no verdict")
+        when = str(data.get("date", "—")).replace("T", " ")[:16] + " UTC"
+        out.append(f"| {stem} | {when} | — | — | {writer}; {verdict} |")
+    return out
 
 
 def _num(x: Any) -> str:
@@ -143,11 +165,15 @@ def _section(r: dict[str, Any]) -> list[str]:
     return [*out, ""]
 
 
-def render(records: list[dict[str, Any]], names: list[str] | None = None) -> str:
+def render(
+    records: list[dict[str, Any]], names: list[str] | None = None, folder: Path | None = None
+) -> str:
     """The generated block's text (without the markers); ``names``: the benches to list
-    (default: every module of bench/), a name without a file marked not run."""
+    (default: every module of bench/), a name without a file marked not run; ``folder``:
+    where to look for the files of :data:`OTHER_SHAPES` (listed, not tabled)."""
     names = benches() if names is None else names
-    lines = ["", "#### All benches", "", *_summary(records, names), ""]
+    others = _other_rows(folder) if folder is not None else []
+    lines = ["", "#### All benches", "", *_summary(records, names), *others, ""]
     for r in records:
         lines += _section(r)
     return "\n".join(lines)
@@ -165,7 +191,7 @@ def rewrite(readme: Path = README, folder: Path = RESULTS) -> bool:
     text = readme.read_text(encoding="utf-8")
     before, rest = text.split(START, 1)
     after = rest.split(END, 1)[1]
-    new = before + START + render(load_records(folder)) + END + after
+    new = before + START + render(load_records(folder), folder=folder) + END + after
     if new == text:
         return False
     readme.write_text(new, encoding="utf-8")
@@ -174,7 +200,7 @@ def rewrite(readme: Path = README, folder: Path = RESULTS) -> bool:
 
 def main(argv: list[str]) -> int:
     if argv == ["--check"]:
-        if current_block() != render(load_records()):
+        if current_block() != render(load_records(), folder=RESULTS):
             print(
                 "bench/README.md's tables differ from reports/bench/*.json: run python bench/tables.py"
             )
