@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -75,3 +76,37 @@ def test_a_goal_missed_or_taken_under_load_is_marked_in_the_tables() -> None:
         for name, goal in record["goal"].items():
             row = next(line for line in section.splitlines() if line.startswith(f"| `{name}` |"))
             assert row.split(" | ")[3] == ("yes" if goal["passed"] else "**no**"), row
+
+
+def _results() -> ModuleType:
+    path = ROOT / "bench" / "results.py"
+    if not path.is_file():
+        pytest.skip(f"{path} is not in this checkout")
+    spec = importlib.util.spec_from_file_location("bench_results", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up while it runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_writer_records_a_missed_goal_and_the_tables_mark_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results, tables = _results(), _tables()
+    monkeypatch.setenv(results.OUT_ENV, str(tmp_path))
+    goals = {
+        "fast": results.Goal(64.0, ">=", 20, "x", "issue 1"),
+        "small": results.Goal(3.0, "<=", 1.5, "x", "issue 2"),
+    }
+    record = results.build("demo", {"ratios": {}}, goals, start=[9.0, 9.0, 9.0])
+    path = results.write(record)
+    assert json.loads(path.read_text(encoding="utf-8")) == record
+    assert set(record) == KEYS and record["passed"] is False
+    with pytest.raises(AssertionError, match=r"small: 3\.0 x \(goal <= 1\.5, issue 2\)"):
+        results.check(record)
+    block = tables.render(tables.load_records(tmp_path), names=["demo"])
+    assert "| `small` | 3 x | ≤ 1.5 x | **no** | issue 2 |" in block
+    assert "**(under load)**" in block  # 9 runnable processes on this machine's cores
+    with pytest.raises(ValueError, match="at least one goal"):
+        results.build("demo", {}, {})
