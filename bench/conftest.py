@@ -1,9 +1,11 @@
 """Helpers for the speed benchmarks: shared inputs, a full default page, ratio report.
 
-Run: ``.venv/bin/pytest bench/ --benchmark-only`` (side by side in one run; the
-ratios are printed at the end). The 1 M-char inputs live in ``../shared/bench``
-(or ``$SNAPSHOT_SHARED/bench``); tests that need them skip with the reason when
-they are absent.
+Run one bench with ``python bench/run.py NAME`` (bench/README.md): side by side in
+one run, the ratios printed at the end, the results written to
+``reports/bench/NAME.json`` by the module's closing ``test_goal`` (bench/results.py).
+The 1 M-char inputs live in ``../shared/bench`` (or ``$SNAPSHOT_SHARED/bench``);
+where a file is absent a built stand-in of the same size takes its place and the
+results say so (:data:`INPUTS`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import results
 
 os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
 
@@ -21,6 +24,28 @@ ROOT = Path(__file__).resolve().parent.parent
 #: benchmark name -> median / min seconds, filled by ``record``
 MEDIANS: dict[str, float] = {}
 MINS: dict[str, float] = {}
+#: benchmark name -> pytest-benchmark's statistics (results.arm), filled by ``record``
+STATS: dict[str, dict[str, Any]] = {}
+#: input file name -> where it came from (the shared file, or a built stand-in)
+INPUTS: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _bench_load(request: pytest.FixtureRequest) -> None:
+    """The load average when a bench module starts, for its results file."""
+    results.begin(results.bench_name(str(request.path)))
+
+
+def arms(*names: str) -> dict[str, dict[str, Any]]:
+    """The statistics of ``names`` for a results file, or skip the goal saying which are missing.
+
+    Missing means not run in this session (``-k``, a skipped input) or run with
+    ``--benchmark-disable``: a goal is then not measured, and no file is written.
+    """
+    missing = [name for name in names if name not in STATS]
+    if missing:
+        pytest.skip(f"not measured in this run: {', '.join(missing)}")
+    return {name: STATS[name] for name in names}
 
 
 def shared_dir() -> Path | None:
@@ -35,12 +60,76 @@ def shared_dir() -> Path | None:
 
 
 def shared_text(name: str) -> str:
-    """A file from shared/bench as text, or skip the test saying where it was looked for."""
+    """A file from shared/bench as text; where it is absent, a built stand-in (see INPUTS)."""
     base = shared_dir()
-    if base is None or not (base / "bench" / name).is_file():
+    if base is not None and (base / "bench" / name).is_file():
+        INPUTS[name] = f"shared/bench/{name}"
+        return (base / "bench" / name).read_text(encoding="utf-8")
+    if name not in STAND_INS:
         where = os.environ.get("SNAPSHOT_SHARED") or str(ROOT.parent / "shared")
         pytest.skip(f"benchmark input bench/{name} not found under {where} (set SNAPSHOT_SHARED)")
-    return (base / "bench" / name).read_text(encoding="utf-8")
+    INPUTS[name] = f"built stand-in: shared/bench/{name} absent ({STAND_INS[name][1]})"
+    return STAND_INS[name][0]()
+
+
+def shared_path(name: str, tmp: Path) -> Path:
+    """:func:`shared_text` as a file: the shared one, or the stand-in written under ``tmp``."""
+    base = shared_dir()
+    if base is not None and (base / "bench" / name).is_file():
+        INPUTS[name] = f"shared/bench/{name}"
+        return base / "bench" / name
+    path = tmp / name
+    path.write_text(shared_text(name), encoding="utf-8")
+    return path
+
+
+#: Agent-transcript-like lines (shell output, JSON, Python, prose), cycled with a counter.
+_LINES = (
+    "$ python -m pytest -q tests/test_io.py::test_case_{n}  # exit 0",
+    '{{"ok": true, "n": {n}, "id": "0x{n:05x}", "path": "src/pkg/mod_{m}.py", "lines": {k}}}',
+    "    def handle_{m}(self, request: Request) -> Response:  # line {k}",
+    "        return self.cache.get(key_{m}, default=None) or compute({n}, {k})",
+    "The tool returned {k} lines; the function at src/pkg/mod_{m}.py:{n} reads the file once.",
+    "drwxr-xr-x  4 agent agent  4096 Dec  {m:2d} 10:{k:02d} build_{n}",
+    "ERROR  tests/test_mod_{m}.py::test_{n} - AssertionError: {k} != {m}",
+)
+#: Non-ASCII pieces for the c_1m_nonascii stand-in (accented Latin, Greek, Cyrillic, CJK, emoji).
+_NON_ASCII = ("ő", "ű", "é", "ß", "λ", "Ж", "я", "中", "文", "✓", "😀", "ñ", "ø", "Ω")
+
+
+def _agent_like(chars: int, non_ascii: bool) -> str:
+    """Deterministic text of exactly ``chars`` characters; 5 % non-ASCII when asked."""
+    out: list[str] = []
+    size = n = 0
+    while size < chars:
+        m, k = n % 97, (n * 37) % 60
+        line = _LINES[n % len(_LINES)].format(n=n, m=m, k=k)
+        if non_ascii:  # every 20th character replaced: 5 % of the text
+            line = "".join(
+                _NON_ASCII[(i + n) % len(_NON_ASCII)] if (i + n) % 20 == 0 else c
+                for i, c in enumerate(line)
+            )
+        out.append(line + "\n")
+        size += len(line) + 1
+        n += 1
+    return "".join(out)[:chars]
+
+
+#: input name -> (builder, what it is) for the inputs a checkout may lack
+STAND_INS: dict[str, tuple[Callable[[], str], str]] = {
+    "a_100k.txt": (
+        lambda: _agent_like(100_000, False),
+        "100,000 ASCII chars of agent-like lines, conftest._agent_like",
+    ),
+    "b_1m.txt": (
+        lambda: _agent_like(1_000_000, False),
+        "1,000,000 ASCII chars of agent-like lines, conftest._agent_like",
+    ),
+    "c_1m_nonascii.txt": (
+        lambda: _agent_like(1_000_000, True),
+        "1,000,000 chars, 5 % non-ASCII incl. CJK and emoji, conftest._agent_like",
+    ),
+}
 
 
 def wchar() -> int:
@@ -88,6 +177,7 @@ def record(benchmark: Any, name: str, fn: Callable[[], Any], **pedantic: Any) ->
     if stats is not None:
         MEDIANS[name] = float(stats.median)
         MINS[name] = float(stats.min)
+        STATS[name] = results.arm(stats)
     return result
 
 
@@ -95,9 +185,12 @@ def page_text() -> str:
     """About one dense page of agent-like text: the shared 100k input, or a built one."""
     base = shared_dir()
     if base is not None and (base / "bench" / "a_100k.txt").is_file():
+        INPUTS["page"] = "shared/bench/a_100k.txt"
         return (base / "bench" / "a_100k.txt").read_text(encoding="utf-8")
-    line = '$ python -m pytest -q tests/test_io.py  # {"ok": true, "n": 42, "id": "0x5f3e"}\n'
-    return line * 1200
+    INPUTS["page"] = (
+        f"built stand-in: shared/bench/a_100k.txt absent ({STAND_INS['a_100k.txt'][1]})"
+    )
+    return STAND_INS["a_100k.txt"][0]()
 
 
 def _ratio_lines(m: dict[str, float]) -> list[str]:

@@ -7,7 +7,7 @@ saved to a file) the old rung runs on the same conversations in the same run. Fo
 runs the elide rung as the report does (``keep_turns`` of the report's settings)
 and prints, per conversation and pooled, the tool-result characters before,
 those elided, and the needle recall of what stays text (the report's needles).
-Measured, not modelled: the figure in bench/README.md comes from this script.
+Measured, not modelled: the figure in docs/journal/bench-2026-11-to-12.md comes from this script.
 """
 
 from __future__ import annotations

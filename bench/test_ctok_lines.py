@@ -6,20 +6,24 @@ Claude profile) is counted both ways for each ctok family the profiles use;
 the counts must be equal, text for text. The two timings (CPU seconds, one
 round each, one after the other in one run) give the ratio.
 
-Run: ``.venv/bin/pytest bench/test_ctok_lines.py --benchmark-only -o addopts=""
---benchmark-timer time.process_time -s``.
+Run: ``python bench/run.py ctok_lines --benchmark-timer time.process_time -s`` (the
+[claude] extra). ``test_goal`` writes ``reports/bench/ctok_lines.json`` and asserts
+issue 29 item 2's reason for counting line by line: equal counts, in less CPU than
+``ctok.token_count`` of the whole text (ratio > 1) for every version.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, record
+import results
+from conftest import STATS, record, shared_dir
 
-MANIFEST = ROOT.parent / "shared" / "corpus" / "benchmark.manifest.json"
+MANIFEST = (shared_dir() or Path("../shared")) / "corpus" / "benchmark.manifest.json"
 #: version -> {"whole": cpu s, "lines": cpu s, "texts": n, "chars": n, "load": ...}
 FIGURES: dict[str, dict[str, float]] = {}
 
@@ -87,3 +91,41 @@ def summary_lines() -> list[str]:
             f" (load {f['load']:.1f} -> {f['load_end']:.1f})"
         )
     return out
+
+
+def test_goal() -> None:
+    if not FIGURES:
+        pytest.skip("no ctok version was measured in this run")
+    ratios = {
+        f"v{v}_whole_over_lines": results.figure(
+            f["whole"] / max(f["lines"], 1e-9), "x", "CPU: ctok.token_count vs line by line"
+        )
+        for v, f in FIGURES.items()
+    }
+    figures = {
+        f"v{v}_{k}_cpu_s": results.figure(f[k], "s", f"CPU, {k}")
+        for v, f in FIGURES.items()
+        for k in ("whole", "lines")
+    }
+    first = next(iter(FIGURES.values()))
+    figures["texts"] = results.figure(first["texts"], "texts", "distinct corpus messages")
+    figures["chars"] = results.figure(first["chars"], "chars", "their characters")
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": {k: v for k, v in STATS.items() if k.startswith("ctok_lines_")},
+            "ratios": ratios,
+            "figures": figures,
+        },
+        {
+            f"v{v}_faster": results.Goal(
+                f["whole"] / max(f["lines"], 1e-9),
+                ">",
+                1,
+                "x",
+                "issue 29 item 2 (equal counts asserted)",
+            )
+            for v, f in FIGURES.items()
+        },
+    )
+    results.check(record)

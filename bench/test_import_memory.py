@@ -11,9 +11,10 @@ reports that process's peak RSS (its own ``ru_maxrss``) and CPU time:
 - ``load``: the Claude Code importer's ``load`` alone;
 - ``floor``: the interpreter with ``snapshot.api`` imported, nothing read.
 
-Sizes: ``SNAPSHOT_IMPORT_MB`` (default ``50,500``). No assertions on time or
-memory; the figures go into bench/README.md by hand, with the load average
-printed at the end of the run (conftest.py).
+Sizes: ``SNAPSHOT_IMPORT_MB`` (default ``50,500``). ``test_goal`` writes
+``reports/bench/import_memory.json`` and asserts bounded memory as issue 9's streaming
+left it (the journal: 0.10 MB of RSS per MB of file, 2026-11-30): the command's peak
+RSS grows by at most 0.2 MB per MB of file between the smallest and largest size.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import results
 from claude_code_session import SAMPLE, build
-from conftest import PEAK_RSS, peak_child, record, shared_dir
+from conftest import PEAK_RSS, STATS, peak_child, record, shared_dir
 
 #: name -> figures for the summary (bytes of the input, rss, cpu, messages)
 FIGURES: dict[str, dict[str, float]] = {}
@@ -124,3 +126,46 @@ def summary_lines() -> list[str]:
                 f"import {kind}: growth {(r1 - r0) / (s1 - s0):.3f} MB of RSS per MB of file"
             )
     return out
+
+
+def test_goal() -> None:
+    rows = sorted((f["bytes"], k) for k, f in FIGURES.items() if k.startswith("import_rss_cli_"))
+    if len(rows) < 2:
+        pytest.skip("the growth needs two sizes of the cli case (SNAPSHOT_IMPORT_MB)")
+    (s0, k0), (s1, k1) = rows[0], rows[-1]
+    growth = (FIGURES[k1]["rss"] - FIGURES[k0]["rss"]) / (s1 - s0)
+    figures = {
+        f"{k.removeprefix('import_rss_')}_peak_rss_mb": results.figure(
+            f["rss"] / 1e6,
+            "MB",
+            "interpreter with snapshot.api imported"
+            if k.endswith("floor")
+            else f"{k.split('_')[2]} of a {f['bytes'] / 1e6:.0f} MB Claude Code session",
+        )
+        for k, f in sorted(FIGURES.items())
+    }
+    figures |= {
+        f"{k.removeprefix('import_rss_')}_cpu_s": results.figure(
+            f["cpu"], "s", "CPU of that process"
+        )
+        for k, f in sorted(FIGURES.items())
+    }
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": {k: STATS[k] for k in sorted(FIGURES) if k in STATS},
+            "figures": figures,
+            "ratios": {
+                "cli_growth_mb_per_mb": results.figure(
+                    growth, "MB/MB", "peak RSS growth per MB of file, snapshot import"
+                )
+            },
+            "params": {"sizes_mb": SIZES},
+        },
+        {
+            "cli_growth": results.Goal(
+                growth, "<=", 0.2, "MB per MB", "issue 9 (journal: 0.10 after streaming)"
+            )
+        },
+    )
+    results.check(record)

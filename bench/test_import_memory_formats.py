@@ -13,9 +13,9 @@ Two fresh subprocesses read it, side by side:
   what every one of these importers did before it read the file a piece at a
   time.
 
-Each reports its peak RSS (``VmHWM``) and CPU time. No assertions on time or
-memory; the figures go into bench/README.md by hand, with the load average
-printed at the end of the run (conftest.py).
+Each reports its peak RSS (``VmHWM``) and CPU time. ``test_goal`` writes
+``reports/bench/import_memory_formats.json`` and asserts issue 9's claim for each
+format measured: importing peaks below the file parsed whole.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PEAK_RSS, peak_child, record, shared_dir
+import results
+from conftest import PEAK_RSS, STATS, peak_child, record, shared_dir
 
 MB = int(os.environ.get("SNAPSHOT_FORMAT_IMPORT_MB", "100"))
 
@@ -220,3 +221,38 @@ def summary_lines() -> list[str]:
             f"{f['whole_rss'] / 1e6:.0f} MB ({f['whole_rss'] / f['import_rss']:.1f}x)"
         )
     return out
+
+
+def test_goal() -> None:
+    if not FIGURES:
+        pytest.skip("no format was measured in this run")
+    figures: dict[str, dict[str, Any]] = {}
+    ratios: dict[str, dict[str, Any]] = {}
+    for name, f in FIGURES.items():
+        mb = f["bytes"] / 1e6
+        figures[f"{name}_import_rss_mb"] = results.figure(
+            f["import_rss"] / 1e6, "MB", f"snapshot import, {mb:.0f} MB file"
+        )
+        figures[f"{name}_whole_rss_mb"] = results.figure(
+            f["whole_rss"] / 1e6, "MB", f"the {mb:.0f} MB file parsed whole"
+        )
+        figures[f"{name}_import_cpu_s"] = results.figure(f["import_cpu"], "s", "CPU of the import")
+        ratios[f"{name}_whole_over_import"] = results.figure(
+            f["whole_rss"] / f["import_rss"], "x", "peak RSS: parsed whole vs imported"
+        )
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": {k: v for k, v in STATS.items() if k.startswith("format_import_rss_")},
+            "figures": figures,
+            "ratios": ratios,
+            "params": {"mb": MB, "formats": sorted(FIGURES)},
+        },
+        {
+            f"{name}_below_whole": results.Goal(
+                f["whole_rss"] / f["import_rss"], ">", 1, "x", "issue 9 (read a piece at a time)"
+            )
+            for name, f in FIGURES.items()
+        },
+    )
+    results.check(record)

@@ -6,7 +6,10 @@
   the page's bytes (the memory floor);
 - end to end, text to PNG bytes, on the shared 1 M-char inputs.
 
-The ratios print at the end of the run (see conftest.py); no timing assertions.
+The ratios print at the end of the run (see conftest.py); ``test_goal`` writes
+``reports/bench/raster_speed.json`` and asserts the goals of the first raster run
+(2026-11-30): rasterize >= 20x faster than Pillow, <= 25x the numpy copy of the
+page, >= 3 M chars/s text to PNG bytes on each 1 M-char input.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import page_text, record, shared_text
+import results
+from conftest import INPUTS, arms, page_text, record, shared_text
 
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import load_font
@@ -105,3 +109,63 @@ def test_end_to_end(benchmark: Any, name: str) -> None:
 
     pngs = record(benchmark, f"end_to_end_{name}", run, rounds=5, iterations=1, warmup_rounds=1)
     assert len(pngs) == -(-len(text) // geometry.chars_per_page) or len(pngs) > 30
+
+
+def test_goal() -> None:
+    """Both arms of each side-by-side pair and the ratios, against the goals."""
+    a = arms(
+        "rasterize",
+        "rasterize_pixels",
+        "pillow_imagedraw",
+        "numpy_copy",
+        "numpy_copy_packed",
+        "png_encode",
+        "end_to_end_b_1m",
+        "end_to_end_c_1m_nonascii",
+    )
+    med = {name: x["median_s"] for name, x in a.items()}
+    pillow = med["pillow_imagedraw"] / med["rasterize"]
+    copy = med["rasterize"] / med["numpy_copy"]
+    rate = {name: 1.0 / med[f"end_to_end_{name}"] for name in ("b_1m", "c_1m_nonascii")}
+    source = "bench goal since the first raster run (2026-11-30)"
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": a,
+            "ratios": {
+                "pillow_over_rasterize": results.figure(
+                    pillow, "x", "rasterize vs Pillow ImageDraw.text, same page (medians)"
+                ),
+                "rasterize_over_numpy_copy": results.figure(
+                    copy, "x", "rasterize vs numpy copy of the H x W uint8 page (medians)"
+                ),
+                "rasterize_over_numpy_copy_packed": results.figure(
+                    med["rasterize"] / med["numpy_copy_packed"],
+                    "x",
+                    "rasterize vs numpy copy of the packed 1-bit page (medians)",
+                ),
+            },
+            "figures": {
+                "rasterize_ms": results.figure(med["rasterize"] * 1e3, "ms", "one full page"),
+                "png_encode_ms": results.figure(med["png_encode"] * 1e3, "ms", "one full page"),
+                **{
+                    f"end_to_end_{name}_mchars_s": results.figure(
+                        r, "M chars/s", f"{name}.txt text to PNG bytes, one worker (median)"
+                    )
+                    for name, r in rate.items()
+                },
+            },
+            "inputs": {
+                k: v for k, v in INPUTS.items() if k in ("page", "b_1m.txt", "c_1m_nonascii.txt")
+            },
+        },
+        {
+            "pillow_ratio": results.Goal(pillow, ">=", 20, "x", source),
+            "numpy_copy_ratio": results.Goal(copy, "<=", 25, "x", source),
+            **{
+                f"end_to_end_{name}": results.Goal(r, ">=", 3, "M chars/s", source)
+                for name, r in rate.items()
+            },
+        },
+    )
+    results.check(record)

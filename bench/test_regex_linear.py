@@ -16,7 +16,9 @@ on 1 MB is thousands of times over.
 
 ``SNAPSHOT_REGEX_MB`` (default 1) sets the size; ``SNAPSHOT_REGEX_EXAMPLES``
 (default 8) the Hypothesis units per pattern. Run nice'd:
-``nice -n 19 pytest bench/test_regex_linear.py -o addopts="" -p no:cacheprovider``.
+``nice -n 19 python bench/run.py regex_linear``. ``test_goal`` writes
+``reports/bench/regex_linear.json``: every pattern checked, and the worst case's CPU
+as a share of its budget (goal: at most 1, issue 28 item 2).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import results
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -93,6 +96,11 @@ def _units(pattern: str) -> Iterator[str]:
         yield from (lit + tail for tail in ("a", " ", "\n", "0"))
 
 
+#: pattern location -> the largest share of its budget a case of it spent; cases run
+WORST: dict[str, float] = {}
+CASES = [0]
+
+
 class _OverBudget(Exception):
     pass
 
@@ -119,13 +127,16 @@ def check(rx: re.Pattern[str], unit: str) -> str | None:
     budget = BUDGET_FLOOR_S + BUDGET_FACTOR * floor
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(CASE_LIMIT_S)
+    CASES[0] += 1
     try:
         spent = _cost(rx, text)
     except _OverBudget:
+        WORST[rx.pattern] = max(WORST.get(rx.pattern, 0.0), CASE_LIMIT_S / budget)
         return f"{unit!r}: stopped after {CASE_LIMIT_S} s"
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+    WORST[rx.pattern] = max(WORST.get(rx.pattern, 0.0), spent / budget)
     return f"{unit!r}: {spent:.2f} s CPU, budget {budget:.2f} s" if spent > budget else None
 
 
@@ -148,3 +159,37 @@ def test_every_pattern_is_linear_on_drawn_units(where: str, data: st.DataObject)
     unit = data.draw(st.text(alphabet=alphabet, min_size=1, max_size=6), label="unit")
     why = check(rx, unit)
     assert why is None, f"{where} {rx.pattern!r}: {why}"
+
+
+def test_goal() -> None:
+    """Every pattern was checked, and none spent more than its budget."""
+    unchecked = sorted({rx.pattern for rx in PATTERNS.values()} - set(WORST))
+    if len(unchecked) == len({rx.pattern for rx in PATTERNS.values()}):
+        pytest.skip("no pattern was checked in this run")
+    worst = max(WORST.items(), key=lambda kv: kv[1])
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "figures": {
+                "patterns": results.figure(len(PATTERNS), "patterns", "compiled patterns found"),
+                "cases": results.figure(CASES[0], "cases", "pattern x 1 MB string runs"),
+                "worst_share_of_budget": results.figure(
+                    worst[1], "x", f"the slowest case's CPU over its budget ({worst[0][:60]!r})"
+                ),
+            },
+            "params": {
+                "mb": SIZE / 1e6,
+                "hypothesis_examples": EXAMPLES,
+                "budget": f"{BUDGET_FLOOR_S} s + {BUDGET_FACTOR}x one str.count pass",
+            },
+        },
+        {
+            "every_pattern_checked": results.Goal(
+                len(unchecked), "==", 0, "patterns unchecked", "issue 28 item 2"
+            ),
+            "worst_share_of_budget": results.Goal(
+                worst[1], "<=", 1, "x", "issue 28 item 2 (linear on 1 MB adversarial strings)"
+            ),
+        },
+    )
+    results.check(record)

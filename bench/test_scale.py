@@ -17,8 +17,11 @@ Side by side in one run (ratios print at the end, see conftest.py):
 - ``corpus[...]``: the report's benchmark on the first conversations of the
   shared corpus with 1 and 2 worker processes.
 
-No assertions on time; the figures go into bench/README.md by hand, with the
-load average printed at the end of the run.
+``test_goal`` writes ``reports/bench/scale.json`` and asserts issue 15's goals:
+>= 20 M chars/s text to PNG bytes on 2 threads (``b_1m.txt``, median), and bounded
+memory: ``snapshot render`` of 100 M characters peaks at <= 2x the RSS of 1 M (100x
+the text). ``-k "not corpus"`` leaves out the corpus case (the report on 4
+conversations, minutes here).
 """
 
 from __future__ import annotations
@@ -33,7 +36,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PEAK_RSS, ROOT, peak_child, record, shared_dir, shared_text
+import results
+from conftest import (
+    INPUTS,
+    PEAK_RSS,
+    ROOT,
+    STATS,
+    arms,
+    peak_child,
+    record,
+    shared_dir,
+    shared_text,
+)
 
 from snapshot.rendering.geometry import Geometry
 from snapshot.rendering.glyphs import load_font
@@ -271,3 +285,67 @@ def test_corpus_workers(benchmark: Any, workers: int) -> None:
     )
     assert not result.errors, result.errors
     FIGURES[f"corpus{workers}"] = {"conversations": len(result.sources)}
+
+
+def test_goal() -> None:
+    a = arms("threads1", "threads2", "processes2")
+    if "rss_stream_1m" not in FIGURES or "rss_stream_100m" not in FIGURES:
+        pytest.skip("not measured in this run: test_peak_rss[stream-1m] and [stream-100m]")
+    f = FIGURES
+    rate = {
+        k: f[k]["chars"] / STATS[k]["median_s"] / 1e6
+        for k in STATS
+        if k in f and "chars" in f[k] and k.startswith(("threads", "processes", "render_"))
+    }
+    rss = f["rss_stream_100m"]["rss"] / f["rss_stream_1m"]["rss"]
+    figures = {
+        f"{k}_mchars_s": results.figure(r, "M chars/s", "text to PNG bytes / page files (median)")
+        for k, r in sorted(rate.items())
+        if f[k]["chars"]
+    }
+    figures |= {  # the empty file: what the command costs before any text
+        f"{k}_s": results.figure(STATS[k]["median_s"], "s", "snapshot render of an empty file")
+        for k in sorted(rate)
+        if not f[k]["chars"]
+    }
+    figures |= {
+        f"{k}_peak_rss_mb": results.figure(x["rss"] / 1e6, "MB", f"{x['chars'] / 1e6:.0f} M chars")
+        for k, x in sorted(f.items())
+        if k.startswith("rss_")
+    }
+    figures |= {
+        f"{k}_conversations_per_min": results.figure(
+            x["conversations"] / STATS[k]["median_s"] * 60, "conversations/min", "report, corpus"
+        )
+        for k, x in sorted(f.items())
+        if k.startswith("corpus") and k in STATS
+    }
+    ratios = {
+        "threads2_over_threads1": results.figure(
+            a["threads1"]["median_s"] / a["threads2"]["median_s"], "x", "2 threads vs 1 (medians)"
+        ),
+        "processes2_over_threads2": results.figure(
+            a["processes2"]["median_s"] / a["threads2"]["median_s"],
+            "x",
+            "2 processes vs 2 threads (medians): the obvious alternative",
+        ),
+        "rss_100m_over_1m": results.figure(
+            rss, "x", "snapshot render peak RSS, 100 M vs 1 M chars"
+        ),
+    }
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": dict(sorted(STATS.items())),
+            "ratios": ratios,
+            "figures": figures,
+            "inputs": {k: v for k, v in INPUTS.items() if k == "b_1m.txt"},
+        },
+        {
+            "threads2_mchars_s": results.Goal(rate["threads2"], ">=", 20, "M chars/s", "issue 15"),
+            "render_100m_memory": results.Goal(
+                rss, "<=", 2, "x the 1 M run", "issue 15 (bounded memory)"
+            ),
+        },
+    )
+    results.check(record)

@@ -16,8 +16,11 @@ Each test prints the median CPU time (``time.process_time``) of a round and the
 bytes it wrote (``wchar`` of /proc/self/io), and puts them in the benchmark's
 ``extra_info`` (so in ``--benchmark-json``).
 
-Run: ``nice -n 19 .venv/bin/python -m pytest bench/test_turn_record.py
---benchmark-only -s -p no:cacheprovider --benchmark-json reports/bench_turn_record.json``.
+Run: ``nice -n 19 python bench/run.py turn_record -s``. ``test_goal`` writes
+``reports/bench/turn_record.json`` and asserts what recording by content was adopted at
+(the bench journal, 2026-12-06: 1.5x the CPU of the by-position recorder): a live
+proxy's recorder at most 2x the by-position one's CPU a turn, and cheaper than a
+new recorder (the reuse of the unchanged front pays).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import module_at, record, wchar
+import results
+from conftest import arms, module_at, record, wchar
 
 from snapshot.proxy.shapes import ANTHROPIC
 from snapshot.proxy.turns import TurnRecorder
@@ -39,6 +43,8 @@ from snapshot.transcript.store import Store
 TURNS = int(os.environ.get("SNAPSHOT_TURN_RECORD_TURNS", "200"))
 BASELINE = "c82746e"
 ROUNDS = 7
+#: case -> median CPU seconds and bytes written a turn
+FIGURES: dict[str, dict[str, float]] = {}
 
 
 def body(turns: int) -> dict[str, Any]:
@@ -115,6 +121,7 @@ def _measure(
         written.append(wchar() - w)
 
     record(benchmark, name, run, rounds=ROUNDS, iterations=1)
+    FIGURES[name] = {"cpu": statistics.median(cpu), "written": statistics.median(written)}
     benchmark.extra_info.update(
         turns=TURNS,
         cpu_ms_median=round(statistics.median(cpu) * 1000, 2),
@@ -149,3 +156,42 @@ def test_by_content_cold(
     benchmark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _measure(benchmark, "by_content_cold", capsys, tmp_path, TurnRecorder, True)
+
+
+def test_goal() -> None:
+    a = arms("by_position_c82746e", "by_content_warm", "by_content_cold")
+    f = FIGURES
+    warm = f["by_content_warm"]["cpu"] / f["by_position_c82746e"]["cpu"]
+    reuse = f["by_content_cold"]["cpu"] / f["by_content_warm"]["cpu"]
+    record = results.finish(
+        results.bench_name(__file__),
+        {
+            "arms": a,
+            "ratios": {
+                "warm_over_by_position_cpu": results.figure(
+                    warm, "x", "CPU a turn: by content (live recorder) vs by position (c82746e)"
+                ),
+                "cold_over_warm_cpu": results.figure(
+                    reuse, "x", "CPU a turn: a new recorder vs a live one"
+                ),
+            },
+            "figures": {
+                **{
+                    f"{k}_cpu_ms": results.figure(x["cpu"] * 1e3, "ms", "median CPU a turn")
+                    for k, x in f.items()
+                },
+                **{
+                    f"{k}_bytes_written": results.figure(x["written"], "bytes", "median a turn")
+                    for k, x in f.items()
+                },
+            },
+            "params": {"turns": TURNS, "rounds": ROUNDS, "baseline": BASELINE},
+        },
+        {
+            "by_content_cpu": results.Goal(
+                warm, "<=", 2, "x by position", "bench journal 2026-12-06 (1.5x), issue 38 item 6"
+            ),
+            "front_reused": results.Goal(reuse, ">", 1, "x", "issue 38 item 6 (the reuse pays)"),
+        },
+    )
+    results.check(record)

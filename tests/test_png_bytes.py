@@ -1,5 +1,5 @@
 """PNG bytes depend only on the pixels: not on what the process deflated before, nor on
-which process or thread drew the page (bench/README.md, "PNG bytes that depend only on
+which process or thread drew the page (docs/journal/bench-2026-11-to-12.md, "PNG bytes that depend only on
 pixels")."""
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ print(" ".join(_digests(_text({chars}), workers=2)))
 
 def test_pages_drawn_on_two_threads_in_a_fresh_process_have_this_process_bytes() -> None:
     # A fresh interpreter draws and encodes on two worker threads; this one on one.
-    # (A fresh process is where the rare other bytes were seen: bench/README.md.)
+    # (A fresh process is where the rare other bytes were seen: docs/journal/bench-2026-11-to-12.md.)
     chars = 120_000
     code = _CHILD.format(path=sys.path, module=__name__, chars=chars)
     child = subprocess.run(
@@ -119,5 +119,5 @@ def test_pages_drawn_on_two_threads_in_a_fresh_process_have_this_process_bytes()
     assert len(ours) >= 5
     assert theirs == ours, (
         "other PNG bytes for the same pixels in a fresh 2-thread process: the known rare "
-        "defect (bench/README.md, 'PNG bytes that depend only on pixels'), seen again"
+        "defect (docs/journal/bench-2026-11-to-12.md, 'PNG bytes that depend only on pixels'), seen again"
     )

@@ -4,7 +4,7 @@ The lab allocates and frees the same few-megabyte arrays run after run (template
 stacks, resampled pages, OCR tensors). glibc serves such blocks with fresh
 ``mmap`` pages and returns them on free, so each run faulted its pages in anew:
 in the README quick start's lab about 150,000-300,000 page faults, 0.4-0.7 s of
-system CPU (measured, bench/README.md). Raising glibc's thresholds keeps the
+system CPU (measured, docs/journal/bench-2026-11-to-12.md). Raising glibc's thresholds keeps the
 freed blocks in the heap for the next run. Nothing else changes: the same
 arrays, the same bytes.
 """

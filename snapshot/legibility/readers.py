@@ -364,7 +364,7 @@ def _rapidocr_recognizer() -> Any:
     lab's OCR CPU on a busy 2-core machine, for the same text and scores. It keeps
     ONNX Runtime's memory arena, which rapidocr turns off: without it each call's
     tensors came from fresh pages of memory, and the first call alone faulted in
-    about 1 GB (0.6 s of system CPU); the same text either way (bench/README.md).
+    about 1 GB (0.6 s of system CPU); the same text either way (docs/journal/bench-2026-11-to-12.md).
     """
     try:
         from rapidocr_onnxruntime.ch_ppocr_rec.text_recognize import TextRecognizer

@@ -38,7 +38,7 @@ from snapshot.rendering.glyphs import SPACE, Font
 #: of a page's cost with zlib; on the 37 pages of ``b_1m.txt`` igzip level 1
 #: takes a quarter of zlib level 1 (Z_RLE)'s CPU time for smaller files (76 vs
 #: 81 KB a page), and releases the GIL, so worker threads compress side by side
-#: (see bench/README.md).
+#: (see docs/journal/bench-2026-11-to-12.md).
 PNG_LEVEL = 1
 #: Deflate level for 8-bit gray pages (the dense layout), unfiltered scanlines:
 #: igzip level 1 takes a fifth of zlib level 1's time on snap5x9 gray pages of
@@ -47,7 +47,7 @@ GRAY_PNG_LEVEL = 1
 #: ``level`` of :func:`gray_png` for no compression: the scanlines in stored deflate
 #: blocks. Encoding then costs a copy and two checksums (ISA-L's), about a seventh of
 #: igzip level 1's CPU on a dense page, for 5.4x the bytes (1,142 vs 211 KB a page of
-#: ``b_1m.txt``; bench/README.md, "Issue 29, fourth stop: dense").
+#: ``b_1m.txt``; docs/journal/bench-2026-11-to-12.md, "Issue 29, fourth stop: dense").
 STORED = -1
 #: Most bytes one stored deflate block holds (its LEN field is 16 bits).
 _STORED_BLOCK = 0xFFFF
@@ -293,7 +293,7 @@ def _deflate(raw: np.ndarray, level: int) -> bytes:
 
     Same input, same level and the same ``isal`` build give the same bytes, except that
     in about 0.6 % of fresh processes drawing on 2 threads some pages get other bytes
-    for the same pixels (cause not found: bench/README.md, "PNG bytes that depend only
+    for the same pixels (cause not found: docs/journal/bench-2026-11-to-12.md, "PNG bytes that depend only
     on pixels").
     igzip never falls back to stored blocks, so on noise it writes more than
     its input (and more than zlib's ``deflateBound``, which
