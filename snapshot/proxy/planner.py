@@ -37,7 +37,7 @@ from typing import Any
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.ladder.ladder import FREE_RUNGS, RUNGS, LadderOptions, LadderResult, run_ladder
 from snapshot.ladder.target import Target, target_for
-from snapshot.proxy.bodies import conversation_of, splice
+from snapshot.proxy.bodies import request_conversation, splice
 from snapshot.proxy.recovery import LearnedLimits, Overflow
 from snapshot.proxy.shapes import Shape
 from snapshot.proxy.turns import ContentKeys
@@ -209,7 +209,7 @@ class Planner:
             guess = round(raw_bytes / target.chars_per_token)
             return RequestPlan(body, False, guess, guess, "bytes bound", window)
         target = self.target(model)
-        conv = self.keys.of(shape, body, key)
+        conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
         tokens = self.count(target, conv.path())
         if tokens <= trigger:
             return RequestPlan(
@@ -268,7 +268,8 @@ class Planner:
         free_only: bool = False,
     ) -> RequestPlan:
         result = self._ladder(conv, target, goal, free_only=free_only)
-        if not result.rungs_taken:
+        spliced = splice(shape, body, conv, result.conversation, target.model)
+        if not result.rungs_taken or spliced.body is body:
             return RequestPlan(
                 body,
                 False,
@@ -281,7 +282,6 @@ class Planner:
                 failure=result.failure,
                 conversation=conv,
             )
-        spliced = splice(shape, body, conv, result.conversation, target.model)
         after = self.count(target, result.conversation.path())
         items = shape.history(body) or []
         front, end = spliced.replaced
@@ -354,10 +354,12 @@ class Planner:
         retained source text when they cannot reach the limit.
         """
         target = self.target(model)
-        conv = sent.conversation or self.keys.of(shape, body, key)
+        conv = sent.conversation or request_conversation(
+            shape, body, key[0], self.keys.of(shape, body, key)
+        )
         if sent.changed or sent.counter == "bytes bound":
             # What was sent, counted the way the rejection counted it.
-            sent_conv = conversation_of(shape, sent.body, key[0])
+            sent_conv = request_conversation(shape, sent.body, key[0])
             estimate = self.count(target, sent_conv.path())
         else:
             estimate = sent.tokens_before
