@@ -318,8 +318,13 @@ def gemini_cli(model: str = "gemini-3.1-pro-preview") -> Session:
     }
     s = Session("gemini", model, base)
     s.history = [
-        {"role": "user", "parts": [{"text": "This is the Gemini CLI. Context: /work/app"}]},
-        {"role": "user", "parts": [{"text": "TASK: list every handler in src/. TURN-0"}]},
+        {
+            "role": "user",
+            "parts": [
+                {"text": "This is the Gemini CLI. Context: /work/app"},
+                {"text": "TASK: list every handler in src/. TURN-0"},
+            ],
+        },
     ]
     return s
 

@@ -33,7 +33,12 @@ def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
             out.append(
                 {
                     "role": "model",
-                    "parts": [{"functionCall": {"name": "cat", "args": {"f": f"log{t}"}}}],
+                    "parts": [
+                        {
+                            "functionCall": {"name": "cat", "args": {"f": f"log{t}"}},
+                            "thoughtSignature": f"c2ln{t:04d}",  # Gemini 3 signs its calls
+                        }
+                    ],
                 }
             )
             out.append(
@@ -67,7 +72,8 @@ def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
                 }
             )
     if gemini:
-        out.append({"role": "user", "parts": [{"text": "And now?"}]})
+        # Gemini's turns alternate: the question rides in the last results' turn.
+        out[-1]["parts"].append({"text": "And now?"})
     else:
         out[-1]["content"].append({"type": "text", "text": "And now?"})
     return out

@@ -338,7 +338,9 @@ def splice(
     before the first drawn unit (the system prompt, the head) is ever touched.
     """
     items = shape.history(original) or []
-    spans: Mapping[str, tuple[int, int]] = before.meta.get(ITEM_SPANS) or {}
+    if ITEM_SPANS not in before.meta:
+        raise TranscriptError("splice needs the request_conversation of the original body")
+    spans: Mapping[str, tuple[int, int]] = before.meta[ITEM_SPANS]
     head = int(before.meta.get(HEAD_END, 0))
     b, a = list(before.path()), list(after.path())
     front = 0
@@ -377,7 +379,9 @@ def splice(
             linked = [
                 replace(m, parent=added[k - 1].id if k else None) for k, m in enumerate(added)
             ]
-            out.extend(exported_history(shape, after.with_messages(linked, linked[-1].id), model))
+            new = exported_history(shape, after.with_messages(linked, linked[-1].id), model)
+            previous = out[-1] if out else (items[start - 1] if start > 0 else None)
+            out.extend(_alternating(shape, previous, new))
             added.clear()
         while loose and loose[0] < upto:
             out.append(items[loose.pop(0)])
@@ -409,6 +413,21 @@ def splice(
     body = dict(original)
     body[shape.history_key] = [*items[:start], *replacement, *items[end:]]
     return Spliced(body, (start, end), replacement)
+
+
+#: Gemini's turns must alternate (a 400 otherwise); added pages after a client's user
+#: turn are announced by this model turn rather than merged into the client's item.
+GEMINI_BRIDGE = "(The earlier steps of this session follow on the pages below.)"
+
+
+def _alternating(shape: Shape, previous: Any, new: list[Any]) -> list[Any]:
+    """``new`` with a model turn in front where Gemini would see two user turns in a row."""
+    if shape.name != "gemini" or not new or not isinstance(previous, Mapping):
+        return new
+    role = new[0].get("role", "user") if isinstance(new[0], Mapping) else None
+    if role == "user" and previous.get("role", "user") == "user":
+        return [{"role": "model", "parts": [{"text": GEMINI_BRIDGE}]}, *new]
+    return new
 
 
 # -- in-place changes: an elided result, a dropped image ------------------------------
