@@ -496,6 +496,10 @@ def patch_unit(
     return out
 
 
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _patch_item(api: str, item: Any, results: Any, images: Any, counts: list[int]) -> Any:
     """One client item with its results and images (in order) replaced where given."""
     if not isinstance(item, dict):
@@ -517,8 +521,8 @@ def _patch_item(api: str, item: Any, results: Any, images: Any, counts: list[int
             parts[j] = {"type": kind, "text": text, **kept}
 
     if api == "anthropic":
-        content = item.get("content")
-        for j, block in enumerate(content if isinstance(content, list) else []):
+        content = _list(item.get("content"))
+        for j, block in enumerate(content):
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "tool_result":
                 result(block, "content", lambda t: t)
@@ -527,20 +531,20 @@ def _patch_item(api: str, item: Any, results: Any, images: Any, counts: list[int
     elif api == "openai":
         if item.get("role") == "tool":
             result(item, "content", lambda t: t)
-        content = item.get("content")
-        for j, part in enumerate(content if isinstance(content, list) else []):
+        content = _list(item.get("content"))
+        for j, part in enumerate(content):
             if isinstance(part, dict) and part.get("type") == "image_url":
                 image(content, j, "text")
     elif api == "openai-responses":
         if item.get("type") in ("function_call_output", "custom_tool_call_output"):
             result(item, "output", lambda t: t)
-        content = item.get("content") if item.get("type", "message") == "message" else None
-        for j, part in enumerate(content if isinstance(content, list) else []):
+        content = _list(item.get("content") if item.get("type", "message") == "message" else None)
+        for j, part in enumerate(content):
             if isinstance(part, dict) and part.get("type") == "input_image":
                 image(content, j, "input_text")
     else:
-        parts = item.get("parts")
-        for j, part in enumerate(parts if isinstance(parts, list) else []):
+        parts = _list(item.get("parts"))
+        for j, part in enumerate(parts):
             if not isinstance(part, dict):
                 continue
             if isinstance(part.get("functionResponse"), dict):

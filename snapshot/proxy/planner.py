@@ -58,7 +58,7 @@ class RequestPlan:
     tokens_before: int
     tokens_after: int
     counter: str  # exact | reconstruction | estimate | bytes bound
-    window: int
+    window: int | None  # None: no window known yet, forwarded untouched
     budget: int | None = None
     rungs: tuple[str, ...] = ()
     fits: bool = True
@@ -147,25 +147,29 @@ class Planner:
         with self._lock:
             base = self._targets.get(model)
         if base is None:
-            base = target_for(model)
+            # A model no table knows gets the conservative profile: it is forwarded as it
+            # came until a window is known (--window, or the provider's first rejection).
+            base = target_for(model, fallback=True)
             with self._lock:
                 self._targets[model] = base
         learned = self.limits.get(self.upstream, model)
         return base.with_correction(learned.correction) if learned.correction != 1.0 else base
 
-    def window(self, model: str) -> int:
-        """Tokens the model takes: the table's window, or a smaller maximum a provider stated."""
+    def window(self, model: str) -> int | None:
+        """Tokens the model takes: ``--window``, else the table's window, or a smaller maximum
+        a provider stated; None while none of them is known (the request goes as it came)."""
         window = self.window_override
         if window is None:
             from snapshot.profiles import context_window
 
-            stated = context_window(model)
-            if stated is None:
-                raise UnknownModelError(
-                    f"{model}: no context window is known for this model; give --window TOKENS"
-                )
-            window = stated.tokens
+            try:
+                stated = context_window(model)
+            except UnknownModelError:
+                stated = None
+            window = stated.tokens if stated is not None else None
         learned = self.limits.get(self.upstream, model).limit
+        if window is None:
+            return learned
         return min(window, learned) if learned else window
 
     def count(self, target: Target, messages: list[Message] | tuple[Message, ...]) -> int:
@@ -202,7 +206,10 @@ class Planner:
     ) -> RequestPlan:
         """The body to send for ``body`` (see the module docstring for the rule)."""
         window = self.window(model)
-        trigger = budget if budget is not None else int(window * self.threshold)
+        if window is None and budget is None:
+            # No window known: forwarded untouched until the provider says it is too large.
+            return RequestPlan(body, False, 0, 0, "bytes bound", None)
+        trigger = budget if budget is not None else int((window or 0) * self.threshold)
         items = shape.history(body)
         if raw_bytes <= trigger or not items:
             target = self.target(model)
@@ -229,7 +236,7 @@ class Planner:
         tokens: int,
         trigger: int,
         target: Target,
-        window: int,
+        window: int | None,
     ) -> RequestPlan | None:
         with self._lock:
             done = self._passes.get(key)
@@ -263,7 +270,7 @@ class Planner:
         tokens: int,
         goal: int,
         target: Target,
-        window: int,
+        window: int | None,
         *,
         free_only: bool = False,
     ) -> RequestPlan:
