@@ -18,6 +18,7 @@ openai = pytest.importorskip("openai")
 genai = pytest.importorskip("google.genai")
 
 from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
+from fidelity_check import ClientBodies, FidelityReport, check_fidelity  # noqa: E402
 
 from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
 from snapshot.proxy.ledger import read_ledger  # noqa: E402
@@ -44,19 +45,36 @@ class Running:
         )
         self.server = serve_in_thread(self.proxy.app, lifetime=120)
         self.url = f"http://127.0.0.1:{self.server.port}"
+        self.sent = ClientBodies()  # what the SDKs sent, for the fidelity check
 
     def anthropic(self) -> Any:
-        return anthropic.Anthropic(api_key=KEY, base_url=self.url, max_retries=0, timeout=60)
+        return anthropic.Anthropic(
+            api_key=KEY, base_url=self.url, max_retries=0, http_client=self.sent.client(timeout=60)
+        )
 
     def openai(self) -> Any:
-        return openai.OpenAI(api_key=KEY, base_url=self.url + "/v1", max_retries=0, timeout=60)
+        return openai.OpenAI(
+            api_key=KEY,
+            base_url=self.url + "/v1",
+            max_retries=0,
+            http_client=self.sent.client(timeout=60),
+        )
 
     def gemini(self) -> Any:
         from google.genai import types
 
         return genai.Client(
-            api_key=KEY, http_options=types.HttpOptions(base_url=self.url, timeout=60_000)
+            api_key=KEY,
+            http_options=types.HttpOptions(
+                base_url=self.url, timeout=60_000, httpx_client=self.sent.client(timeout=60)
+            ),
         )
+
+    def finish(self) -> FidelityReport:
+        """Stop the proxy; every request it compacted differed from the client's only in
+        its span (:func:`fidelity_check.check_fidelity`)."""
+        self.server.stop()
+        return check_fidelity(self.fake, self.sent)
 
     def ledger(self, expect: int) -> list[dict[str, Any]]:
         """The ledger once it holds ``expect`` records (written just after the reply ends)."""
@@ -76,10 +94,8 @@ def wait_for_ledger(folder: Path, expect: int, seconds: float = 10.0) -> list[di
 def running(tmp_path: Path) -> Iterator[Running]:
     with FakeUpstream() as fake:
         r = Running(fake, tmp_path)
-        try:
-            yield r
-        finally:
-            r.server.stop()
+        yield r
+        r.finish()
 
 
 def _no_key_anywhere(r: Running) -> None:
