@@ -258,3 +258,78 @@ def test_upstream_down_is_a_502_in_shape(tmp_path: Path) -> None:
 def test_other_paths_are_forwarded_unchanged(running: Running) -> None:
     models = running.openai().models.list()
     assert [m.id for m in models.data] == ["fake-model"]
+
+
+UNKNOWN = "some-future-model-9"  # no table knows it
+
+
+def _chat_history(turns: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Read every log."}]
+    for t in range(turns):
+        call = {
+            "id": f"call_{t}",
+            "type": "function",
+            "function": {"name": "cat", "arguments": json.dumps({"f": f"log{t}"})},
+        }
+        messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        result = "\n".join(f"log{t} line {i}: nothing happened" for i in range(60))
+        messages.append({"role": "tool", "tool_call_id": f"call_{t}", "content": result})
+    return messages
+
+
+CAT = [{"type": "function", "function": {"name": "cat", "parameters": {"type": "object"}}}]
+
+
+def test_an_unknown_model_goes_as_it_came_until_the_provider_states_its_limit(
+    running: Running,
+) -> None:
+    client = running.openai()
+    small = client.chat.completions.create(
+        model=UNKNOWN, messages=[{"role": "user", "content": "hi"}]
+    )
+    assert small.choices[0].message.content == "ok, noted."
+    assert running.fake.accepted[-1].raw == running.sent.bodies["0"]  # untouched
+    messages = _chat_history(10)
+    running.fake.limit = 4000  # the provider's window, below this history
+    client.chat.completions.create(model=UNKNOWN, messages=messages, tools=CAT)
+    assert [s for _a, s, _e in running.fake.rejected] == [400]  # the first rejection teaches
+    assert running.proxy.planner.window(UNKNOWN) == 4000
+    # The next, longer request is compacted before it goes: no second rejection.
+    longer = _chat_history(12)
+    client.chat.completions.create(model=UNKNOWN, messages=longer, tools=CAT)
+    assert len(running.fake.rejected) == 1
+    records = running.ledger(4)
+    assert records[0]["plan"]["window"] is None and not records[0]["plan"]["compacted"]
+    assert records[-1]["plan"]["compacted"] and records[-1]["plan"]["window"] == 4000
+    assert [line.split(":")[0] for line in running.logs] == [UNKNOWN]  # the one retry, said once
+
+
+def test_window_flag_works_for_a_model_no_table_knows(tmp_path: Path) -> None:
+    with FakeUpstream() as fake:
+        r = Running(fake, tmp_path, window=3000)
+        r.openai().chat.completions.create(model=UNKNOWN, messages=_chat_history(10), tools=CAT)
+        report = r.finish()
+    assert report.compacted == 1 and not fake.rejected
+    [record] = r.ledger(1)
+    assert record["plan"]["window"] == 3000 and record["plan"]["compacted"]
+
+
+def test_every_flag_a_proxy_message_names_exists() -> None:
+    """Errors and log lines name only flags ``snapshot proxy`` has."""
+    import argparse
+    import ast
+    import re
+
+    import snapshot.proxy
+    from snapshot.cli import proxy as proxy_cli
+
+    parser = argparse.ArgumentParser()
+    proxy_cli.register(parser.add_subparsers())
+    [sub] = [a for a in parser._subparsers._group_actions if a.choices]  # type: ignore[union-attr]
+    flags = {o for a in sub.choices["proxy"]._actions for o in a.option_strings}
+    named: set[str] = set()
+    for source in Path(snapshot.proxy.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                named |= set(re.findall(r"(?<![\w-])--[a-z][a-z-]*[a-z]", node.value))
+    assert named and named <= flags, sorted(named - flags)
