@@ -333,3 +333,27 @@ def test_every_flag_a_proxy_message_names_exists() -> None:
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 named |= set(re.findall(r"(?<![\w-])--[a-z][a-z-]*[a-z]", node.value))
     assert named and named <= flags, sorted(named - flags)
+
+
+def test_placeholders_name_the_stored_conversation_and_a_reference_it_resolves(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    from snapshot.ladder.restore import original
+
+    messages = _chat_history(10)
+    with FakeUpstream() as fake:
+        r = Running(fake, tmp_path, window=3000)
+        r.openai().chat.completions.create(model=GPT, messages=messages, tools=CAT)
+        assert r.finish().compacted == 1
+    [record] = r.ledger(1)
+    sent = json.dumps(fake.accepted[-1].body)
+    found = re.findall(r"ref ([\w.-]+#\d+): `snapshot show ([\w.-]+) \1`", sent)
+    assert found and {conv for _ref, conv in found} == {record["conversation"]}
+    stored = Store(r.store_dir).load(record["conversation"])
+    by_call = {m["tool_call_id"]: m["content"] for m in messages if m["role"] == "tool"}
+    for ref, _conv in found:
+        message, block = ref.split("#")
+        result = stored.get(message).blocks[int(block)]
+        assert original(stored, ref) == by_call[result.call_id].encode()
