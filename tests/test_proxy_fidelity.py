@@ -150,3 +150,38 @@ def test_the_diff_catches_a_whole_history_rewrite(harness: str) -> None:
         shape, conversation_of(shape, body, "c"), session.model
     )
     assert outside_span_diff(body, rewritten, session.api)
+
+
+@pytest.mark.parametrize("harness", sorted(BUILDERS))
+def test_a_broken_body_is_planned_faithfully_or_left_alone(harness: str) -> None:
+    """Seeded breakages of a harness body: the planner either keeps the rule or refuses with a
+    SnapshotError (the proxy then forwards the body untouched); it never fails otherwise."""
+    import random
+
+    from body_mutations import broken
+
+    from snapshot.errors import SnapshotError
+    from snapshot.proxy.fidelity import outside_span_diff
+    from snapshot.proxy.planner import Planner
+    from snapshot.proxy.shapes import ANTHROPIC, GEMINI, OPENAI_CHAT, OPENAI_RESPONSES
+
+    make, step = BUILDERS[harness]
+    session = make()
+    for _ in range(12):
+        step(session)
+    shape = {s.name: s for s in (ANTHROPIC, OPENAI_CHAT, OPENAI_RESPONSES, GEMINI)}[session.api]
+    rng = random.Random(38)
+    planned = 0
+    for n in range(30):
+        body = broken(session.body(), rng)
+        if not isinstance(body, dict):
+            continue
+        planner = Planner(window=6000)
+        try:
+            plan = planner.plan(shape, body, session.model, (f"c{n}", "main"), raw_bytes=10**6)
+        except SnapshotError:
+            continue
+        planned += 1
+        if plan.changed:
+            assert not outside_span_diff(body, plan.body, session.api), n
+    assert planned > 0

@@ -87,6 +87,11 @@ _GEMINI_PARTS = frozenset({"text", "inlineData", "functionCall", "functionRespon
 _GEMINI_PART_EXTRAS = frozenset({"thought", "thoughtSignature"})
 
 
+def _tag(value: Any) -> str | None:
+    """A type or role tag as the sets compare it (a malformed one: None, never a crash)."""
+    return value if isinstance(value, str) else None
+
+
 def _history(body: Any, api: str) -> list[Any]:
     items = body.get(HISTORY_KEYS[api]) if isinstance(body, Mapping) else None
     return items if isinstance(items, list) else []
@@ -106,7 +111,9 @@ def is_output(api: str, item: Any) -> bool:
         return item.get("role") == "model"
     if api == "openai-responses":
         kind = item.get("type", "message")
-        return kind in _RESPONSES_OUTPUTS or (kind == "message" and item.get("role") == "assistant")
+        return _tag(kind) in _RESPONSES_OUTPUTS or (
+            kind == "message" and item.get("role") == "assistant"
+        )
     return item.get("role") == "assistant"
 
 
@@ -166,7 +173,7 @@ def _anthropic(item: Mapping[str, Any]) -> str | None:
         return "content neither text nor blocks"
     for block in content:
         kind = block.get("type") if isinstance(block, Mapping) else None
-        if kind not in _ANTHROPIC_BLOCKS:
+        if _tag(kind) not in _ANTHROPIC_BLOCKS:
             return f"block {kind!r}"
         if kind == "image" and (block.get("source") or {}).get("type") != "base64":
             return "image not inline"
@@ -188,14 +195,14 @@ def _chat(item: Mapping[str, Any]) -> str | None:
         return "content neither text nor parts"
     for part in content:
         kind = part.get("type") if isinstance(part, Mapping) else None
-        if kind not in _CHAT_PARTS:
+        if _tag(kind) not in _CHAT_PARTS:
             return f"part {kind!r}"
     return None
 
 
 def _responses(item: Mapping[str, Any]) -> str | None:
     kind = item.get("type", "message")
-    if kind not in _RESPONSES_ITEMS:
+    if _tag(kind) not in _RESPONSES_ITEMS:
         return f"type {kind!r}"
     if kind == "message":
         if item.get("role") not in ("user", "assistant"):
@@ -204,7 +211,7 @@ def _responses(item: Mapping[str, Any]) -> str | None:
         if isinstance(content, list):
             for part in content:
                 inner = part.get("type") if isinstance(part, Mapping) else None
-                if inner not in _RESPONSES_PARTS:
+                if _tag(inner) not in _RESPONSES_PARTS:
                     return f"part {inner!r}"
     return None
 
