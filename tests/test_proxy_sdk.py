@@ -357,3 +357,29 @@ def test_placeholders_name_the_stored_conversation_and_a_reference_it_resolves(
         message, block = ref.split("#")
         result = stored.get(message).blocks[int(block)]
         assert original(stored, ref) == by_call[result.call_id].encode()
+
+
+def test_a_body_whose_values_a_rewrite_would_change_goes_untouched(tmp_path: Path) -> None:
+    import urllib.request
+
+    history = json.dumps(_chat_history(10))
+    raw = (
+        b'{"model":"gpt-5.5","temperature":0.2,"temperature":0.3,"tools":'
+        + json.dumps(CAT).encode()
+        + b',"messages":'
+        + history.encode()
+        + b"}"
+    )
+    with FakeUpstream() as fake:
+        r = Running(fake, tmp_path, window=3000)  # over the threshold: it would be compacted
+        req = urllib.request.Request(
+            r.url + "/v1/chat/completions",
+            data=raw,
+            headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=60) as reply:
+            assert reply.status == 200
+        r.finish()
+    assert fake.accepted[-1].raw == raw
+    assert len(r.logs) == 1 and "forwarded untouched" in r.logs[0]
+    assert "duplicate key 'temperature'" in r.logs[0]

@@ -35,6 +35,7 @@ from typing import Any
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from snapshot.errors import InputError, SnapshotError
+from snapshot.proxy.bodies import representable
 from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
@@ -236,7 +237,12 @@ class Proxy:
         except SnapshotError as exc:
             line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return await self._untouched(request, raw, f"not representable ({line})")
-        sent = raw if not plan.changed else json.dumps(plan.body, ensure_ascii=False).encode()
+        sent = raw
+        if plan.changed:
+            why = representable(raw)
+            if why is not None:
+                return await self._untouched(request, raw, f"not representable ({why})")
+            sent = json.dumps(plan.body, ensure_ascii=False).encode()
         self.page.compaction(key, model, plan)
         context = _Turn(shape, body, model, key, plan)
         return await self._forward(request, sent, context)

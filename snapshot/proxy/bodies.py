@@ -85,6 +85,46 @@ def conversation_of(shape: Shape, body: dict[str, Any], conv_id: str) -> Convers
     return replace(conv, id=conv_id, source="proxy request")
 
 
+def representable(raw: bytes) -> str | None:
+    """Why re-serializing ``raw`` could change a value the client sent (None: it cannot).
+
+    The proxy re-writes a body it compacts from the parsed JSON: a duplicate key
+    (JSON keeps both, a parse only the last), ``NaN``/``Infinity`` (not JSON) or a
+    number a float cannot hold would come out different, so such a body goes
+    upstream untouched instead.
+
+    >>> representable(b'{"a": 1, "b": [1.5, "x"]}') is None
+    True
+    >>> representable(b'{"a": 1, "a": 2}')
+    "duplicate key 'a'"
+    >>> representable(b'{"t": 1e400}')
+    "number '1e400' does not survive a round trip"
+    """
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise ValueError(f"duplicate key {key!r}")
+            out[key] = value
+        return out
+
+    def number(text: str) -> float:
+        value = float(text)
+        if value != value or value in (float("inf"), float("-inf")):
+            raise ValueError(f"number {text!r} does not survive a round trip")
+        return value
+
+    def constant(text: str) -> Any:
+        raise ValueError(f"{text} is not JSON")
+
+    try:
+        json.loads(raw, object_pairs_hook=pairs, parse_float=number, parse_constant=constant)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 # -- units: the client's items the importer reads as one turn --------------------------
 
 
