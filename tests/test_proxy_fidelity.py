@@ -124,7 +124,7 @@ def test_every_compacted_request_differs_only_in_its_span(harness: str, tmp_path
     assert sum(p["reused_pass"] for p in plans) >= compacted // 2
 
 
-@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+@pytest.mark.parametrize("harness", ["claude-code", "codex", "gemini-cli"])
 def test_pages_replace_only_the_span(harness: str, tmp_path: Path, pages_only: None) -> None:
     compacted, ledger = _run(harness, tmp_path)
     assert compacted >= 5

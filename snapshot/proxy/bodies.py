@@ -421,7 +421,12 @@ def splice(
             ]
             new = exported_history(shape, after.with_messages(linked, linked[-1].id), model)
             previous = out[-1] if out else (items[start - 1] if start > 0 else None)
-            out.extend(_alternating(shape, previous, new))
+            following = (
+                items[loose[0]]
+                if loose and loose[0] < upto
+                else (items[min(upto, end)] if min(upto, end) < len(items) else None)
+            )
+            out.extend(_alternating(shape, previous, new, following))
             added.clear()
         while loose and loose[0] < upto:
             out.append(items[loose.pop(0)])
@@ -455,19 +460,26 @@ def splice(
     return Spliced(body, (start, end), replacement)
 
 
-#: Gemini's turns must alternate (a 400 otherwise); added pages after a client's user
-#: turn are announced by this model turn rather than merged into the client's item.
+#: Gemini's turns must alternate (a 400 otherwise): added pages next to a client's user
+#: turn get a short model turn between them rather than being merged into the client's item.
 GEMINI_BRIDGE = "(The earlier steps of this session follow on the pages below.)"
+GEMINI_BRIDGE_AFTER = "(The pages above hold the earlier steps; the session goes on below.)"
 
 
-def _alternating(shape: Shape, previous: Any, new: list[Any]) -> list[Any]:
-    """``new`` with a model turn in front where Gemini would see two user turns in a row."""
-    if shape.name != "gemini" or not new or not isinstance(previous, Mapping):
+def _role(item: Any) -> str | None:
+    return str(item.get("role", "user")) if isinstance(item, Mapping) else None
+
+
+def _alternating(shape: Shape, previous: Any, new: list[Any], following: Any) -> list[Any]:
+    """``new`` with a model turn on the side where Gemini would see two user turns in a row."""
+    if shape.name != "gemini" or not new:
         return new
-    role = new[0].get("role", "user") if isinstance(new[0], Mapping) else None
-    if role == "user" and previous.get("role", "user") == "user":
-        return [{"role": "model", "parts": [{"text": GEMINI_BRIDGE}]}, *new]
-    return new
+    out = list(new)
+    if _role(out[0]) == "user" and _role(previous) == "user":
+        out.insert(0, {"role": "model", "parts": [{"text": GEMINI_BRIDGE}]})
+    if _role(out[-1]) == "user" and _role(following) == "user":
+        out.append({"role": "model", "parts": [{"text": GEMINI_BRIDGE_AFTER}]})
+    return out
 
 
 # -- in-place changes: an elided result, a dropped image ------------------------------
