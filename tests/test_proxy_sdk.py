@@ -383,3 +383,28 @@ def test_a_body_whose_values_a_rewrite_would_change_goes_untouched(tmp_path: Pat
     assert fake.accepted[-1].raw == raw
     assert len(r.logs) == 1 and "forwarded untouched" in r.logs[0]
     assert "duplicate key 'temperature'" in r.logs[0]
+
+
+def test_a_refused_body_a_rewrite_would_change_is_not_retried(tmp_path: Path) -> None:
+    import urllib.error
+    import urllib.request
+
+    raw = (
+        b'{"model":"gpt-5.5","temperature":0.2,"temperature":0.3,"tools":'
+        + json.dumps(CAT).encode()
+        + b',"messages":'
+        + json.dumps(_chat_history(10)).encode()
+        + b"}"
+    )
+    with FakeUpstream(limit=3000) as fake:
+        r = Running(fake, tmp_path, window=10**6)  # the provider decides
+        req = urllib.request.Request(
+            r.url + "/v1/chat/completions",
+            data=raw,
+            headers={"authorization": f"Bearer {KEY}", "content-type": "application/json"},
+        )
+        with pytest.raises(urllib.error.HTTPError) as exc:
+            urllib.request.urlopen(req, timeout=60)
+        r.finish()
+    assert exc.value.code == 400 and "not representable" in exc.value.headers["X-Snapshot-Recovery"]
+    assert len(fake.rejected) == 1 and not fake.accepted  # the provider's error, not resent

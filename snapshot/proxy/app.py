@@ -244,7 +244,7 @@ class Proxy:
                 return await self._untouched(request, raw, f"not representable ({why})")
             sent = json.dumps(plan.body, ensure_ascii=False).encode()
         self.page.compaction(key, model, plan)
-        context = _Turn(shape, body, model, key, plan)
+        context = _Turn(shape, body, model, key, plan, raw=raw)
         return await self._forward(request, sent, context)
 
     async def _untouched(self, request: web.Request, raw: bytes, why: str) -> web.StreamResponse:
@@ -313,6 +313,9 @@ class Proxy:
         except SnapshotError as exc:
             plan = None
             tried = f"recovery failed: {str(exc).splitlines()[0]}"
+        unrepresentable = representable(turn.raw) if turn.raw else None
+        if unrepresentable is not None:
+            plan, tried = None, f"not retried: the body is not representable ({unrepresentable})"
         if plan is not None and plan.changed and plan.fits:
             self.log(
                 f"{turn.model}: provider rejected {overflow.counted or '?'} > {overflow.limit or '?'} "
@@ -492,6 +495,7 @@ class _Turn:
     key: tuple[str, str]
     plan: RequestPlan
     recovered: Any = None  # the Overflow a retry answers
+    raw: bytes = b""  # the client's body as it came (a retry re-writes it only if representable)
 
 
 def run(config: ProxyConfig, host: str, port: int) -> None:

@@ -99,6 +99,8 @@ def representable(raw: bytes) -> str | None:
     "duplicate key 'a'"
     >>> representable(b'{"t": 1e400}')
     "number '1e400' does not survive a round trip"
+    >>> representable(b'{"t": "\\ud800"}')
+    'a string no UTF-8 can hold (a lone surrogate escape)'
     """
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -119,7 +121,12 @@ def representable(raw: bytes) -> str | None:
         raise ValueError(f"{text} is not JSON")
 
     try:
-        json.loads(raw, object_pairs_hook=pairs, parse_float=number, parse_constant=constant)
+        parsed = json.loads(
+            raw, object_pairs_hook=pairs, parse_float=number, parse_constant=constant
+        )
+        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return "a string no UTF-8 can hold (a lone surrogate escape)"
     except ValueError as exc:
         return str(exc)
     return None
