@@ -132,7 +132,7 @@ def placeholder(tool: str, result: ToolResult, ref: str = "", conv_id: str = "CO
     """The text standing for an elided result: what it was, and how to get it back
     (``snapshot show`` with the conversation's own id and the block's reference)."""
     text = result.text()
-    back = f"; ref {ref}: `snapshot show {conv_id} {ref}` prints it" if ref else ""
+    back = f"; ref {ref}: `snapshot show {conv_id} {ref}`" if ref else ""
     return TextBlock(
         f"[elided: uneventful {tool} result, {len(text):,} chars, "
         f"{text.count(chr(10)) + 1 if text else 0} lines{back}]"
@@ -219,9 +219,9 @@ def elide(
     ... ])
     >>> out = elide(conv, keep_steps=0)
     >>> out.conversation.path()[2].blocks[0].content[0].text
-    '[elided: uneventful bash result, 500 chars, 1 lines; ref r1#0: `snapshot show c r1#0` prints it]'
+    '[elided: uneventful bash result, 500 chars, 1 lines; ref r1#0: `snapshot show c r1#0`]'
     >>> out.record.data["elided_chars"], out.record.data["tool_result_chars"]
-    (404, 500)
+    (414, 500)
     """
     path = conv.path()
     keep_from = step_start(path, keep_steps)
