@@ -193,7 +193,12 @@ class FakeUpstream:
         model: str | None = None,
         stream: bool | None = None,
     ) -> web.StreamResponse:
-        body = json.loads(raw)
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            return self._reject(api, 400, unreadable_body(api), {})
         history = body.get(key) or []
         system = body.get("system") or body.get("instructions") or body.get("systemInstruction")
         model = model or body.get("model")
@@ -284,6 +289,18 @@ class FakeUpstream:
             }
         self.rejected.append((api, status, error))
         return web.json_response(error, status=status)
+
+
+def unreadable_body(api: str) -> dict[str, Any]:
+    """A provider's 400 for a body that is not a JSON object (the fake's wording)."""
+    message = "fake: the request body is not a JSON object"
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    if api == "gemini":
+        return {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}}
+    return {
+        "error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    }
 
 
 def overflow_body(api: str, tokens: int, limit: int) -> dict[str, Any]:

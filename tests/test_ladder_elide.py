@@ -84,7 +84,7 @@ def test_every_placeholder_leads_back_to_the_original_bytes() -> None:
     assert placeholders
     for text in placeholders:
         ref = text.split("; ref ")[1].split(":")[0]
-        assert f"`snapshot show CONV {ref}`" in text
+        assert f"`snapshot show {conv.id} {ref}`" in text  # the real id, not a stand-in
         message, block = ref.split("#")
         expected = conv.get(message).blocks[int(block)]
         assert isinstance(expected, ToolResult)

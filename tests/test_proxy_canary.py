@@ -99,7 +99,8 @@ def _run(tmp: Path, rate: float, api: str = "anthropic") -> dict[str, Any]:
             if rate > 0:  # the canary's ledger line comes last, ok or failed
                 wait_for_ledger(r.ledger_dir, 2, seconds=300)
         finally:
-            r.server.stop()
+            fidelity = r.finish()  # the compacted request differed only in its span
+    assert fidelity.compacted == 1
     evidence = r.ledger_dir / "evidence.jsonl"
     return {
         "reply": reply.model_dump(),
@@ -256,7 +257,7 @@ def test_a_failed_canary_is_one_log_line_and_a_ledger_line(tmp_path: Path) -> No
             reply = r.anthropic().messages.create(model=CLAUDE, max_tokens=50, messages=_messages())
             turn, failed = r.ledger(2)
         finally:
-            r.server.stop()
+            assert r.finish().compacted == 1
     assert reply.content[0].text == "ok, noted." and turn["status"] == 200
     assert failed["kind"] == "canary" and failed["status"] == "failed" and failed["usage"] is None
     assert not (r.ledger_dir / "evidence.jsonl").exists()

@@ -25,6 +25,7 @@ pytest.importorskip("aiohttp")
 openai = pytest.importorskip("openai")
 
 from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
+from fidelity_check import ClientBodies, check_fidelity  # noqa: E402
 from test_proxy_sdk import KEY, wait_for_ledger  # noqa: E402
 
 from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
@@ -103,8 +104,12 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
             log=lambda _line: None,
         )
         server = serve_in_thread(proxy.app, lifetime=240)
+        recorded = ClientBodies()
         client = openai.OpenAI(
-            api_key=KEY, base_url=f"http://127.0.0.1:{server.port}/v1", max_retries=0, timeout=120
+            api_key=KEY,
+            base_url=f"http://127.0.0.1:{server.port}/v1",
+            max_retries=0,
+            http_client=recorded.client(timeout=120),
         )
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": "You are a coding agent. Read files until done."},
@@ -156,6 +161,10 @@ def test_sixty_turns_several_passes_then_a_reactive_overflow(tmp_path: Path) -> 
     assert sum(r["plan"]["reused_pass"] for r in compacted) >= 5
     assert all(r["plan"]["tokens_after"]["label"] == "exact" for r in compacted)
     assert all(r["usage"] and r["usage_label"] == "measured" for r in records if r["status"] == 200)
+
+    # Outside its span every compacted request is the client's, item for item.
+    sent_compacted = [r for r in compacted if r["status"] == 200]  # a refused one never arrived
+    assert check_fidelity(fake, recorded).compacted == len(sent_compacted)
 
     # Within a pass the compacted prefix is byte-identical: the provider's cache prefix holds.
     accepted = fake.accepted

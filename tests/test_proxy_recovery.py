@@ -33,7 +33,12 @@ def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
             out.append(
                 {
                     "role": "model",
-                    "parts": [{"functionCall": {"name": "cat", "args": {"f": f"log{t}"}}}],
+                    "parts": [
+                        {
+                            "functionCall": {"name": "cat", "args": {"f": f"log{t}"}},
+                            "thoughtSignature": f"c2ln{t:04d}",  # Gemini 3 signs its calls
+                        }
+                    ],
                 }
             )
             out.append(
@@ -67,7 +72,8 @@ def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:
                 }
             )
     if gemini:
-        out.append({"role": "user", "parts": [{"text": "And now?"}]})
+        # Gemini's turns alternate: the question rides in the last results' turn.
+        out[-1]["parts"].append({"text": "And now?"})
     else:
         out[-1]["content"].append({"type": "text", "text": "And now?"})
     return out
@@ -86,10 +92,8 @@ TOOLS = [
 def running(tmp_path: Path) -> Iterator[Running]:
     with FakeUpstream() as fake:
         r = Running(fake, tmp_path, window=10**6)  # no proactive compaction: the provider decides
-        try:
-            yield r
-        finally:
-            r.server.stop()
+        yield r
+        r.finish()  # stops it; every compacted request differed only in its span
 
 
 def test_anthropic_prompt_too_long_is_recovered_once(running: Running) -> None:

@@ -44,10 +44,8 @@ def running(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Running
     monkeypatch.setenv("ANTHROPIC_API_KEY", SUMMARY_KEY)
     with FakeUpstream() as fake:
         r = Running(fake, tmp_path, window=10**6, summarizer=SUMMARIZER)
-        try:
-            yield r
-        finally:
-            r.server.stop()
+        yield r
+        r.finish()  # stops it; every compacted request differed only in its span
 
 
 def _no_key_anywhere(r: Running) -> None:
@@ -128,7 +126,8 @@ def test_ahead_of_the_wall_the_summary_also_makes_its_own_request(
         try:
             r.anthropic().messages.create(model=CLAUDE, max_tokens=50, messages=messages)
         finally:
-            r.server.stop()
+            report = r.finish()
+        assert report.compacted == 1
     assert not fake.rejected and not fake.problems
     summary_request, forwarded = fake.accepted
     assert summary_request.body["model"] == SUMMARIZER

@@ -12,7 +12,7 @@ from snapshot.cli import main
 from snapshot.errors import InputError
 from snapshot.ladder.ladder import FREE_RUNGS, LadderOptions, run_ladder
 from snapshot.ladder.target import target_for
-from snapshot.proxy.bodies import conversation_of, splice
+from snapshot.proxy.bodies import request_conversation, splice
 from snapshot.proxy.errors import ProxyError
 from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger
@@ -63,7 +63,7 @@ def _anthropic_body(turns: int) -> dict:
 
 def test_splice_keeps_every_field_and_untouched_items() -> None:
     body = _anthropic_body(6)
-    conv = conversation_of(ANTHROPIC, body, "c")
+    conv = request_conversation(ANTHROPIC, body, "c")
     result = run_ladder(
         conv, target_for("claude-sonnet-5-5"), 1500, options=LadderOptions(rungs=FREE_RUNGS)
     )

@@ -34,15 +34,21 @@ class ContextWindow:
     """
 
     model: str
-    tokens: int
+    tokens: int  # the window planned with: the lower end where sources disagree
     source: str
     date: str
     note: str = ""
+    upper: int | None = None  # a disputed window: the higher figure a source states
 
     def cite(self) -> str:
-        """One line for reports: ``model: N tokens (source, date[; note])``."""
+        """One line for reports: ``model: N tokens (source, date[; note])``, a range where disputed.
+
+        >>> ContextWindow("m", 1_000_000, "a", "2026-12-06", upper=1_048_576).cite()
+        'm: 1,000,000–1,048,576 tokens (a, 2026-12-06)'
+        """
         extra = f"; {self.note}" if self.note else ""
-        return f"{self.model}: {self.tokens:,} tokens ({self.source}, {self.date}{extra})"
+        span = f"{self.tokens:,}" + (f"–{self.upper:,}" if self.upper else "")
+        return f"{self.model}: {span} tokens ({self.source}, {self.date}{extra})"
 
 
 #: The date genai-prices 0.2.3's bundled data was last checked (its newest dated entries).
@@ -55,6 +61,12 @@ _VERTEX = "listed only under Vertex (genai-prices provider 'google'); the same m
 
 def _gp(tokens: int, provider: str, note: str = "") -> tuple[int, str, str, str]:
     return (tokens, f"{SRC_GENAI_PRICES} provider {provider!r}", _GP_DATE, note)
+
+
+#: The vendors' model pages read for the agent CLIs' default models (issue 38).
+_CLI_DEFAULTS_READ = "2026-12-06"
+_OPENAI_MODEL = "https://developers.openai.com/api/docs/models/{}"
+_GOOGLE_MODEL = "https://ai.google.dev/gemini-api/docs/models/{}"
 
 
 _CLAUDE_CURRENT = (
@@ -122,7 +134,19 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "gpt-5.4-nano": _gp(400_000, "openai"),
     "gpt-5.3": _gp(128_000, "openai"),
     "gpt-5.3-codex": _gp(400_000, "openai"),
-    # gpt-5.2-codex: no source read states a window (genai-prices openai: none)
+    # Codex CLI's default models (shared/docs/harnesses-2026-12.md).
+    "gpt-6.2-sol": (
+        1_050_000,
+        _OPENAI_MODEL.format("gpt-6.2-sol"),
+        _CLI_DEFAULTS_READ,
+        "'1,050,000 context window', 'Maximum input tokens: 922,000'",
+    ),
+    "gpt-5.2-codex": (
+        400_000,
+        "OpenAI's GPT-5.2-Codex model page as quoted by api.koog.ai (OpenAIModels.Chat.GPT5_2Codex)",
+        _CLI_DEFAULTS_READ,
+        "'400,000 context window'; not in genai-prices 0.2.3",
+    ),
     # gpt-5.2-chat-latest: no source read states a window (genai-prices openai: none)
     "gpt-5.1-codex-mini": _gp(400_000, "openai"),
     # gpt-5-codex-mini: no source read states a window (genai-prices openai: none)
@@ -137,8 +161,19 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "o3-mini": _gp(200_000, "openai"),
     "gpt-3.5-turbo": _gp(16_385, "openai"),
     "gpt-4": _gp(8_192, "openai"),
-    # gemini-3-pro-preview: no source read states a window (genai-prices google: none)
-    # gemini-3.1-pro-preview: no source read states a window (genai-prices google: none)
+    # Gemini CLI's default models (shared/docs/harnesses-2026-12.md).
+    "gemini-3.1-pro-preview": (
+        1_048_576,
+        _GOOGLE_MODEL.format("gemini-3.1-pro-preview"),
+        _CLI_DEFAULTS_READ,
+        "'Input token limit 1,048,576'",
+    ),
+    "gemini-3-pro-preview": (
+        1_048_576,
+        _GOOGLE_MODEL.format("gemini-3-pro-preview"),
+        _CLI_DEFAULTS_READ,
+        "'Input token limit 1,048,576'; shut down 2026-03-09 (providers-2026-12.md, G-dep)",
+    ),
     "gemini-3-flash-preview": _gp(1_000_000, "google"),
     "gemini-3.5-flash": _gp(1_000_000, "google"),
     "gemini-3.5-flash-lite": _gp(1_000_000, "google"),
@@ -148,7 +183,6 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "gemini-3.1-flash-lite": _gp(1_000_000, "google"),
     "gemini-4-argon": _gp(1_048_576, "google"),
     # gemini-4-hydrogen: no source read states a window (genai-prices google: none)
-    # gemini-2.5-pro: no source read states a window (genai-prices google: none)
     "gemini-2.5-flash": _gp(1_048_576, "google"),
     "gemini-2.5-flash-lite": _gp(1_000_000, "google"),
     "gemini-2.0-flash": _gp(1_000_000, "google"),
@@ -171,7 +205,21 @@ _ROWS: dict[str, tuple[int, str, str, str]] = {
     "deepseek-reasoner": _gp(64_000, "deepseek"),
 }
 
+#: Disputed windows: the sources disagree, so the window is a range (planned at its lower end).
+_RANGES: dict[str, ContextWindow] = {
+    "gemini-2.5-pro": ContextWindow(
+        "gemini-2.5-pro",
+        1_000_000,
+        "https://docs.cloud.google.com/gemini-enterprise-agent-platform/models/gemini/2-5-pro "
+        "('Maximum input tokens: 1,048,576'); shared/docs/providers-2026-12.md G-dep2 (retired "
+        "2026-12-01, requests routed to gemini-3.8-flash, 1,000,000 in genai-prices 0.2.3)",
+        _CLI_DEFAULTS_READ,
+        "the model's own page vs the model requests are routed to since its retirement",
+        upper=1_048_576,
+    ),
+}
+
 #: Canonical model id → its context window (only models a source states one for).
 CONTEXT_WINDOWS: MappingProxyType[str, ContextWindow] = MappingProxyType(
-    {model: ContextWindow(model, *row) for model, row in _ROWS.items()}
+    {**{model: ContextWindow(model, *row) for model, row in _ROWS.items()}, **_RANGES}
 )

@@ -128,10 +128,11 @@ def reference(message: Message, index: int) -> str:
     return f"{message.id}#{index}"
 
 
-def placeholder(tool: str, result: ToolResult, ref: str = "") -> TextBlock:
-    """The text standing for an elided result: what it was, and how to get it back."""
+def placeholder(tool: str, result: ToolResult, ref: str = "", conv_id: str = "CONV") -> TextBlock:
+    """The text standing for an elided result: what it was, and how to get it back
+    (``snapshot show`` with the conversation's own id and the block's reference)."""
     text = result.text()
-    back = f"; ref {ref}: `snapshot show CONV {ref}` prints it" if ref else ""
+    back = f"; ref {ref}: `snapshot show {conv_id} {ref}`" if ref else ""
     return TextBlock(
         f"[elided: uneventful {tool} result, {len(text):,} chars, "
         f"{text.count(chr(10)) + 1 if text else 0} lines{back}]"
@@ -218,9 +219,9 @@ def elide(
     ... ])
     >>> out = elide(conv, keep_steps=0)
     >>> out.conversation.path()[2].blocks[0].content[0].text
-    '[elided: uneventful bash result, 500 chars, 1 lines; ref r1#0: `snapshot show CONV r1#0` prints it]'
+    '[elided: uneventful bash result, 500 chars, 1 lines; ref r1#0: `snapshot show c r1#0`]'
     >>> out.record.data["elided_chars"], out.record.data["tool_result_chars"]
-    (401, 500)
+    (414, 500)
     """
     path = conv.path()
     keep_from = step_start(path, keep_steps)
@@ -249,7 +250,7 @@ def elide(
                 continue
             tool = tool_names.get(block.call_id, "tool")
             new = ToolResult(
-                block.call_id, (placeholder(tool, block, reference(m, j)),), is_error=False
+                block.call_id, (placeholder(tool, block, reference(m, j), conv.id),), is_error=False
             )
             removed += block_chars(block) - block_chars(new)
             repeats += block.call_id in superseded

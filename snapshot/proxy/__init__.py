@@ -3,6 +3,7 @@
 - :mod:`~snapshot.proxy.shapes`: the four API shapes, chosen by path;
 - :mod:`~snapshot.proxy.identity`: which conversation and agent a request is;
 - :mod:`~snapshot.proxy.bodies`: body ↔ conversation, splicing only the compacted span;
+- :mod:`~snapshot.proxy.fidelity`: the rule the splice keeps (``outside_span_diff``);
 - :mod:`~snapshot.proxy.planner`: as it came, or compacted (threshold, passes, recovery);
 - :mod:`~snapshot.proxy.recovery`: the providers' overflow errors, learned limits;
 - :mod:`~snapshot.proxy.reply`: usage and the assistant turn read from a (streamed) reply;

@@ -13,9 +13,12 @@ one ledger record written. Any other path is forwarded unchanged, except the
 proxy's own page (:mod:`snapshot.proxy.page`: ``GET /`` and ``/_snapshot/...``,
 loopback only), whose switch makes every request pass through untouched.
 
-Errors of the proxy's own (malformed JSON, a body over ``--max-body``, an
-unknown model, an upstream that is down or slow) are answered in the
-provider's error shape with one log line, never a traceback.
+Errors of the proxy's own (a body over ``--max-body``, an upstream that is
+down or slow) are answered in the provider's error shape with one log line,
+never a traceback. A body it cannot read or represent (not JSON, no model, a
+history the importer refuses) goes upstream untouched with one log line; a
+model no table knows goes as it came until a window is known (``--window``,
+or the provider's first "too large").
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from snapshot.errors import InputError, SnapshotError
+from snapshot.proxy.bodies import representable
 from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
@@ -212,15 +216,17 @@ class Proxy:
         return bytes(chunks)
 
     async def _api(self, request: web.Request, shape: Shape, raw: bytes) -> web.StreamResponse:
+        # A body the proxy cannot read or represent goes upstream untouched, with one log
+        # line: the provider answers it in its own words; the proxy never "repairs" it.
         try:
             body = json.loads(raw)
         except ValueError as exc:
-            raise ProxyError(400, f"malformed JSON request body: {exc}") from None
+            return await self._untouched(request, raw, f"not JSON ({exc})")
         if not isinstance(body, dict):
-            raise ProxyError(400, "the request body must be a JSON object")
+            return await self._untouched(request, raw, "not a JSON object")
         model = shape.model_of(body, request.path)
         if model is None:
-            raise ProxyError(400, "the request names no model")
+            return await self._untouched(request, raw, "it names no model")
         key = identify(shape, body, request.headers)
         loop = asyncio.get_running_loop()
         try:
@@ -229,11 +235,22 @@ class Proxy:
                 lambda: self.planner.plan(shape, body, model, key, raw_bytes=len(raw)),
             )
         except SnapshotError as exc:
-            raise ProxyError(400, str(exc).splitlines()[0]) from None
-        sent = raw if not plan.changed else json.dumps(plan.body, ensure_ascii=False).encode()
+            line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return await self._untouched(request, raw, f"not representable ({line})")
+        sent = raw
+        if plan.changed:
+            why = representable(raw)
+            if why is not None:
+                return await self._untouched(request, raw, f"not representable ({why})")
+            sent = json.dumps(plan.body, ensure_ascii=False).encode()
         self.page.compaction(key, model, plan)
-        context = _Turn(shape, body, model, key, plan)
+        context = _Turn(shape, body, model, key, plan, raw=raw)
         return await self._forward(request, sent, context)
+
+    async def _untouched(self, request: web.Request, raw: bytes, why: str) -> web.StreamResponse:
+        """Forward a body the proxy cannot plan as it came, saying so in one log line."""
+        self.log(f"{request.method} {request.rel_url.raw_path}: forwarded untouched: {why}")
+        return await self._forward(request, raw, None)
 
     # -- upstream --------------------------------------------------------------------
 
@@ -296,6 +313,9 @@ class Proxy:
         except SnapshotError as exc:
             plan = None
             tried = f"recovery failed: {str(exc).splitlines()[0]}"
+        unrepresentable = representable(turn.raw) if turn.raw else None
+        if unrepresentable is not None:
+            plan, tried = None, f"not retried: the body is not representable ({unrepresentable})"
         if plan is not None and plan.changed and plan.fits:
             self.log(
                 f"{turn.model}: provider rejected {overflow.counted or '?'} > {overflow.limit or '?'} "
@@ -475,6 +495,7 @@ class _Turn:
     key: tuple[str, str]
     plan: RequestPlan
     recovered: Any = None  # the Overflow a retry answers
+    raw: bytes = b""  # the client's body as it came (a retry re-writes it only if representable)
 
 
 def run(config: ProxyConfig, host: str, port: int) -> None:

@@ -37,7 +37,7 @@ from typing import Any
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.ladder.ladder import FREE_RUNGS, RUNGS, LadderOptions, LadderResult, run_ladder
 from snapshot.ladder.target import Target, target_for
-from snapshot.proxy.bodies import conversation_of, splice
+from snapshot.proxy.bodies import request_conversation, splice
 from snapshot.proxy.recovery import LearnedLimits, Overflow
 from snapshot.proxy.shapes import Shape
 from snapshot.proxy.turns import ContentKeys
@@ -58,7 +58,7 @@ class RequestPlan:
     tokens_before: int
     tokens_after: int
     counter: str  # exact | reconstruction | estimate | bytes bound
-    window: int
+    window: int | None  # None: no window known yet, forwarded untouched
     budget: int | None = None
     rungs: tuple[str, ...] = ()
     fits: bool = True
@@ -147,25 +147,29 @@ class Planner:
         with self._lock:
             base = self._targets.get(model)
         if base is None:
-            base = target_for(model)
+            # A model no table knows gets the conservative profile: it is forwarded as it
+            # came until a window is known (--window, or the provider's first rejection).
+            base = target_for(model, fallback=True)
             with self._lock:
                 self._targets[model] = base
         learned = self.limits.get(self.upstream, model)
         return base.with_correction(learned.correction) if learned.correction != 1.0 else base
 
-    def window(self, model: str) -> int:
-        """Tokens the model takes: the table's window, or a smaller maximum a provider stated."""
+    def window(self, model: str) -> int | None:
+        """Tokens the model takes: ``--window``, else the table's window, or a smaller maximum
+        a provider stated; None while none of them is known (the request goes as it came)."""
         window = self.window_override
         if window is None:
             from snapshot.profiles import context_window
 
-            stated = context_window(model)
-            if stated is None:
-                raise UnknownModelError(
-                    f"{model}: no context window is known for this model; give --window TOKENS"
-                )
-            window = stated.tokens
+            try:
+                stated = context_window(model)
+            except UnknownModelError:
+                stated = None
+            window = stated.tokens if stated is not None else None
         learned = self.limits.get(self.upstream, model).limit
+        if window is None:
+            return learned
         return min(window, learned) if learned else window
 
     def count(self, target: Target, messages: list[Message] | tuple[Message, ...]) -> int:
@@ -202,14 +206,17 @@ class Planner:
     ) -> RequestPlan:
         """The body to send for ``body`` (see the module docstring for the rule)."""
         window = self.window(model)
-        trigger = budget if budget is not None else int(window * self.threshold)
+        if window is None and budget is None:
+            # No window known: forwarded untouched until the provider says it is too large.
+            return RequestPlan(body, False, 0, 0, "bytes bound", None)
+        trigger = budget if budget is not None else int((window or 0) * self.threshold)
         items = shape.history(body)
         if raw_bytes <= trigger or not items:
             target = self.target(model)
             guess = round(raw_bytes / target.chars_per_token)
             return RequestPlan(body, False, guess, guess, "bytes bound", window)
         target = self.target(model)
-        conv = self.keys.of(shape, body, key)
+        conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
         tokens = self.count(target, conv.path())
         if tokens <= trigger:
             return RequestPlan(
@@ -229,7 +236,7 @@ class Planner:
         tokens: int,
         trigger: int,
         target: Target,
-        window: int,
+        window: int | None,
     ) -> RequestPlan | None:
         with self._lock:
             done = self._passes.get(key)
@@ -263,12 +270,13 @@ class Planner:
         tokens: int,
         goal: int,
         target: Target,
-        window: int,
+        window: int | None,
         *,
         free_only: bool = False,
     ) -> RequestPlan:
         result = self._ladder(conv, target, goal, free_only=free_only)
-        if not result.rungs_taken:
+        spliced = splice(shape, body, conv, result.conversation, target.model)
+        if not result.rungs_taken or spliced.body is body:
             return RequestPlan(
                 body,
                 False,
@@ -281,7 +289,6 @@ class Planner:
                 failure=result.failure,
                 conversation=conv,
             )
-        spliced = splice(shape, body, conv, result.conversation, target.model)
         after = self.count(target, result.conversation.path())
         items = shape.history(body) or []
         front, end = spliced.replaced
@@ -354,10 +361,12 @@ class Planner:
         retained source text when they cannot reach the limit.
         """
         target = self.target(model)
-        conv = sent.conversation or self.keys.of(shape, body, key)
+        conv = sent.conversation or request_conversation(
+            shape, body, key[0], self.keys.of(shape, body, key)
+        )
         if sent.changed or sent.counter == "bytes bound":
             # What was sent, counted the way the rejection counted it.
-            sent_conv = conversation_of(shape, sent.body, key[0])
+            sent_conv = request_conversation(shape, sent.body, key[0])
             estimate = self.count(target, sent_conv.path())
         else:
             estimate = sent.tokens_before

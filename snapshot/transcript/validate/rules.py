@@ -103,7 +103,9 @@ def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
                 yield Problem(
                     turn.where, "role-order", f"role {turn.role!r} is not user or {model}", SOURCE
                 )
-            elif turn.role == prev.role:
+            elif turn.role == prev.role and shape == "gemini":
+                # Anthropic's Messages reference: "Consecutive user or assistant turns in
+                # your request will be combined into a single turn" (read 2026-12-06).
                 yield Problem(turn.where, "role-order", f"two {turn.role} turns in a row", SOURCE)
     if shape == "anthropic" and turns:
         last = turns[-1]
