@@ -21,7 +21,7 @@ limit, and by the size of a body the provider has refused for its bytes (413):
 8
 >>> count_images({"messages": [{"role": "user", "content": [
 ...     {"type": "image", "source": {"type": "base64", "data": "AAAA"}},
-...     {"type": "text", "text": "hi"}]}]})
+...     {"type": "text", "text": "hi"}, {"type": ["not", "a", "type"]}]}]})
 1
 """
 
@@ -85,5 +85,6 @@ def count_images(value: Any) -> int:
         return sum(count_images(v) for v in value)
     if not isinstance(value, dict):
         return 0
-    own = 1 if value.get("type") in _IMAGE_TYPES or _IMAGE_KEYS & value.keys() else 0
+    kind = value.get("type")
+    own = 1 if (isinstance(kind, str) and kind in _IMAGE_TYPES) or _IMAGE_KEYS & value.keys() else 0
     return own + sum(count_images(v) for v in value.values() if isinstance(v, dict | list))
