@@ -11,8 +11,9 @@ server-sent events in each provider's own event format with usage, and:
   figures, Responses 400 ``context_length_exceeded`` without them, as the real
   API words it; Gemini 400 ``INVALID_ARGUMENT`` "The input token count (N)
   exceeds the maximum number of tokens allowed (M).");
-- counts tokens by its own rule (:func:`fake_tokens`), deliberately not the
-  proxy's, so the proxy must learn a correction;
+- counts tokens by its own rule (:func:`fake_tokens`, over the history, system
+  prompt and tool definitions), deliberately not the proxy's, so the proxy must
+  learn a correction;
 - validates every body it accepts with ``snapshot.transcript.validate`` (the
   streaming flag removed: the validators check the non-streaming params) and
   refuses an invalid one with a 400 naming the problems (kept on the record);
@@ -204,7 +205,9 @@ class FakeUpstream:
         model = model or body.get("model")
         rule = self.image_tokens
         per_image = None if rule is None else functools.partial(rule, api)
-        tokens = fake_tokens(history, system, per_image)
+        # Tool definitions count, as the providers count them (Claude Code's are ~12 k tokens).
+        tools = body.get("tools")
+        tokens = fake_tokens(history, system if tools is None else [system, tools], per_image)
         if api == "anthropic" and len(raw) > self.byte_limit:
             return self._reject(
                 api,

@@ -12,10 +12,11 @@ import pytest
 
 pytest.importorskip("aiohttp")
 anthropic = pytest.importorskip("anthropic")
+openai = pytest.importorskip("openai")
 genai = pytest.importorskip("google.genai")
 
 from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
-from test_proxy_sdk import CLAUDE, GEMINI, Running, wait_for_ledger  # noqa: E402
+from test_proxy_sdk import CLAUDE, GEMINI, GPT, Running, wait_for_ledger  # noqa: E402
 
 from snapshot.proxy.recovery import LearnedLimits, parse_overflow  # noqa: E402
 
@@ -160,6 +161,74 @@ def test_when_free_rungs_cannot_fit_the_providers_error_goes_back_unchanged(
     tried = exc.value.response.headers["X-Snapshot-Recovery"]
     assert "free rungs" in tried and "not retried" in tried
     assert wait_for_ledger(running.ledger_dir, 1)[0]["recovery_tried"] == tried
+    assert not running.fake.accepted
+
+
+def _responses_input(turns: int) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = [{"role": "user", "content": "Check the logs."}]
+    for t in range(turns):
+        result = "\n".join(f"log{t} entry {i}: nothing happened" for i in range(60))
+        items.append(
+            {"type": "function_call", "call_id": f"call_{t}", "name": "cat", "arguments": "{}"}
+        )
+        items.append({"type": "function_call_output", "call_id": f"call_{t}", "output": result})
+    items.append({"role": "user", "content": "And now?"})
+    return items
+
+
+RESPONSES_TOOLS = [
+    {
+        "type": "function",
+        "name": "cat",
+        "description": "read a log",
+        "parameters": {"type": "object", "properties": {}},
+        "strict": False,
+    }
+]
+
+
+def test_openai_numberless_overflow_teaches_an_upper_bound(running: Running) -> None:
+    items = _responses_input(8)
+    running.fake.limit = fake_tokens(items) * 2 // 3
+    client = running.openai()
+    reply = client.responses.create(model=GPT, input=items, tools=RESPONSES_TOOLS)
+    assert reply.output_text == "ok, noted."
+    [(_api, status, error)] = running.fake.rejected
+    assert status == 400 and "Your input exceeds the context window" in error["error"]["message"]
+    rejection, retried = running.ledger(2)
+    assert rejection["kind"] == "rejection" and not rejection["rejection"]["reached_client"]
+    bound = rejection["rejection"]["learned"]["limit"]
+    assert bound is not None and bound < rejection["plan"]["tokens_after"]["tokens"]
+    assert retried["recovered_from"]["limit"] is None  # nothing stated: the body's count taught
+    assert retried["plan"]["tokens_after"]["tokens"] <= bound
+    # The next request plans with what was learned: no second rejection.
+    client.responses.create(model=GPT, input=items, tools=RESPONSES_TOOLS)
+    assert len(running.fake.rejected) == 1
+    assert not running.fake.problems
+
+
+def test_a_refused_retry_is_never_resent(running: Running) -> None:
+    items = _responses_input(8)
+    running.fake.limit = fake_tokens(items) // 8  # below what one recovery reaches
+    client = running.openai()
+    rejected_per_request = []
+    for _attempt in range(4):  # a harness that sends the same request again
+        before = len(running.fake.rejected)
+        with pytest.raises(openai.BadRequestError) as exc:
+            client.responses.create(model=GPT, input=items, tools=RESPONSES_TOOLS)
+        assert exc.value.body == running.fake.rejected[-1][2]["error"]  # the provider's own
+        rejected_per_request.append(len(running.fake.rejected) - before)
+        assert "X-Snapshot-Recovery" in exc.value.response.headers
+    # The first request: refused, retried once, the retry refused and not resent. Later
+    # ones: at most one rejection each, or none (the provider's rejection answered again).
+    assert rejected_per_request[0] == 2 and all(n <= 1 for n in rejected_per_request[1:])
+    assert rejected_per_request[-1] == 0
+    records = [r for r in running.ledger(6) if r.get("kind") == "rejection"]
+    upstream = [r for r in records if not r["rejection"]["replayed"]]
+    assert len(upstream) == len(running.fake.rejected)
+    states = [json.dumps(r["rejection"]["learned"], sort_keys=True) for r in upstream]
+    assert len(states) == len(set(states))  # never two rejections under one learned state
+    assert all(r["rejection"]["reached_client"] for r in records[1:])
     assert not running.fake.accepted
 
 

@@ -129,12 +129,18 @@ def test_ahead_of_the_wall_the_summary_also_makes_its_own_request(
             report = r.finish()
         assert report.compacted == 1
     assert not fake.rejected and not fake.problems
-    summary_request, forwarded = fake.accepted
-    assert summary_request.body["model"] == SUMMARIZER
-    assert MIDDLE_MARK in summary_request.body["messages"][0]["content"]
-    assert len(summary_request.raw) < len(json.dumps(messages))
+    # --window applies to every model, the summarizer's too: the middle is summarized in
+    # several requests, each within that window, each carrying the summary so far.
+    *summary_requests, forwarded = fake.accepted
+    assert len(summary_requests) > 1
+    assert all(s.body["model"] == SUMMARIZER and s.tokens <= 3300 for s in summary_requests)
+    assert any(MIDDLE_MARK in s.body["messages"][0]["content"] for s in summary_requests)
+    assert all(len(s.raw) < len(json.dumps(messages)) for s in summary_requests)
     assert forwarded.body["model"] == CLAUDE and MIDDLE_MARK not in json.dumps(forwarded.body)
     [record] = r.ledger(1)
     assert record["plan"]["rungs"][-1] == "summary" and record["plan"]["fits"]
-    assert record["plan"]["summary"]["usage"]["input"] == summary_request.tokens
+    summary = record["plan"]["summary"]
+    assert summary["calls"] == len(summary_requests) and summary["request_limit"] == 3300
+    assert summary["largest_request_tokens"] <= 3300
+    assert summary["usage"]["input"] == sum(s.tokens for s in summary_requests)
     _no_key_anywhere(r)

@@ -139,13 +139,39 @@ def test_report_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
                 "dollars": {"total": 0.006},
             }
         )
+    # A rejection the proxy recovered, then the retry that reuses nothing, then a request
+    # that reuses its pass: rejections are counted apart from forwarded requests.
+    ledger.write(
+        {
+            "kind": "rejection",
+            "model": "claude-sonnet-5-5",
+            "status": 400,
+            "plan": {"compacted": False},
+            "rejection": {"kind": "invalid_request_error", "reached_client": False},
+        }
+    )
+    ledger.write(
+        {
+            "model": "claude-sonnet-5-5",
+            "status": 200,
+            "plan": {
+                "compacted": True,
+                "reuses_previous_pass": True,
+                "tokens_before": {"tokens": 5000, "label": "reconstructed"},
+                "tokens_after": {"tokens": 2000, "label": "reconstructed"},
+            },
+            "usage": {"input": 100, "cache_read": 1800, "cache_write": 0, "output": 50},
+            "dollars": {"total": 0.001},
+        }
+    )
     assert (
         main(["report", "--ledger", str(tmp_path / "ledger"), "--out", str(tmp_path / "out")]) == 0
     )
     text = (tmp_path / "out" / "LEDGER.md").read_text()
     assert (
-        "| claude-sonnet-5-5 | 2 | 0 | 1 | 3,000 | reconstructed | 3,600 | 200 | 100 | 0.0120 |"
-        in text
+        "| claude-sonnet-5-5 | 3 | 1 | 0 | 0 | 2 | 50% | 6,000 | reconstructed | 3,700 "
+        "| 2,000 | 150 | 0.0130 |" in text
     )
+    assert "3 forwarded requests; 1 rejected by the provider as too large, 0 of them" in text
     assert text in capsys.readouterr().out
     assert main(["report", "--ledger", str(tmp_path / "none"), "--out", str(tmp_path / "o2")]) == 2

@@ -13,6 +13,14 @@ Options, each measured in the report like any other choice:
 - ``foveate_chars``: the last that many characters of the middle (nearest the
   tail) drawn in the profile's default layout; the rest in the dense layout
   (:data:`snapshot.profiles.dense.DENSE_STYLE`).
+- ``dense``: every page of a new segment in the dense layout (the proxy's next
+  step when the default layout cannot fit); a segment keeps the layout it was
+  drawn in, so its pages stay the same bytes on later passes.
+
+Pages of one segment are fixed by that segment alone: its page headers count
+its own pages, its reading guide names its own messages, and a later pass
+appends a segment instead of redrawing the run, so the prefix a provider
+cached survives the next pass.
 """
 
 from __future__ import annotations
@@ -46,6 +54,10 @@ class SheetOptions:
     foveate_chars: int = 0
     # Image only when the pages cost at most this share of the text they replace.
     max_cost_ratio: float = 1.0
+    dense: bool = False
+    # Earlier pages stay as they are (the proxy: the provider's cache of them holds); a
+    # new segment too short to pay for its pages waits as text instead of a redraw.
+    append_only: bool = False
 
 
 def is_snapshot(message: Message) -> bool:
@@ -119,16 +131,33 @@ def resume_note(tail_first: Message | None) -> str:
     return f"The verbatim conversation resumes after the pages with message #{tail_first.id[-8:]}."
 
 
-def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Page], list[str]]:
-    """Pages for ``source`` and the text spans no font could draw."""
+def _render(
+    source: str, target: Target, options: SheetOptions, dense: bool | None = None
+) -> tuple[list[Page], list[str]]:
+    """Pages for ``source`` and the text spans no font could draw (``dense``: the
+    segment's own layout; None: the options')."""
     geometry = target.geometry
     if geometry is None:
         return [], []
+    pages, kept = _drawn(
+        source, geometry, options.dense if dense is None else dense, options.foveate_chars
+    )
+    return list(pages), list(kept)
+
+
+# A proxy pass redraws every earlier segment of a conversation from its text into the
+# same bytes: the last few drawings are kept, so an unchanged segment is drawn once.
+@functools.lru_cache(maxsize=16)
+def _drawn(
+    source: str, geometry: Geometry, dense: bool, foveate_chars: int
+) -> tuple[tuple[Page, ...], tuple[str, ...]]:
     parts: list[tuple[str, Geometry]] = [(source, geometry)]
-    if options.foveate_chars > 0 and len(source) > options.foveate_chars:
+    if dense:
+        parts = [(source, dense_geometry(geometry))]
+    elif foveate_chars > 0 and len(source) > foveate_chars:
         # foveation: the far past in the dense layout, the part nearest the tail in the
         # profile's default layout
-        split = len(source) - options.foveate_chars
+        split = len(source) - foveate_chars
         parts = [(source[:split], dense_geometry(geometry)), (source[split:], geometry)]
     pages: list[Page] = []
     kept: list[str] = []
@@ -136,7 +165,7 @@ def _render(source: str, target: Target, options: SheetOptions) -> tuple[list[Pa
         rendering = render_document(text, geo, unrenderable="keep")
         pages.extend(rendering.pages)
         kept.extend(span.text for span in rendering.kept)
-    return pages, kept
+    return tuple(pages), tuple(kept)
 
 
 @dataclass(frozen=True)
@@ -150,16 +179,20 @@ class Segment:
 
     source: str
     covers: tuple[str, ...]
+    dense: bool = False  # drawn in the dense layout (kept on every later pass)
 
     def to_json(self) -> dict[str, Any]:
-        return {"source_text": self.source, "covers": list(self.covers)}
+        return {"source_text": self.source, "covers": list(self.covers), "dense": self.dense}
 
 
 def segments_of(message: Message) -> list[Segment]:
     """The segments an earlier snapshot message holds (one, for a snapshot without a list)."""
     listed = message.meta.get("segments")
     if isinstance(listed, list) and listed:
-        return [Segment(str(s["source_text"]), tuple(s.get("covers", ()))) for s in listed]
+        return [
+            Segment(str(s["source_text"]), tuple(s.get("covers", ())), bool(s.get("dense")))
+            for s in listed
+        ]
     return [Segment(str(message.meta["source_text"]), tuple(message.meta.get("covers", ())))]
 
 
@@ -177,14 +210,27 @@ def snapshot(
 
     An earlier snapshot in the middle keeps its segments (redrawn from their
     source text into the same bytes); the messages newly imaged become one more
-    segment after them. Only when that is refused (too many pages, unprofitable)
-    or leaves messages as text is everything redrawn as one segment instead.
+    segment after them. Only when that is refused (too many pages or bytes,
+    unprofitable) or leaves messages as text is everything redrawn as one segment
+    instead, and once when ``options.dense`` meets pages of the default layout.
+    With ``options.append_only`` a new segment too short to pay for its pages is
+    not drawn: its messages stay text until there are enough of them (the earlier
+    pages, and the provider's cache of them, stay as they are).
     """
     opts = options or SheetOptions()
+    if opts.dense and any(
+        not seg.dense for m in conv.path() if is_snapshot(m) for seg in segments_of(m)
+    ):
+        # The dense layout asked for when the default one cannot fit: every page redrawn
+        # dense, once (later passes append dense segments to it).
+        return _snapshot(conv, target, opts, merge=True)
     result = _snapshot(conv, target, opts, merge=False)
     data = result.record.data
     segmented = data.get("segments", 1) > 1 or data.get("earlier")
-    if segmented and (data.get("refused") or data.get("left_as_text")):
+    limited = data.get("refused") not in (None, "unprofitable")
+    if segmented and (
+        limited or data.get("left_as_text") or (data.get("refused") and not opts.append_only)
+    ):
         merged = _snapshot(conv, target, opts, merge=True)
         if merged.record.data.get("refused") is None and (
             result.record.data.get("refused")
@@ -213,7 +259,7 @@ def _snapshot(
     prefix: list[Segment] = []
     if merge:  # one segment: the earlier source text, then the new messages
         prefix, kept_segments = kept_segments, []
-    drawn = [_Drawn(seg, *_render(seg.source, target, opts)) for seg in kept_segments]
+    drawn = [_Drawn(seg, *_render(seg.source, target, opts, seg.dense)) for seg in kept_segments]
     earlier_pages = sum(len(d.pages) for d in drawn)
     fresh_source = "\n".join([*(seg.source for seg in prefix), serialize(fresh)])
     pages, kept = _render(fresh_source, target, opts)
@@ -275,7 +321,7 @@ def _snapshot(
             "characters) stay as text"
         )
     covers = tuple(i for seg in prefix for i in seg.covers) + tuple(m.id for m in fresh)
-    drawn.append(_Drawn(Segment(fresh_source, covers), pages, kept))
+    drawn.append(_Drawn(Segment(fresh_source, covers, opts.dense), pages, kept))
     all_pages = [p for d in drawn for p in d.pages]
     pngs = [p.png() for p in all_pages]
     too_big = [i + 1 for i, b in enumerate(pngs) if _base64_len(len(b)) > target.max_image_bytes]

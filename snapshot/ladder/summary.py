@@ -56,6 +56,11 @@ class Summary:
     note: str = ""
     # The provider's own usage of a live call (input, cache_read, cache_write, output).
     usage: dict[str, int] | None = None
+    # Live calls made (a long span is summarized in several requests, each fitting
+    # ``request_limit`` tokens; the largest counted ``largest_request`` tokens).
+    calls: int = 1
+    largest_request: int | None = None
+    request_limit: int | None = None
 
     @property
     def readable(self) -> bool:
@@ -135,11 +140,7 @@ class LiveSummarizer:
 
     def summarize(self, conv: Conversation, span: Sequence[Message]) -> Summary:
         prompt = f"{SUMMARY_PROMPT}\n\n{serialize(span)}"
-        claude = self.model.startswith(("claude", "anthropic"))
-        call = self._anthropic if claude else self._openai
-        # No key in the summary, the request file or an error, even if the server echoes it.
-        reply, usage = guarded_call(f"{self.model}: live summary", lambda: call(prompt))
-        text = redact_reply(reply)
+        text, usage = self.ask(prompt)
         return Summary(
             text=text,
             source="model",
@@ -149,6 +150,14 @@ class LiveSummarizer:
             note="live model call",
             usage=usage,
         )
+
+    def ask(self, prompt: str) -> tuple[str, dict[str, int] | None]:
+        """One call: the model's reply to ``prompt`` (keys redacted) and its usage."""
+        claude = self.model.startswith(("claude", "anthropic"))
+        call = self._anthropic if claude else self._openai
+        # No key in the summary, the request file or an error, even if the server echoes it.
+        reply, usage = guarded_call(f"{self.model}: live summary", lambda: call(prompt))
+        return redact_reply(reply), usage
 
     def _anthropic(self, prompt: str) -> tuple[str, dict[str, int] | None]:
         if not os.environ.get("ANTHROPIC_API_KEY"):

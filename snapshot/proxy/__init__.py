@@ -6,6 +6,8 @@
 - :mod:`~snapshot.proxy.fidelity`: the rule the splice keeps (``outside_span_diff``);
 - :mod:`~snapshot.proxy.planner`: as it came, or compacted (threshold, passes, recovery);
 - :mod:`~snapshot.proxy.recovery`: the providers' overflow errors, learned limits;
+- :mod:`~snapshot.proxy.budgets`: the request size and image count a provider enforces;
+- :mod:`~snapshot.proxy.summarizer`: ``--summarizer auto|MODEL``, requests that fit the limit;
 - :mod:`~snapshot.proxy.reply`: usage and the assistant turn read from a (streamed) reply;
 - :mod:`~snapshot.proxy.turns`: the turn stored at its boundary;
 - :mod:`~snapshot.proxy.ledger`: one JSON line per request, savings measured live;

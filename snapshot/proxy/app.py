@@ -5,9 +5,12 @@ planned (:class:`~snapshot.proxy.planner.Planner`: as it came, byte-identical,
 or compacted), sent upstream, and its reply streamed back as it arrives while
 :class:`~snapshot.proxy.reply.ReplyReader` reads usage and the assistant turn
 from it. A "too large" rejection (:func:`~snapshot.proxy.recovery.parse_overflow`)
-is recovered once with the free rungs aimed at the stated limit; when they
-cannot fit, the provider's error goes back unchanged with an
-``X-Snapshot-Recovery`` header saying what was tried. Once the reply has
+is learned from and recovered once, aimed at the limit it taught (the free rungs,
+the dense layout, then a summary with ``--summarizer``); a retry is strictly
+smaller than the refused body, and a refused retry is never resent. When nothing
+fits, the provider's error goes back unchanged (so the harness's own compaction
+can run) with an ``X-Snapshot-Recovery`` header saying what was tried; each
+rejection is its own ledger record (``kind: rejection``). Once the reply has
 completed, the turn is stored (:func:`~snapshot.proxy.turns.record_turn`) and
 one ledger record written. Any other path is forwarded unchanged, except the
 proxy's own page (:mod:`snapshot.proxy.page`: ``GET /`` and ``/_snapshot/...``,
@@ -41,10 +44,11 @@ from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
 from snapshot.proxy.page import LivePage
-from snapshot.proxy.planner import Planner, RequestPlan
-from snapshot.proxy.recovery import LearnedLimits, parse_overflow
+from snapshot.proxy.planner import Planner, RequestPlan, SummarizerFactory
+from snapshot.proxy.recovery import LearnedLimits, Overflow, parse_overflow
 from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
 from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
+from snapshot.proxy.summarizer import ClientRoute
 from snapshot.proxy.turns import TurnRecorder
 from snapshot.proxy.upstream import reply_headers, request_headers
 from snapshot.transcript.store import Store
@@ -120,6 +124,8 @@ class Proxy:
         self.canary = self._canary(config)
         # GET / (loopback): the live page, and its switch to pass-through.
         self.page = LivePage(self.upstream)
+        # The last overflow rejection per model: (status, headers, body, what it said).
+        self._refusals: dict[str, tuple[int, dict[str, str], bytes, Overflow]] = {}
 
     def _canary(self, config: ProxyConfig) -> Canary | None:
         if config.canary <= 0:
@@ -228,11 +234,22 @@ class Proxy:
         if model is None:
             return await self._untouched(request, raw, "it names no model")
         key = identify(shape, body, request.headers)
+        route = ClientRoute(
+            self.upstream,
+            request.rel_url.raw_path_qs,
+            shape,
+            model,
+            request_headers(request.headers),
+            self.config.read_timeout,
+        )
+        summarizer = self.planner.summarizers(route)
         loop = asyncio.get_running_loop()
         try:
             plan = await loop.run_in_executor(
                 None,
-                lambda: self.planner.plan(shape, body, model, key, raw_bytes=len(raw)),
+                lambda: self.planner.plan(
+                    shape, body, model, key, raw_bytes=len(raw), summarizer=summarizer, raw=raw
+                ),
             )
         except SnapshotError as exc:
             line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -242,9 +259,22 @@ class Proxy:
             why = representable(raw)
             if why is not None:
                 return await self._untouched(request, raw, f"not representable ({why})")
-            sent = json.dumps(plan.body, ensure_ascii=False).encode()
+            sent = plan.data or _encode(plan.body)
+        context = _Turn(shape, body, model, key, plan, raw=raw, summarizer=summarizer)
+        refusal = self._refusals.get(model) if plan.over_limit else None
+        if refusal is not None:
+            # The provider already refused this much: its rejection, not another round trip.
+            status, headers, error, overflow = refusal
+            tried = (
+                f"not sent: {plan.tokens_after:,} tokens is over the limit the provider taught "
+                f"({self.planner.window(model):,}); its last rejection, unchanged"
+            )
+            self.log(f"{model}: {tried}")
+            self._write_rejection(context, overflow, tried, reached_client=True, replayed=True)
+            return web.Response(
+                status=status, body=error, headers={**headers, RECOVERY_HEADER: tried}
+            )
         self.page.compaction(key, model, plan)
-        context = _Turn(shape, body, model, key, plan, raw=raw)
         return await self._forward(request, sent, context)
 
     async def _untouched(self, request: web.Request, raw: bytes, why: str) -> web.StreamResponse:
@@ -272,17 +302,17 @@ class Proxy:
             ) from None
         try:
             if turn is not None and upstream.status >= 400:
-                retried = await self._maybe_recover(request, upstream, turn)
+                retried = await self._maybe_recover(request, upstream, turn, data)
                 if retried is not None:
                     return retried
             return await self._relay(request, upstream, turn)
         finally:
             upstream.release()
 
-    async def _maybe_recover(
-        self, request: web.Request, upstream: Any, turn: _Turn
-    ) -> web.StreamResponse | None:
-        """On an overflow: learn, re-plan to the stated limit, retry once; else None."""
+    async def _read_error(
+        self, upstream: Any, turn: _Turn
+    ) -> tuple[bytes, dict[str, str], str | None, Overflow | None]:
+        """(body, headers, what was done, the overflow it states) of an upstream error."""
         raw, whole = await read_capped(upstream.content, MAX_ERROR_BYTES)
         headers = reply_headers(upstream.headers)
         if not whole:
@@ -294,20 +324,39 @@ class Proxy:
             )
             headers["Content-Type"] = "application/json"
             body = json.dumps(error_body(turn.shape.provider, upstream.status, message)).encode()
-            return self._finish_error(upstream.status, headers, body, turn, "error body too large")
+            return body, headers, "error body too large", None
         try:
             error = json.loads(raw)
         except ValueError:
             error = None
         overflow = parse_overflow(turn.shape.provider, upstream.status, error)
+        if overflow is not None:
+            kept = dict(headers)
+            kept.pop("Content-Length", None)
+            self._refusals[turn.model] = (upstream.status, kept, raw, overflow)
+        return raw, headers, None, overflow
+
+    async def _maybe_recover(
+        self, request: web.Request, upstream: Any, turn: _Turn, sent: bytes
+    ) -> web.StreamResponse:
+        """On an overflow: learn, re-plan to the limit it taught, retry once; else the
+        provider's error, unchanged."""
+        raw, headers, done, overflow = await self._read_error(upstream, turn)
         if overflow is None:
-            return self._finish_error(upstream.status, headers, raw, turn, None)
+            return self._finish_error(upstream.status, headers, raw, turn, done)
         loop = asyncio.get_running_loop()
         try:
             plan = await loop.run_in_executor(
                 None,
                 lambda: self.planner.recover(
-                    turn.shape, turn.body, turn.model, turn.key, overflow, turn.plan
+                    turn.shape,
+                    turn.body,
+                    turn.model,
+                    turn.key,
+                    overflow,
+                    turn.plan,
+                    refused=sent,
+                    summarizer=turn.summarizer,
                 ),
             )
         except SnapshotError as exc:
@@ -321,26 +370,39 @@ class Proxy:
                 f"{turn.model}: provider rejected {overflow.counted or '?'} > {overflow.limit or '?'} "
                 f"tokens; retrying once compacted to {plan.tokens_after:,} ({', '.join(plan.rungs)})"
             )
-            self._write_ledger(turn, upstream.status, None, "retried once compacted")
+            self._write_rejection(turn, overflow, "retried once compacted", reached_client=False)
             self.page.compaction(turn.key, turn.model, plan)
-            retry = _Turn(turn.shape, turn.body, turn.model, turn.key, plan, recovered=overflow)
-            data = json.dumps(plan.body, ensure_ascii=False).encode()
-            return await self._forward_once(request, data, retry)
+            retry = _Turn(
+                turn.shape,
+                turn.body,
+                turn.model,
+                turn.key,
+                plan,
+                recovered=overflow,
+                raw=turn.raw,
+                summarizer=turn.summarizer,
+            )
+            return await self._forward_once(request, plan.data or _encode(plan.body), retry)
         if plan is not None:
             rungs = ", ".join(plan.rungs) or "no rung changed the request"
-            tried = (
-                f"free rungs ({rungs}) reach {plan.tokens_after:,} tokens, over the goal of "
-                f"{plan.budget or 0:,} (stated limit {overflow.limit or 'not stated'} less the margin); "
-                "not retried"
-            )
+            tried = plan.failure or ""
+            if not plan.failure or "not retried" not in plan.failure:
+                tried = (
+                    f"free rungs ({rungs}) reach {plan.tokens_after:,} tokens, over the goal of "
+                    f"{plan.budget or 0:,} (limit {overflow.limit or 'not stated'} less the "
+                    "margin); not retried"
+                )
         headers[RECOVERY_HEADER] = tried
         self.log(f"{turn.model}: provider rejected the request as too large; {tried}")
-        return self._finish_error(upstream.status, headers, raw, turn, tried)
+        self._write_rejection(turn, overflow, tried, reached_client=True)
+        headers.pop("Content-Length", None)
+        return web.Response(status=upstream.status, body=raw, headers=headers)
 
     async def _forward_once(
         self, request: web.Request, data: bytes, turn: _Turn
     ) -> web.StreamResponse:
-        """The one retry: its reply goes back as it is, whatever it says."""
+        """The one retry: its reply goes back as it is, whatever it says (a refused retry
+        is learned from, never resent)."""
         assert self.session is not None
         url = self.upstream + request.rel_url.raw_path_qs
         try:
@@ -354,6 +416,22 @@ class Proxy:
                 502, f"the upstream {self.upstream} is unreachable: {type(exc).__name__}"
             ) from None
         try:
+            if upstream.status >= 400:
+                raw, headers, done, overflow = await self._read_error(upstream, turn)
+                if overflow is None:
+                    return self._finish_error(upstream.status, headers, raw, turn, done)
+                await asyncio.get_running_loop().run_in_executor(
+                    None,
+                    lambda: self.planner.learn(
+                        turn.shape, turn.model, turn.key, overflow, turn.plan, refused=data
+                    ),
+                )
+                tried = "the compacted retry was refused too; not resent"
+                headers[RECOVERY_HEADER] = tried
+                self.log(f"{turn.model}: {tried}")
+                self._write_rejection(turn, overflow, tried, reached_client=True)
+                headers.pop("Content-Length", None)
+                return web.Response(status=upstream.status, body=raw, headers=headers)
             return await self._relay(request, upstream, turn)
         finally:
             upstream.release()
@@ -364,6 +442,46 @@ class Proxy:
         self._write_ledger(turn, status, None, tried)
         headers.pop("Content-Length", None)
         return web.Response(status=status, body=raw, headers=headers)
+
+    def _write_rejection(
+        self,
+        turn: _Turn,
+        overflow: Overflow,
+        tried: str,
+        *,
+        reached_client: bool,
+        replayed: bool = False,
+    ) -> None:
+        """A provider's overflow, recorded apart from forwarded requests."""
+        if self.ledger is None:
+            return
+        learned = self.planner.limits.get(self.upstream, turn.model)
+        self.ledger.write(
+            {
+                "kind": "rejection",
+                "conversation": turn.key[0],
+                "agent": turn.key[1],
+                "model": turn.model,
+                "api": turn.shape.name,
+                "status": overflow.status,
+                "plan": turn.plan.record(),
+                "rejection": {
+                    "kind": overflow.kind,
+                    "counted": overflow.counted,
+                    "limit": overflow.limit,
+                    "retry_refused": turn.recovered is not None,
+                    "reached_client": reached_client,
+                    # Answered from the provider's last rejection: nothing went upstream.
+                    "replayed": replayed,
+                    "learned": {
+                        "limit": learned.limit,
+                        "correction": learned.correction,
+                        "too_many_bytes": learned.too_many_bytes,
+                    },
+                },
+                "recovery_tried": tried,
+            }
+        )
 
     async def _relay(
         self, request: web.Request, upstream: Any, turn: _Turn | None
@@ -494,8 +612,13 @@ class _Turn:
     model: str
     key: tuple[str, str]
     plan: RequestPlan
-    recovered: Any = None  # the Overflow a retry answers
+    recovered: Overflow | None = None  # the overflow a retry answers
     raw: bytes = b""  # the client's body as it came (a retry re-writes it only if representable)
+    summarizer: SummarizerFactory | None = None
+
+
+def _encode(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False).encode()
 
 
 def run(config: ProxyConfig, host: str, port: int) -> None:

@@ -1,7 +1,9 @@
 """The ledger: one JSON line per forwarded request, and the savings it measures.
 
 Each record (``schema: snapshot.proxy-ledger/1``) names the conversation,
-agent, model and path (a ``--canary`` call is its own record, ``kind: canary``);
+agent, model and path (a ``--canary`` call is its own record, ``kind: canary``;
+a provider's overflow rejection is its own record, ``kind: rejection``, never
+counted as a forwarded request, saying whether it reached the client);
 what the planner did (rungs, tokens before and after,
 each labelled exact / reconstructed / estimated); the provider's own ``usage``
 (labelled ``measured``; ``null`` when the reply carried none); and dollars from
@@ -9,8 +11,11 @@ the pinned genai-prices database for that usage. No header, key or message
 text is ever written.
 
 :func:`summarize` turns a ledger folder into the savings measured on live
-traffic: per model, requests, compacted requests, the measured input tokens
-and dollars paid, and the tokens the planner removed (counted before sending).
+traffic: per model, requests, compacted requests and the share of them that
+reuse the previous pass (its pages or its whole replacement still in the
+prompt, so the provider's cache holds), rejections (and those that reached the
+client), the measured input tokens and dollars paid, and the tokens the planner
+removed (counted before sending).
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -23,6 +28,8 @@ and dollars paid, and the tokens the planner removed (counted before sending).
 ...     s = summarize(Path(d))
 >>> s.rows[0]["requests"], s.rows[0]["tokens_removed"], s.rows[0]["measured_input"]
 (1, 600, 280)
+>>> s.rows[0]["rejections"], s.rows[0]["reuse_share"]
+(0, 0.0)
 """
 
 from __future__ import annotations
@@ -161,26 +168,36 @@ class LedgerSummary:
     unread: str = ""  # LedgerRead.note(): the lines left out, or ""
 
     def markdown(self) -> str:
+        requests = sum(r["requests"] for r in self.rows)
+        rejections = sum(r["rejections"] for r in self.rows)
+        to_client = sum(r["rejections_to_client"] for r in self.rows)
         lines = [
             "## Savings measured on live traffic (snapshot proxy ledger)",
             "",
-            f"{self.records} forwarded requests. Input tokens and dollars are the providers' "
+            f"{requests} forwarded requests; {rejections} rejected by the provider as too "
+            f"large, {to_client} of them reaching the client (counted apart: a rejection "
+            "is not a forwarded request). Input tokens and dollars are the providers' "
             "own `usage` (measured); tokens removed are the proxy's counts before sending "
-            "(label per row). A summary call (`--summarizer`) is its own model's row, "
-            "its usage measured. Transcription canaries (`--canary`) are counted apart: "
-            "their calls and measured dollars, never in the traffic's figures.",
+            "(label per row). *Reuse* is the share of compacted requests that keep the "
+            "previous pass in the prompt (its pages, or its whole replacement), so the "
+            "provider's prompt cache holds (exact: from the bytes sent). A summary call "
+            "(`--summarizer`) is its own model's row, its usage measured. Transcription "
+            "canaries (`--canary`) are counted apart: their calls and measured dollars, "
+            "never in the traffic's figures.",
             "",
-            "| model | requests | summary calls | compacted | tokens removed | count label "
+            "| model | requests | rejections | rejections to client | summary calls "
+            "| compacted | reuse | tokens removed | count label "
             "| measured input | measured cache read | measured output | measured $ "
             "| canary calls | canary $ |",
-            "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|",
         ]
         if self.unread:
             lines[2:2] = [self.unread, ""]
         for r in self.rows:
             lines.append(
-                f"| {r['model']} | {r['requests']} | {r['summary_calls']} | {r['compacted']} "
-                f"| {r['tokens_removed']:,} "
+                f"| {r['model']} | {r['requests']} | {r['rejections']} "
+                f"| {r['rejections_to_client']} | {r['summary_calls']} | {r['compacted']} "
+                f"| {r['reuse_share']:.0%} | {r['tokens_removed']:,} "
                 f"| {r['label']} | {r['measured_input']:,} | {r['measured_cache_read']:,} "
                 f"| {r['measured_output']:,} | {r['dollars']:.4f} "
                 f"| {r['canary_calls']} | {r['canary_dollars']:.4f} |"
@@ -200,8 +217,11 @@ def summarize(folder: Path) -> LedgerSummary:
             {
                 "model": model,
                 "requests": 0,
+                "rejections": 0,
+                "rejections_to_client": 0,
                 "summary_calls": 0,
                 "compacted": 0,
+                "reusing": 0,
                 "tokens_removed": 0,
                 "labels": set(),
                 "measured_input": 0,
@@ -225,10 +245,15 @@ def summarize(folder: Path) -> LedgerSummary:
             row["canary_calls"] += 1
             row["canary_dollars"] += (rec.get("dollars") or {}).get("total") or 0.0
             continue
+        if rec.get("kind") == "rejection":  # the provider refused it: not a forwarded request
+            row["rejections"] += 1
+            row["rejections_to_client"] += bool((rec.get("rejection") or {}).get("reached_client"))
+            continue
         row["requests"] += 1
         plan = rec.get("plan") or {}
         if plan.get("compacted"):
             row["compacted"] += 1
+            row["reusing"] += bool(plan.get("reuses_previous_pass"))
             before = (plan.get("tokens_before") or {}).get("tokens") or 0
             after = (plan.get("tokens_after") or {}).get("tokens") or 0
             row["tokens_removed"] += max(before - after, 0)
@@ -243,6 +268,7 @@ def summarize(folder: Path) -> LedgerSummary:
     for row in rows.values():
         labels = row.pop("labels")
         row["label"] = "/".join(sorted(labels)) or "-"
+        row["reuse_share"] = row["reusing"] / row["compacted"] if row["compacted"] else 0.0
         out.append(row)
     return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]), read.note())
 

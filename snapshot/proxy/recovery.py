@@ -5,8 +5,10 @@ from the providers' error references and observed replies, read 2026-12):
 
 - Anthropic 413 ``request_too_large`` (bytes; no token figures) and 400
   ``invalid_request_error`` "prompt is too long: N tokens > M maximum";
-- OpenAI 400 ``context_length_exceeded`` "This model's maximum context length
-  is M tokens. However, your messages resulted in N tokens.";
+- OpenAI 400 ``context_length_exceeded``: today "Your input exceeds the context
+  window of this model. …", with no figures (harnesses-2026-12.md); older
+  replies "This model's maximum context length is M tokens. However, your
+  messages resulted in N tokens.";
 - Gemini 400 ``INVALID_ARGUMENT`` "The input token count (N) exceeds the
   maximum number of tokens allowed (M)."
 
@@ -104,10 +106,17 @@ def parse_overflow(provider: str, status: int, body: Any) -> Overflow | None:
 
 @dataclass(frozen=True)
 class Learned:
-    """What a provider taught about one model: its stated maximum and our estimator's error."""
+    """What a provider taught about one model: its maximum (stated, or bounded by a refused
+    body's count), our estimator's error, and the largest body in bytes known to be too big."""
 
     limit: int | None = None
     correction: float = 1.0
+    too_many_bytes: int | None = None
+
+    @property
+    def state(self) -> tuple[int | None, float, int | None]:
+        """What a plan depends on: two rejections under one state would repeat each other."""
+        return (self.limit, self.correction, self.too_many_bytes)
 
 
 class LearnedLimits:
@@ -117,7 +126,13 @@ class LearnedLimits:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     _ = LearnedLimits(Path(d) / "limits.json").learn("http://up", "m", limit=1000, correction=1.3)
     ...     LearnedLimits(Path(d) / "limits.json").get("http://up", "m")
-    Learned(limit=1000, correction=1.3)
+    Learned(limit=1000, correction=1.3, too_many_bytes=None)
+
+    A numberless overflow still teaches: the refused body's count bounds the limit.
+
+    >>> limits = LearnedLimits(None)
+    >>> limits.learn("http://up", "m", limit=None, correction=None, bound=5000).limit
+    4999
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -139,25 +154,50 @@ class LearnedLimits:
 
     def get(self, upstream: str, model: str) -> Learned:
         entry = self._known.get(self._key(upstream, model), {})
-        limit = entry.get("limit")
+        stated, bound = entry.get("limit"), entry.get("bound")
+        limits = [v for v in (stated, bound) if isinstance(v, int) and v > 0]
         correction = entry.get("correction")
+        too_many = entry.get("too_many_bytes")
         return Learned(
-            limit if isinstance(limit, int) and limit > 0 else None,
+            min(limits) if limits else None,
             float(correction) if isinstance(correction, int | float) and correction > 0 else 1.0,
+            too_many if isinstance(too_many, int) and too_many > 0 else None,
         )
 
     def learn(
-        self, upstream: str, model: str, *, limit: int | None, correction: float | None
+        self,
+        upstream: str,
+        model: str,
+        *,
+        limit: int | None,
+        correction: float | None,
+        bound: int | None = None,
+        too_many_bytes: int | None = None,
     ) -> Learned:
-        """Remember a stated maximum (the smallest seen) and a correction; write the file."""
+        """Remember what a rejection taught; write the file.
+
+        ``limit``: a stated maximum (the smallest stated wins; it supersedes earlier
+        bounds, the correction now turning our count into the provider's); ``bound``:
+        a refused body's own count in the corrected unit (the limit is below it);
+        ``too_many_bytes``: the size of a body refused for its bytes.
+        """
         with self._lock:
             key = self._key(upstream, model)
             entry = dict(self._known.get(key, {}))
             if limit is not None:
                 old = entry.get("limit")
                 entry["limit"] = min(limit, old) if isinstance(old, int) else limit
+                entry.pop("bound", None)
+            if bound is not None:
+                old = entry.get("bound")
+                entry["bound"] = max(1, min(bound - 1, old) if isinstance(old, int) else bound - 1)
             if correction is not None:
                 entry["correction"] = round(correction, 4)
+            if too_many_bytes is not None:
+                old_bytes = entry.get("too_many_bytes")
+                entry["too_many_bytes"] = (
+                    min(too_many_bytes, old_bytes) if isinstance(old_bytes, int) else too_many_bytes
+                )
             self._known[key] = entry
             self._write()
         return self.get(upstream, model)
