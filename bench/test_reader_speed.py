@@ -2,8 +2,9 @@
 
 Each installed reader reads the same full default page twice: with the settings
 today's readings were taken with (PP-OCR and rapidocr recognising six crops a call,
-Tesseract ×2 on every page with its OpenMP default) and with the fast ones (one crop a
-call, Tesseract ×1 unless the page's lines are small, one OpenMP thread). The pages
+Tesseract ×2 nearest on every page with its OpenMP default) and with the fast ones (one
+crop a call; Tesseract ×1, or ×1.5 bilinear when the page's lines are small, one OpenMP
+thread). The pages
 are the two defaults at the ends of the range: Claude's 1540×1540 snap8x16 and
 Gemini's 1568×728 snap5x8, hidden hard lines (``HELD_OUT_SEED``).
 
@@ -57,7 +58,9 @@ ARMS: dict[str, tuple[Callable[[], pr.PageReader], Callable[[], pr.PageReader]]]
         pr.RapidOcrPageReader,
     ),
     "tesseract-x2": (
-        lambda: pr.TesseractPageReader(upscale=pr.TESSERACT_UPSCALE_BEFORE, omp_threads=None),
+        lambda: pr.TesseractPageReader(
+            upscale=pr.TESSERACT_UPSCALE_BEFORE, upscale_filter="nearest", omp_threads=None
+        ),
         pr.TesseractPageReader,
     ),
 }
@@ -136,7 +139,13 @@ def test_reader(benchmark: Any, pages: dict[str, tuple[np.ndarray, str]], name: 
 
 
 def _settings(reader: pr.PageReader) -> dict[str, Any]:
-    keep = ("rec_batch_num", "upscale", "omp_thread_limit", "intra_op_num_threads")
+    keep = (
+        "rec_batch_num",
+        "upscale",
+        "upscale_filter",
+        "omp_thread_limit",
+        "intra_op_num_threads",
+    )
     s = reader.info.settings
     return {k: s[k] for k in (*keep, "settings_version") if k in s}
 

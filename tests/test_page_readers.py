@@ -217,10 +217,10 @@ def test_readers_never_touch_the_network(tmp_path: Path) -> None:
 
 
 def test_tesseract_upscales_only_small_lines() -> None:
-    """×2 for 8 px cells (snap5x8), as drawn for 16 px cells (snap8x16), by the page alone."""
+    """×1.5 for 8 px cells (snap5x8), as drawn for 16 px cells (snap8x16), by the page alone."""
     small, _ = _page("snap5x8")
     large, _ = _page("snap8x16")
-    assert pr.line_pitch(small) == 8 and pr.tesseract_upscale(small) == 2
+    assert pr.line_pitch(small) == 8 and pr.tesseract_upscale(small) == 1.5
     assert pr.line_pitch(large) == 16 and pr.tesseract_upscale(large) == 1
 
 
@@ -262,5 +262,5 @@ def test_fast_settings_are_set_and_recorded() -> None:
     tess = _reader_or_skip("tesseract-x2")
     assert tess.info.settings["settings_version"] == pr.TESSERACT_SETTINGS_VERSION
     assert tess.info.settings["omp_thread_limit"] == 1
-    old = pr.TesseractPageReader(upscale=2, omp_threads=None)
+    old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
     assert "settings_version" not in old.info.settings  # today's readings keep their keys
