@@ -262,5 +262,7 @@ def test_fast_settings_are_set_and_recorded() -> None:
     tess = _reader_or_skip("tesseract-x2")
     assert tess.info.settings["settings_version"] == pr.TESSERACT_SETTINGS_VERSION
     assert tess.info.settings["omp_thread_limit"] == 1
+    for fast in (rapid, ppocr):
+        assert fast.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
     old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
     assert "settings_version" not in old.info.settings  # today's readings keep their keys

