@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import resource
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -189,7 +190,7 @@ def _write(name: str) -> None:
     """
     path = _out()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{BENCH}.lock", "w") as lock:
+    with open(Path(tempfile.gettempdir()) / f"snapshot-bench-{BENCH}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         readers = json.loads(path.read_text())["results"]["readers"] if path.is_file() else {}
         readers[name] = RESULTS[name]
