@@ -211,3 +211,58 @@ def test_readers_never_touch_the_network(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert " ok" in out.stdout, out.stdout
+
+
+# ---------------------------------------------------------------------------- fast settings
+
+
+def test_tesseract_upscales_only_small_lines() -> None:
+    """×1.5 for 8 px cells (snap5x8), as drawn for 16 px cells (snap8x16), by the page alone."""
+    small, _ = _page("snap5x8")
+    large, _ = _page("snap8x16")
+    assert pr.line_pitch(small) == 8 and pr.tesseract_upscale(small) == 1.5
+    assert pr.line_pitch(large) == 16 and pr.tesseract_upscale(large) == 1
+
+
+def test_readings_under_old_settings_are_not_reused(tmp_path: Path) -> None:
+    """A committed ×2 Tesseract reading is found for today's settings, never for the new."""
+    from types import SimpleNamespace
+
+    from snapshot.legibility.frontier import Point, PointCache
+
+    src = Path(__file__).resolve().parent.parent / "reports" / "frontier-points.jsonl"
+    lines = [ln for ln in src.read_text().splitlines() if '"name": "tesseract-x2"' in ln]
+    if not lines:
+        pytest.skip("no committed tesseract-x2 reading")
+    point = Point.from_dict(__import__("json").loads(lines[0]))
+    cache = PointCache(tmp_path / "points.jsonl")
+    cache.put(point)
+    r = point.reader
+
+    def reader(**extra: object) -> SimpleNamespace:
+        settings = {**r["settings"], **extra}
+        return SimpleNamespace(
+            info=pr.ReaderInfo(r["name"], r["version"], r["model_sha256"], settings)
+        )
+
+    args = (point.layout, point.seed, point.pages, point.scale, point.text)
+    assert cache.get(args[0], reader(), *args[1:]) == point
+    new = reader(settings_version=pr.TESSERACT_SETTINGS_VERSION)
+    assert cache.get(args[0], new, *args[1:]) is None
+
+
+@pytest.mark.ocr
+def test_fast_settings_are_set_and_recorded() -> None:
+    rapid = _reader_or_skip("rapidocr-v4")
+    assert rapid.info.settings["rec_batch_num"] == pr.RAPIDOCR_REC_BATCH
+    assert rapid._engine.text_rec.rec_batch_num == pr.RAPIDOCR_REC_BATCH  # type: ignore[attr-defined]
+    ppocr = _reader_or_skip("ppocrv6-small")
+    assert ppocr.info.settings["rec_batch_num"] == pr.PPOCR_REC_BATCH
+    assert ppocr._engine.text_recognizer.rec_batch_num == pr.PPOCR_REC_BATCH  # type: ignore[attr-defined]
+    tess = _reader_or_skip("tesseract-x2")
+    assert tess.info.settings["settings_version"] == pr.TESSERACT_SETTINGS_VERSION
+    assert tess.info.settings["omp_thread_limit"] == 1
+    for fast in (rapid, ppocr):
+        assert fast.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
+    old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
+    assert "settings_version" not in old.info.settings  # today's readings keep their keys

@@ -359,9 +359,22 @@ class PointCache:
         scale: float,
         text: str = "hardlines",
     ) -> str:
+        """The cache key of one reading; a reader's ``settings_version`` is part of it.
+
+        >>> lay, r = CandidateLayout("snap5x8", page=(1568, 728)), {"name": "t", "model_sha256": "s"}
+        >>> PointCache.key(lay, r, 1, 1, 1.0) == PointCache.key(lay, {**r, "settings": {}}, 1, 1, 1.0)
+        True
+        >>> PointCache.key(lay, {**r, "settings": {"settings_version": 2}}, 1, 1, 1.0).endswith(',"settings v2"]')
+        True
+        """
         parts: list[Any] = [layout.key, reader["name"], reader["model_sha256"], seed, pages, scale]
         if text != "hardlines":  # keys of points measured before texts were named stay valid
             parts.append(text)
+        # A reader whose text-changing settings changed says so by a settings version: its
+        # readings under the old settings are then never reused as if taken with the new.
+        version = (reader.get("settings") or {}).get("settings_version")
+        if version is not None:
+            parts.append(f"settings v{version}")
         return json.dumps(parts, separators=(",", ":"))
 
     def _key_of(self, p: Point) -> str:

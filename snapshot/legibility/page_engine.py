@@ -60,7 +60,9 @@ class ReaderInfo:
     ``settings`` holds everything that shapes the result, including the
     engine's internal resizes (PP-OCR's detector scales the page so its short
     side is at least ``det_limit_side_len`` and rounds both sides to multiples
-    of 32 px; Tesseract reads the page upscaled ×2).
+    of 32 px; Tesseract reads a page of small lines upscaled ×2). A change to a setting
+    that can change the text read bumps ``settings["settings_version"]``, which keys the
+    reading cache (:class:`snapshot.legibility.frontier.PointCache`).
     """
 
     name: str

