@@ -614,3 +614,30 @@ def _patch_item(api: str, item: Any, results: Any, images: Any, counts: list[int
                 if text is not None:
                     parts[j] = {"text": text}
     return item
+
+
+def undrawable_items(shape: Shape, body: dict[str, Any]) -> list[Any]:
+    """The history's items after its head that no drawable unit holds: what
+    :func:`request_conversation` leaves out and :func:`splice` keeps verbatim, so that a
+    count of the body can add them.
+
+    >>> from snapshot.proxy.shapes import shape_for
+    >>> shape = shape_for("POST", "/v1/messages")
+    >>> body = {"messages": [
+    ...     {"role": "user", "content": "task"},
+    ...     {"role": "assistant", "content": "ok"},
+    ...     {"role": "system", "content": "<system-reminder>files changed</system-reminder>"},
+    ...     {"role": "user", "content": "go on"}]}
+    >>> undrawable_items(shape, body)
+    [{'role': 'system', 'content': '<system-reminder>files changed</system-reminder>'}]
+    """
+    items = body.get(shape.history_key)
+    if not isinstance(items, list):
+        return []
+    head = head_end(shape.name, items)
+    kept: list[Any] = []
+    for start, end in units(shape, items):
+        unit = items[start:end]
+        if start >= head and not all(drawable(shape.name, item) for item in unit):
+            kept.extend(unit)
+    return kept

@@ -51,7 +51,7 @@ from snapshot.ladder.record import linear_copy
 from snapshot.ladder.sheets import SheetOptions
 from snapshot.ladder.summary import Summarizer
 from snapshot.ladder.target import Target, target_for
-from snapshot.proxy.bodies import request_conversation, splice
+from snapshot.proxy.bodies import request_conversation, splice, undrawable_items
 from snapshot.proxy.budgets import Budget, budget_for, count_images
 from snapshot.proxy.recovery import LearnedLimits, Overflow
 from snapshot.proxy.shapes import Shape
@@ -310,8 +310,9 @@ class Planner:
         return total
 
     def outside(self, shape: Shape, body: dict[str, Any], target: Target) -> int:
-        """Tokens of the fields the history does not hold (``tools``, ``tool_choice``,
-        response schemas ...), counted as text in the corrected unit."""
+        """Tokens of what the ladder does not hold but the upstream body does: the fields
+        beside the history (``tools``, ``tool_choice``, response schemas ...) and the
+        history's undrawable items after its head, counted as text in the corrected unit."""
         rest = {
             k: v
             for k, v in body.items()
@@ -320,6 +321,11 @@ class Planner:
             and k not in _SYSTEM_KEYS
             and k not in _NOT_TEXT
         }
+        kept = undrawable_items(shape, body)
+        if kept:
+            # Items after the head the ladder never sees (mid-session system reminders,
+            # tool lists, unknown types) still go upstream verbatim: count them here.
+            rest["\0kept"] = kept
         if not rest:
             return 0
         text = json.dumps(rest, sort_keys=True, ensure_ascii=False)
@@ -413,6 +419,11 @@ class Planner:
         """
         plan = self._plan(shape, body, model, key, raw_bytes, budget, summarizer, raw)
         learned = self.limits.get(self.upstream, model)
+        if learned.limit is not None and plan.tokens_after > learned.limit:
+            # A pass built on the previous one can land over a limit the provider taught
+            # (items the client added since); a fresh pass to that limit comes before
+            # answering with the provider's last rejection.
+            plan = self._fresh_pass(shape, body, model, key, learned.limit, summarizer) or plan
         size = len(plan.data) if plan.changed and plan.data is not None else raw_bytes
         over = (learned.limit is not None and plan.tokens_after > learned.limit) or (
             learned.too_many_bytes is not None and size >= learned.too_many_bytes
@@ -737,6 +748,31 @@ class Planner:
         ), dense
 
     # -- recovery --------------------------------------------------------------------
+
+    def _fresh_pass(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        model: str,
+        key: tuple[str, str],
+        limit: int,
+        summarizer: SummarizerFactory | None,
+    ) -> RequestPlan | None:
+        """A pass drawn anew (not built on the previous one) to the recovery margin under
+        ``limit``; None when that still does not fit."""
+        target = self.target(model)
+        with self._lock:
+            self._passes.pop(key, None)
+        conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
+        outside = self.outside(shape, body, target)
+        tokens = self.count(target, conv.path()) + outside
+        goal = int(limit * (1 - RECOVERY_MARGIN))
+        caps = self.budget(shape.provider, target, model)
+        plan = self._new_pass(
+            shape, body, key, conv, tokens, outside, goal, target, self.window(model), caps,
+            summarizer,
+        )  # fmt: skip
+        return plan if plan.changed and plan.fits and plan.tokens_after <= limit else None
 
     def recover(
         self,
