@@ -1,0 +1,95 @@
+"""README is the front door: short, its first screen says what snapshot is and how to run it,
+and every figure of a result in it comes from a generated block that matches the committed files."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from snapshot.report.readme import block_in, generated_blocks, markers
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+BLOCKS = ("results", "readability", "speed")
+
+
+def _text() -> str:
+    if not README.is_file() or not (ROOT / "reports" / "results.json").is_file():
+        pytest.skip("not a source checkout: README.md and reports/ are not installed")
+    return README.read_text(encoding="utf-8")
+
+
+def _prose(text: str) -> str:
+    """README without its generated blocks, code, inline code, HTML and tables: what a
+    person wrote by hand."""
+    for name in BLOCKS:
+        begin, end = markers(name)
+        text = re.sub(re.escape(begin) + r".*?" + re.escape(end), "", text, flags=re.S)
+    text = re.sub(r"```.*?```", "", text, flags=re.S)
+    text = re.sub(r"<pre>.*?</pre>", "", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", "", text)
+    return "\n".join(ln for ln in text.splitlines() if not ln.startswith(("|", "<")))
+
+
+def test_it_is_short_and_its_lines_are_readable() -> None:
+    lines = _text().splitlines()
+    assert len(lines) <= 200
+    assert max(len(ln) for ln in lines) <= 400
+    prose = [ln for ln in lines if not ln.startswith(("|", "<", "`"))]
+    assert [ln for ln in prose if len(ln) > 120] == []
+
+
+def test_the_first_screen_says_what_it_is_shows_a_page_and_how_to_run_it() -> None:
+    first = "\n".join(_text().splitlines()[:40])
+    assert first.startswith("# snapshot\n\nsnapshot draws")
+    assert '<img src="docs/picture/page-001.png"' in first
+    install = re.search(
+        r"^python3 -m venv \.venv && .*pip install .* && \.venv/bin/snapshot report$", first, re.M
+    )
+    assert install, "the one install-and-run command is not in the first 40 lines"
+    assert re.search(r"^bash \.ci/run$", first, re.M), (
+        "the test command is not in the first 40 lines"
+    )
+
+
+def test_every_generated_block_is_what_the_committed_results_give() -> None:
+    _text()
+    for name, block in generated_blocks(ROOT / "reports").items():
+        assert block_in(README, name) == block, (
+            f"README's {name} block is stale: run python -m snapshot.report.readme README.md"
+        )
+
+
+def test_no_figure_of_a_result_is_written_by_hand() -> None:
+    """Outside the generated blocks the only figures are the readability bar's own
+    definition, and those are the code's."""
+    from snapshot.legibility.frontier import RESAMPLE_SCALE, Goal
+    from snapshot.legibility.weakest import JITTER
+
+    goal = Goal()
+    allowed = {
+        f"{goal.char_accuracy:.2f}",
+        f"{goal.hard_tokens:.2f}",
+        f"{goal.resampled_char_accuracy:.2f}",
+        f"{RESAMPLE_SCALE}×",
+        f"{JITTER} px",
+    }
+    # a number with a unit or a decimal point, not part of a name (Apache-2.0, snap5x8)
+    figure = r"(?<![\w.-])\d+(?:[.,]\d+)*(?:\s?(?:%|×|px\b|ms\b|s\b|MB\b|GB\b)|\.\d+\b)"
+    figures = [m.group(0) for m in re.finditer(figure, _prose(_text()))]
+    assert [f for f in figures if f not in allowed] == []
+
+
+def test_each_block_carries_provenance_markers() -> None:
+    text = _text()
+    assert "ᵐ" in block_in(README, "readability")
+    assert "Markers:" in block_in(README, "results")
+    speed = block_in(README, "speed")
+    assert all(
+        ("measuredᵐ" in ln) or ("not measured yet" in ln)
+        for ln in speed.splitlines()
+        if ln.startswith("- ")
+    )
+    assert text.count("<!-- results:begin -->") == 1
