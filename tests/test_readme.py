@@ -65,7 +65,7 @@ def test_every_generated_block_is_what_the_committed_results_give() -> None:
 def test_no_figure_of_a_result_is_written_by_hand() -> None:
     """Outside the generated blocks the only figures are the readability bar's own
     definition, and those are the code's."""
-    from snapshot.legibility.frontier import RESAMPLE_SCALE, Goal
+    from snapshot.readability.goal import RESAMPLE_SCALE, Goal
     from snapshot.legibility.weakest import JITTER
 
     goal = Goal()
