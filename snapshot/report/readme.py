@@ -42,9 +42,27 @@ from snapshot.report.tables import aggregate, budget_met
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
-#: The benchmarks whose goal README's speed block quotes (``reports/bench/<bench>.json``):
-#: the quick start's report and ``snapshot render`` of a long text.
-README_BENCHES = ("report_speed", "render_speed")
+
+@dataclass(frozen=True)
+class SpeedFigure:
+    """A figure README's speed block quotes: one goal of one bench's committed record."""
+
+    bench: str
+    goal: str
+    what: str
+
+
+#: The couple of speed figures README quotes, each one named goal of
+#: ``reports/bench/<bench>.json``: the renderer beside the obvious alternative, and the
+#: quick start's own cost.
+README_SPEED = (
+    SpeedFigure(
+        "raster_speed",
+        "pillow_ratio",
+        "Pillow's `ImageDraw.text` time over the renderer's, same page",
+    ),
+    SpeedFigure("report_speed", "quick_start_cpu", "CPU time of the quick start's first run"),
+)
 
 #: Prose lines of a generated block wrap here (tables do not wrap).
 WIDTH = 118
@@ -323,36 +341,56 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
 # --- speed: from reports/bench/<bench>.json --------------------------------------------
 
 
-def _plain(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {_plain(v)}" for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return " / ".join(_plain(v) for v in value)
-    return str(value)
+def _load(load: Any) -> str:
+    """A record's load: the 1-minute load average at the start and the end."""
+    if isinstance(load, Mapping):
+        ends = [load.get(k) for k in ("start", "end")]
+        ones = [f"{e[0]:g}" for e in ends if isinstance(e, list | tuple) and e]
+        return " → ".join(ones) or "not recorded"
+    return str(load)
 
 
-def speed_line(bench: str, record: Mapping[str, Any] | None) -> str:
-    """README's line for one benchmark's committed record (None: not measured yet).
+def _machine(machine: Any) -> str:
+    if isinstance(machine, Mapping):
+        cores = machine.get("cores")
+        return f"{machine.get('cpu', 'unknown CPU')}" + (f", {cores} cores" if cores else "")
+    return str(machine)
 
-    >>> speed_line("render_speed", None)
-    '- `render_speed`: not measured yet (no `reports/bench/render_speed.json`).'
-    >>> speed_line("x", {"bench": "x", "date": "2026-12-06", "machine": "2 cores",
-    ...                  "load": 1.5, "goal": "≤ 10 s", "passed": True, "results": {}})
-    '- `x`: goal ≤ 10 s: met, measuredᵐ 2026-12-06 on 2 cores, load 1.5 (`reports/bench/x.json`).'
+
+def speed_line(figure: SpeedFigure, record: Mapping[str, Any] | None) -> str:
+    """README's line for one speed figure of a bench's committed record (None: not
+    measured yet).
+
+    >>> f = SpeedFigure("x", "ratio", "theirs over ours")
+    >>> speed_line(f, None)
+    '- theirs over ours: not measured yet (no `reports/bench/x.json`).'
+    >>> speed_line(f, {"bench": "x", "date": "2026-12-06T04:03Z", "status": "measured",
+    ...     "machine": {"cpu": "Xeon", "cores": 2}, "load": {"start": [0.5], "end": [1.5]},
+    ...     "goal": {"ratio": {"value": 64.0, "op": ">=", "target": 20, "unit": "x",
+    ...                        "passed": True}}})  # doctest: +NORMALIZE_WHITESPACE
+    '- theirs over ours: 64 xᵐ (goal ≥ 20 x: met), 2026-12-06T04:03Z on Xeon, 2 cores,
+    load 0.5 → 1.5 (`reports/bench/x.json`, `ratio`).'
     """
-    where = f"`reports/bench/{bench}.json`"
+    where = f"`reports/bench/{figure.bench}.json`"
     if record is None:
-        return f"- `{bench}`: not measured yet (no {where})."
-    verdict = "met" if record.get("passed") else "NOT met"
+        return f"- {figure.what}: not measured yet (no {where})."
+    goal = (record.get("goal") or {}).get(figure.goal)
+    if not isinstance(goal, Mapping):
+        return f"- {figure.what}: not measured yet (no goal `{figure.goal}` in {where})."
+    op = {">=": "≥", "<=": "≤"}.get(str(goal.get("op")), str(goal.get("op")))
+    unit = goal.get("unit", "")
+    status = record.get("status", "measured")
+    label = marker("measured") if status == "measured" else f" ({status})"
     return (
-        f"- `{bench}`: goal {_plain(record.get('goal'))}: {verdict}, measured{marker('measured')} "
-        f"{record.get('date')} on {_plain(record.get('machine'))}, "
-        f"load {_plain(record.get('load'))} ({where})."
+        f"- {figure.what}: {goal.get('value'):g} {unit}{label} (goal {op} {goal.get('target'):g} "
+        f"{unit}: {'met' if goal.get('passed') else 'NOT met'}), {record.get('date')} on "
+        f"{_machine(record.get('machine'))}, load {_load(record.get('load'))} ({where}, "
+        f"`{figure.goal}`)."
     )
 
 
-def speed_block(bench_dir: Path, benches: Sequence[str] = README_BENCHES) -> str:
-    """The README block quoting each of ``benches`` from ``bench_dir/<bench>.json``.
+def speed_block(bench_dir: Path, figures: Sequence[SpeedFigure] = README_SPEED) -> str:
+    """The README block quoting each of ``figures`` from ``bench_dir/<bench>.json``.
 
     Raises
     ------
@@ -363,21 +401,28 @@ def speed_block(bench_dir: Path, benches: Sequence[str] = README_BENCHES) -> str
     lines = [
         begin,
         _wrap(
-            "From the committed benchmark records (`bench/README.md` says how to run each), "
-            "each with its machine and load:"
+            "From the committed bench records (`bench/README.md` runs them), with machine and "
+            "1-minute load:"
         ),
     ]
-    for bench in benches:
-        path = bench_dir / f"{bench}.json"
+    for figure in figures:
+        path = bench_dir / f"{figure.bench}.json"
         record = None
         if path.is_file():
             try:
                 record = json.loads(path.read_text(encoding="utf-8"))
             except ValueError as exc:
                 raise InputError(f"{path}: not JSON ({exc}); rerun the bench") from exc
-            if record.get("bench") != bench:
-                raise InputError(f"{path}: its 'bench' is {record.get('bench')!r}, not {bench!r}")
-        lines.append(speed_line(bench, record))
+            if record.get("bench") != figure.bench:
+                raise InputError(
+                    f"{path}: its 'bench' is {record.get('bench')!r}, not {figure.bench!r}"
+                )
+        item = speed_line(figure, record)
+        lines.append(
+            textwrap.fill(
+                item, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            )
+        )
     lines.append(end)
     return "\n".join(lines)
 
