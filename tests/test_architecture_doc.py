@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "snapshot"
-FOUNDATION = ("errors", "progress", "plot_layout")
+FOUNDATION = ("errors", "progress", "plot_layout", "out_folder")
 
 
 def _doc() -> str:

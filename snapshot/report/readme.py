@@ -270,10 +270,6 @@ def candidates_line(frontier_md: str) -> str:
     return ""
 
 
-def _layout_key(font: str, shade: str, col_gap: int, row_gap: int, page: tuple[int, int]) -> str:
-    return f"{font} {shade} gap {col_gap}x{row_gap} {page[0]}x{page[1]}"
-
-
 def default_layouts(models: Sequence[str]) -> list[tuple[str, str, str]]:
     """(profile, role, layout key) of each model's default layout and the dense layout on
     the same page, keyed as ``frontier.md`` keys layouts.
@@ -283,16 +279,21 @@ def default_layouts(models: Sequence[str]) -> list[tuple[str, str, str]]:
     """
     from snapshot.profiles import profile_for
     from snapshot.profiles.dense import DENSE_STYLE
+    from snapshot.profiles.readability import record_key
+    from snapshot.readability.layout import layout_key
 
     out = []
     for model in models:
-        g = profile_for(model, warn=False).geometry()
-        font = g.font.name
-        out.append((model, "default", _layout_key(font, g.shade, g.col_gap, g.row_gap, g.size)))
-        dense = _layout_key(
-            DENSE_STYLE.font, DENSE_STYLE.shade, DENSE_STYLE.col_gap, DENSE_STYLE.row_gap, g.size
+        profile = profile_for(model, warn=False)
+        dense = layout_key(
+            DENSE_STYLE.font,
+            DENSE_STYLE.size,
+            DENSE_STYLE.shade,
+            col_gap=DENSE_STYLE.col_gap,
+            row_gap=DENSE_STYLE.row_gap,
+            page=profile.geometry().size,
         )
-        out.append((model, "dense", dense))
+        out += [(model, "default", record_key(profile.as_dict())), (model, "dense", dense)]
     return out
 
 
