@@ -91,3 +91,47 @@ def test_each_block_carries_provenance_markers() -> None:
     assert items, "the speed block quotes no figure"
     assert all(re.search(r"ᵐ \(goal|not measured yet", item) for item in items), items
     assert text.count("<!-- results:begin -->") == 1
+
+
+def test_the_speed_block_reads_each_record_and_says_when_a_goal_is_missed(tmp_path: Path) -> None:
+    import json
+
+    from snapshot.errors import InputError
+    from snapshot.report.readme import SpeedFigure, speed_block
+
+    record = {
+        "bench": "render_speed",
+        "date": "2026-12-06T05:00:00Z",
+        "machine": {"cpu": "Xeon", "cores": 2},
+        "load": {"start": [9.5, 8.0, 7.0], "end": [10.25, 8.0, 7.0]},
+        "goal": {
+            "rate": {"value": 6.9, "op": ">=", "target": 20, "unit": "M chars/s", "passed": False}
+        },
+        "passed": False,
+        "status": "measured",
+    }
+    (tmp_path / "render_speed.json").write_text(json.dumps(record), encoding="utf-8")
+    figures = [SpeedFigure("render_speed", "rate", "render"), SpeedFigure("other", "x", "other")]
+    block = " ".join(speed_block(tmp_path, figures).split())
+    assert "- render: 6.9 M chars/sᵐ (goal ≥ 20 M chars/s: NOT met)" in block
+    assert "load 9.5 → 10.25" in block and "- other: not measured yet" in block
+    (tmp_path / "other.json").write_text(json.dumps({**record, "bench": "render_speed"}))
+    with pytest.raises(InputError, match=re.escape("other.json: its 'bench' is 'render_speed'")):
+        speed_block(tmp_path, figures)
+
+
+def test_the_rewriter_refuses_a_readme_without_its_blocks_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    from snapshot.report.readme import main
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    for name in ("results.json", "frontier.md"):
+        shutil.copy(ROOT / "reports" / name, reports / name)
+    (tmp_path / "README.md").write_text("# no blocks\n", encoding="utf-8")
+    assert main([str(tmp_path / "README.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "results:begin" in err
