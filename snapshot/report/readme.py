@@ -1,9 +1,20 @@
-"""The README's results section, generated from ``results.json``.
+"""The README's generated blocks: every figure README shows, from committed results.
 
-The README holds a block between ``<!-- results:begin -->`` and
-``<!-- results:end -->`` that ``snapshot report --readme README.md`` rewrites, so
-its numbers are this code's numbers on the committed run; a test regenerates the
-block from the committed ``reports/results.json`` and compares.
+README holds three blocks, each between a ``<!-- NAME:begin -->`` and a
+``<!-- NAME:end -->`` line, and no figure of a result outside them:
+
+- ``results``: the benchmark's headline table, from ``reports/results.json``
+  (``snapshot report --readme README.md`` rewrites it after a run);
+- ``readability``: the weakest whole-page reader of each default profile's layout
+  and of the dense layout at that profile's real page, from ``reports/frontier.md``
+  (what ``snapshot frontier`` wrote from its committed readings);
+- ``speed``: the benchmarks README quotes, each from its committed
+  ``reports/bench/<bench>.json`` (keys ``bench``, ``date``, ``machine``, ``load``,
+  ``results``, ``goal``, ``passed``), or "not measured yet" while the file is missing.
+
+``python -m snapshot.report.readme [README.md]`` rewrites all three from the
+``reports/`` folder beside the README; the tests regenerate each block from the
+committed files and compare.
 
 >>> block = results_block({"command": "snapshot report", "rows": [], "sources": [],
 ...                        "models": [], "settings": {"budget_ratio": 0.3}})
@@ -14,8 +25,10 @@ block from the committed ``reports/results.json`` and compares.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import fields
+import sys
+import textwrap
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +42,45 @@ from snapshot.report.tables import aggregate, budget_met
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
 
+
+@dataclass(frozen=True)
+class SpeedFigure:
+    """A figure README's speed block quotes: one goal of one bench's committed record."""
+
+    bench: str
+    goal: str
+    what: str
+
+
+#: The couple of speed figures README quotes, each one named goal of
+#: ``reports/bench/<bench>.json``: the renderer beside the obvious alternative, and the
+#: quick start's own cost.
+README_SPEED = (
+    SpeedFigure(
+        "raster_speed",
+        "pillow_ratio",
+        "Pillow's `ImageDraw.text` time over the renderer's, same page",
+    ),
+    SpeedFigure("report_speed", "quick_start_cpu", "CPU time of the quick start's first run"),
+)
+
+#: Prose lines of a generated block wrap here (tables do not wrap).
+WIDTH = 118
+
 _ROW_FIELDS = {f.name for f in fields(MatrixRow)}
+
+
+def markers(name: str) -> tuple[str, str]:
+    """The begin and end lines of the block ``name``.
+
+    >>> markers("speed")
+    ('<!-- speed:begin -->', '<!-- speed:end -->')
+    """
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def _wrap(text: str) -> str:
+    return textwrap.fill(text, WIDTH, break_long_words=False, break_on_hyphens=False)
 
 
 def rows_from_json(payload: Mapping[str, Any]) -> list[MatrixRow]:
@@ -63,12 +114,19 @@ def results_block(payload: Mapping[str, Any]) -> str:
             recall.setdefault((x.model, x.strategy), []).append(x)
     lines = [
         BEGIN,
+        _wrap(
+            f"Generated from `reports/results.json` by "
+            f"`{payload.get('command') or 'snapshot report'}`: {len(sources)} conversations, "
+            f"{chars:,} characters as the benchmark reads them. Pooled ratios weigh "
+            "conversations by size; the median weighs each once."
+            + (
+                ""
+                if payload.get("page_readers")
+                else " No whole-page reader ran: their figures are under Readability."
+            )
+        ),
         "",
-        f"Generated from `reports/results.json` by `{payload.get('command') or 'snapshot report'}`: "
-        f"{len(sources)} conversations, {chars:,} characters as the benchmark reads them. "
-        "Pooled ratios weigh conversations by size; the median weighs each once.",
-        "",
-        f"| profile | snapshot alone: tokens kept, pooled / median [IQR] "
+        "| profile | snapshot alone: tokens kept, pooled / median [IQR] "
         "| needle recall, whole page (95 % interval, needles) | round-trip check (not readability) "
         "| dense layout (snapshot+dense): tokens kept, pooled / median "
         f"| ladder to a {100 * budget:.0f} % budget: tokens kept, pooled / median "
@@ -98,8 +156,11 @@ def results_block(payload: Mapping[str, Any]) -> str:
             f"/ {b.not_met} of {b.conversations} |"
         )
     for sentence in range_sentences(rows, payload.get("models", [])):
-        lines += ["", sentence]
-    lines += ["", LEGEND]
+        lines += ["", _wrap(sentence)]
+    validation = (payload.get("validation") or {}).get("line")
+    if validation:
+        lines += ["", _wrap(f"Request validation (measured{marker('measured')}): {validation}.")]
+    lines.append("")
     if size:
         how = (
             f"measured on the run's {size['count']} real summaries (mean {size['mean_chars']:,} "
@@ -107,14 +168,275 @@ def results_block(payload: Mapping[str, Any]) -> str:
             if size.get("measured")
             else str(size.get("source", ""))
         )
-        lines += [
-            "",
-            f"A budget met *with a modelled summary* rests on an assumed summary size, {how}; "
-            "its recall is not measured. The round-trip check is the project's own decoder "
-            "reading its own pages (information survived rasterizing), not readability.",
-        ]
-    lines += ["", END]
+        lines.append(
+            _wrap(
+                f"{LEGEND} A budget met *with a modelled summary* rests on an assumed summary size, "
+                f"{how}; its recall is not measured. The round-trip check is the project's own "
+                "decoder reading its own pages (information survived rasterizing), not readability."
+            )
+        )
+    else:
+        lines.append(_wrap(LEGEND))
+    lines.append(END)
     return "\n".join(lines)
+
+
+# --- readability: from reports/frontier.md --------------------------------------------
+
+_WEAKEST_HEADING = "## The weakest reader at the profiles' real pages"
+_NOT_MEASURED_HEADING = "### Not measured yet"
+_DENSITY_HEADING = "## Density at Gemini's real page"
+
+
+@dataclass(frozen=True)
+class WeakestRow:
+    """One row of ``frontier.md``'s weakest-reader table, the cells README quotes.
+
+    ``verdict`` is the table's verdict cut to ``readable`` / ``not readable``.
+    """
+
+    profile: str
+    layout: str
+    readers: str
+    weakest_chars: str
+    weakest_hard_tokens: str
+    jitter: str
+    verdict: str
+
+
+def weakest_rows(frontier_md: str) -> list[WeakestRow]:
+    """The rows of the weakest-reader table of a ``frontier.md``.
+
+    Raises
+    ------
+    InputError
+        If the text has no such table (not a ``frontier.md`` of ``snapshot frontier``).
+
+    >>> md = (_WEAKEST_HEADING + "\\n\\n| profile | layout (real page) | readers measured | texts "
+    ...       "| weakest chars | weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |\\n"
+    ...       "|---|---|---|---|---|---|---|---|---|\\n"
+    ...       "| m | f 1-bit gap 0x0 8x8 | r | hardlines | 0.5 (r, hardlines) | 0.1 (r, corpus) "
+    ...       "| moot | stable | not readable (below the bar natively: r) |\\n")
+    >>> weakest_rows(md)[0].verdict
+    'not readable'
+    """
+    start = frontier_md.find(_WEAKEST_HEADING)
+    if start < 0:
+        raise InputError(f"frontier.md: no {_WEAKEST_HEADING!r} section; run `snapshot frontier`")
+    body = frontier_md[start:].split("\n## ", 1)[0]
+    rows = []
+    for line in body.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) != 9 or cells[0] in ("profile", "---") or cells[0].startswith("---"):
+            continue
+        profile, layout, readers, _texts, chars, tokens, _resampled, jitter, verdict = cells
+        word = "not readable" if verdict.startswith("not readable") else verdict.split(" (")[0]
+        rows.append(WeakestRow(profile, layout, readers, chars, tokens, jitter, word))
+    if not rows:
+        raise InputError("frontier.md: the weakest-reader table has no rows")
+    return rows
+
+
+def _section(text: str, heading: str) -> str:
+    """The text under ``heading`` up to the next heading (empty when there is none)."""
+    start = text.find(heading)
+    if start < 0:
+        return ""
+    return text[start + len(heading) :].split("\n#", 1)[0]
+
+
+def still_missing(frontier_md: str) -> str:
+    """What ``frontier.md``'s *Not measured yet* list says, as one sentence.
+
+    >>> still_missing("### Not measured yet\\n\\nIntro.\\n\\nNone: every one of them is measured.\\n")
+    'none (every one of them is measured)'
+    >>> still_missing("### Not measured yet\\n\\nIntro.\\n\\n- a: r on t\\n- b: r on t\\n")
+    'a: r on t; b: r on t'
+    """
+    section = _section(frontier_md, _NOT_MEASURED_HEADING)
+    items = [ln[2:].strip() for ln in section.splitlines() if ln.startswith("- ")]
+    if items:
+        return "; ".join(items)
+    if "None: every one of them is measured." in section:
+        return "none (every one of them is measured)"
+    return "not stated (rerun `snapshot frontier`)"
+
+
+def candidates_line(frontier_md: str) -> str:
+    """``frontier.md``'s sentence on the candidate layouts read at Gemini's page ("" if none)."""
+    for line in _section(frontier_md, _DENSITY_HEADING).splitlines():
+        if line.startswith(("Every candidate layout", "Candidate layouts not yet read")):
+            return line.strip()
+    return ""
+
+
+def default_layouts(models: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(profile, role, layout key) of each model's default layout and the dense layout on
+    the same page, keyed as ``frontier.md`` keys layouts.
+
+    >>> default_layouts(["gemini-3.8-flash"])[0]
+    ('gemini-3.8-flash', 'default', 'snap5x8 1-bit gap 0x0 1568x728')
+    """
+    from snapshot.profiles import profile_for
+    from snapshot.profiles.dense import DENSE_STYLE
+    from snapshot.profiles.readability import record_key
+    from snapshot.readability.layout import layout_key
+
+    out = []
+    for model in models:
+        profile = profile_for(model, warn=False)
+        dense = layout_key(
+            DENSE_STYLE.font,
+            DENSE_STYLE.size,
+            DENSE_STYLE.shade,
+            col_gap=DENSE_STYLE.col_gap,
+            row_gap=DENSE_STYLE.row_gap,
+            page=profile.geometry().size,
+        )
+        out += [(model, "default", record_key(profile.as_dict())), (model, "dense", dense)]
+    return out
+
+
+def readability_block(frontier_md: str, models: Sequence[str]) -> str:
+    """The README block: per profile, its default and the dense layout at its real page,
+    with the weakest whole-page reader's readings (measured) and the verdict."""
+    begin, end = markers("readability")
+    rows = {(r.profile, r.layout): r for r in weakest_rows(frontier_md)}
+    every = list(rows.values())
+    readable = [r for r in every if r.verdict == "readable"]
+    lines = [
+        begin,
+        _wrap(
+            "Generated from `reports/frontier.md` (`snapshot frontier`, over the readings in "
+            f"`reports/frontier-points.jsonl`): {len(every)} layouts read at the profiles' real "
+            f"pages, {len(readable)} of them readable by the weakest-reader bar. Each figure is "
+            "the weakest reader's, measuredᵐ, with the reader and the text it read; OCR readers "
+            "are proxies for models."
+        ),
+        "",
+        "| profile | layout | real page | weakest: characters | weakest: exact hard tokens "
+        "| ±4 px | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for model, role, key in default_layouts(models):
+        found = rows.get((model, key))
+        design, _, page = key.rpartition(" ")
+        if found is None:
+            lines.append(f"| {model} | {design} ({role}) | {page} | not measured | – | – | – |")
+            continue
+        jitter = "unstable" if found.jitter.startswith("unstable") else found.jitter
+        lines.append(
+            f"| {model} | {design} ({role}) | {page} | {found.weakest_chars}ᵐ "
+            f"| {found.weakest_hard_tokens}ᵐ | {jitter} | {found.verdict} |"
+        )
+    owed = (
+        "Readings still owed for these layouts (`frontier.md`, *Not measured yet*): "
+        f"{still_missing(frontier_md)}."
+    )
+    if candidates := candidates_line(frontier_md):
+        owed += f" Candidate layouts at Gemini's page: {candidates}"
+    lines += ["", _wrap(owed), end]
+    return "\n".join(lines)
+
+
+# --- speed: from reports/bench/<bench>.json --------------------------------------------
+
+
+def _load(load: Any) -> str:
+    """A record's load: the 1-minute load average at the start and the end."""
+    if isinstance(load, Mapping):
+        ends = [load.get(k) for k in ("start", "end")]
+        ones = [f"{e[0]:g}" for e in ends if isinstance(e, list | tuple) and e]
+        return " → ".join(ones) or "not recorded"
+    return str(load)
+
+
+def _machine(machine: Any) -> str:
+    if isinstance(machine, Mapping):
+        cores = machine.get("cores")
+        return f"{machine.get('cpu', 'unknown CPU')}" + (f", {cores} cores" if cores else "")
+    return str(machine)
+
+
+def speed_line(figure: SpeedFigure, record: Mapping[str, Any] | None) -> str:
+    """README's line for one speed figure of a bench's committed record (None: not
+    measured yet).
+
+    >>> f = SpeedFigure("x", "ratio", "theirs over ours")
+    >>> speed_line(f, None)
+    '- theirs over ours: not measured yet (no `reports/bench/x.json`).'
+    >>> speed_line(f, {"bench": "x", "date": "2026-12-06T04:03Z", "status": "measured",
+    ...     "machine": {"cpu": "Xeon", "cores": 2}, "load": {"start": [0.5], "end": [1.5]},
+    ...     "goal": {"ratio": {"value": 64.0, "op": ">=", "target": 20, "unit": "x",
+    ...                        "passed": True}}})  # doctest: +NORMALIZE_WHITESPACE
+    '- theirs over ours: 64 xᵐ (goal ≥ 20 x: met), 2026-12-06T04:03Z on Xeon, 2 cores,
+    load 0.5 → 1.5 (`reports/bench/x.json`, `ratio`).'
+    """
+    where = f"`reports/bench/{figure.bench}.json`"
+    if record is None:
+        return f"- {figure.what}: not measured yet (no {where})."
+    goal = (record.get("goal") or {}).get(figure.goal)
+    if not isinstance(goal, Mapping):
+        return f"- {figure.what}: not measured yet (no goal `{figure.goal}` in {where})."
+    op = {">=": "≥", "<=": "≤"}.get(str(goal.get("op")), str(goal.get("op")))
+    unit = goal.get("unit", "")
+    status = record.get("status", "measured")
+    label = marker("measured") if status == "measured" else f" ({status})"
+    return (
+        f"- {figure.what}: {goal.get('value'):g} {unit}{label} (goal {op} {goal.get('target'):g} "
+        f"{unit}: {'met' if goal.get('passed') else 'NOT met'}), {record.get('date')} on "
+        f"{_machine(record.get('machine'))}, load {_load(record.get('load'))} ({where}, "
+        f"`{figure.goal}`)."
+    )
+
+
+def speed_block(bench_dir: Path, figures: Sequence[SpeedFigure] = README_SPEED) -> str:
+    """The README block quoting each of ``figures`` from ``bench_dir/<bench>.json``.
+
+    Raises
+    ------
+    InputError
+        If a record is not JSON or names another bench.
+    """
+    begin, end = markers("speed")
+    lines = [
+        begin,
+        _wrap(
+            "From the committed bench records (`bench/README.md` runs them), with machine and "
+            "1-minute load:"
+        ),
+    ]
+    for figure in figures:
+        path = bench_dir / f"{figure.bench}.json"
+        record = None
+        if path.is_file():
+            try:
+                record = json.loads(path.read_text(encoding="utf-8"))
+            except ValueError as exc:
+                raise InputError(f"{path}: not JSON ({exc}); rerun the bench") from exc
+            if record.get("bench") != figure.bench:
+                raise InputError(
+                    f"{path}: its 'bench' is {record.get('bench')!r}, not {figure.bench!r}"
+                )
+        item = speed_line(figure, record)
+        lines.append(
+            textwrap.fill(
+                item, WIDTH, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
+            )
+        )
+    lines.append(end)
+    return "\n".join(lines)
+
+
+# --- the README file ------------------------------------------------------------------
+
+
+def _replace(text: str, name: str, block: str, readme: Path) -> str:
+    begin, end = markers(name)
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise InputError(f"{readme}: no {begin} … {end} block to rewrite; add one where it goes")
+    return text[:start] + block + text[stop + len(end) :]
 
 
 def rewrite_readme(readme: Path, results: Path) -> None:
@@ -125,19 +447,76 @@ def rewrite_readme(readme: Path, results: Path) -> None:
     InputError
         If the README has no ``<!-- results:begin -->`` … ``<!-- results:end -->`` block.
     """
+    readme_block(readme)  # refused before the results are read
     text = readme.read_text(encoding="utf-8")
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise InputError(f"{readme}: no {BEGIN} … {END} block to rewrite; add one where it goes")
     payload = json.loads(results.read_text(encoding="utf-8"))
-    new = text[:start] + results_block(payload) + text[end + len(END) :]
-    readme.write_text(new, encoding="utf-8")
+    readme.write_text(_replace(text, "results", results_block(payload), readme), encoding="utf-8")
+
+
+def generated_blocks(reports: Path) -> dict[str, str]:
+    """Every README block, generated from the committed files in ``reports``.
+
+    Raises
+    ------
+    InputError
+        If ``results.json`` or ``frontier.md`` is missing there.
+    """
+    results, frontier = reports / "results.json", reports / "frontier.md"
+    for path in (results, frontier):
+        if not path.is_file():
+            raise InputError(f"{path}: missing; README's blocks are generated from it")
+    payload = json.loads(results.read_text(encoding="utf-8"))
+    return {
+        "results": results_block(payload),
+        "readability": readability_block(
+            frontier.read_text(encoding="utf-8"), payload.get("models", [])
+        ),
+        "speed": speed_block(reports / "bench"),
+    }
+
+
+def rewrite_all(readme: Path, reports: Path | None = None) -> None:
+    """Rewrite every generated block of ``readme`` from ``reports`` (default: the
+    ``reports/`` folder beside it)."""
+    text = readme.read_text(encoding="utf-8")
+    for name, block in generated_blocks(reports or readme.parent / "reports").items():
+        text = _replace(text, name, block, readme)
+    readme.write_text(text, encoding="utf-8")
+
+
+def block_in(readme: Path, name: str) -> str:
+    """The block ``name`` as it stands in the README (markers included).
+
+    Raises
+    ------
+    InputError
+        If the README has no such block.
+    """
+    text = readme.read_text(encoding="utf-8")
+    begin, end = markers(name)
+    start, stop = text.find(begin), text.find(end)
+    if start < 0 or stop < start:
+        raise InputError(f"{readme}: no {begin} … {end} block; add one where its figures go")
+    return text[start : stop + len(end)]
 
 
 def readme_block(readme: Path) -> str:
     """The results block as it stands in the README (markers included)."""
-    text = readme.read_text(encoding="utf-8")
-    start, end = text.find(BEGIN), text.find(END)
-    if start < 0 or end < start:
-        raise InputError(f"{readme}: no {BEGIN} … {END} block")
-    return text[start : end + len(END)]
+    return block_in(readme, "results")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m snapshot.report.readme [README.md]``: rewrite every generated block."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    readme = Path(args[0] if args else "README.md")
+    try:
+        rewrite_all(readme)
+    except (InputError, OSError) as exc:
+        print(f"snapshot: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"rewrote the generated blocks of {readme}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
