@@ -8,6 +8,7 @@ Claude Code sessions do. Real sessions from the corpus are measured at the end
 
 from __future__ import annotations
 
+import json
 import random
 import uuid
 from pathlib import Path
@@ -258,3 +259,38 @@ def test_real_sessions_keep_at_least_95_percent_under_the_default_budget(
     kept, total = coverage(text, index)
     assert total > 0
     assert kept / total >= 0.95, f"{name}: {kept} of {total}"
+
+
+def test_the_proxy_plan_records_the_coverage_for_its_ledger() -> None:
+    """A compacting request's plan carries ``exact_ids`` as the ledger and the page read it."""
+    from snapshot.proxy.planner import Planner
+    from snapshot.proxy.shapes import ANTHROPIC
+
+    rng = random.Random(3)
+    messages: list[dict] = [{"role": "user", "content": "Find why /users returns 500."}]
+    for i in range(16):
+        call = f"toolu_{i:04d}"
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": call, "name": "bash", "input": {"n": i}}],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": call, "content": _tool_output(rng, i)}
+                ],
+            }
+        )
+    messages.append({"role": "assistant", "content": "Found it."})
+    messages.append({"role": "user", "content": "Fix it."})
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 100, "messages": messages}
+    raw = len(json.dumps(body).encode())
+    plan = Planner(window=5_000).plan(
+        ANTHROPIC, body, "claude-sonnet-4-6", ("t", "c"), raw_bytes=raw
+    )
+    assert plan.changed and "snapshot" in plan.rungs
+    record = plan.record()["exact_ids"]
+    assert record["on_pages"] > 0 and record["as_text"] / record["on_pages"] >= 0.95
