@@ -2,9 +2,11 @@
 
 Run: ``python bench/exact_ids_coverage.py [--out reports/bench/exact_ids.json] [FILE ...]``
 (files relative to ``$SNAPSHOT_CORPUS``, default ``../shared/corpus``; default
-files: the ones listed below). Each session's longest conversation goes through
-the proxy's free rungs (elide, drop images, snapshot) for ``claude-sonnet-4-6``
-to half its tokens, as one window-mode pass does; the figures are the snapshot
+files: the ones listed below). Each session's longest conversation goes to half
+its tokens for ``claude-sonnet-4-6`` twice: through the proxy's free rungs
+(elide, drop images, snapshot), as one window-mode pass does, and through the
+snapshot rung alone (no elide: every tool result on the pages, the budget's
+hardest case); the figures are the snapshot
 rung's own record: distinct exact ids on the pages and how many the text beside
 them keeps, under the default budget (``SheetOptions.exact_ids_share``), and the
 tokens the index line costs. Measured (the rung run on the real text), not modelled.
@@ -35,11 +37,14 @@ FILES = [
 ]
 
 
-def measure(path: Path) -> dict[str, Any]:
+ARMS = {"free_rungs": FREE_RUNGS, "snapshot_only": ("drop_images", "snapshot")}
+
+
+def measure(path: Path, rungs: tuple[str, ...]) -> dict[str, Any]:
     target = target_for(MODEL)
     conv = max(import_path(path), key=lambda c: len(c.path()))
     before = target.tokens(conv.path())
-    result = run_ladder(conv, target, before // 2, options=LadderOptions(rungs=FREE_RUNGS))
+    result = run_ladder(conv, target, before // 2, options=LadderOptions(rungs=rungs))
     row: dict[str, Any] = {"file": path.name, "tokens_before": before, "label": "measured"}
     for step in result.steps:
         if step.rung == "snapshot" and "exact_ids" in step.data:
@@ -72,25 +77,29 @@ def main(argv: list[str]) -> int:
         if not path.is_file():
             print(f"{path}: not found (set SNAPSHOT_CORPUS)", file=sys.stderr)
             return 2
-        row = measure(path)
-        row["file"] = name
-        rows.append(row)
-        ids = row.get("exact_ids") or {}
-        print(
-            f"{name}: {ids.get('as_text', 0)} of {ids.get('on_pages', 0)} exact ids on the "
-            f"pages kept as text, index {row['index_tokens']:,} tokens beside "
-            f"{row.get('page_tokens', 0):,} page tokens (measured)"
-        )
-    kept = sum((r.get("exact_ids") or {}).get("as_text", 0) for r in rows)
-    total = sum((r.get("exact_ids") or {}).get("on_pages", 0) for r in rows)
-    print(f"pooled: {kept} of {total} ({kept / max(total, 1):.1%}) (measured)")
+        for arm, rungs in ARMS.items():
+            row = measure(path, rungs)
+            row.update(file=name, arm=arm)
+            rows.append(row)
+            ids = row.get("exact_ids") or {}
+            print(
+                f"{name} [{arm}]: {ids.get('as_text', 0)} of {ids.get('on_pages', 0)} exact ids "
+                f"on the pages kept as text, index {row['index_tokens']:,} tokens beside "
+                f"{row.get('page_tokens', 0):,} page tokens (measured)"
+            )
+    pooled = {}
+    for arm in ARMS:
+        kept = sum((r.get("exact_ids") or {}).get("as_text", 0) for r in rows if r["arm"] == arm)
+        total = sum((r.get("exact_ids") or {}).get("on_pages", 0) for r in rows if r["arm"] == arm)
+        pooled[arm] = {"as_text": kept, "on_pages": total, "label": "measured"}
+        print(f"pooled [{arm}]: {kept} of {total} ({kept / max(total, 1):.1%}) (measured)")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         result = {
             "model": MODEL,
             "exact_ids_share": SheetOptions().exact_ids_share,
             "rows": rows,
-            "pooled": {"as_text": kept, "on_pages": total, "label": "measured"},
+            "pooled": pooled,
         }
         out.write_text(json.dumps(result, indent=2) + "\n")
     return 0
