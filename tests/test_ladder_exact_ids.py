@@ -293,4 +293,26 @@ def test_the_proxy_plan_records_the_coverage_for_its_ledger() -> None:
     )
     assert plan.changed and "snapshot" in plan.rungs
     record = plan.record()["exact_ids"]
+    # The index travels in the compacted span, beside the pages, in the upstream body.
+    sent = json.dumps(plan.body)
+    assert sent.count(INDEX_HEADER) == 1 and "image" in sent
     assert record["on_pages"] > 0 and record["as_text"] / record["on_pages"] >= 0.95
+
+
+def test_compact_prints_the_coverage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib import resources
+
+    from snapshot.cli import main
+
+    demo = resources.files("snapshot.demo").joinpath("transcripts", "demo-coding.json")
+    with resources.as_file(demo) as conv:
+        args = [str(conv), "--model", "claude-sonnet-4-6", "--budget", "2500"]
+        code = main(["compact", *args, "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0
+    line = next(x for x in out.splitlines() if "exact ids on the pages kept as text" in x)
+    kept, total = (int(n) for n in line.split(": ")[1].split(" (")[0].split(" of "))
+    record = json.loads((tmp_path / "record.json").read_text())
+    (snap,) = [r for r in record["rungs"] if r["rung"] == "snapshot"]
+    assert (kept, total) == (snap["exact_ids"]["as_text"], snap["exact_ids"]["on_pages"])
+    assert total > 0
