@@ -186,7 +186,7 @@ def test_a_tight_budget_keeps_the_most_referenced_then_the_most_recent() -> None
         assert not line or count(line) <= budget
 
 
-def test_the_default_budget_binds_and_the_index_fits_it(claude: Target) -> None:
+def test_a_small_share_binds_and_the_index_fits_it(claude: Target) -> None:
     """A share too small for every id: the index costs no more than that share."""
     conv = session(24)
     share = 0.002
