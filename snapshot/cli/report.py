@@ -424,6 +424,13 @@ def cmd_compact(args: argparse.Namespace) -> int:
             f"rungs: {rungs}; "
             f"{len(record['pages'])} page(s); request: {record['request_file']}"
         )
+        for step in record["rungs"]:
+            ids = step.get("exact_ids") if step.get("rung") == "snapshot" else None
+            if ids and ids.get("on_pages"):
+                print(
+                    f"  exact ids on the pages kept as text: {ids['as_text']} of "
+                    f"{ids['on_pages']} (measured)"
+                )
         for note in record["notes"]:
             print(f"  note: {note}", file=sys.stderr)
         if record["synthetic_results"]:

@@ -10,6 +10,10 @@ Options, each measured in the report like any other choice:
 
 - ``factsheet_chars``: exact identifiers from the imaged middle kept as a short
   text list beside the pages, within that budget.
+- ``exact_ids_share``: every exact id on the pages (hashes, UUIDs, long
+  numbers, ``path:line``; :mod:`snapshot.ladder.exact_ids`) also carried as one
+  line of text beside them, within that share of the imaged text's tokens; the
+  record's ``exact_ids`` says how many of those on the pages the text keeps.
 - ``foveate_chars``: the last that many characters of the middle (nearest the
   tail) drawn in the profile's default layout; the rest in the dense layout
   (:data:`snapshot.profiles.dense.DENSE_STYLE`).
@@ -28,11 +32,12 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from snapshot.ladder.cut import find_cut, split_oversized
+from snapshot.ladder.exact_ids import coverage, exact_index
 from snapshot.ladder.needles import candidates
 from snapshot.ladder.record import RungRecord, StrategyResult, linear_copy
 from snapshot.ladder.serialize import ROLE_MARKERS, serialize
@@ -51,6 +56,8 @@ class SheetOptions:
     # The verbatim tail is also at most this share of the conversation's characters.
     tail_share: float | None = 0.2
     factsheet_chars: int = 0
+    # The exact-id index may cost at most this share of the imaged text's tokens (0: none).
+    exact_ids_share: float = 0.1
     foveate_chars: int = 0
     # Image only when the pages cost at most this share of the text they replace.
     max_cost_ratio: float = 1.0
@@ -352,8 +359,9 @@ def _snapshot(
     text_cost = target.tokens(middle)
     page_cost = sum(target.image_tokens(*p.geometry.size) for p in all_pages)
     facts = factsheet(source, opts.factsheet_chars)
+    ids = exact_index(source, round(opts.exact_ids_share * text_cost), _text_counter(target))
     kept_text = "\n".join(k for d in drawn for k in d.kept)
-    side_cost = round(target.text_tokens(facts + kept_text) * target.correction)
+    side_cost = round(target.text_tokens(ids + facts + kept_text) * target.correction)
     if page_cost + side_cost > opts.max_cost_ratio * text_cost:
         return StrategyResult(
             conv,
@@ -386,6 +394,8 @@ def _snapshot(
                 ImageBlock("image/png", data=next(png_iter), width=w, height=h, origin=origin)
             )
     blocks.append(TextBlock(resume_note(next(iter([*left, *tail]), None))))
+    if ids:
+        blocks.append(TextBlock(ids))
     if facts:
         blocks.append(TextBlock(facts))
     if kept_text:
@@ -412,6 +422,9 @@ def _snapshot(
         notes = (*notes, f"{earlier_pages} earlier pages redrawn from their source text")
     if overflow_note:
         notes = (*notes, overflow_note)
+    as_text, on_pages = coverage(source, f"{ids}\n{facts}")
+    if on_pages:
+        notes = (*notes, f"exact ids: {as_text} of {on_pages} on the pages also kept as text")
     record = RungRecord(
         "snapshot",
         changed=len(middle),
@@ -425,6 +438,7 @@ def _snapshot(
             "page_tokens": page_cost,
             "text_tokens": text_cost,
             "factsheet_chars": len(facts),
+            "exact_ids": {"on_pages": on_pages, "as_text": as_text},
             "kept_chars": len(kept_text),
             "source_sha256": digest,
             "page_sizes": sorted({f"{p.geometry.size[0]}x{p.geometry.size[1]}" for p in all_pages}),
@@ -433,6 +447,11 @@ def _snapshot(
     return StrategyResult(
         linear_copy(conv, [*head, message, *left, *tail]), record, tuple(all_pages)
     )
+
+
+def _text_counter(target: Target) -> Callable[[str], int]:
+    """The target's text counter as the ladder plans with it (its correction applied)."""
+    return lambda text: round(target.text_tokens(text) * target.correction)
 
 
 def _split_points(messages: Sequence[Message]) -> list[int]:

@@ -110,6 +110,8 @@ class RequestPlan:
     data: bytes | None = field(default=None, compare=False, repr=False)
     # Over a limit the provider taught: it would be refused again, so it is not sent.
     over_limit: bool = False
+    # The snapshot rung's exact-id coverage: {"on_pages": N, "as_text": M} (None: no pages).
+    exact_ids: dict[str, int] | None = None
 
     @property
     def reuses_previous_pass(self) -> bool:
@@ -137,6 +139,7 @@ class RequestPlan:
             "over_limit": self.over_limit,
             "failure": self.failure,
             "summary": self.summary,
+            "exact_ids": self.exact_ids,
         }
 
 
@@ -705,6 +708,7 @@ class Planner:
             pass_id=done.digest,
             sheets=pages,
             data=data,
+            exact_ids=_exact_ids(result),
         )
 
     @staticmethod
@@ -883,6 +887,14 @@ class Planner:
             # body's count still bounds the limit, so the next plan is not the same.
             self.limits.learn(self.upstream, model, limit=None, correction=None, bound=own_count)
         return repeat
+
+
+def _exact_ids(result: LadderResult) -> dict[str, int] | None:
+    """The snapshot rung's exact-id coverage, as its record holds it."""
+    for step in result.steps:
+        if step.rung == "snapshot" and "exact_ids" in step.data:
+            return dict(step.data["exact_ids"])
+    return None
 
 
 def _summary_record(result: LadderResult) -> dict[str, Any] | None:

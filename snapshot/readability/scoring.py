@@ -254,15 +254,24 @@ def hard_tokens(text: str) -> list[str]:
     >>> hard_tokens("commit 9f8e7d6c2 in src/app.py at 12:30, 7 files")
     ['9f8e7d6c2', 'src/app.py', '12:30']
     """
-    out: list[str] = []
+    return [text[start:end] for _, start, end in hard_token_spans(text)]
+
+
+def hard_token_spans(text: str) -> list[tuple[str, int, int]]:
+    """:func:`hard_tokens` with each token's kind (uuid, path, hex, number) and span.
+
+    >>> hard_token_spans("see 9f8e7d6c2 and src/app.py")
+    [('hex', 4, 13), ('path', 18, 28)]
+    """
+    out: list[tuple[str, int, int]] = []
     for m in _HARD.finditer(text):
-        kind = m.lastgroup
+        kind = m.lastgroup or ""
         tok = m.group(0)
         if kind == "number" and len(tok) < _MIN_NUMBER:
             continue
         if kind == "path" and (len(tok) < _MIN_PATH or "/" not in tok):
             continue
-        out.append(tok)
+        out.append((kind, m.start(), m.end()))
     return out
 
 
