@@ -186,3 +186,32 @@ def test_recovery_from_numberless_overflows_cannot_repeat_itself() -> None:
     assert len(learned) == len(refused) >= 2
     assert all(b is not None for b in learned)
     assert all(a > b for a, b in itertools.pairwise(learned)), learned  # type: ignore[operator]
+
+
+def test_a_pass_over_the_taught_limit_is_drawn_anew_before_the_rejection_is_replayed(
+    monkeypatch: Any,
+) -> None:
+    # bench/harness: a pass built on the previous one plus the client's newer items landed
+    # over the limit the provider taught; a fresh pass under it comes before the replay.
+    from dataclasses import replace
+
+    planner = Planner(upstream="http://up", window=10**6)
+    body = _responses(12)
+    raw = json.dumps(body).encode()
+    built_on_previous = planner.plan(OPENAI_RESPONSES, body, GPT, KEY, raw_bytes=len(raw))
+    limit = built_on_previous.tokens_after - 10
+    planner.limits.learn("http://up", GPT, limit=limit, correction=1.0)
+    fresh = replace(built_on_previous, tokens_after=limit - 100, fits=True)
+    asked: list[int] = []
+
+    def fresh_pass(*args: Any) -> RequestPlan | None:
+        asked.append(args[4])
+        return fresh if len(asked) == 1 else None
+
+    monkeypatch.setattr(planner, "_plan", lambda *a: built_on_previous)
+    monkeypatch.setattr(planner, "_fresh_pass", fresh_pass)
+    plan = planner.plan(OPENAI_RESPONSES, body, GPT, KEY, raw_bytes=len(raw))
+    assert asked == [limit] and plan is fresh and not plan.over_limit
+    # when no fresh pass fits either, the plan is not sent: the last rejection goes back
+    plan = planner.plan(OPENAI_RESPONSES, body, GPT, KEY, raw_bytes=len(raw))
+    assert plan.over_limit and plan.tokens_after > limit
