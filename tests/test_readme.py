@@ -64,7 +64,8 @@ def test_every_generated_block_is_what_the_committed_results_give() -> None:
 
 def test_no_figure_of_a_result_is_written_by_hand() -> None:
     """Outside the generated blocks the only figures are the readability bar's own
-    definition, and those are the code's."""
+    definition and the gate's control page, and those are the code's."""
+    from snapshot.legibility.gate import CONTROL_SIZE
     from snapshot.legibility.weakest import JITTER
     from snapshot.readability.goal import RESAMPLE_SCALE, Goal
 
@@ -75,6 +76,7 @@ def test_no_figure_of_a_result_is_written_by_hand() -> None:
         f"{goal.resampled_char_accuracy:.2f}",
         f"{RESAMPLE_SCALE}×",
         f"{JITTER} px",
+        f"{CONTROL_SIZE} px",
     }
     # a number with a unit or a decimal point, not part of a name (Apache-2.0, snap5x8)
     figure = r"(?<![\w.-])\d+(?:[.,]\d+)*(?:\s?(?:%|×|px\b|ms\b|s\b|MB\b|GB\b)|\.\d+\b)"
