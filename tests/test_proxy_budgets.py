@@ -16,9 +16,10 @@ import itertools
 import json
 from typing import Any
 
+from snapshot.providers.overflow import parse_overflow
 from snapshot.proxy.budgets import count_images
 from snapshot.proxy.planner import RECOVERY_MARGIN, Planner, RequestPlan
-from snapshot.proxy.recovery import LearnedLimits, parse_overflow
+from snapshot.proxy.recovery import LearnedLimits
 from snapshot.proxy.shapes import OPENAI_CHAT, OPENAI_RESPONSES
 
 GPT = "gpt-5.5"

@@ -18,7 +18,8 @@ genai = pytest.importorskip("google.genai")
 from fake_upstream import FakeUpstream, fake_tokens  # noqa: E402
 from test_proxy_sdk import CLAUDE, GEMINI, GPT, Running, wait_for_ledger  # noqa: E402
 
-from snapshot.proxy.recovery import LearnedLimits, parse_overflow  # noqa: E402
+from snapshot.providers.overflow import parse_overflow  # noqa: E402
+from snapshot.proxy.recovery import LearnedLimits  # noqa: E402
 
 
 def _tool_history(turns: int, *, gemini: bool = False) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ from typing import Any
 from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from snapshot.errors import InputError, SnapshotError
+from snapshot.providers.overflow import Overflow, parse_overflow
 from snapshot.proxy.bodies import representable
 from snapshot.proxy.canary import Canary
 from snapshot.proxy.errors import ProxyError, error_body
@@ -45,7 +46,7 @@ from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
 from snapshot.proxy.page import LivePage
 from snapshot.proxy.planner import Planner, RequestPlan, SummarizerFactory
-from snapshot.proxy.recovery import LearnedLimits, Overflow, parse_overflow
+from snapshot.proxy.recovery import LearnedLimits
 from snapshot.proxy.reply import MAX_READ_BYTES, ReplyReader
 from snapshot.proxy.shapes import Shape, provider_for_path, shape_for
 from snapshot.proxy.summarizer import ClientRoute

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import SnapshotError
+from snapshot.providers.overflow import parse_overflow
 from snapshot.proxy.planner import Planner, RequestPlan
-from snapshot.proxy.recovery import LearnedLimits, parse_overflow
+from snapshot.proxy.recovery import LearnedLimits
 from snapshot.proxy.shapes import SHAPES, Shape
 from snapshot.proxy.turns import TurnRecorder
 from snapshot.transcript.store import Store

@@ -51,9 +51,10 @@ from snapshot.ladder.record import linear_copy
 from snapshot.ladder.sheets import SheetOptions
 from snapshot.ladder.summary import Summarizer
 from snapshot.ladder.target import Target, target_for
+from snapshot.providers.overflow import Overflow
 from snapshot.proxy.bodies import request_conversation, splice, undrawable_items
 from snapshot.proxy.budgets import Budget, budget_for, count_images
-from snapshot.proxy.recovery import LearnedLimits, Overflow
+from snapshot.proxy.recovery import LearnedLimits
 from snapshot.proxy.shapes import Shape
 from snapshot.proxy.summarizer import ClientRoute
 from snapshot.proxy.turns import ContentKeys
