@@ -1,6 +1,6 @@
 """Exact-id coverage of the snapshot rung on real sessions (issue 41 item 3), per file.
 
-Run: ``python bench/exact_ids_coverage.py [--out reports/bench/exact_ids.json] [FILE ...]``
+Run: ``python bench/exact_ids_coverage.py [--out reports/exact_ids.json] [FILE ...]``
 (files relative to ``$SNAPSHOT_CORPUS``, default ``../shared/corpus``; default
 files: the ones listed below). Each session's longest conversation goes to half
 its tokens for ``claude-sonnet-4-6`` twice: through the proxy's free rungs

@@ -266,7 +266,7 @@ def run_legibility(args: argparse.Namespace) -> int:
 
 
 def _run_gate(args: argparse.Namespace) -> int:
-    from snapshot.legibility.gate import QUALIFY_BAR, gate
+    from snapshot.legibility.gate import gate
 
     if args.reader:
         raise SnapshotError(
@@ -285,27 +285,7 @@ def _run_gate(args: argparse.Namespace) -> int:
     )
     if args.json:
         json.dump(
-            {
-                "model": result.model,
-                "min": result.minimum,
-                "text": result.text,
-                "passed": result.passed,
-                "weakest": result.weakest.reader,
-                "weakest_relative": round(result.weakest.relative, 4),
-                "qualify_bar": QUALIFY_BAR,
-                "readings": [j.point.as_dict() for j in result.judged],
-                "controls": [j.control.as_dict() for j in result.judged],
-                "judges": [
-                    {
-                        "reader": j.reader,
-                        "qualified": j.qualified,
-                        "control_chars": j.control.char_accuracy,
-                        "chars": j.point.char_accuracy,
-                        "relative": round(j.relative, 4),
-                    }
-                    for j in result.judged
-                ],
-            },
+            result.as_dict(),
             sys.stdout,
             indent=2,
             ensure_ascii=False,

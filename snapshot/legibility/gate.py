@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from snapshot.errors import InputError
 from snapshot.legibility.frontier import CandidateLayout, Point, measure
@@ -110,6 +111,31 @@ class GateResult:
     @property
     def points(self) -> tuple[Point, ...]:
         return tuple(j.point for j in self.judged)
+
+    def as_dict(self) -> dict[str, Any]:
+        """What ``snapshot legibility --min ACC --json`` prints."""
+        weak = self.weakest
+        return {
+            "model": self.model,
+            "min": self.minimum,
+            "text": self.text,
+            "passed": self.passed,
+            "weakest": weak.reader,
+            "weakest_relative": round(weak.relative, 4),
+            "qualify_bar": QUALIFY_BAR,
+            "readings": [j.point.as_dict() for j in self.judged],
+            "controls": [j.control.as_dict() for j in self.judged],
+            "judges": [
+                {
+                    "reader": j.reader,
+                    "qualified": j.qualified,
+                    "control_chars": j.control.char_accuracy,
+                    "chars": j.point.char_accuracy,
+                    "relative": round(j.relative, 4),
+                }
+                for j in self.judged
+            ],
+        }
 
 
 def installed_gate_readers() -> list[str]:
