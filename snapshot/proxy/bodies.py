@@ -99,7 +99,7 @@ def representable(raw: bytes) -> str | None:
     "duplicate key 'a'"
     >>> representable(b'{"t": 1e400}')
     "number '1e400' does not survive a round trip"
-    >>> representable(b'{"t": "\\ud800"}')
+    >>> representable(b'{"t": "\\\\ud800"}')
     'a string no UTF-8 can hold (a lone surrogate escape)'
     """
 
