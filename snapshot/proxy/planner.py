@@ -313,6 +313,21 @@ class Planner:
             total += self._cached(target, key, functools.partial(target.message_tokens, m))
         return total
 
+    def _read(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        key: tuple[str, str],
+        target: Target,
+        conv: Conversation | None = None,
+    ) -> tuple[Conversation, int, int]:
+        """The request as the ladder sees it (``conv`` when already read), the tokens
+        outside its history, and the whole body's count."""
+        if conv is None:
+            conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
+        outside = self.outside(shape, body, target)
+        return conv, outside, self.count(target, conv.path()) + outside
+
     def outside(self, shape: Shape, body: dict[str, Any], target: Target) -> int:
         """Tokens of what the ladder does not hold but the upstream body does: the fields
         beside the history (``tools``, ``tool_choice``, response schemas ...) and the
@@ -427,7 +442,12 @@ class Planner:
             # A pass built on the previous one can land over a limit the provider taught
             # (items the client added since); a fresh pass to that limit comes before
             # answering with the provider's last rejection.
-            plan = self._fresh_pass(shape, body, model, key, learned.limit, summarizer) or plan
+            plan = (
+                self._fresh_pass(
+                    shape, body, model, key, learned.limit, summarizer, plan.conversation
+                )
+                or plan
+            )
         size = len(plan.data) if plan.changed and plan.data is not None else raw_bytes
         over = (learned.limit is not None and plan.tokens_after > learned.limit) or (
             learned.too_many_bytes is not None and size >= learned.too_many_bytes
@@ -466,9 +486,7 @@ class Planner:
         if (raw_bytes <= trigger and small) or not items:
             guess = round(raw_bytes / target.chars_per_token)
             return RequestPlan(body, False, guess, guess, "bytes bound", window)
-        conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
-        outside = self.outside(shape, body, target)
-        tokens = self.count(target, conv.path()) + outside
+        conv, outside, tokens = self._read(shape, body, key, target)
         if tokens <= trigger and small:
             return RequestPlan(
                 body,
@@ -762,15 +780,14 @@ class Planner:
         key: tuple[str, str],
         limit: int,
         summarizer: SummarizerFactory | None,
+        conv: Conversation | None = None,
     ) -> RequestPlan | None:
         """A pass drawn anew (not built on the previous one) to the recovery margin under
         ``limit``; None when that still does not fit."""
         target = self.target(model)
         with self._lock:
             self._passes.pop(key, None)
-        conv = request_conversation(shape, body, key[0], self.keys.of(shape, body, key))
-        outside = self.outside(shape, body, target)
-        tokens = self.count(target, conv.path()) + outside
+        conv, outside, tokens = self._read(shape, body, key, target, conv)
         goal = int(limit * (1 - RECOVERY_MARGIN))
         caps = self.budget(shape.provider, target, model)
         plan = self._new_pass(
@@ -802,11 +819,7 @@ class Planner:
         target = self.target(model)
         with self._lock:
             self._passes.pop(key, None)
-        conv = sent.conversation or request_conversation(
-            shape, body, key[0], self.keys.of(shape, body, key)
-        )
-        outside = self.outside(shape, body, target)
-        tokens = self.count(target, conv.path()) + outside
+        conv, outside, tokens = self._read(shape, body, key, target, sent.conversation)
         data = refused if refused is not None else _encode(sent.body)
         sent_conv = request_conversation(shape, sent.body, key[0]) if sent.changed else conv
         refused_tokens = self.count(target, sent_conv.path()) + self.outside(
