@@ -104,6 +104,11 @@ def arm(stats: Any) -> dict[str, Any]:
     }
 
 
+def utc_now() -> str:
+    """Now, UTC, to the second, as the records write it (``2026-12-06T04:30:00Z``)."""
+    return _dt.datetime.now(_dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
 def load() -> list[float]:
     """The 1-, 5- and 15-minute load averages (NaN where the OS has none)."""
     if not hasattr(os, "getloadavg"):
@@ -151,10 +156,9 @@ def build(
     """The record of one run of ``bench`` (see the module's docstring for its shape)."""
     if not goals:
         raise ValueError(f"{bench}: a bench asserts at least one goal")
-    now = _dt.datetime.now(_dt.UTC).replace(microsecond=0)
     return {
         "bench": bench,
-        "date": now.isoformat().replace("+00:00", "Z"),
+        "date": utc_now(),
         "machine": machine(),
         "load": {"start": start or _STARTED.get(bench) or load(), "end": load()},
         "results": results,

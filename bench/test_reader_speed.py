@@ -21,11 +21,8 @@ Run: ``pytest bench/test_reader_speed.py --benchmark-only -o addopts="" -p no:ca
 
 from __future__ import annotations
 
-import datetime as _dt
 import fcntl
 import json
-import os
-import platform
 import resource
 import tempfile
 from collections.abc import Callable
@@ -34,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import results
 
 from snapshot.legibility import page_readers as pr
 
@@ -66,10 +64,6 @@ ARMS: dict[str, tuple[Callable[[], pr.PageReader], Callable[[], pr.PageReader]]]
     ),
 }
 RESULTS: dict[str, dict[str, Any]] = {}
-
-
-def _load() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def cpu_seconds() -> float:
@@ -125,15 +119,15 @@ def test_reader(benchmark: Any, pages: dict[str, tuple[np.ndarray, str]], name: 
                 "identical_text": old_text == new_text,
                 "before_char_accuracy": round(score_page(expected, old_text).char_accuracy, 4),
                 "after_char_accuracy": round(score_page(expected, new_text).char_accuracy, 4),
-                "load_1m_after": _load()[0],
+                "load_1m_after": results.load()[0],
             }
         return out
 
-    load_start = _load()
+    load_start = results.load()
     RESULTS[name] = {
         "pages": benchmark.pedantic(run, rounds=1, iterations=1),
-        "measured_at": _now(),
-        "load": {"start": load_start, "end": _load()},
+        "measured_at": results.utc_now(),
+        "load": {"start": load_start, "end": results.load()},
         "before_settings": _settings(before),
         "after_settings": _settings(after),
     }
@@ -152,35 +146,6 @@ def _settings(reader: pr.PageReader) -> dict[str, Any]:
     return {k: s[k] for k in (*keep, "settings_version") if k in s}
 
 
-def _now() -> str:
-    now = _dt.datetime.now(_dt.UTC).replace(microsecond=0)
-    return now.isoformat().replace("+00:00", "Z")
-
-
-def _machine() -> dict[str, Any]:
-    cpu = platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": os.cpu_count() or 1,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
-
-
-def _out() -> Path:
-    folder = Path(
-        os.environ.get("SNAPSHOT_BENCH_OUT") or Path(__file__).parent.parent / "reports" / "bench"
-    )
-    return folder / f"{BENCH}.json"
-
-
 def _write(name: str) -> None:
     """Put reader ``name``'s entry into the results file (the shape of bench/results.py).
 
@@ -188,7 +153,7 @@ def _write(name: str) -> None:
     measured (each entry has its own date and load), so ``-k NAME`` runs of one reader at
     a time, even at once, fill one file (a lock guards the write).
     """
-    path = _out()
+    path = results.out_dir() / f"{BENCH}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(Path(tempfile.gettempdir()) / f"snapshot-bench-{BENCH}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -223,8 +188,8 @@ def _record(readers: dict[str, Any]) -> dict[str, Any]:
     loads = [x for r in readers.values() for x in (r["load"]["start"], r["load"]["end"])]
     return {
         "bench": BENCH,
-        "date": _now(),
-        "machine": _machine(),
+        "date": results.utc_now(),
+        "machine": results.machine(),
         "load": {"start": loads[0], "end": loads[-1], "each_reader": "results.readers.*.load"},
         "results": {
             "readers": readers,
