@@ -311,7 +311,8 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
             f"`reports/frontier-points.jsonl`): {len(every)} layouts read at the profiles' real "
             f"pages, {len(readable)} of them readable by the weakest-reader bar. Each figure is "
             "the weakest reader's, measuredᵐ, with the reader and the text it read; OCR readers "
-            "are proxies for models."
+            "are proxies for models. Absolute figures: these readings predate control pages, so "
+            "no reader was qualified by its own (`legibility --min` judges relative to it)."
         ),
         "",
         "| profile | layout | real page | weakest: characters | weakest: exact hard tokens "
