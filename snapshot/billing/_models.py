@@ -903,6 +903,17 @@ ALIAS_ROWS: dict[str, tuple[str, Fact]] = {
             "the database prices it as gemini-3.1-pro-preview (GP; LL $2/$12 agrees)",
         ),
     ),
+    # Gemini CLI 0.61.0 calls its default model by this id (observed by the harness suite).
+    "gemini-3.1-pro-preview-customtools": (
+        "gemini-3.1-pro-preview",
+        Fact(
+            "https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview",
+            "documented",
+            "2026-12-06",
+            "listed under the model's versions as a separate endpoint of Gemini 3.1 Pro Preview "
+            "that prefers custom tools over bash; same page, same token limits",
+        ),
+    ),
     "gemini-3-flash": (
         "gemini-3-flash-preview",
         Fact(
