@@ -13,6 +13,11 @@ The rule, per request (one conversation and agent):
    client's items it replaced are unchanged and the result stays under the
    threshold), the same replacement items are reused: the compacted prefix is
    byte-identical request after request, so the provider's prompt cache holds.
+   A pass belongs to the conversation and the page layout it drew in, not to the
+   model: a harness that switches models mid-session (Gemini CLI's flash and pro)
+   reuses it for any model that draws the same pages, counted and checked against
+   that model's own limit, and a model of another layout keeps a pass of its own
+   (it is never sent pages drawn for another reader, nor does it erase theirs).
 4. Else a new pass runs the free rungs (elide, drop images, snapshot) to
    :data:`PASS_FILL` of the threshold, on the previous pass's result followed by
    the client's newer messages: the earlier pages are kept (redrawn from their text
@@ -171,6 +176,28 @@ class _Pass:
     page_digests: tuple[str, ...] = ()
     # Each item of the history this pass sent up to its replacement's end, by digest.
     item_digests: tuple[str, ...] = ()
+    model: str = ""  # the model it was planned for (its ``saved`` is in that model's tokens)
+
+
+#: Which passes a request may reuse: (conversation, agent, page layout).
+PassKey = tuple[str, str, str]
+
+
+def pass_key(key: tuple[str, str], target: Target) -> PassKey:
+    """A pass's key: the conversation and the layout its pages are drawn in, so two models
+    that draw the same pages share one pass and two that do not keep one each.
+
+    >>> from snapshot.ladder.target import target_for
+    >>> flash, other = target_for("gemini-3-flash-preview"), target_for("gemini-3.8-flash")
+    >>> pass_key(("c", "main"), flash) == pass_key(("c", "main"), other)
+    True
+    >>> pro = target_for("gemini-3.1-pro-preview")
+    >>> pass_key(("c", "main"), flash) == pass_key(("c", "main"), pro)
+    False
+    """
+    geometry = target.geometry if target.vision else None
+    layout = "text" if geometry is None else hashlib.sha256(repr(geometry).encode()).hexdigest()
+    return (*key, layout[:16])
 
 
 def _digest(items: list[Any]) -> str:
@@ -249,7 +276,7 @@ class Planner:
         self.window_override = window
         self.summarizer = summarizer
         self._targets: dict[str, Target] = {}
-        self._passes: dict[tuple[str, str], _Pass] = {}
+        self._passes: dict[PassKey, _Pass] = {}
         self._tokens: dict[tuple[str, float, str], int] = {}
         # (conversation, agent, learned state) of every rejection: never two under one state.
         self._refused: set[tuple[str, str, tuple[Any, ...]]] = set()
@@ -533,14 +560,26 @@ class Planner:
         caps: Budget,
     ) -> RequestPlan | None:
         with self._lock:
-            done = self._passes.get(key)
+            done = self._passes.get(pass_key(key, target))
         items = shape.history(body) or []
-        if done is None or len(items) < done.end or tokens - done.saved > trigger:
+        if done is None or len(items) < done.end:
             return None
-        if _digest(items[: done.end]) != done.digest:
+        same_model = done.model == target.model
+        if (same_model and tokens - done.saved > trigger) or _digest(items[: done.end]) != (
+            done.digest
+        ):
             return None
         new = dict(body)
         new[shape.history_key] = [*items[: done.front], *done.items, *items[done.end :]]
+        after = tokens - done.saved
+        if not same_model:
+            # Drawn for another model of the same layout: what it saves is counted anew
+            # in this model's tokens (its images may cost another amount).
+            after = self.count(
+                target, request_conversation(shape, new, key[0]).path()
+            ) + self.outside(shape, new, target)
+            if after > trigger:
+                return None
         data = _encode(new)
         if caps.over(data, count_images(new)):
             return None
@@ -548,7 +587,7 @@ class Planner:
             new,
             True,
             tokens,
-            tokens - done.saved,
+            after,
             target.text_counter,
             window,
             budget=trigger,
@@ -561,9 +600,7 @@ class Planner:
             data=data,
         )
 
-    def _base(
-        self, shape: Shape, body: dict[str, Any], key: tuple[str, str], conv: Conversation
-    ) -> tuple[Conversation, _Pass | None]:
+    def _base(self, key: PassKey, conv: Conversation) -> tuple[Conversation, _Pass | None]:
         """What a new pass compacts: the previous pass's result and the client's newer
         messages, when the client's history still begins with what that pass compacted."""
         with self._lock:
@@ -614,7 +651,8 @@ class Planner:
                 conversation=conv,
             )
 
-        base, previous = self._base(shape, body, key, conv)
+        slot = pass_key(key, target)
+        base, previous = self._base(slot, conv)
         # The ladder's own byte and image caps: what the fields outside the history leave.
         rest = {k: v for k, v in body.items() if k != shape.history_key}
         planning = target
@@ -698,10 +736,11 @@ class Planner:
             dense=dense,
             page_digests=digests,
             item_digests=_item_digests([*items[:front], *spliced.items]),
+            model=target.model,
         )
         if smaller_than is None or fits:
             with self._lock:
-                self._passes[key] = done
+                self._passes[slot] = done
         shared = kept = 0
         if previous is not None:
             shared = _shared_prefix(previous.page_digests, done.page_digests)
@@ -786,7 +825,7 @@ class Planner:
         ``limit``; None when that still does not fit."""
         target = self.target(model)
         with self._lock:
-            self._passes.pop(key, None)
+            self._passes.pop(pass_key(key, target), None)
         conv, outside, tokens = self._read(shape, body, key, target, conv)
         goal = int(limit * (1 - RECOVERY_MARGIN))
         caps = self.budget(shape.provider, target, model)
@@ -818,7 +857,7 @@ class Planner:
         repeat = self.learn(shape, model, key, overflow, sent, refused=refused)
         target = self.target(model)
         with self._lock:
-            self._passes.pop(key, None)
+            self._passes.pop(pass_key(key, target), None)
         conv, outside, tokens = self._read(shape, body, key, target, sent.conversation)
         data = refused if refused is not None else _encode(sent.body)
         sent_conv = request_conversation(shape, sent.body, key[0]) if sent.changed else conv
