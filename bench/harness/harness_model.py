@@ -14,6 +14,7 @@ a JSON object. An offline stand-in for a model: it reads no pages.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
@@ -185,7 +186,9 @@ class ScriptedModel:
         if api == "openai-responses":
             extra = {"reasoning": f"enc-harness-{call_id}"}
         elif api == "gemini":  # Gemini 3 signs each model step; the CLI sends it back
-            extra = {"signature": f"c2lnLWhhcm5lc3Mt{part:02d}"}
+            # A proto ``bytes`` field: canonical base64, as Gemini's own signatures are.
+            signature = base64.b64encode(f"sig-harness-{part:02d}".encode()).decode()
+            extra = {"signature": signature}
         if tool == "exec":
             script = (
                 f"const r = await tools.exec_command({{cmd: {json.dumps(command)}}});\n"
