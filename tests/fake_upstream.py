@@ -226,8 +226,12 @@ class FakeUpstream:
         if tokens > limit:
             return self._reject(api, 400, overflow_body(api, tokens, limit), body)
         if self.validate:
+            # A Messages request with a beta header (Claude Code's) is read with the beta types.
+            beta = api == "anthropic" and (
+                request.query.get("beta") == "true" or "anthropic-beta" in request.headers
+            )
             problems = await asyncio.get_running_loop().run_in_executor(
-                None, _problems, api, body, model
+                None, _problems, api, body, model, beta
             )
             self.problems.extend(problems)
             if problems and self.refuse_invalid:
@@ -416,7 +420,7 @@ def _common(a: list[str], b: list[str]) -> int:
     return n
 
 
-def _problems(api: str, body: dict[str, Any], model: str | None) -> list[str]:
+def _problems(api: str, body: dict[str, Any], model: str | None, beta: bool = False) -> list[str]:
     from snapshot.transcript.validate import validate
 
     checked = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
@@ -426,7 +430,8 @@ def _problems(api: str, body: dict[str, Any], model: str | None) -> list[str]:
         "anthropic": "anthropic",
         "gemini": "gemini",
     }[api]
-    return [f"{p.where}: {p.message}" for p in validate(checked, shape, model=model).problems]
+    found = validate(checked, shape, model=model, beta=beta).problems
+    return [f"{p.where}: {p.message}" for p in found]
 
 
 # -- replies -----------------------------------------------------------------------

@@ -2,9 +2,14 @@
 
 - OpenAI chat and Responses bodies against OpenAI's OpenAPI spec (``jsonschema``) and
   the ``openai`` SDK's request TypedDicts;
-- Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts;
+- Anthropic Messages bodies against the ``anthropic`` SDK's request TypedDicts (its beta
+  request types for a request with an ``anthropic-beta`` header: ``beta=True``);
 - Gemini ``generateContent`` bodies against ``google-genai``'s pydantic types;
 - and, for every shape, the rules in :mod:`snapshot.transcript.validate.rules`.
+
+The schemas read the body as the provider does: fields a provider's own client sends
+that its published types omit are listed, with their source, in
+:mod:`snapshot.transcript.validate.clients`.
 
 A schema that is not on this machine (the OpenAI spec lives outside the
 project) is skipped and named in :attr:`Validation.skipped`; the rules still run.
@@ -23,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from snapshot.errors import SnapshotError
+from snapshot.transcript.validate.clients import as_read
 from snapshot.transcript.validate.problems import Problem
 from snapshot.transcript.validate.rules import GEMINI_SIGNATURE_SENTINEL, check_rules
 
@@ -78,7 +84,7 @@ class Validation:
         }
 
 
-def _checkers(shape: str) -> list[tuple[str, Callable[[Any], list[Problem]]]]:
+def _checkers(shape: str, beta: bool = False) -> list[tuple[str, Callable[[Any], list[Problem]]]]:
     """``(name, check)`` for each published schema or SDK type set that covers ``shape``."""
     from snapshot.transcript.validate import gemini_types, openai_spec, sdk_types
 
@@ -87,11 +93,12 @@ def _checkers(shape: str) -> list[tuple[str, Callable[[Any], list[Problem]]]]:
     out: list[tuple[str, Callable[[Any], list[Problem]]]] = []
     if shape != "anthropic":
         out.append((openai_spec.SOURCE, lambda body: openai_spec.validate_openai(body, shape)))
-    out.append((sdk_types.source_of(shape), lambda body: sdk_types.validate_sdk(body, shape)))
+    types = "anthropic-beta" if shape == "anthropic" and beta else shape
+    out.append((sdk_types.source_of(types), lambda body: sdk_types.validate_sdk(body, types)))
     return out
 
 
-def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
+def validate(body: Any, shape: str, *, model: str | None = None, beta: bool = False) -> Validation:
     """Check a request body of ``shape`` (one of :data:`SHAPES`).
 
     Parameters
@@ -102,6 +109,9 @@ def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
         ``anthropic``, ``openai``, ``openai-responses`` or ``gemini``.
     model
         The model the body is for (Gemini 3's signature rule; an unnamed Gemini model is held to it).
+    beta
+        An Anthropic request sent with an ``anthropic-beta`` header (Claude Code's are): checked
+        against the SDK's beta request types, which hold the beta fields.
 
     Returns
     -------
@@ -119,9 +129,10 @@ def validate(body: Any, shape: str, *, model: str | None = None) -> Validation:
     checked: list[str] = []
     skipped: list[str] = []
     unchecked: list[str] = []
-    for name, check in _checkers(shape):
+    read = as_read(body, shape)
+    for name, check in _checkers(shape, beta):
         try:
-            problems += check(body)
+            problems += check(read)
         except (SnapshotError, ImportError) as exc:
             skipped.append(f"{name} check skipped: {exc}")
             unchecked.append(name)

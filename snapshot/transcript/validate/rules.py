@@ -2,7 +2,9 @@
 
 - roles in the order the provider wants;
 - every tool call answered by the next turn, and no result without its call;
-- call ids and tool names matching the provider's patterns, every called tool declared;
+- call ids and tool names matching the provider's patterns, every called tool declared
+  (not for Gemini, which documents no such rule);
+- Anthropic's ``role: "system"`` messages only right after a user turn;
 - no empty text blocks;
 - images whose media type matches their bytes, within the provider's size and count limits;
 - Gemini 3: a ``thoughtSignature`` on the current turn's function calls.
@@ -88,6 +90,13 @@ def sniff_media_type(data: bytes) -> str | None:
 # --- the rules ----------------------------------------------------------------------------
 
 
+#: Anthropic takes ``role: "system"`` messages inside ``messages`` right after a user turn
+#: ("Mid-conversation system messages", platform.claude.com/docs/en/build-with-claude/
+#: mid-conversation-system-messages, and the SDK's ``SystemMessageParam``; read 2026-12-06).
+#: Claude Code's default models send its environment block so, after the first user message.
+_ANTHROPIC_SYSTEM = "system"
+
+
 def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
     if shape in ("anthropic", "gemini"):
         model = "assistant" if shape == "anthropic" else "model"
@@ -99,13 +108,23 @@ def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
                 SOURCE,
             )
         for prev, turn in pairwise(turns):
-            if turn.role not in ("user", model):
+            if shape == "anthropic" and turn.role == _ANTHROPIC_SYSTEM:
+                if prev.role != "user":
+                    yield Problem(
+                        turn.where,
+                        "role-order",
+                        f"a system message follows a {prev.role!r} turn, not a user turn",
+                        SOURCE,
+                    )
+            elif turn.role not in ("user", model):
                 yield Problem(
                     turn.where, "role-order", f"role {turn.role!r} is not user or {model}", SOURCE
                 )
             elif turn.role == prev.role and shape == "gemini":
-                # Anthropic's Messages reference: "Consecutive user or assistant turns in
-                # your request will be combined into a single turn" (read 2026-12-06).
+                # Gemini answers 400 INVALID_ARGUMENT "Please ensure that multiturn requests
+                # alternate between user and model" (reported against generateContent as
+                # late as 2026-06: NousResearch/hermes-agent#55125). Anthropic combines
+                # consecutive user or assistant turns into one (Messages reference).
                 yield Problem(turn.where, "role-order", f"two {turn.role} turns in a row", SOURCE)
     if shape == "anthropic" and turns:
         last = turns[-1]
@@ -251,7 +270,9 @@ def _ids_and_names(body: dict[str, Any], turns: list[Turn], shape: str) -> Itera
                     f"tool name {c.name!r} does not match {name_ok.pattern}",
                     SOURCE,
                 )
-            elif c.name not in declared:
+            elif c.name not in declared and shape != "gemini":
+                # Gemini documents no such rule, and Gemini CLI's own loop check sends
+                # its history's calls to the API with no tools declared.
                 yield Problem(
                     c.where,
                     "tool-declared",

@@ -96,6 +96,13 @@ def _check_union(
         if not named and not untagged:
             kinds = sorted({str(v) for t in tags for v in t})
             return [_problem((*path, key), f"{kind!r} is not one of {kinds}")]
+        if named and untagged:
+            # The tagged branch is the one meant, but an untagged one (Anthropic's tool
+            # ``input_schema`` is its typed form or any object) may still accept it.
+            found = _check_union(value, named, path)
+            if found and any(not check_value(value, o, path) for o in untagged):
+                return []
+            return found
         options = named or untagged
         if len(options) == 1:
             return check_value(value, options[0], path)

@@ -262,6 +262,11 @@ class _Walker:
             if not named and not untagged:
                 kinds = sorted({str(v) for t in tags for v in t})
                 return [_problem((*path, key), f"{kind!r} is not one of {kinds}")]
+            if named and untagged:  # as sdk_types._check_union
+                found = self.union(value, named, path)
+                if found and any(not self.value(value, o, path) for o in untagged):
+                    return []
+                return found
             options = named or untagged
             if len(options) == 1:
                 return self.value(value, options[0], path)

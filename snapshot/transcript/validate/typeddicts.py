@@ -18,9 +18,15 @@ import typing_extensions
 
 __all__ = ["REQUEST_TYPES", "is_typeddict", "type_name", "typeddict_fields", "unwrap"]
 
-# Each shape's request type: (module, TypedDict).
+# Each shape's request type: (module, TypedDict). ``anthropic-beta`` is the Messages
+# request with the beta features a client turns on with its ``anthropic-beta`` header
+# (Claude Code's ``context_management``, ``output_config`` on a system message ...).
 REQUEST_TYPES = {
     "anthropic": ("anthropic.types.message_create_params", "MessageCreateParamsNonStreaming"),
+    "anthropic-beta": (
+        "anthropic.types.beta.message_create_params",
+        "MessageCreateParamsNonStreaming",
+    ),
     "openai": ("openai.types.chat.completion_create_params", "CompletionCreateParamsNonStreaming"),
     "openai-responses": (
         "openai.types.responses.response_create_params",
