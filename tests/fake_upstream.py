@@ -84,6 +84,7 @@ class Accepted:
     cached: int
     headers: dict[str, str]
     raw: bytes
+    problems: tuple[str, ...] = ()  # what the validator found in this body
 
 
 ReplyMaker = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -225,6 +226,7 @@ class FakeUpstream:
         limit = self.model_limits.get(model or "", self.limit)
         if tokens > limit:
             return self._reject(api, 400, overflow_body(api, tokens, limit), body)
+        problems: list[str] = []
         if self.validate:
             # A Messages request with a beta header (Claude Code's) is read with the beta types.
             beta = api == "anthropic" and (
@@ -256,7 +258,9 @@ class FakeUpstream:
             )
             for k, v in request.headers.items()
         }
-        self.accepted.append(Accepted(api, request.path, body, tokens, cached, headers, raw))
+        self.accepted.append(
+            Accepted(api, request.path, body, tokens, cached, headers, raw, tuple(problems))
+        )
         # Each reply its own message id: Claude Code merges the content of replies that share one.
         reply = {"message_id": f"msg_fake{self.requests:05d}", **self.reply(api, body)}
         png = _image_of(body) if self.ocr is not None and _TRANSCRIBE in raw else None

@@ -17,7 +17,7 @@ def _mark(value: Any) -> str:
 
 def _row(r: dict[str, Any]) -> str:
     if "error" in r:
-        return f"| {r['run']} | | | | | | | | | error: {r['error']} |"
+        return f"| {r['run']} | | | | | | | | | | error: {r['error']} |"
     fidelity = r["fidelity"]
     if fidelity["available"]:
         diff = f"{fidelity['requests_with_differences']} differ"
@@ -31,12 +31,14 @@ def _row(r: dict[str, Any]) -> str:
         f"{store.get('parts_in_largest', 0)}/{r['parts']} parts"
     )
     passed = all(v is True for v in r["passed"].values())
+    changed = r.get("fake_validation_problems_in_changed_bodies")
+    invalid = f"{r.get('fake_validation_problems', 0)} / {'n/a' if changed is None else changed}"
     flag = f" `--window {r['window_flag']}`" if r.get("window_flag") else ""
     return (
         f"| {r['cli']} {r['version']}{flag} | {r['model']} ({', '.join(r['models_seen'])}) "
         f"| {r['highest_part']}/{r['parts']} | {r['exit_code']} | {r['compacted_requests']} "
         f"of {r['client_requests']} | {diff} | {share} / {reuse['proxy_ledger_reused']} "
-        f"| {r['upstream_rejections']} → {r['client_rejections']} | {exported} "
+        f"| {r['upstream_rejections']} → {r['client_rejections']} | {invalid} | {exported} "
         f"| {'**' + str(len(r['key_leaks'])) + ' files**' if r['key_leaks'] else 'nowhere'} "
         f"| {_mark(passed)} |"
     )
@@ -47,8 +49,8 @@ def section(report: dict[str, Any]) -> str:
     header = [
         "| CLI | model (models seen) | parts read | exit | compacted requests "
         "| fidelity diff | reuse: bodies / proxy ledger | rejections upstream → client "
-        "| store export | key found in | passed |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| validator problems: all / in changed bodies | store export | key found in | passed |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     required = [r for r in report["results"] if r.get("required", True)]
     diagnostics = [r for r in report["results"] if not r.get("required", True)]

@@ -211,6 +211,7 @@ def run_one(
         "fake_limit": limit_set[0] if limit_set else None,
         "fake_validation_problems": len(fake.problems),
         "fake_validation_samples": sorted(set(fake.problems))[:5],
+        **proxy_made_problems(fake.accepted, front.exchanges),
         "key_leaks": leaks,
         "store": None if direct else store_export(run / "store", api, parts),
         **checked,
@@ -218,6 +219,22 @@ def run_one(
     summary["passed"] = verdict(summary)
     (run / "summary.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     return summary
+
+
+def proxy_made_problems(accepted: list[Any], client: list[Any]) -> dict[str, Any]:
+    """The fake validator's problems in bodies the proxy changed (paired with the client's
+    body by ``X-Harness-Seq``): the ones the proxy made, or kept from the client's body in
+    a compacted request. A body forwarded as the client sent it carries only the client's."""
+    sent = {ex.seq: ex.body for ex in client if ex.seq is not None}
+    found: list[str] = []
+    for body in accepted:
+        seq = body.headers.get("x-harness-seq")
+        if body.problems and seq is not None and body.raw != sent.get(int(seq)):
+            found.extend(body.problems)
+    return {
+        "fake_validation_problems_in_changed_bodies": len(found),
+        "fake_validation_samples_in_changed_bodies": sorted(set(found))[:5],
+    }
 
 
 def store_export(store: Path, api: str, parts: int) -> dict[str, Any]:
