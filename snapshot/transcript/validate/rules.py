@@ -94,6 +94,8 @@ def sniff_media_type(data: bytes) -> str | None:
 #: ("Mid-conversation system messages", platform.claude.com/docs/en/build-with-claude/
 #: mid-conversation-system-messages, and the SDK's ``SystemMessageParam``; read 2026-12-06).
 #: Claude Code's default models send its environment block so, after the first user message.
+#: A run of them after one user turn is not documented either way: it is let through (the
+#: proxy can leave two of Claude Code's system reminders side by side after its pages).
 _ANTHROPIC_SYSTEM = "system"
 
 
@@ -107,16 +109,19 @@ def _role_order(turns: list[Turn], shape: str) -> Iterator[Problem]:
                 f"the first turn is {turns[0].role!r}, not 'user'",
                 SOURCE,
             )
+        spoken = turns[0].role if turns else "user"  # the last turn that is not system
         for prev, turn in pairwise(turns):
             if shape == "anthropic" and turn.role == _ANTHROPIC_SYSTEM:
-                if prev.role != "user":
+                if spoken != "user":
                     yield Problem(
                         turn.where,
                         "role-order",
-                        f"a system message follows a {prev.role!r} turn, not a user turn",
+                        f"a system message follows a {spoken!r} turn, not a user turn",
                         SOURCE,
                     )
-            elif turn.role not in ("user", model):
+                continue
+            spoken = turn.role
+            if turn.role not in ("user", model):
                 yield Problem(
                     turn.where, "role-order", f"role {turn.role!r} is not user or {model}", SOURCE
                 )
