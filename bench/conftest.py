@@ -11,6 +11,7 @@ results say so (:data:`INPUTS`).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -358,10 +359,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         ("dense speed:", "test_dense_speed"),  # issue 29 item 3: gray pages beside 1-bit ones
         ("ctok line by line:", "test_ctok_lines"),  # issue 29 item 2: Claude counts
     ):
-        try:
-            lines = __import__(module).summary_lines()
-        except ImportError:
-            lines = []
+        # Only a bench module this run imported (an import by name could find tests/'s
+        # namesake first when a bench put tests/ on sys.path).
+        ran = sys.modules.get(module)
+        lines = ran.summary_lines() if hasattr(ran, "summary_lines") else []
         if lines:
             tr.write_line(title)
             for line in lines:

@@ -150,6 +150,9 @@ def _section(r: dict[str, Any]) -> list[str]:
         out += [
             f"| `{name}` | {_num(f['value'])} {f['unit']} | {f['what']} |" for _, name, f in rows
         ]
+    table = res.get("table")
+    if table:  # a bench's own comparison: one row per arm, its columns (see _table)
+        out += ["", *_table(table)]
     if res.get("arms"):
         out += ["", "| arm | median | min | rounds |", "|---|---|---|---|"]
         out += [
@@ -163,6 +166,18 @@ def _section(r: dict[str, Any]) -> list[str]:
             "Inputs and settings: " + "; ".join(f"{k}: {v}" for k, v in extra.items()) + ".",
         ]
     return [*out, ""]
+
+
+def _table(table: dict[str, Any]) -> list[str]:
+    """``results["table"]``: ``{"title", "columns": [...], "rows": [[...], ...]}``, as given.
+
+    >>> _table({"title": "T", "columns": ["a", "b"], "rows": [["x", 1]]})
+    ['T:', '', '| a | b |', '|---|---|', '| x | 1 |']
+    """
+    cols = [str(c) for c in table["columns"]]
+    out = [f"{table['title']}:", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in table["rows"]]
+    return out
 
 
 def render(
