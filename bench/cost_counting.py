@@ -242,10 +242,20 @@ class IdCoverage:
     dropped: int  # not as text and no new images: gone (cleared, elided)
 
 
+def moved_texts(client: dict[str, Any], upstream: dict[str, Any]) -> list[str]:
+    """The client's texts the upstream body does not carry verbatim (drawn, cleared, elided).
+
+    >>> moved_texts({"system": "a", "messages": []}, {"system": "b", "messages": []})
+    ['a']
+    """
+    kept_units = set(text_units(upstream))
+    return [u for u in text_units(client) if u not in kept_units]
+
+
 def id_coverage(client: dict[str, Any], upstream: dict[str, Any]) -> IdCoverage:
     """The exact-id coverage of one request (see the module's docstring)."""
     kept_units = set(text_units(upstream))
-    moved = [u for u in text_units(client) if u not in kept_units]
+    moved = moved_texts(client, upstream)
     ids = {i for u in moved for i in exact_ids(u)}
     if not ids:
         return IdCoverage(0, 0, 0, 0)

@@ -69,11 +69,15 @@ from cost_counting import (  # noqa: E402
     count_body,
     count_images,
     id_coverage,
+    image_tokens,
+    moved_texts,
+    text_tokens,
 )
 from fake_upstream import FakeUpstream  # noqa: E402
 from proxy_process import ProxyProcess, free_port  # noqa: E402
 
 from snapshot.billing.prices import price_for  # noqa: E402
+from snapshot.profiles import profile_for  # noqa: E402
 
 BENCH = results.bench_name(__file__)
 MODEL = cost_session.MODEL
@@ -356,7 +360,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
     weighted: list[float] = []
     reads = writes = page_tokens = pages = 0
     kept = off = on_pages = dropped = 0
-    changed = differing = 0
+    changed = differing = moved_chars = moved_tokens = 0
     fidelity_lines: list[str] = []
     outside_span_diff = None
     if run.name.startswith("snapshot"):
@@ -371,6 +375,9 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
             reads, writes = reads + split.read, writes + split.write
             page_tokens += sum(b.tokens for b in blocks if b.image)
             pages += count_images(body)
+            moved = moved_texts(client, body)
+            moved_chars += sum(len(t) for t in moved)
+            moved_tokens += sum(text_tokens(MODEL, t) for t in moved)
             ids = id_coverage(client, body)
             kept, off = kept + ids.kept, off + ids.off_text
             on_pages, dropped = on_pages + ids.on_pages, dropped + ids.dropped
@@ -395,6 +402,9 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
         "dollars_uncached": sum(tokens) * price.input / 1e6,
         "dollars_cached": (reads * price.cache_read + writes * price.cache_write) / 1e6,
         "page_tokens": page_tokens,
+        "moved_chars": moved_chars,
+        "moved_text_tokens": moved_tokens,
+        "chars_per_page_token": moved_chars / page_tokens if page_tokens else float("nan"),
         "pages": pages,
         "ids_off_text": off,
         "ids_kept": kept,
@@ -442,6 +452,31 @@ def test_arm(benchmark: Any, name: str, tmp_root: Path) -> None:
     if run.available:
         assert len(run.upstream) == len(REQUESTS)
         assert all(s == 200 for s in run.statuses), f"{name}: {run.statuses}"
+
+
+def densities() -> dict[str, Any]:
+    """Characters per text token of the session's parts (the last request), by ctok: imaging a
+    part pays only where a page holds more characters per token than its text does."""
+    last = json.loads(REQUESTS[-1].body)
+    parts: dict[str, list[str]] = {"system_prompt": [], "tool_docs": [], "tool_results": []}
+    parts["system_prompt"] = [str(b.get("text", "")) for b in last.get("system") or []]
+    parts["tool_docs"] = [str(t.get("description", "")) for t in last.get("tools") or []]
+    for m in last.get("messages") or []:
+        for b in m.get("content") if isinstance(m.get("content"), list) else []:
+            if isinstance(b, dict) and b.get("type") == "tool_result":
+                c = b.get("content")
+                parts["tool_results"].append(
+                    c if isinstance(c, str) else "".join(str(x.get("text", "")) for x in c or [])
+                )
+    out = {}
+    for name, texts in parts.items():
+        chars, tokens = sum(map(len, texts)), sum(text_tokens(MODEL, t) for t in texts)
+        out[f"chars_per_token_{name}"] = results.figure(
+            chars / tokens if tokens else float("nan"),
+            "chars",
+            f"{name.replace('_', ' ')} of the last request: characters per ctok token (measured)",
+        )
+    return out
 
 
 def _no_nan(row: dict[str, Any]) -> dict[str, Any]:
@@ -509,6 +544,16 @@ def test_goal(recording: Path) -> None:
         figures[f"{arm}_cache_weighted_ratio"] = results.figure(
             ratio_w, "x", f"{arm}: cache-weighted tokens / direct's (prefix-cache model: modelled)"
         )
+    figures.update(densities())
+    for arm in ARMS:
+        per = counted[arm].get("chars_per_page_token")
+        if per is not None:
+            figures[f"{arm}_chars_per_page_token"] = results.figure(
+                per,
+                "chars",
+                f"{arm}: characters of the client texts it took off the text per "
+                "page token it sent (measured; includes what it elided or cleared)",
+            )
     cost = "snapshot_cost_{}"
     goals: dict[str, results.Goal] = {}
     source = "issue 41 done-when"
@@ -533,6 +578,8 @@ def test_goal(recording: Path) -> None:
         goals[f"cost_{policy}_fidelity"] = results.Goal(
             get(arm, "fidelity_differing"), "==", 0, "requests differing", source
         )
+    profile = profile_for(MODEL)
+    scheme = profile.scheme
     recorded = json.loads((recording / "summary.json").read_text(encoding="utf-8"))
     price = price_for(MODEL)
     assert price is not None
@@ -567,6 +614,10 @@ def test_goal(recording: Path) -> None:
             f"write ${price.cache_write}/M)",
             "context_editing": f"clear_tool_uses_20250919 at trigger {CLEAR_TRIGGER:,}, keep "
             f"{CLEAR_KEEP} (modelled: applied by this bench; {CLEAR_SOURCE})",
+            "page_rule": f"w·h/750 after fitting 1568 px for every arm (issue 41's rule); the "
+            f"package's own {MODEL} scheme ({type(scheme).__name__}, {profile.scheme_fact.date}) "
+            f"counts a 1568x728 page as {scheme.tokens(1568, 728):,} tokens, not "
+            f"{image_tokens(1568, 728):,}",
             "cpu": "the proxy process's CPU clock per request, under load (shared 2-core VM)",
             "output_tokens": "not counted: the same scripted replies in every arm",
         },
