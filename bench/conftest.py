@@ -362,7 +362,8 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         # Only a bench module this run imported (an import by name could find tests/'s
         # namesake first when a bench put tests/ on sys.path).
         ran = sys.modules.get(module)
-        lines = ran.summary_lines() if hasattr(ran, "summary_lines") else []
+        summary = getattr(ran, "summary_lines", None)
+        lines = summary() if summary is not None else []
         if lines:
             tr.write_line(title)
             for line in lines:

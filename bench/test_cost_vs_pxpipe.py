@@ -49,6 +49,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -362,9 +363,10 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
     kept = off = on_pages = dropped = 0
     changed = differing = moved_chars = moved_tokens = 0
     fidelity_lines: list[str] = []
-    outside_span_diff = None
+    # The fidelity rule is the proxy's own (issue 38): checked on the snapshot arms.
+    diff: Callable[[Any, Any, str], list[str]] | None = None
     if run.name.startswith("snapshot"):
-        from snapshot.proxy.fidelity import outside_span_diff
+        from snapshot.proxy.fidelity import outside_span_diff as diff
     for request, sent in zip(REQUESTS, run.upstream, strict=True):
         client = json.loads(request.body)
         for body in sent:
@@ -383,8 +385,8 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
             on_pages, dropped = on_pages + ids.on_pages, dropped + ids.dropped
             if body != client:
                 changed += 1
-                if outside_span_diff is not None:
-                    lines = outside_span_diff(client, body, API)
+                if diff is not None:
+                    lines = diff(client, body, API)
                     differing += bool(lines)
                     fidelity_lines += [f"request {request.n}: {x}" for x in lines[:2]]
     price = price_for(MODEL)
@@ -415,7 +417,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
         "cpu_ms_p95": _pct(run.cpu_ms, 0.95),
         "cpu_ms_max": max(run.cpu_ms, default=float("nan")),
         "requests_changed": changed,
-        "fidelity_checked": outside_span_diff is not None,
+        "fidelity_checked": diff is not None,
         "fidelity_differing": differing,
         "fidelity_first": fidelity_lines[:6],
         "count_tokens_calls": run.count_tokens_calls,

@@ -90,7 +90,7 @@ def requests() -> list[dict[str, Any]]:
             },
         ]
     turns.append({**base, "messages": _marked(history)})
-    paged = copy.deepcopy(turns[2])
+    paged: dict[str, Any] = copy.deepcopy(turns[2])
     page = {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": _png(1568, 728)},
