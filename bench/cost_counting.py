@@ -4,7 +4,7 @@
   reads them (each tool definition, each system block, each content block of each message);
   a block's text counted by the package's counter for the model (``count_text_tokens``: ctok
   for Claude, a reconstruction of Claude's own count), an image by Anthropic's published rule
-  (w·h/750 after fitting the long edge into 1568 px). The API's per-message framing is not
+  (w·h/750 after fitting the long edge into 1568 px: ``snapshot.billing.schemes.AnthropicArea``). The API's per-message framing is not
   counted (the same few tokens a message in every arm).
 - **Prompt cache** (:class:`PrefixCache`), a model, labelled so: per conversation, the longest
   run of leading blocks equal to the previous request's of the same conversation is a cache
@@ -38,17 +38,20 @@ import base64
 import functools
 import hashlib
 import json
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from snapshot.billing.schemes import AnthropicArea
+from snapshot.errors import TranscriptError
 from snapshot.ladder.exact_ids import exact_ids
 from snapshot.profiles import count_text_tokens
+from snapshot.transcript.image_header import image_header
 
 CACHE_READ = 0.1
 CACHE_WRITE = 1.25
-_LONG_EDGE = 1568
+_AREA = AnthropicArea()
+_HEADER_B64 = 1 << 16  # base64 characters decoded for an image's header (48 KiB)
 
 
 @dataclass(frozen=True)
@@ -61,24 +64,22 @@ class Block:
 
 
 def image_tokens(width: int, height: int) -> int:
-    """Anthropic's published rule: w·h/750 after fitting the long edge into 1568 px.
+    """Anthropic's published rule, the package's :class:`AnthropicArea`: w·h/750 after fitting
+    the long edge into 1568 px.
 
     >>> image_tokens(1568, 728), image_tokens(3136, 1456)
-    (1523, 1523)
+    (1522, 1522)
     """
-    scale = min(1.0, _LONG_EDGE / max(width, height, 1))
-    return math.ceil(width * scale * height * scale / 750)
+    return int(_AREA.tokens(width, height))
 
 
 def png_size(data: str) -> tuple[int, int]:
-    """Width and height of a base64 PNG from its header (0, 0 when it is not one)."""
+    """Width and height of a base64 image by the package's one header reader (0, 0: none)."""
     try:
-        head = base64.b64decode(data[:44] + "=" * (-len(data[:44]) % 4))
-    except ValueError:
+        _, width, height = image_header(base64.b64decode(data[:_HEADER_B64], validate=False))
+    except (ValueError, TranscriptError):
         return 0, 0
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
-        return 0, 0
-    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    return width, height
 
 
 def _strip(value: Any) -> Any:
