@@ -56,6 +56,7 @@ from typing import Any
 
 import pytest
 import results
+from conftest import record  # before tests/ is on sys.path: its conftest is another
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
@@ -63,7 +64,6 @@ pytest.importorskip("aiohttp")
 
 import cost_session  # noqa: E402
 import pxpipe_peer  # noqa: E402
-from conftest import record  # noqa: E402
 from cost_counting import (  # noqa: E402
     PrefixCache,
     conversation_key,
@@ -359,6 +359,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
     cache = PrefixCache()
     tokens: list[int] = []
     weighted: list[float] = []
+    read_each: list[int] = []
     reads = writes = page_tokens = pages = 0
     kept = off = on_pages = dropped = 0
     changed = differing = moved_chars = moved_tokens = 0
@@ -373,6 +374,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
             blocks = count_body(body, MODEL)
             split = cache.add(conversation_key(client), blocks)
             tokens.append(split.total)
+            read_each.append(split.read)
             weighted.append(split.weighted)
             reads, writes = reads + split.read, writes + split.write
             page_tokens += sum(b.tokens for b in blocks if b.image)
@@ -398,6 +400,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
         "client_statuses_not_200": sum(s != 200 for s in run.statuses),
         "tokens": sum(tokens),
         "tokens_per_request": tokens,
+        "cache_read_per_request": read_each,
         "cache_read": reads,
         "cache_write": writes,
         "cache_weighted": sum(weighted),
