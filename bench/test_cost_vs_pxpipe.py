@@ -483,7 +483,8 @@ def densities() -> dict[str, Any]:
         out[f"chars_per_token_{name}"] = results.figure(
             chars / tokens if tokens else float("nan"),
             "chars",
-            f"{name.replace('_', ' ')} of the last request: characters per ctok token (measured)",
+            f"{name.replace('_', ' ')} of the last request: characters per ctok token "
+            "(reconstructed count)",
         )
     return out
 
@@ -548,7 +549,10 @@ def test_goal(recording: Path) -> None:
             ]
         )
         figures[f"{arm}_tokens_ratio"] = results.figure(
-            ratio_t, "x", f"{arm}: input tokens sent upstream / direct's (measured, ctok + w·h/750)"
+            ratio_t,
+            "x",
+            f"{arm}: input tokens sent upstream / direct's (bodies measured; text by ctok, "
+            "a reconstruction of Claude's count; pages w·h/750)",
         )
         figures[f"{arm}_cache_weighted_ratio"] = results.figure(
             ratio_w, "x", f"{arm}: cache-weighted tokens / direct's (prefix-cache model: modelled)"
@@ -561,7 +565,7 @@ def test_goal(recording: Path) -> None:
                 per,
                 "chars",
                 f"{arm}: characters of the client texts it took off the text per "
-                "page token it sent (measured; includes what it elided or cleared)",
+                "page token it sent (bodies measured, ctok; includes what it elided or cleared)",
             )
     cost = "snapshot_cost_{}"
     goals: dict[str, results.Goal] = {}
@@ -617,7 +621,8 @@ def test_goal(recording: Path) -> None:
         },
         "params": {
             "counting": "text by ctok (the package's counter for the model), pages w·h/750 "
-            "(measured); cache read x0.1, write x1.25 by a prefix-cache model (modelled, "
+            "(the bodies measured, ctok's counts reconstructed); cache read x0.1, write x1.25 "
+            "by a prefix-cache model (modelled, "
             "bench/cost_counting.py); dollars at "
             f"{price.database} prices (input ${price.input}/M, read ${price.cache_read}/M, "
             f"write ${price.cache_write}/M)",
