@@ -4,7 +4,8 @@
   reads them (each tool definition, each system block, each content block of each message);
   a block's text counted by the package's counter for the model (``count_text_tokens``: ctok
   for Claude, a reconstruction of Claude's own count), an image by Anthropic's published rule
-  (w·h/750 after fitting the long edge into 1568 px: ``snapshot.billing.schemes.AnthropicArea``). The API's per-message framing is not
+  (w·h/750 after fitting the long edge into 1568 px: ``snapshot.billing.schemes.AnthropicArea``).
+  The API's per-message framing is not
   counted (the same few tokens a message in every arm).
 - **Prompt cache** (:class:`PrefixCache`), a model, labelled so: per conversation, the longest
   run of leading blocks equal to the previous request's of the same conversation is a cache

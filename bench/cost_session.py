@@ -1,6 +1,6 @@
 """A real Claude Code session recorded for the cost bench (issue 41 item 7), no proxy in between.
 
-    Claude Code 2.1.332 ──▶ tap (numbers requests) ──▶ tests/fake_upstream.py (scripted model)
+    Claude Code 2.1.332 ──▶ tap (numbers requests) ──▶ tests/fake_upstream.py (scripted)
 
 The workspace is a small payments service built here (:func:`write_workspace`): a git
 repository whose twelve commits have fixed dates, so their 40-hex hashes are the same on every
@@ -234,7 +234,8 @@ def write_workspace(root: Path) -> str:
             rows = ["account_id,partner,currency,balance_minor,opened"]
             rows += [
                 f"{_uuid(f'acct{k}')},{_hex(f'p{k}', 10)},"
-                f"{('EUR', 'USD', 'GBP')[k % 3]},{(k * 104_729) % 9_000_000},2026-0{1 + k % 9}-1{k % 9}"
+                f"{('EUR', 'USD', 'GBP')[k % 3]},{(k * 104_729) % 9_000_000},"
+                f"2026-0{1 + k % 9}-1{k % 9}"
                 for k in range(90)
             ]
             (root / "data/accounts.csv").write_text("\n".join(rows) + "\n")

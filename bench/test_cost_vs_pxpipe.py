@@ -26,7 +26,8 @@ prefix-cache model (read x0.1, write x1.25; **modelled**), dollars at the packag
 the model, exact-id coverage, the proxy process's CPU per request (its process CPU clock,
 ``clock_getcpuclockid``, ns resolution, sampled before each request and after the proxy has
 gone quiet following the reply), and the fidelity diff
-(``snapshot.proxy.fidelity.outside_span_diff``) on every request an arm changed (a goal for cost mode only).
+(``snapshot.proxy.fidelity.outside_span_diff``) on every request an arm changed (a goal for
+cost mode only).
 
 Run: ``nice -n 19 python bench/run.py cost_vs_pxpipe -s``. Needs ``[proxy]``, Claude Code
 (``python bench/harness/harness_install.py``) unless a recording is cached, node 20+ and a
