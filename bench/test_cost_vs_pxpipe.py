@@ -490,6 +490,21 @@ def densities() -> dict[str, Any]:
     return out
 
 
+def tree() -> str:
+    """The tree the snapshot arms ran: its commit and the branches merged into it lately
+    (a cost mode measured from another branch says which)."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(HERE.parent), *args], capture_output=True, text=True, check=False
+        )
+        return done.stdout.strip()
+
+    head = git("log", "-1", "--format=%h %s")
+    merges = git("log", "--merges", "--first-parent", "-3", "--format=%s (parents %p)")
+    return head + (f"; merges: {'; '.join(merges.splitlines())}" if merges else "")
+
+
 def _no_nan(row: dict[str, Any]) -> dict[str, Any]:
     """NaN (no proxy process, nothing measured) as None: the record stays strict JSON."""
     return {k: None if isinstance(v, float) and v != v else v for k, v in row.items()}
@@ -619,6 +634,7 @@ def test_goal(recording: Path) -> None:
             f"recorded {recorded['date']} against tests/fake_upstream.py (offline stand-in), "
             "bench/cost_session.py",
             "pxpipe": f"pxpipe {pxpipe_peer.VERSION} (../shared/peers, MIT), run as is",
+            "tree": tree(),
         },
         "params": {
             "counting": "text by ctok (the package's counter for the model), pages w·h/750 "
