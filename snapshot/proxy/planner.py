@@ -25,17 +25,26 @@ The rule, per request (one conversation and agent):
    (:mod:`snapshot.ladder.sheets`), so the cached prefix survives the pass. Pages
    are always drawn from the client's text, never from earlier pixels.
 5. When the free rungs cannot reach the goal: the dense layout for the new
-   pages, then (``--summarizer auto`` or ``MODEL``) a summary of the middle made by
-   its own requests, each of which fits that model's limit
-   (:mod:`snapshot.proxy.summarizer`). A pass that would not shrink the request, or
-   whose body would break the provider's size or image budget
+   pages. When they still leave the request over the threshold and the provider
+   has taught its limit (the fixed part, tools, system and verbatim head, is then
+   a large share of it: Claude Code's ~17 k tokens of a ~31 k limit in the
+   harness), the pass aims at that limit less :data:`RECOVERY_MARGIN` instead,
+   keeping :data:`PASS_FILL` of the room above the fixed part for the compacted
+   history (reused up to that ceiling): built on the previous pass, else drawn
+   anew in the dense layout (one segment, the fewest pages), then with the exact-id
+   index beside the pages trimmed to half, a quarter, none
+   (:meth:`Planner._to_ceiling`). Only then (``--summarizer auto`` or ``MODEL``) a
+   summary of the middle made by its own requests, each of which fits that
+   model's limit (:mod:`snapshot.proxy.summarizer`). A pass that would not shrink
+   the request, or whose body would break the provider's size or image budget
    (:mod:`snapshot.proxy.budgets`), is never sent.
 
 The window is the model's (``snapshot.profiles.context_window``), ``--window``,
 or a smaller maximum a provider has stated or a refused body bounded
 (:class:`~snapshot.proxy.recovery.LearnedLimits`); the counter carries the
 correction a provider's count taught. :meth:`Planner.recover` learns from a
-rejection and re-plans to that limit less :data:`RECOVERY_MARGIN`; its retry is
+rejection and re-plans to that limit less :data:`RECOVERY_MARGIN` (the same
+free attempts first, a summary last); its retry is
 strictly smaller than the refused body by that margin, never the same body, and
 no conversation is refused twice under one learned limit.
 """
@@ -118,6 +127,11 @@ class RequestPlan:
     over_limit: bool = False
     # The snapshot rung's exact-id coverage: {"on_pages": N, "as_text": M} (None: no pages).
     exact_ids: dict[str, int] | None = None
+    # The most tokens the request may grow to while this pass is reused: the threshold,
+    # or the taught limit less the margin when the fixed part leaves too little under it.
+    ceiling: int | None = None
+    # The planner's own record of a new pass (what the next request builds on).
+    made: Any = field(default=None, compare=False, repr=False)
 
     @property
     def reuses_previous_pass(self) -> bool:
@@ -146,6 +160,7 @@ class RequestPlan:
             "failure": self.failure,
             "summary": self.summary,
             "exact_ids": self.exact_ids,
+            "ceiling": self.ceiling,
         }
 
 
@@ -176,6 +191,11 @@ class _Pass:
     page_digests: tuple[str, ...] = ()
     # Each item of the history this pass sent up to its replacement's end, by digest.
     item_digests: tuple[str, ...] = ()
+    # Reused while the request stays under this many tokens (0: the threshold).
+    ceiling: int = 0
+    # The exact-id index's share it drew with (None: the sheets' default); later passes
+    # keep it, as they keep the dense layout.
+    ids_share: float | None = None
     model: str = ""  # the model it was planned for (its ``saved`` is in that model's tokens)
 
 
@@ -254,6 +274,17 @@ def _over_budget(conv: Conversation, max_images: int | None, max_bytes: int | No
 
 def _encode(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
+
+
+def _smaller(data: bytes, tokens: int, refused: tuple[int, bytes, bool]) -> bool:
+    """Is a retry of ``data`` (``tokens``) at least :data:`RECOVERY_MARGIN` smaller than the
+    refused body (its tokens, bytes, and whether it was refused for its bytes), and not it?"""
+    refused_tokens, refused_data, by_bytes = refused
+    if data == refused_data:
+        return False
+    if by_bytes:
+        return len(data) <= len(refused_data) * (1 - RECOVERY_MARGIN)
+    return tokens <= refused_tokens * (1 - RECOVERY_MARGIN)
 
 
 class Planner:
@@ -529,7 +560,8 @@ class Planner:
         if reused is not None:
             return replace(reused, conversation=conv, outside=outside)
         goal = budget if budget is not None else int(trigger * PASS_FILL)
-        return self._new_pass(
+        ceiling = None if budget is not None else self._ceiling(model, trigger)
+        plan = self._new_pass(
             shape,
             body,
             key,
@@ -540,9 +572,104 @@ class Planner:
             target,
             window,
             caps,
-            summarizer,
+            # Free before paid: a summary only when no pass fits under the ceiling either.
+            summarizer if ceiling is None else None,
             must_fit=trigger,
+            keep=ceiling is None,
         )
+        if ceiling is None:
+            return plan
+        if not plan.changed or plan.tokens_after > trigger:
+            # The fixed part (system, tools, head) leaves the free rungs too little room
+            # under the threshold: a pass aimed at the taught limit less the margin.
+            tight = self._to_ceiling(shape, body, model, key, conv, ceiling, plan)
+            if tight is not None:
+                return self._keep(key, tight)
+            if summarizer is not None:
+                return self._new_pass(
+                    shape, body, key, conv, tokens, outside, goal, target, window, caps,
+                    summarizer, must_fit=trigger,
+                )  # fmt: skip
+        return self._keep(key, plan)
+
+    def _ceiling(self, model: str, trigger: int) -> int | None:
+        """The taught limit less :data:`RECOVERY_MARGIN` (None: no limit taught, or not
+        above the threshold): what a pass may aim at when the threshold leaves too little."""
+        if self.limits.get(self.upstream, model).limit is None:
+            return None
+        window = self.window(model)
+        ceiling = int(window * (1 - RECOVERY_MARGIN)) if window else 0
+        return ceiling if ceiling > trigger else None
+
+    def _keep(self, key: tuple[str, str], plan: RequestPlan) -> RequestPlan:
+        """Remember the pass ``plan`` made: the next request builds on it or reuses it."""
+        if plan.made is not None:
+            slot = pass_key(key, self.target(plan.made.model))
+            with self._lock:
+                self._passes[slot] = plan.made
+        return plan
+
+    def _to_ceiling(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        model: str,
+        key: tuple[str, str],
+        conv: Conversation,
+        ceiling: int,
+        first: RequestPlan | None,
+        *,
+        smaller_than: tuple[int, bytes, bool] | None = None,
+    ) -> RequestPlan | None:
+        """A pass under ``ceiling`` tokens when the fixed part is a large share of it.
+
+        Its goal leaves :data:`PASS_FILL` of the room above the fixed part (tools, system,
+        verbatim head: what no rung shrinks) to the compacted history, so the next turns
+        reuse it. Tried in order, stopping at the goal: ``first`` (a pass built on the
+        previous one), then the history drawn anew in the dense layout (one segment, the
+        fewest pages; the verbatim tail down to the last exchange), with the exact-id
+        index at its share, half, a quarter, then none. The first to reach the goal, else
+        the smallest under the ceiling; None when none is under it (a retry: none also
+        ``smaller_than`` the refused body by the margin). Nothing is stored (:meth:`_keep`
+        stores the one sent)."""
+        from snapshot.ladder.cut import head_end
+
+        target = self.target(model)
+        conv, outside, tokens = self._read(shape, body, key, target, conv)
+        window = self.window(model)
+        caps = self.budget(shape.provider, target, model)
+        path = conv.path()
+        fixed = outside + self.count(target, path[: head_end(path)])
+        goal = fixed + int(PASS_FILL * max(ceiling - fixed, 0))
+        tried = [first] if first is not None and first.changed else []
+        if not (tried and tried[0].tokens_after <= goal):
+            with self._lock:
+                last = self._passes.get(pass_key(key, target))
+            share = SheetOptions().exact_ids_share
+            if last is not None and last.ids_share is not None:
+                share = last.ids_share
+            for ids_share in dict.fromkeys((share, share / 2, share / 4, 0.0)):
+                plan = self._new_pass(
+                    shape, body, key, conv, tokens, outside, goal, target, window, caps, None,
+                    must_fit=ceiling, fresh=True, ids_share=ids_share, keep=False,
+                    smaller_than=smaller_than,
+                )  # fmt: skip
+                if plan.changed:
+                    tried.append(plan)
+                    if plan.tokens_after <= goal:
+                        break
+        under = [
+            p
+            for p in tried
+            if p.tokens_after <= ceiling
+            and (smaller_than is None or _smaller(p.data or b"", p.tokens_after, smaller_than))
+        ]
+        if not under:
+            return None
+        chosen = next((p for p in under if p.tokens_after <= goal), None)
+        chosen = chosen or min(under, key=lambda p: p.tokens_after)
+        made = replace(chosen.made, ceiling=ceiling) if chosen.made is not None else None
+        return replace(chosen, budget=goal, fits=True, failure=None, ceiling=ceiling, made=made)
 
     @staticmethod
     def _too_many_images(caps: Budget, body: dict[str, Any]) -> bool:
@@ -565,7 +692,9 @@ class Planner:
         if done is None or len(items) < done.end:
             return None
         same_model = done.model == target.model
-        if (same_model and tokens - done.saved > trigger) or _digest(items[: done.end]) != (
+        # A pass aimed at the taught limit (its ceiling) is reused up to it, by its model.
+        limit = max(trigger, done.ceiling) if same_model else trigger
+        if (same_model and tokens - done.saved > limit) or _digest(items[: done.end]) != (
             done.digest
         ):
             return None
@@ -578,7 +707,7 @@ class Planner:
             after = self.count(
                 target, request_conversation(shape, new, key[0]).path()
             ) + self.outside(shape, new, target)
-            if after > trigger:
+            if after > limit:
                 return None
         data = _encode(new)
         if caps.over(data, count_images(new)):
@@ -598,6 +727,7 @@ class Planner:
             items_reused=len(done.items),
             layout=("dense" if done.dense else "default") if done.pages else None,
             data=data,
+            ceiling=limit,
         )
 
     def _base(self, key: PassKey, conv: Conversation) -> tuple[Conversation, _Pass | None]:
@@ -630,11 +760,21 @@ class Planner:
         *,
         smaller_than: tuple[int, bytes, bool] | None = None,
         must_fit: int | None = None,
+        fresh: bool = False,
+        ids_share: float | None = None,
+        ceiling: int = 0,
+        keep: bool = True,
     ) -> RequestPlan:
         """A new pass to ``goal`` tokens; with ``smaller_than`` (tokens and bytes of a
         refused body, whether it was refused for its bytes) the result must be smaller
         than it by the margin, never the same body. The dense layout and a summary come
-        only when the free rungs leave more than ``must_fit`` tokens (default: the goal)."""
+        only when the free rungs leave more than ``must_fit`` tokens (default: the goal).
+
+        ``fresh``: drawn anew from the client's history in the dense layout (one segment,
+        the fewest pages), not built on the previous pass; ``ids_share``: the exact-id
+        index's share (default: the previous pass's, else the sheets'); ``ceiling``: the
+        tokens the pass may be reused up to (0: the threshold); ``keep=False``: the pass is
+        not remembered (:meth:`_keep` does it for the one chosen)."""
 
         def unchanged(failure: str, fits: bool = False) -> RequestPlan:
             return RequestPlan(
@@ -653,6 +793,12 @@ class Planner:
 
         slot = pass_key(key, target)
         base, previous = self._base(slot, conv)
+        with self._lock:
+            last = self._passes.get(slot)
+        if ids_share is None and last is not None:
+            ids_share = last.ids_share
+        if fresh:
+            base, previous = conv, None
         # The ladder's own byte and image caps: what the fields outside the history leave.
         rest = {k: v for k, v in body.items() if k != shape.history_key}
         planning = target
@@ -668,12 +814,12 @@ class Planner:
             # become placeholders first (a tool result keeps its call, its images as text).
             from snapshot.ladder.images import drop_images
 
-            for keep in (1, 0):
-                dropped = drop_images(base, keep_turns=keep).conversation
+            for turns in (1, 0):
+                dropped = drop_images(base, keep_turns=turns).conversation
                 if not _over_budget(dropped, caps.max_images, room):
                     break
             base = dropped
-        dense = previous.dense if previous is not None else False
+        dense = fresh or (previous.dense if previous is not None else False)
         result, dense = self._ladder(
             base,
             planning,
@@ -682,6 +828,7 @@ class Planner:
             model=target.model,
             summarizer=summarizer,
             must_fit=(goal if must_fit is None else must_fit) - outside,
+            ids_share=ids_share,
         )
         if base is conv and not result.rungs_taken:
             return unchanged(result.failure or "no rung changed the request", result.fits)
@@ -700,13 +847,8 @@ class Planner:
         failure = result.failure
         fits = result.fits and after <= goal
         if smaller_than is not None:
-            refused_tokens, refused, by_bytes = smaller_than
-            smaller = (
-                len(data) <= len(refused) * (1 - RECOVERY_MARGIN)
-                if by_bytes
-                else after <= refused_tokens * (1 - RECOVERY_MARGIN)
-            )
-            if data == refused or not smaller:
+            refused_tokens, refused, _by_bytes = smaller_than
+            if not _smaller(data, after, smaller_than):
                 fits = False
                 failure = "; ".join(
                     f
@@ -737,14 +879,16 @@ class Planner:
             page_digests=digests,
             item_digests=_item_digests([*items[:front], *spliced.items]),
             model=target.model,
+            ceiling=ceiling,
+            ids_share=ids_share,
         )
-        if smaller_than is None or fits:
+        if keep and (smaller_than is None or fits):
             with self._lock:
                 self._passes[slot] = done
         shared = kept = 0
-        if previous is not None:
-            shared = _shared_prefix(previous.page_digests, done.page_digests)
-            kept = _shared_prefix(previous.item_digests, done.item_digests) - previous.front
+        if last is not None:
+            shared = _shared_prefix(last.page_digests, done.page_digests)
+            kept = _shared_prefix(last.item_digests, done.item_digests) - last.front
         return RequestPlan(
             spliced.body,
             True,
@@ -767,6 +911,8 @@ class Planner:
             sheets=pages,
             data=data,
             exact_ids=_exact_ids(result),
+            ceiling=ceiling or None,
+            made=done,
         )
 
     @staticmethod
@@ -790,14 +936,18 @@ class Planner:
         model: str,
         summarizer: SummarizerFactory | None,
         must_fit: int,
+        ids_share: float | None = None,
     ) -> tuple[LadderResult, bool]:
         """The free rungs to ``budget``; when they leave more than ``must_fit`` tokens (the
         threshold, or a provider's limit), the dense layout, then a summary (with a
         summarizer). Returns the result and whether its new pages are dense."""
-        free = LadderOptions(rungs=FREE_RUNGS, sheets=SheetOptions(dense=dense, append_only=True))
+        sheets = SheetOptions(dense=dense, append_only=True)
+        if ids_share is not None:
+            sheets = replace(sheets, exact_ids_share=ids_share)
+        free = LadderOptions(rungs=FREE_RUNGS, sheets=sheets)
         result = run_ladder(conv, target, budget, options=free)
         if result.tokens_after > must_fit and not dense and target.vision:
-            denser = replace(free, sheets=SheetOptions(dense=True, append_only=True))
+            denser = replace(free, sheets=replace(sheets, dense=True))
             tried = run_ladder(conv, target, budget, options=denser)
             if tried.tokens_after < result.tokens_after:
                 result, dense, free = tried, True, denser
@@ -824,14 +974,19 @@ class Planner:
         """A pass drawn anew (not built on the previous one) to the recovery margin under
         ``limit``; None when that still does not fit."""
         target = self.target(model)
-        with self._lock:
-            self._passes.pop(pass_key(key, target), None)
         conv, outside, tokens = self._read(shape, body, key, target, conv)
         goal = int(limit * (1 - RECOVERY_MARGIN))
         caps = self.budget(shape.provider, target, model)
+        window = self.window(model)
+        tight = self._to_ceiling(shape, body, model, key, conv, goal, None)
+        if tight is not None:
+            return self._keep(key, tight)
+        with self._lock:
+            self._passes.pop(pass_key(key, target), None)
+        if summarizer is None:
+            return None
         plan = self._new_pass(
-            shape, body, key, conv, tokens, outside, goal, target, self.window(model), caps,
-            summarizer,
+            shape, body, key, conv, tokens, outside, goal, target, window, caps, summarizer
         )  # fmt: skip
         return plan if plan.changed and plan.fits and plan.tokens_after <= limit else None
 
@@ -867,6 +1022,7 @@ class Planner:
         window = self.window(model)
         goal = int(min(window or refused_tokens, refused_tokens) * (1 - RECOVERY_MARGIN))
         caps = self.budget(shape.provider, target, model)
+        smaller_than = (refused_tokens, data, overflow.status == 413)
         plan = self._new_pass(
             shape,
             body,
@@ -878,9 +1034,23 @@ class Planner:
             target,
             window,
             caps,
-            summarizer,
-            smaller_than=(refused_tokens, data, overflow.status == 413),
+            None,  # free before paid: a summary only when no free pass fits
+            smaller_than=smaller_than,
+            keep=False,
         )
+        if not plan.fits:
+            tight = self._to_ceiling(
+                shape, body, model, key, conv, goal, plan, smaller_than=smaller_than
+            )
+            if tight is not None:
+                plan = tight
+            elif summarizer is not None:
+                plan = self._new_pass(
+                    shape, body, key, conv, tokens, outside, goal, target, window, caps,
+                    summarizer, smaller_than=smaller_than, keep=False,
+                )  # fmt: skip
+        if plan.fits:
+            self._keep(key, plan)
         if repeat:
             return replace(
                 plan,
