@@ -38,24 +38,13 @@ from snapshot.proxy.app import Proxy, ProxyConfig
 from snapshot.proxy.fidelity import outside_span_diff
 
 MODEL = "claude-opus-5-5"
-PARTS = 30  # Claude Code reads 42 in the harness; main refused turn 25 on (the fixed part here is larger)
+# Claude Code reads 42 parts in the harness; with the larger fixed part here, the proxy before
+# this fix refused every turn from the 25th on.
+PARTS = 30
 GROW_PARTS = 18  # the harness's rule: the limit is the first request plus this many parts
 PART_TOKENS = 1400
-WORDS = [
-    "alpha",
-    "bravo",
-    "charlie",
-    "delta",
-    "echo",
-    "foxtrot",
-    "golf",
-    "hotel",
-    "india",
-    "juliet",
-    "kilo",
-    "lima",
-    "mike",
-]
+# Made-up words of 4-6 letters (the harness uses the NATO alphabet), 13 of them.
+WORDS = [f"{a}{b}" for a in ("ka", "lo", "mi", "nu") for b in ("ra", "so", "ten")] + ["vex"]
 REQUEST = "x-test-client-request"  # numbers each request; the proxy passes it upstream
 DEFERRED = "The following deferred tools are now available via ToolSearch.\n" + "\n".join(
     f"mcp__server{k}__tool{k}: " + "a tool loaded on demand by name. " * 8 for k in range(35)
