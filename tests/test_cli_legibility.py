@@ -146,7 +146,15 @@ def test_page_needs_one_font(tmp_path: Path) -> None:
     )
 
 
-def test_tune_writes_a_loadable_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_tune_writes_a_loadable_profile(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapshot.legibility import tune
+
+    # the report's check of the winner passes here without reading (tests/test_tune_confirm.py)
+    monkeypatch.setattr(
+        tune, "confirm", lambda entry, readers=(), minimum=None: tune.Confirmation(True, "ok")
+    )
     out = tmp_path / "tuned.json"
     code = main(
         ["tune", "--model", "claude-sonnet-4-5", "--reader", "oracle", "--target", "0.99",

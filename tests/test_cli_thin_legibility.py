@@ -186,7 +186,16 @@ def test_default_profile_path_makes_the_model_id_a_file_name() -> None:
     assert tune.default_profile_path("a/b c:d") == "profile-a_b_c_d.json"
 
 
-def test_tune_and_write_writes_the_winner_where_asked(tmp_path: Path) -> None:
+@pytest.fixture
+def check_passes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's check of the winner, passing without reading (tests/test_tune_confirm.py
+    tests the check itself): these tests are about what tune hands it and writes."""
+    monkeypatch.setattr(
+        tune, "confirm", lambda entry, readers=(), minimum=None: tune.Confirmation(True, "ok")
+    )
+
+
+def test_tune_and_write_writes_the_winner_where_asked(tmp_path: Path, check_passes: None) -> None:
     out = tmp_path / "tuned.json"
     outcome = tune.tune_and_write(
         "claude-sonnet-4-5", "oracle", fonts=["misc-5x8"], col_gaps=[0], row_gaps=[0],
@@ -195,14 +204,17 @@ def test_tune_and_write_writes_the_winner_where_asked(tmp_path: Path) -> None:
     assert outcome.result.winner is not None
     assert outcome.result.winner.candidate.font == "misc-5x8"
     assert outcome.path == out and out.is_file()
-    assert outcome.document == {**tune.profile_document(outcome.result), "path": str(out)}  # type: ignore[arg-type]
+    confirmed = {"passed": True, "line": "ok", "check": None}
+    expected = tune.profile_document(outcome.result)  # type: ignore[arg-type]
+    expected["tuned"]["confirmed"] = confirmed
+    assert outcome.document == {**expected, "confirmed": confirmed, "path": str(out)}
     from snapshot.profiles import load_profiles
 
     assert load_profiles(out)["claude-sonnet-4-5"].font == "misc-5x8"
 
 
 def test_tune_and_write_defaults_target_seed_and_path(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, check_passes: None
 ) -> None:
     monkeypatch.chdir(tmp_path)
     seen: dict[str, Any] = {}

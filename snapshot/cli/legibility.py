@@ -104,9 +104,11 @@ def register(sub: Any) -> None:
             "Rank candidate pages (font × pixel size × shade × row/column gap × page size the "
             "provider passes unresampled) by characters per billed token and read full pages "
             "of the tuning lines whole with a page reader, densest first; the first that meets "
-            "the target at native scale and after a 0.9x bicubic resample wins and is written "
-            "as a profile file. The crop readers (oracle, ocr, tesseract) are a diagnostic, "
-            "given the renderer's rows."
+            "the target at native scale and after a 0.9x bicubic resample wins. It is written "
+            "as a profile file only when the report's own check confirms it (the gate of "
+            "`legibility --min`: the winner at its page, held-out hard lines, the weakest "
+            "qualified reader at >= 0.95 of its control page); else exit 1 with one line. The "
+            "crop readers (oracle, ocr, tesseract) are a diagnostic, given the renderer's rows."
         ),
     )
     t.add_argument("--model", required=True)
@@ -441,7 +443,16 @@ def run_tune(args: argparse.Namespace) -> int:
         print()
     else:
         _print_tune(outcome)
-    return 0 if outcome.result.winner is not None else 1
+    return _tune_exit(outcome)
+
+
+def _tune_exit(outcome: Any) -> int:
+    """0 when a profile was written; else 1, the check's one line on stderr when it
+    refused the winner (no winner: ``why`` says so)."""
+    conf = outcome.confirmation
+    if conf is not None and not conf.passed:
+        print(f"snapshot tune: {conf.line}", file=sys.stderr)
+    return 0 if outcome.written else 1
 
 
 def _print_tune(outcome: Any) -> None:
@@ -461,6 +472,9 @@ def _print_tune_end(outcome: Any) -> None:
     for s in outcome.result.skipped:
         print(f"skipped {s}")
     print(outcome.result.why)
+    conf = outcome.confirmation
+    if conf is not None and conf.passed:
+        print(conf.line)
     if outcome.path:
         print(f"wrote {outcome.path} (use it with --profile {outcome.path})")
 
@@ -492,7 +506,7 @@ def _run_tune_pages(args: argparse.Namespace, readers: list[str]) -> int:
         print()
     else:
         _print_tune_pages(outcome)
-    return 0 if outcome.result.winner is not None else 1
+    return _tune_exit(outcome)
 
 
 def _print_tune_pages(outcome: Any) -> None:

@@ -775,6 +775,84 @@ def write_page_profile(result: PageTuneResult, path: str | os.PathLike[str]) -> 
 
 # ---------------------------------------------------------------------------- tune and write
 
+#: What to try when the check reads the winner below the bar (one clear line, issue 40).
+_TRY = (
+    "try tuning with whole-page readers at the page the provider gets (--reader "
+    "ppocrv6-small --reader tesseract-x2 --measure-page own: ±4 px included) or a larger "
+    "face (--font snap8x16)"
+)
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """The report's own check (:func:`snapshot.legibility.gate.check_layout`) of the
+    profile ``snapshot tune`` is about to write: its layout at its page, held-out hard
+    lines, every reader relative to its control; the weakest qualified one must reach
+    :data:`~snapshot.profiles.default_rule.RELATIVE_BAR`. ``line`` says what failed and
+    what to try, or what passed."""
+
+    passed: bool
+    line: str
+    check: dict[str, Any] | None = None  # GateResult.as_dict(), when readers read
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"passed": self.passed, "line": self.line, "check": self.check}
+
+
+def entry_layout(entry: dict[str, Any]) -> Any:
+    """The layout a profile entry (``profile_document(...)["profile"][0]``) draws: what
+    the check reads.
+
+    >>> entry_layout({"font": "snap8x16", "page": [1540, 1540]}).key
+    'snap8x16 1-bit gap 0x0 1540x1540'
+    """
+    from snapshot.legibility.weakest import record_layout
+
+    return record_layout(entry)
+
+
+def confirm(
+    entry: dict[str, Any], readers: Sequence[str] = (), minimum: float | None = None
+) -> Confirmation:
+    """Run the report's check on the profile entry about to be written (``readers``:
+    default every installed independent reader, as the gate does)."""
+    from snapshot.legibility.gate import NoIndependentReader, check_layout
+    from snapshot.profiles.default_rule import RELATIVE_BAR
+
+    bar = RELATIVE_BAR if minimum is None else minimum
+    layout = entry_layout(entry)
+    where = f"{layout.key}"
+    try:
+        result = check_layout(layout, bar, readers=readers, name=str(entry["model"]))
+    except NoIndependentReader as exc:
+        return Confirmation(False, f"not written: {where}: {exc}; {_TRY}")
+    weak = result.weakest
+    figure = (
+        f"the weakest qualified reader, {weak.reader}, reads {weak.relative:.3f} of its control "
+        f"({weak.point.char_accuracy:.3f} / {weak.control.char_accuracy:.3f}) on held-out hard "
+        f"lines (bar {bar:g})"
+    )
+    if result.passed:
+        return Confirmation(True, f"confirmed: {where}: {figure}", result.as_dict())
+    return Confirmation(False, f"not written: {where}: {figure}; {_TRY}", result.as_dict())
+
+
+def _confirmed_write(
+    document: dict[str, Any],
+    out: str | os.PathLike[str],
+    readers: Sequence[str],
+    confirm_min: float | None,
+) -> tuple[Path | None, Confirmation]:
+    """Write ``document`` to ``out`` only when :func:`confirm` passes on its entry."""
+    conf = confirm(document["profile"][0], readers, confirm_min)
+    if not conf.passed:
+        return None, conf
+    document["tuned"]["confirmed"] = conf.as_dict()
+    path = Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path, conf
+
 
 @dataclass(frozen=True)
 class TuneOutcome:
@@ -787,6 +865,12 @@ class TuneOutcome:
     result: TuneResult | PageTuneResult
     path: Path | None
     document: dict[str, Any]
+    #: the report's check of the profile about to be written; None when nothing won
+    confirmation: Confirmation | None = None
+
+    @property
+    def written(self) -> bool:
+        return self.path is not None
 
 
 def default_profile_path(model: str) -> str:
@@ -823,8 +907,13 @@ def tune_and_write(
     seed: int | None = None,
     base_url: str | None = None,
     out: str | os.PathLike[str] | None = None,
+    confirm_readers: Sequence[str] = (),
+    confirm_min: float | None = None,
 ) -> TuneOutcome:
-    """Tune with the crop reader named ``reader`` (:func:`tune`) and write the winner.
+    """Tune with the crop reader named ``reader`` (:func:`tune`) and write the winner
+    once the report's own check confirms it (:func:`confirm`: ``confirm_readers``, default
+    every installed independent whole-page reader, at ``confirm_min``, default 0.95 of
+    each reader's control).
 
     ``target`` None means 0.99 and ``seed`` None means 0; a None (or empty)
     search axis keeps :func:`tune`'s default. ``reader`` ``"live"`` reads with
@@ -855,12 +944,26 @@ def tune_and_write(
         seed=0 if seed is None else seed,
         **kw,
     )
-    path = None
-    if result.winner is not None:
-        path = write_profile(result, out or default_profile_path(model))
-    doc: dict[str, Any] = profile_document(result) if result.winner else {"why": result.why}
+    return _finish(
+        result, profile_document, out or default_profile_path(model), confirm_readers, confirm_min
+    )
+
+
+def _finish(
+    result: TuneResult | PageTuneResult,
+    document_of: Callable[[Any], dict[str, Any]],
+    out: str | os.PathLike[str],
+    readers: Sequence[str],
+    confirm_min: float | None,
+) -> TuneOutcome:
+    """Check the winner with the report's check and write it only if it passes."""
+    if result.winner is None:
+        return TuneOutcome(result, None, {"why": result.why, "path": None})
+    doc = document_of(result)
+    path, conf = _confirmed_write(doc, out, readers, confirm_min)
+    doc["confirmed"] = conf.as_dict()
     doc["path"] = str(path) if path else None
-    return TuneOutcome(result=result, path=path, document=doc)
+    return TuneOutcome(result, path, doc, conf)
 
 
 def tune_pages_and_write(
@@ -880,9 +983,13 @@ def tune_pages_and_write(
     out: str | os.PathLike[str] | None = None,
     strokes: Sequence[int] | None = None,
     texts: Sequence[str] | None = None,
+    confirm_readers: Sequence[str] = (),
+    confirm_min: float | None = None,
 ) -> TuneOutcome:
     """Tune with the whole-page reader(s) named ``reader`` (:func:`tune_pages`; several:
-    the weakest decides) and write the winner.
+    the weakest decides) and write the winner once the report's own check confirms it
+    (:func:`confirm`, with ``confirm_readers``, default the tuning readers: the winner at
+    its own page on held-out hard lines, relative to each reader's control).
 
     The goal is ``target`` character accuracy (None: 0.97), ``hard_target``
     exact hard tokens and ``resampled_target`` after the 0.9x resample. A None
@@ -928,9 +1035,10 @@ def tune_pages_and_write(
         cache=PointCache(cache),
         **kw,
     )
-    path = None
-    if result.winner is not None:
-        path = write_page_profile(result, out or default_profile_path(model))
-    doc: dict[str, Any] = page_profile_document(result) if result.winner else {"why": result.why}
-    doc["path"] = str(path) if path else None
-    return TuneOutcome(result=result, path=path, document=doc)
+    return _finish(
+        result,
+        page_profile_document,
+        out or default_profile_path(model),
+        confirm_readers or names,
+        confirm_min,
+    )
