@@ -335,6 +335,8 @@ def run_profiles(args: argparse.Namespace) -> int:
             f"  {r.get('weakest_ocr_reader') or 'not measured':32}"
             f" {r['scheme_label']}{'' if r['resample_documented'] else ', resample unknown'}"
         )
+        if not args.model:
+            print(f"{'':26} {_rests_on(r)}")
         rng = r.get("uncertain")
         if rng and rng.get("ends"):
             ends = "; ".join(
@@ -348,6 +350,12 @@ def run_profiles(args: argparse.Namespace) -> int:
         "layout at the real page (reports/frontier-points.jsonl; ✓ only if readable by the "
         "weakest-reader bar); `--model M` prints the figures and the verdict"
     )
+    print(
+        "rests on: what the default layout rests on (the default rule, issue 40: the densest "
+        "layout the model's own reads accept or, where they are silent, whose weakest "
+        "qualified OCR reader reads >= 0.95 of its control page at the real page and ±4 px "
+        "on both hidden texts; `--model M` names what each denser layout lacked)"
+    )
     print("scheme: how far the billing rule is documented (documented / measured / uncertain)")
     print("status*: deprecated or retired ids still resolve; `--model ID` names the successor")
     if args.model:
@@ -357,11 +365,24 @@ def run_profiles(args: argparse.Namespace) -> int:
         )
         for e in records[0]["evidence"]:
             print(f"  model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
+        if "default" in records[0]:
+            print(f"  {_rests_on(records[0])}")
+            for why in records[0]["default"].get("passed_over", []):
+                print(f"    passed over {why}")
         if "readability" in records[0]:
             print("  " + readability_line(records[0]["readability"]))
             if line := records[0]["readability"].get("better_ocr_line"):
                 print(f"  {line}")
     return 0
+
+
+def _rests_on(record: dict[str, Any]) -> str:
+    """``rests on <evidence>`` for a profile record (its ``default``, the rule's verdict).
+
+    >>> _rests_on({"default": {"kind": "readers", "rests_on": "readers: a + b, ..."}})
+    'rests on readers: a + b, ...'
+    """
+    return f"rests on {record['default']['rests_on']}"
 
 
 def readability_line(r: dict[str, object]) -> str:

@@ -159,11 +159,14 @@ def installed_gate_readers() -> list[str]:
     return found
 
 
-def gate_layout(model: str, size: tuple[int, int] | None = None) -> CandidateLayout:
-    """The model's default layout on its real page size (or ``size``)."""
+def gate_layout(
+    model: str, size: tuple[int, int] | None = None, *, warn: bool = True
+) -> CandidateLayout:
+    """The model's default layout on its real page size (or ``size``); ``warn``: say so
+    when the model is retired or deprecated."""
     from snapshot import profiles
 
-    g = profiles.profile_for(model).geometry()
+    g = profiles.profile_for(model, warn=warn).geometry()
     return CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, size or g.size, g.ink)
 
 

@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from snapshot.legibility.corpus_text import TEXTS
+from snapshot.legibility.default_evidence import SUPERSEDED_FACES, choices
+from snapshot.profiles.default_rule import JITTER, jittered  # the default rule's ±4 px
 
 if TYPE_CHECKING:
     from snapshot.legibility.frontier import CandidateLayout, Point
     from snapshot.readability.goal import Goal
 
-#: How far a page grows and shrinks (both sides) to test a verdict's stability.
-JITTER = 4
 
 #: The whole-page readers a readability claim needs: every one of them must have read the
 #: layout, and the weakest decides (the campaign reads with them in this order).
@@ -44,10 +44,6 @@ CLAIM_READERS: tuple[str, ...] = (
 
 #: "Similar density": a layout at least this share of the default's characters per px².
 SIMILAR_DENSITY = 0.8
-#: Faces new pages are no longer drawn in, each with the face that replaced it: their
-#: readings stay in the cache (stored pages still use them) but no longer stand for a layout
-#: the package would draw, so no "reads better" line rests on them.
-SUPERSEDED_FACES: dict[str, str] = {"snap5x9": "snap5x9v2"}
 #: The profiles whose real pages the frontier reads (each family's default page).
 PROFILE_MODELS: tuple[str, ...] = (
     "claude-sonnet-5-5",
@@ -57,12 +53,6 @@ PROFILE_MODELS: tuple[str, ...] = (
     "grok-4",
     "mistral-large-4",
 )
-
-
-def jittered(page: tuple[int, int], delta: int = JITTER) -> tuple[tuple[int, int], ...]:
-    """The page, then grown and shrunk by ``delta`` px on both sides."""
-    w, h = page
-    return ((w, h), (w + delta, h + delta), (w - delta, h - delta))
 
 
 @dataclass(frozen=True)
@@ -642,6 +632,8 @@ def verdicts_data(points_file: Path | None = None) -> dict[str, Any]:
         "written_by": "snapshot.legibility.weakest.write_verdicts",
         "by_model": by_model,
         "by_layout": by_layout,
+        # per vision profile: the default rule's choice and the evidence it rests on
+        "defaults": choices(PointCache(src).points() if src.is_file() else [], list(by_model)),
     }
 
 

@@ -23,6 +23,7 @@ from snapshot.billing.sources import (
     SRC_PXPIPE_RENDER,
     SRC_PXPIPE_SOL,
 )
+from snapshot.profiles.default_rule import ModelRead
 
 _E_OPUS48 = Evidence(
     "Opus 4.8: 5x8 cell 1/4 exact (3 confabulations); JetBrains Mono 14 px (9x16 cell) 8/8 exact; "
@@ -172,3 +173,69 @@ FALLBACK_FAMILY = Family(
         _E_DEFAULT_PAGE,
     ),
 )
+
+
+#: Model evidence as trials: the batteries above whose claims count reads of one layout,
+#: each read one trial (:func:`snapshot.profiles.default_rule.model_verdict` judges them).
+#: The batteries drew 5x8 cells in Spleen 5x8, not the package's snap5x8: they are about
+#: the cell (``cell=``), and say so wherever a default rests on them. Claims that give no
+#: count ("0 correct", "2-3/4") are left out: they cannot be weighed.
+MODEL_READS: dict[str, tuple[ModelRead, ...]] = {
+    "gemini-3-flash": (
+        ModelRead(
+            "published battery",
+            f"gemini-3.6-flash, Spleen 5x8 verbatim hex, {_E_GEMINI3.fact.source}",
+            15,
+            14,
+            cell=(5, 8),
+        ),
+    ),
+    "claude-fable": (
+        ModelRead(
+            "published battery",
+            f"Fable 5, Spleen 5x8 verbatim hex, {_E_FABLE.fact.source}",
+            15,
+            13,
+            cell=(5, 8),
+        ),
+    ),
+    "claude-high-res": (
+        ModelRead(
+            "published battery",
+            f"Opus 4.8 cell ladder at 5x8, {_E_OPUS48_LADDER.fact.source}",
+            20,
+            2,
+            cell=(5, 8),
+        ),
+    ),
+    "claude-opus-5": (
+        ModelRead(
+            "published battery",
+            f"Opus 5 dense hex at 5x8, {_E_OPUS5.fact.source}",
+            15,
+            2,
+            cell=(5, 8),
+        ),
+        ModelRead(
+            "published battery",
+            f"Opus 4.8 cell ladder at 5x8, {_E_OPUS48_LADDER.fact.source}",
+            20,
+            2,
+            cell=(5, 8),
+        ),
+    ),
+    "openai-patches": (
+        ModelRead(
+            "published battery", f"GPT-5.6-sol at 5x8, {_E_SOL.fact.source}", 4, 0, cell=(5, 8)
+        ),
+    ),
+    "qwen-vl": (
+        ModelRead(
+            "published battery",
+            f"Qwen 3.8 27B hex at 5x8, {_E_QWEN.fact.source}",
+            15,
+            0,
+            cell=(5, 8),
+        ),
+    ),
+}

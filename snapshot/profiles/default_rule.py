@@ -202,14 +202,21 @@ def _readers_outcome(
             f"{w.reader} reads {w.relative:.3f} of its control ({w.chars:.3f} / {w.control:.3f}) "
             f"on {w.text} at {w.page[0]}x{w.page[1]}"
         )
+    if not judged:
+        return (
+            "incomplete",
+            f"no qualified reading beside its control at {page[0]}x{page[1]} ±{JITTER} px",
+        )
     missing = []
     for size in jittered(page):
         for text in HIDDEN_TEXTS:
             n = len({r.reader for r in judged if r.page == size and r.text == text})
             if n < MIN_READERS:
-                missing.append(f"{text} at {size[0]}x{size[1]} ({n} qualified)")
+                missing.append(f"{text} {size[0]}x{size[1]} ({n})")
     if missing:
-        return "incomplete", (f"fewer than {MIN_READERS} qualified readers: {', '.join(missing)}")
+        return "incomplete", (
+            f"fewer than {MIN_READERS} qualified readers, none below the bar: {', '.join(missing)}"
+        )
     weak = min(judged, key=lambda r: (r.relative, r.reader))
     names = " + ".join(sorted({r.reader for r in judged}))
     return "pass", (

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from snapshot.billing import providers as tables
 from snapshot.billing.rows import Family, TableError
 from snapshot.profiles import _readers
+from snapshot.profiles.default_rule import ModelRead
 
 #: family name → the family's reader: vendor, vision, font, page bound and evidence.
 FAMILIES: MappingProxyType[str, Family] = MappingProxyType(
@@ -53,6 +54,17 @@ def validate_families() -> None:
                 raise TableError(f"inference geo {geo.geo!r}: {mid!r} is no {geo.provider} model")
 
 
+def model_reads(family: str) -> tuple[ModelRead, ...]:
+    """The family's published model batteries, as trials the default rule weighs.
+
+    >>> [(r.n, r.passing, r.cell) for r in model_reads("gemini-3-flash")]
+    [(15, 14, (5, 8))]
+    >>> model_reads("grok")
+    ()
+    """
+    return _readers.MODEL_READS.get(family, ())
+
+
 validate_families()
 
-__all__ = ["FALLBACK_FAMILY", "FAMILIES", "validate_families"]
+__all__ = ["FALLBACK_FAMILY", "FAMILIES", "model_reads", "validate_families"]

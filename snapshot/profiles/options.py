@@ -133,9 +133,10 @@ def profile_records(
         )
         record = profile.as_dict()
         if record["vision"]:  # the weakest OCR reader at its real page, from measured points
-            from snapshot.profiles.readability import readability_of
+            from snapshot.profiles.readability import default_choice, readability_of
 
             record["readability"] = readability_of(record["model"])
+            record["default"] = default_choice(record["canonical"])
         return [record]
     if profiles_file:
         records = [p.as_dict() for p in load_profiles(profiles_file).values()]
@@ -144,13 +145,15 @@ def profile_records(
             with_evidence(profile_for(m, warn=False), evidence).as_dict()
             for m in lineup(current_only=current_only)
         ]
-    from snapshot.profiles.readability import weakest_reader_column
+    from snapshot.profiles.readability import default_choice, weakest_reader_column
 
-    # The listing's "weakest OCR reader": the lab's verdict at each record's own layout.
+    # The listing's "weakest OCR reader": the lab's verdict at each record's own layout;
+    # "default": the default rule's verdict and the evidence it rests on.
     weakest = weakest_reader_column([r for r in records if r["vision"]])
     for r in records:
         if r["vision"]:
             r["weakest_ocr_reader"] = weakest.get(str(r["model"]))
+            r["default"] = default_choice(str(r["canonical"]))
     return records
 
 

@@ -8,6 +8,8 @@ is what the lab makes of the committed readings.
 
 >>> readability_of("no-such-model")["measured"]
 False
+>>> default_choice("gemini-3.8-flash")["kind"]
+'model evidence'
 >>> key = record_key({"font": "snap8x16", "page": [768, 1568]})
 >>> key
 'snap8x16 1-bit gap 0x0 768x1568'
@@ -23,7 +25,14 @@ from typing import Any
 
 from snapshot.readability.layout import layout_key
 
-__all__ = ["VERDICTS_FILE", "readability_of", "record_key", "verdicts", "weakest_reader_column"]
+__all__ = [
+    "VERDICTS_FILE",
+    "default_choice",
+    "readability_of",
+    "record_key",
+    "verdicts",
+    "weakest_reader_column",
+]
 
 #: The lab's verdicts, as committed (``snapshot.legibility.weakest.write_verdicts``).
 VERDICTS_FILE = Path(__file__).with_name("readability.json")
@@ -40,8 +49,8 @@ def _load(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {"by_model": {}, "by_layout": {}}
-    return data if isinstance(data, dict) else {"by_model": {}, "by_layout": {}}
+        return {"by_model": {}, "by_layout": {}, "defaults": {}}
+    return data if isinstance(data, dict) else {"by_model": {}, "by_layout": {}, "defaults": {}}
 
 
 def record_key(record: Mapping[str, Any]) -> str:
@@ -65,6 +74,22 @@ def readability_of(model: str) -> dict[str, Any]:
     found = verdicts()["by_model"].get(model)
     if found is None:
         return {"measured": False, "why": f"{model}: no committed reading of its default page"}
+    return dict(found)
+
+
+def default_choice(model: str) -> dict[str, Any]:
+    """What ``model``'s default layout rests on, as the lab's committed verdict states it
+    (:func:`snapshot.profiles.default_rule.choose_default` on the committed readings and
+    model evidence): ``layout``, ``kind`` (``"readers"``, ``"model evidence"`` or
+    ``"none"``), ``rests_on`` (the line ``snapshot profiles`` prints) and ``passed_over``."""
+    found = verdicts().get("defaults", {}).get(model)
+    if found is None:
+        return {
+            "layout": None,
+            "kind": "none",
+            "rests_on": f"no evidence: {model} has no committed verdict",
+            "passed_over": [],
+        }
     return dict(found)
 
 
