@@ -235,11 +235,15 @@ def test_profiles_json_states_the_layout_and_the_evidence_it_rests_on(model: str
     assert {"font_size", "shade", "col_gap", "row_gap", "ink"} <= set(record)
     w, h = record["page"]
     assert record["chars_per_kpx"] == round(1000 * record["chars_per_page"] / (w * h), 2)
-    # the reason names the family's first measured model read and how to add one
-    first = next(e["claim"] for e in record["evidence"] if e["label"] == "measured")
+    # the reason is the default rule's verdict: what the layout rests on, and, resting on
+    # nothing, how to add a model read
+    from snapshot.profiles.readability import default_choice
+
+    choice = default_choice(model)
     assert record["layout_reason"].startswith(f"{record['font']} {record['shade']}:")
-    assert repr(first) in record["layout_reason"]
-    assert f"snapshot probe --model {model}" in record["layout_reason"]
+    assert f"it rests on {choice['rests_on']}" in record["layout_reason"]
+    probe = f"snapshot probe --model {model}" in record["layout_reason"]
+    assert probe == (choice["kind"] == "none")
 
 
 def test_a_model_without_vision_says_its_layout_is_unused() -> None:

@@ -1,7 +1,10 @@
 """What a family's default layout rests on: model evidence and OCR evidence, side by side.
 
-Model evidence (a profile's ``evidence``: what peers published or measured with
-the models themselves) still decides a family's default. OCR evidence is what
+The default rule (:func:`snapshot.profiles.default_rule.choose_default`) decides: model
+evidence (published batteries, canary records) where it speaks, else the weakest qualified
+reader relative to its control page; :func:`rests_on` carries its verdict (``default``).
+Model evidence here is a profile's ``evidence`` (what peers published or measured with
+the models themselves). OCR evidence is what
 independent whole-page readers measured on the default's real page
 (:func:`~snapshot.legibility.weakest.profile_readability`, the weakest reader
 beside each figure). Where a layout of similar density (at least
@@ -49,19 +52,24 @@ def rests_on(model: str, points_file: Path | None = None) -> dict[str, Any]:
     """Both kinds of evidence behind ``model``'s default layout.
 
     >>> r = rests_on("gpt-6.1-sol", Path("/nonexistent.jsonl"))
-    >>> sorted(r), r["ocr"]["measured"], len(r["model_evidence"]) > 0
-    (['better', 'model', 'model_evidence', 'ocr'], False, True)
+    >>> sorted(r), r["ocr"]["measured"], len(r["model_evidence"]) > 0, r["default"]["kind"]
+    (['better', 'default', 'model', 'model_evidence', 'ocr'], False, True, 'none')
     """
     from snapshot import profiles
-    from snapshot.legibility.weakest import profile_readability
+    from snapshot.legibility.default_evidence import profile_choice
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.legibility.weakest import committed_points, profile_readability
 
     evidence = list(profiles.profile_for(model, warn=False).as_dict()["evidence"])
     ocr = profile_readability(model, points_file)
+    src = points_file or committed_points()
+    points = PointCache(src).points() if src.is_file() else []
     return {
         "model": model,
         "model_evidence": evidence,
         "ocr": ocr,
         "better": ocr.get("better_ocr_line", ""),
+        "default": profile_choice(model, points).as_dict(),
     }
 
 
@@ -70,17 +78,20 @@ def rests_on_lines(models: Sequence[str], points_file: Path | None = None) -> li
     lines = [
         "## What each default layout rests on",
         "",
-        "Model evidence (what peers published or measured with the models) decides a family's "
-        "default; OCR evidence is what independent whole-page readers measured on the default's "
-        "real page (the weakest reader beside each figure, from the committed "
+        "The default rule decides each default: the densest layout the model's own reads "
+        "accept (published batteries, canary records) or, where they are silent, whose weakest "
+        "qualified whole-page reader reads >= 0.95 of its control page at the real page and "
+        "±4 px on both hidden texts (`rests on`, from the committed "
         "`reports/frontier-points.jsonl`; not this run's pages). OCR readers are proxies with "
-        "cliffs of their own: an OCR-better layout is a candidate for a model measurement "
-        "(`snapshot probe`, `snapshot proxy --canary`), not a new default.",
+        "cliffs of their own: a model measurement (`snapshot probe`, `snapshot proxy "
+        "--canary`) outweighs them.",
         "",
     ]
     for m in models:
         r = rests_on(m, points_file)
-        lines.append(f"- **{m}**")
+        lines.append(
+            f"- **{m}**: default `{r['default']['layout']}` rests on {r['default']['rests_on']}"
+        )
         for e in r["model_evidence"]:
             lines.append(
                 f"  - model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})"

@@ -139,12 +139,15 @@ class Choice:
     rests_on: str
     #: what each denser candidate (and, kept, the default itself) lacked, densest first
     passed_over: tuple[str, ...] = ()
+    #: ``rests_on`` in a few words, for a table cell
+    summary: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "layout": self.layout,
             "kind": self.kind,
             "rests_on": self.rests_on,
+            "summary": self.summary or self.rests_on,
             "passed_over": list(self.passed_over),
         }
 
@@ -191,22 +194,24 @@ def _model_line(reads: Sequence[ModelRead], lo: float, hi: float, verdict: bool)
 
 def _readers_outcome(
     candidate: Candidate, readings: Sequence[Reading], page: tuple[int, int]
-) -> tuple[str, str]:
-    """("pass" | "fail" | "incomplete", the line): what the qualified readers say."""
+) -> tuple[str, str, str]:
+    """("pass" | "fail" | "incomplete", the line, the line in a few words with the relative
+    figure to two decimals): what the qualified readers say."""
     mine = [r for r in readings if r.layout == candidate.layout]
     judged = [r for r in mine if r.qualified]
     below = sorted((r for r in judged if r.relative < RELATIVE_BAR), key=lambda r: r.relative)
     if below:
         w = below[0]
-        return "fail", (
-            f"{w.reader} reads {w.relative:.3f} of its control ({w.chars:.3f} / {w.control:.3f}) "
-            f"on {w.text} at {w.page[0]}x{w.page[1]}"
+        where = f"on {w.text} at {w.page[0]}x{w.page[1]}"
+        return (
+            "fail",
+            f"{w.reader} reads {w.relative:.3f} of its control {where} "
+            f"({w.chars:.3f} / {w.control:.3f})",
+            f"{w.reader} reads {w.relative:.2f} of its control {where}",
         )
     if not judged:
-        return (
-            "incomplete",
-            f"no qualified reading beside its control at {page[0]}x{page[1]} ±{JITTER} px",
-        )
+        line = f"no qualified reading beside its control at {page[0]}x{page[1]} ±{JITTER} px"
+        return "incomplete", line, "not read beside a control page"
     missing = []
     for size in jittered(page):
         for text in HIDDEN_TEXTS:
@@ -214,15 +219,22 @@ def _readers_outcome(
             if n < MIN_READERS:
                 missing.append(f"{text} {size[0]}x{size[1]} ({n})")
     if missing:
-        return "incomplete", (
+        line = (
             f"fewer than {MIN_READERS} qualified readers, none below the bar: {', '.join(missing)}"
+        )
+        return (
+            "incomplete",
+            line,
+            f"{len(missing)} of {3 * len(HIDDEN_TEXTS)} cells short of readers",
         )
     weak = min(judged, key=lambda r: (r.relative, r.reader))
     names = " + ".join(sorted({r.reader for r in judged}))
-    return "pass", (
+    return (
+        "pass",
         f"readers: {names}, weakest {weak.relative:.3f} of its control ({weak.reader} on "
         f"{weak.text} at {weak.page[0]}x{weak.page[1]}), hidden texts "
-        f"{' and '.join(HIDDEN_TEXTS)}, real page and ±{JITTER} px"
+        f"{' and '.join(HIDDEN_TEXTS)}, real page and ±{JITTER} px",
+        f"readers: {names}, weakest {weak.relative:.2f} of its control, ±{JITTER} px",
     )
 
 
@@ -238,25 +250,29 @@ def choose_default(
     where it is silent, the qualified readers accept at ``page``; else ``default`` (the
     family table's) kept, resting on no evidence, with what each candidate lacked."""
     lacks: dict[str, str] = {}
+    shorts: dict[str, str] = {}
     for cand in sorted(candidates, key=lambda c: (-c.density, c.layout)):
         about = [e for e in evidence if e.about(cand)]
         verdict, _, _, lo, hi = model_verdict(about)
         if verdict is True:
             line = "model evidence: " + _model_line(about, lo, hi, True)
-            return Choice(cand.layout, "model evidence", line, _passed(lacks))
+            kinds = " + ".join(sorted({e.kind for e in about}))
+            short = f"model evidence: {kinds} N={sum(e.n for e in about)} ({sum(e.passing for e in about)} read)"
+            return Choice(cand.layout, "model evidence", line, _passed(lacks), short)
         if verdict is False:
             lacks[cand.layout] = "the model does not read it: " + _model_line(about, lo, hi, False)
             continue
-        outcome, line = _readers_outcome(cand, readings, page)
+        outcome, line, short = _readers_outcome(cand, readings, page)
         if outcome == "pass":
-            return Choice(cand.layout, "readers", line, _passed(lacks))
-        lacks[cand.layout] = line
+            return Choice(cand.layout, "readers", line, _passed(lacks), short)
+        lacks[cand.layout], shorts[cand.layout] = line, short
     why = lacks.get(default, "not a candidate here")
     return Choice(
         default,
         "none",
         f"no evidence: the family table's default, unconfirmed ({why})",
         _passed(lacks),
+        f"no evidence: {shorts.get(default, why)}",
     )
 
 

@@ -320,15 +320,13 @@ class Profile:
     def layout_reason(self) -> str:
         """Why the page is set in this font, size, shade and gaps: the evidence it rests on.
 
-        The default font is the model table's choice for the family, made on the
-        family's *model* reads (the measured rows of ``evidence``, quoted here);
-        a denser layout that only OCR readers have read (``snapshot+dense`` in
-        the report, the frontier) is not a default until a model of the family
-        has read it.
+        The default font is the model table's choice for the family; the default rule
+        (:func:`snapshot.profiles.default_rule.choose_default`) checks it against the
+        model evidence and the qualified readers, and this says what it rests on.
 
         >>> from snapshot.profiles import profile_for
         >>> profile_for("gemini-3.8-flash", warn=False).layout_reason()[:40]
-        'snap5x8 1-bit: the family default, set i'
+        'snap5x8 1-bit: the family default, which'
         """
         size = "" if self.font_size is None else f"@{self.font_size}"
         gaps = f", gaps {self.col_gap}x{self.row_gap}" if self.col_gap or self.row_gap else ""
@@ -337,19 +335,17 @@ class Profile:
             return f"{layout}: unused, the model reads no images (its history stays text)"
         if self.resolved_by == "override" or self.page is not None:
             return f"{layout}: set by a profile file (`snapshot tune` or the user's own)"
-        measured = [e for e in self.evidence if e.fact.label == "measured"]
-        if not measured:
-            return (
-                f"{layout}: the family's default with no measured model read on record; "
-                f"`snapshot probe --model {self.model}` measures one"
-            )
-        return (
-            f"{layout}: the family default, set in the model table on its {len(measured)} "
-            f"measured model read(s) (listed under evidence, first: {measured[0].claim!r}); "
-            "denser layouts that only OCR readers have read (reports/frontier.md, the report's "
-            "snapshot+dense row) are not defaults until a model of the family reads them: "
-            f"`snapshot probe --model {self.model}` measures one"
+        from snapshot.profiles.readability import default_choice
+
+        choice = default_choice(self.canonical)
+        reason = (
+            f"{layout}: the family default, which follows the default rule "
+            "(snapshot.profiles.default_rule: model evidence where it speaks, else the weakest "
+            f"qualified reader at >= 0.95 of its control page); it rests on {choice['rests_on']}"
         )
+        if choice["kind"] != "none":
+            return reason
+        return f"{reason}; `snapshot probe --model {self.model}` measures a model read"
 
     def binding_constraint(self) -> Evidence:
         """Which constraint sizes the solved page: a documented rule, a measurement, the bound."""

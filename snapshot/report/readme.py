@@ -297,6 +297,25 @@ def default_layouts(models: Sequence[str]) -> list[tuple[str, str, str]]:
     return out
 
 
+def _rule_cell(model: str, role: str, design: str) -> str:
+    """The default rule's verdict on one row: on the default, what it rests on (figures
+    measured by readers or by the model's own reads: ᵐ); on the dense layout, whether the
+    rule passed it over.
+
+    >>> _rule_cell("gemini-3.8-flash", "default", "snap5x8 1-bit gap 0x0")
+    'model evidence: published battery N=15 (14 read)ᵐ'
+    """
+    from snapshot.profiles.readability import default_choice
+
+    choice = default_choice(model)
+    if role == "default":
+        summary = str(choice.get("summary") or choice["rests_on"])
+        measured = choice["kind"] != "none" or " reads " in summary
+        return summary + ("ᵐ" if measured else "")
+    passed = [p for p in choice.get("passed_over", []) if p.startswith(f"{design}: ")]
+    return "passed over" if passed else "–"
+
+
 def readability_block(frontier_md: str, models: Sequence[str]) -> str:
     """The README block: per profile, its default and the dense layout at its real page,
     with the weakest whole-page reader's readings (measured) and the verdict."""
@@ -311,24 +330,27 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
             f"`reports/frontier-points.jsonl`): {len(every)} layouts read at the profiles' real "
             f"pages, {len(readable)} of them readable by the weakest-reader bar. Each figure is "
             "the weakest reader's, measuredᵐ, with the reader and the text it read; OCR readers "
-            "are proxies for models. Absolute figures: these readings predate control pages, so "
-            "no reader was qualified by its own (`legibility --min` judges relative to it)."
+            "are proxies for models. Characters are absolute (the verdict: the absolute bar); "
+            "*default rule* is the rule's verdict, relative to each reader's control page."
         ),
         "",
         "| profile | layout | real page | weakest: characters | weakest: exact hard tokens "
-        "| ±4 px | verdict |",
-        "|---|---|---|---|---|---|---|",
+        "| ±4 px | verdict | default rule |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for model, role, key in default_layouts(models):
         found = rows.get((model, key))
         design, _, page = key.rpartition(" ")
+        rule = _rule_cell(model, role, design)
         if found is None:
-            lines.append(f"| {model} | {design} ({role}) | {page} | not measured | – | – | – |")
+            lines.append(
+                f"| {model} | {design} ({role}) | {page} | not measured | – | – | – | {rule} |"
+            )
             continue
         jitter = "unstable" if found.jitter.startswith("unstable") else found.jitter
         lines.append(
             f"| {model} | {design} ({role}) | {page} | {found.weakest_chars}ᵐ "
-            f"| {found.weakest_hard_tokens}ᵐ | {jitter} | {found.verdict} |"
+            f"| {found.weakest_hard_tokens}ᵐ | {jitter} | {found.verdict} | {rule} |"
         )
     owed = (
         "Readings still owed for these layouts (`frontier.md`, *Not measured yet*): "
