@@ -4,6 +4,8 @@ both hidden texts; and the committed defaults follow it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from snapshot.cli import main
@@ -125,3 +127,27 @@ def test_profiles_prints_what_each_default_rests_on(capsys: pytest.CaptureFixtur
     assert main(["profiles", "--model", "gemini-3.8-flash"]) == 0
     out = capsys.readouterr().out
     assert "rests on model evidence: published battery N=15 (14 read)" in out
+
+
+def test_your_canary_records_are_model_evidence_the_rule_weighs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from snapshot.proxy.evidence import SCHEMA
+
+    def record(acc: float) -> dict[str, object]:
+        return {
+            "schema": SCHEMA, "model": "claude-sonnet-5-5", "reader": "claude-sonnet-5-5-2026",
+            "layout": "snap5x9v2 gray gap 0x0 1540x1540", "chars_per_kpx": 22.2, "chars": 900,
+            "char_accuracy": acc, "hard_tokens": 10, "hard_tokens_exact": 10,
+        }  # fmt: skip
+
+    path = tmp_path / "evidence.jsonl"
+    path.write_text("".join(json.dumps(record(0.99)) + "\n" for _ in range(12)), encoding="utf-8")
+    assert main(["profiles", "--evidence", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "default rule with these records: claude-sonnet-5-5: snap5x9v2 gray gap 0x0 rests on "
+        "model evidence: canary records (band crops) N=12 (12 read)" in out
+    )

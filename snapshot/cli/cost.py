@@ -200,6 +200,26 @@ def _evidence_lines(path: Path, model: str | None) -> list[str]:
     return evidence_lines(path, model=model)
 
 
+def _rule_with_canaries(path: Path, model: str | None) -> list[str]:
+    """``profiles --evidence FILE``: per model the records name, the default rule's pick with
+    those canary records beside the committed readings and published batteries."""
+    from snapshot.legibility.default_evidence import canary_reads, profile_choice
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.legibility.weakest import committed_points
+    from snapshot.proxy.evidence import judge, read_evidence
+
+    groups = [g for g in judge(read_evidence(path)) if model is None or g.model == model]
+    src = committed_points()
+    points = PointCache(src).points() if src.is_file() else []
+    lines = []
+    for m in dict.fromkeys(g.model for g in groups):
+        choice = profile_choice(m, points, canary_reads(groups, m))
+        lines.append(
+            f"default rule with these records: {m}: {choice.layout} rests on {choice.rests_on}"
+        )
+    return lines
+
+
 def _print_image(model: str, record: dict[str, Any], size: tuple[int, int]) -> None:
     w, h = size
     seen = record["seen"]
@@ -298,6 +318,7 @@ def _print_text(model: str, r: dict[str, Any]) -> None:
 def run_profiles(args: argparse.Namespace) -> int:
     if args.evidence is not None:  # your own traffic's canary records, judged
         print("\n".join(_evidence_lines(Path(args.evidence), args.model)))
+        print("\n".join(_rule_with_canaries(Path(args.evidence), args.model)))
         return 0
     from snapshot.profiles.options import profile_records
 

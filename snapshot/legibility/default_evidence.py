@@ -108,7 +108,11 @@ def canary_reads(groups: Iterable[Any], model: str) -> list[ModelRead]:
     stand-ins are not the model and are left out."""
     return [
         ModelRead(
-            "canary records", f"{g.reader}, {g.layout}", g.n, g.passing, font=g.layout.split()[0]
+            "canary records (band crops)",
+            f"{g.reader}, {g.layout}",
+            g.n,
+            g.passing,
+            font=g.layout.split()[0],
         )
         for g in groups
         if g.model == model and not g.stand_in

@@ -52,11 +52,11 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import InputError
+from snapshot.profiles.default_rule import MOST  # the share the default rule weighs model reads by
 
 SCHEMA = "snapshot.canary-evidence/1"
 FILE = "evidence.jsonl"
 STAND_IN = "offline stand-in"
-MOST = 0.5  # the passing share's lower bound must reach this: most canaries clear the bar
 
 # Fields judge() needs, each with the type it must have.
 _NEEDED: dict[str, type | tuple[type, ...]] = {
