@@ -151,3 +151,19 @@ def test_your_canary_records_are_model_evidence_the_rule_weighs(
         "default rule with these records: claude-sonnet-5-5: snap5x9v2 gray gap 0x0 rests on "
         "model evidence: canary records (band crops) N=12 (12 read)" in out
     )
+
+
+def test_canary_records_of_a_model_no_table_knows_are_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from snapshot.proxy.evidence import SCHEMA
+
+    rec = {"schema": SCHEMA, "model": "no-such-model", "reader": "r", "layout": "snap5x8 1-bit",
+           "chars_per_kpx": 43.4, "chars": 900, "char_accuracy": 0.99, "hard_tokens": 0,
+           "hard_tokens_exact": 0}  # fmt: skip
+    path = tmp_path / "evidence.jsonl"
+    path.write_text(json.dumps(rec) + "\n", encoding="utf-8")
+    assert main(["profiles", "--evidence", str(path)]) == 0
+    assert "no-such-model: no profile" in capsys.readouterr().out

@@ -16,7 +16,7 @@ from typing import Any
 
 from snapshot.cli.argtypes import pricing_arguments
 from snapshot.cli.legacy import old_spelling
-from snapshot.errors import InputError
+from snapshot.errors import InputError, SnapshotError
 
 
 def register(subparsers: Any) -> None:
@@ -213,7 +213,11 @@ def _rule_with_canaries(path: Path, model: str | None) -> list[str]:
     points = PointCache(src).points() if src.is_file() else []
     lines = []
     for m in dict.fromkeys(g.model for g in groups):
-        choice = profile_choice(m, points, canary_reads(groups, m))
+        try:
+            choice = profile_choice(m, points, canary_reads(groups, m))
+        except SnapshotError as exc:  # a model no table knows: no default to weigh
+            lines.append(f"default rule with these records: {m}: no profile ({exc})")
+            continue
         lines.append(
             f"default rule with these records: {m}: {choice.layout} rests on {choice.rests_on}"
         )
