@@ -180,16 +180,9 @@ def gate(
     pages: int = 1,
     seed: int = HELD_OUT_SEED,
 ) -> GateResult:
-    """Read ``pages`` full pages and their controls with each reader (default: every
-    installed one, :func:`installed_gate_readers`).
-
-    Raises
-    ------
-    InputError
-        ``minimum`` outside (0, 1], or ``pages`` below 1.
-    NoIndependentReader
-        A named reader is not installed, none is installed, or none qualifies.
-    """
+    """:func:`check_layout` on ``model``'s default layout at its real page (or ``size``):
+    ``pages`` full pages and their controls read by each reader (default: every installed
+    one, :func:`installed_gate_readers`); it raises what :func:`check_layout` raises."""
     return check_layout(
         gate_layout(model, size), minimum, readers=readers, text=text, pages=pages, seed=seed,
         name=model,
