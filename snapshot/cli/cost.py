@@ -382,12 +382,19 @@ def run_profiles(args: argparse.Namespace) -> int:
         "on both hidden texts; `--model M` names what each denser layout lacked)"
     )
     print("scheme: how far the billing rule is documented (documented / measured / uncertain)")
+    print(
+        "cost mode (`snapshot proxy --mode cost`): full / safe / pass by the evidence; "
+        "`--model M` says which and why, `--json` has it as cost_mode"
+    )
     print("status*: deprecated or retired ids still resolve; `--model ID` names the successor")
     if args.model:
         r0 = records[0]
         print(
             f"lifecycle: {r0['status']} per {r0['lifecycle_schedule']} ({r0['lifecycle_source']})"
         )
+        if "cost_mode" in r0:  # snapshot proxy --mode cost without --policy
+            cm = r0["cost_mode"]
+            print(f"cost mode: {cm['policy']} by default ({cm['why']})")
         for e in records[0]["evidence"]:
             print(f"  model evidence [{e['label']}, {e['date']}]: {e['claim']} ({e['source']})")
         if "default" in records[0]:

@@ -41,6 +41,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=0.8,
         help="compact when the input reaches this share of the model's window (default 0.8)",
     )
+    p.add_argument(
+        "--mode",
+        choices=("cost", "window", "off"),
+        default="window",
+        help="window (default): compact at --threshold of the window; cost: also draw pages "
+        "on every request where the billing model, prompt cache counted, says they cost less; "
+        "off: forward every request byte for byte",
+    )
+    p.add_argument(
+        "--policy",
+        choices=("safe", "full"),
+        help="what --mode cost draws: safe = older, closed history only; full = also the "
+        "system prompt's long text and the tool descriptions (default: per model, by its "
+        "readability evidence; `snapshot profiles --model M` says which and why; a model "
+        "with none passes through)",
+    )
     p.add_argument("--ledger", type=Path, metavar="DIR", help="write ledger.jsonl here")
     p.add_argument(
         "--max-body",
@@ -107,6 +123,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
     except ImportError:
         raise InputError("snapshot proxy needs aiohttp: pip install 'snapshot[proxy]'") from None
     host, port = listen_address(args.listen, args.allow_remote)
+    if args.policy is not None and args.mode != "cost":
+        raise InputError(f"--policy {args.policy} is for --mode cost (this is --mode {args.mode})")
     config = ProxyConfig(
         upstream=args.upstream,
         store=args.store,
@@ -117,6 +135,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         window=args.window,
         canary=args.canary,
         evidence=args.evidence,
+        mode=args.mode,
+        policy=args.policy,
     )
     run(config, host, port)
     return 0

@@ -22,6 +22,7 @@ from typing import Any
 
 from snapshot.billing.uncertain import DEFAULT_EVIDENCE_DIR, load_settled
 from snapshot.errors import InputError
+from snapshot.profiles.cost_policy import cost_policy
 from snapshot.profiles.defaults import lineup
 from snapshot.profiles.overrides import load_profiles
 from snapshot.profiles.profile import Profile
@@ -132,6 +133,7 @@ def profile_records(
             model, profiles_file=profiles_file, fallback=fallback, detail=detail, evidence=evidence
         )
         record = profile.as_dict()
+        record["cost_mode"] = cost_policy(profile).record()
         if record["vision"]:  # the weakest OCR reader at its real page, from measured points
             from snapshot.profiles.readability import default_choice, readability_of
 
@@ -141,10 +143,11 @@ def profile_records(
     if profiles_file:
         records = [p.as_dict() for p in load_profiles(profiles_file).values()]
     else:
-        records = [
-            with_evidence(profile_for(m, warn=False), evidence).as_dict()
+        profiles = [
+            with_evidence(profile_for(m, warn=False), evidence)
             for m in lineup(current_only=current_only)
         ]
+        records = [{**p.as_dict(), "cost_mode": cost_policy(p).record()} for p in profiles]
     from snapshot.profiles.readability import default_choice, weakest_reader_column
 
     # The listing's "weakest OCR reader": the lab's verdict at each record's own layout;

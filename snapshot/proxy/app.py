@@ -31,7 +31,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ from snapshot.errors import InputError, SnapshotError
 from snapshot.providers.overflow import Overflow, parse_overflow
 from snapshot.proxy.bodies import representable
 from snapshot.proxy.canary import Canary
+from snapshot.proxy.costmode import CostMode
+from snapshot.proxy.counterfactual import Counterfactual
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
 from snapshot.proxy.ledger import Ledger, usage_dollars
@@ -98,6 +100,12 @@ class ProxyConfig:
     evidence: Path | None = None
     canary_seed: int = 0
     canary_rows: int = 8  # rows in the band a canary cuts (snapshot.proxy.canary.BAND_ROWS)
+    # --mode: "window" compacts at the wall (the threshold), "cost" also draws pages on
+    # every request where the bill says they pay (snapshot.proxy.costmode), "off" forwards
+    # every request byte for byte. --policy: cost mode's "safe" or "full" for every model
+    # whose evidence allows pages (None: each model's own default).
+    mode: str = "window"
+    policy: str | None = None
 
 
 def _log(message: str) -> None:
@@ -119,12 +127,25 @@ class Proxy:
             window=config.window,
             summarizer=config.summarizer,
         )
+        # Each request as sent and as the client's text would have cost (offline counts).
+        self.book = Counterfactual()
+        self.cost = (
+            CostMode(
+                self.book,
+                policy=config.policy,
+                limits=self.planner.limits,
+                upstream=self.upstream,
+                window=config.window,
+            )
+            if config.mode == "cost"
+            else None
+        )
         self.ledger = Ledger(config.ledger) if config.ledger is not None else None
         self.log = log
         self.session: ClientSession | None = None
         self.canary = self._canary(config)
         # GET / (loopback): the live page, and its switch to pass-through.
-        self.page = LivePage(self.upstream)
+        self.page = LivePage(self.upstream, mode=config.mode)
         # The last overflow rejection per model: (status, headers, body, what it said).
         self._refusals: dict[str, tuple[int, dict[str, str], bytes, Overflow]] = {}
 
@@ -186,8 +207,9 @@ class Proxy:
         provider = shape.provider if shape else provider_for_path(request.path)
         try:
             raw = await self._read_body(request)
-            if self.page.passthrough:
-                # The page's switch: forwarded untouched, byte for byte, nothing recorded.
+            if self.page.passthrough or self.config.mode == "off":
+                # --mode off, or the page's switch: forwarded untouched, byte for byte,
+                # nothing recorded.
                 self.page.passed_through += 1
                 return await self._forward(request, raw, None)
             if shape is None:
@@ -246,11 +268,8 @@ class Proxy:
         summarizer = self.planner.summarizers(route)
         loop = asyncio.get_running_loop()
         try:
-            plan = await loop.run_in_executor(
-                None,
-                lambda: self.planner.plan(
-                    shape, body, model, key, raw_bytes=len(raw), summarizer=summarizer, raw=raw
-                ),
+            plan, extra = await loop.run_in_executor(
+                None, lambda: self._plan(shape, body, model, key, raw, summarizer)
             )
         except SnapshotError as exc:
             line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -261,7 +280,7 @@ class Proxy:
             if why is not None:
                 return await self._untouched(request, raw, f"not representable ({why})")
             sent = plan.data or _encode(plan.body)
-        context = _Turn(shape, body, model, key, plan, raw=raw, summarizer=summarizer)
+        context = _Turn(shape, body, model, key, plan, raw=raw, summarizer=summarizer, extra=extra)
         refusal = self._refusals.get(model) if plan.over_limit else None
         if refusal is not None:
             # The provider already refused this much: its rejection, not another round trip.
@@ -277,6 +296,25 @@ class Proxy:
             )
         self.page.compaction(key, model, plan)
         return await self._forward(request, sent, context)
+
+    def _plan(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        model: str,
+        key: tuple[str, str],
+        raw: bytes,
+        summarizer: SummarizerFactory | None,
+    ) -> tuple[RequestPlan, dict[str, Any]]:
+        """The window planner's plan, then the cost mode's (``--mode cost``); with the
+        ledger's fields beside it (``counterfactual``, ``cost_mode``)."""
+        plan = self.planner.plan(
+            shape, body, model, key, raw_bytes=len(raw), summarizer=summarizer, raw=raw
+        )
+        target = self.planner.target(model)
+        if self.cost is not None:
+            return self.cost.plan(shape, body, model, key, raw, target, plan)
+        return plan, {"counterfactual": self.book.record(key, shape.name, target, body, plan.body)}
 
     async def _untouched(self, request: web.Request, raw: bytes, why: str) -> web.StreamResponse:
         """Forward a body the proxy cannot plan as it came, saying so in one log line."""
@@ -598,6 +636,8 @@ class Proxy:
             "usage_label": "measured" if usage else None,
             "dollars": usage_dollars(turn.model, usage),
             "stored": stored,
+            "mode": self.config.mode,
+            **turn.extra,
         }
         if self.ledger is not None:
             self.ledger.write(record)
@@ -616,6 +656,8 @@ class _Turn:
     recovered: Overflow | None = None  # the overflow a retry answers
     raw: bytes = b""  # the client's body as it came (a retry re-writes it only if representable)
     summarizer: SummarizerFactory | None = None
+    # What the request hooks add to its ledger record (counterfactual, cost_mode).
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _encode(body: dict[str, Any]) -> bytes:

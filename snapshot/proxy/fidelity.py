@@ -16,6 +16,15 @@ must still be in the upstream body verbatim; and no ``cache_control`` marker
 may appear in what replaced the span (a client's markers are never moved or
 multiplied).
 
+``--mode cost`` with ``--policy full`` also images a *prefix* (Anthropic
+Messages, :mod:`snapshot.proxy.prefix_pages`): an upstream history that opens
+with the pages message (its :data:`~snapshot.proxy.prefix_pages.HEADER`) the
+client did not send may differ from the client's in the text of system blocks
+and in tool descriptions only; every other key of every system block and tool
+(names, ``input_schema``, markers) and their number and order stay the
+client's, the pages message carries no marker, and the rest of the history is
+checked as above.
+
 >>> client = {"model": "m", "system": "s", "messages": [
 ...     {"role": "user", "content": "task"},
 ...     {"role": "assistant", "content": "step 1"},
@@ -245,6 +254,54 @@ def _markers(value: Any) -> int:
     return 0
 
 
+_PREFIX_FIELDS = ("system", "tools")
+
+
+def _imaged_prefix(
+    client_body: Mapping[str, Any], upstream_body: Mapping[str, Any], api: str
+) -> int | None:
+    """Where the upstream history holds prefix pages the client did not send (None: nowhere)."""
+    from snapshot.proxy.prefix_pages import insert_at, is_prefix_pages
+
+    if api != "anthropic":
+        return None
+    theirs = _history(upstream_body, api)
+    ours = _history(client_body, api)
+    at = insert_at(ours)
+    if at >= len(theirs) or not is_prefix_pages(theirs[at]):
+        return None
+    return None if at < len(ours) and is_prefix_pages(ours[at]) else at
+
+
+def _prefix_diff(
+    client_body: Mapping[str, Any], upstream_body: Mapping[str, Any], at: int
+) -> list[str]:
+    """What differs in the system prompt and tools beyond block texts and tool descriptions."""
+    out: list[str] = []
+    first = _history(upstream_body, "anthropic")[at]
+    if _markers(first):
+        out.append(f"messages[{at}]: the prefix pages carry a cache_control marker")
+    for field, free in (("system", "text"), ("tools", "description")):
+        ours, theirs = client_body.get(field), upstream_body.get(field)
+        if (field in client_body) != (field in upstream_body):
+            out.append(f"{field}: {'dropped' if field in client_body else 'added'}")
+        elif isinstance(ours, str) and isinstance(theirs, str) and field == "system":
+            continue
+        elif isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+            for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+                if not isinstance(a, Mapping) or not isinstance(b, Mapping):
+                    if _text(a) != _text(b):
+                        out.append(f"{field}[{i}]: changed")
+                    continue
+                rest_a = {k: v for k, v in a.items() if k != free}
+                rest_b = {k: v for k, v in b.items() if k != free}
+                if _text(rest_a) != _text(rest_b) or list(a) != list(b):
+                    out.append(f"{field}[{i}]: changed beyond its {free}")
+        elif _text(ours) != _text(theirs):
+            out.append(f"{field}: changed")
+    return out
+
+
 def outside_span_diff(client_body: Any, upstream_body: Any, api: str) -> list[str]:
     """What differs between the two bodies outside the compacted span (empty: only the span).
 
@@ -256,8 +313,13 @@ def outside_span_diff(client_body: Any, upstream_body: Any, api: str) -> list[st
     out: list[str] = []
     if not isinstance(client_body, Mapping) or not isinstance(upstream_body, Mapping):
         return ["$: a body is not a JSON object"]
+    prefix = _imaged_prefix(client_body, upstream_body, api)
+    if prefix is not None:
+        out.extend(_prefix_diff(client_body, upstream_body, prefix))
+        theirs = _history(upstream_body, api)
+        upstream_body = {**upstream_body, key: [*theirs[:prefix], *theirs[prefix + 1 :]]}
     for field in dict.fromkeys([*client_body, *upstream_body]):
-        if field == key:
+        if field == key or (prefix is not None and field in _PREFIX_FIELDS):
             continue
         if field not in upstream_body:
             out.append(f"{field}: dropped")

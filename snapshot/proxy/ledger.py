@@ -15,7 +15,9 @@ traffic: per model, requests, compacted requests and the share of them that
 reuse the previous pass (its pages or its whole replacement still in the
 prompt, so the provider's cache holds), rejections (and those that reached the
 client), the measured input tokens and dollars paid, and the tokens the planner
-removed (counted before sending).
+removed (counted before sending); and, where the records carry it, the
+counterfactual: tokens and dollars as sent and as the client's text would have
+cost, with the cache-prefix share (modelled, :mod:`snapshot.proxy.counterfactual`).
 
 >>> import tempfile
 >>> from pathlib import Path
@@ -202,6 +204,30 @@ class LedgerSummary:
                 f"| {r['measured_output']:,} | {r['dollars']:.4f} "
                 f"| {r['canary_calls']} | {r['canary_dollars']:.4f} |"
             )
+        counted = [r for r in self.rows if r["counterfactual_requests"]]
+        if counted:
+            lines += [
+                "",
+                "### As sent and as the client's text would have cost",
+                "",
+                "Counted offline by the model's own counter (no upstream call) and priced with "
+                "the prompt cache counted against each conversation's previous request "
+                "(`counterfactual` in each record; **modelled**: the documented prefix-cache "
+                "rule, not a provider's `usage`, which is the measured table above). Cache "
+                "prefix: the share of the sent tokens the provider could read from its cache.",
+                "",
+                "| model | requests | client's text, tokens | sent, tokens | client's text $ "
+                "| sent $ | saved $ | cache prefix | measured $ |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+            ]
+            for r in counted:
+                lines.append(
+                    f"| {r['model']} | {r['counterfactual_requests']} "
+                    f"| {r['counterfactual_tokens']:,} | {r['modelled_sent_tokens']:,} "
+                    f"| {r['counterfactual_dollars']:.4f} | {r['modelled_sent_dollars']:.4f} "
+                    f"| {r['counterfactual_dollars'] - r['modelled_sent_dollars']:.4f} "
+                    f"| {r['cache_prefix_share']:.0%} | {r['dollars']:.4f} |"
+                )
         return "\n".join(lines) + "\n"
 
 
@@ -230,6 +256,12 @@ def summarize(folder: Path) -> LedgerSummary:
                 "dollars": 0.0,
                 "canary_calls": 0,
                 "canary_dollars": 0.0,
+                "counterfactual_requests": 0,
+                "counterfactual_dollars": 0.0,
+                "modelled_sent_dollars": 0.0,
+                "modelled_sent_tokens": 0,
+                "counterfactual_tokens": 0,
+                "prefix_tokens": 0,
             },
         )
 
@@ -238,6 +270,20 @@ def summarize(folder: Path) -> LedgerSummary:
         row["measured_cache_read"] += usage.get("cache_read", 0)
         row["measured_output"] += usage.get("output", 0)
         row["dollars"] += (dollars or {}).get("total") or 0.0
+
+    def add_counterfactual(row: dict[str, Any], cf: Any) -> None:
+        sent = (cf or {}).get("sent") or {}
+        text = (cf or {}).get("client_text") or {}
+        if not isinstance(sent.get("dollars"), int | float) or not isinstance(
+            text.get("dollars"), int | float
+        ):
+            return
+        row["counterfactual_requests"] += 1
+        row["counterfactual_dollars"] += text["dollars"]
+        row["modelled_sent_dollars"] += sent["dollars"]
+        row["counterfactual_tokens"] += int(text.get("tokens") or 0)
+        row["modelled_sent_tokens"] += int(sent.get("tokens") or 0)
+        row["prefix_tokens"] += int(sent.get("cache_read") or 0)
 
     for rec in records:
         row = row_of(str(rec.get("model") or "?"))
@@ -259,6 +305,7 @@ def summarize(folder: Path) -> LedgerSummary:
             row["tokens_removed"] += max(before - after, 0)
             row["labels"].add((plan.get("tokens_before") or {}).get("label", "estimated"))
         add_usage(row, rec.get("usage") or {}, rec.get("dollars"))
+        add_counterfactual(row, rec.get("counterfactual"))
         summary = plan.get("summary")
         if summary:
             called = row_of(str(summary.get("model") or "?"))
@@ -269,6 +316,8 @@ def summarize(folder: Path) -> LedgerSummary:
         labels = row.pop("labels")
         row["label"] = "/".join(sorted(labels)) or "-"
         row["reuse_share"] = row["reusing"] / row["compacted"] if row["compacted"] else 0.0
+        sent = row["modelled_sent_tokens"]
+        row["cache_prefix_share"] = row.pop("prefix_tokens") / sent if sent else 0.0
         out.append(row)
     return LedgerSummary(len(records), sorted(out, key=lambda r: r["model"]), read.note())
 

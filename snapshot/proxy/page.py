@@ -12,9 +12,11 @@ Per conversation (and agent), since the proxy started:
 - tokens: the client's text as the planner counted it (the counterfactual),
   what was sent, the difference saved, each with its counter's label; beside
   them the provider's own ``usage`` (measured), with how many replies carried one;
-- dollars: paid (measured usage at the pinned prices); the counterfactual's
-  dollars where a record carries ``counterfactual.dollars``, else "not recorded"
-  (today's ledger records none; a cost mode adds it);
+- dollars: paid (measured usage at the pinned prices) beside the counterfactual's,
+  the client's text counted offline and priced with the prompt cache counted
+  (``counterfactual.dollars``, modelled: :mod:`snapshot.proxy.counterfactual`),
+  else "not recorded"; the cache-prefix share, modelled (``counterfactual``)
+  beside measured (``usage.cache_read`` over the prompt);
 - each compaction (a new pass) with its pages beside the text they hold; the
   PNGs are served at ``/_snapshot/pages/{id}/{n}.png``, drawn again from the
   page's cells on each request (the bytes sent upstream: identical cells draw
@@ -109,6 +111,8 @@ class _Conversation:
     dollars: float = 0.0
     with_counterfactual: int = 0
     counterfactual_dollars: float = 0.0
+    modelled_sent_tokens: int = 0
+    modelled_prefix_tokens: int = 0
     exact_on_pages: int = 0
     exact_as_text: int = 0
     exact_measured: int = 0
@@ -118,8 +122,9 @@ class _Conversation:
 class LivePage:
     """What ``GET /`` shows: fed every ledger record and every new pass of this proxy."""
 
-    def __init__(self, upstream: str = "") -> None:
+    def __init__(self, upstream: str = "", mode: str = "window") -> None:
         self.upstream = upstream
+        self.mode = mode  # snapshot proxy --mode
         self.passthrough = False
         self.passed_through = 0  # requests forwarded untouched while the switch was on
         self.started = time.time()
@@ -163,6 +168,10 @@ class LivePage:
         if isinstance(counterfactual, int | float):
             conv.with_counterfactual += 1
             conv.counterfactual_dollars += counterfactual
+        sent = (record.get("counterfactual") or {}).get("sent") or {}
+        if isinstance(sent.get("tokens"), int) and isinstance(sent.get("cache_read"), int):
+            conv.modelled_sent_tokens += sent["tokens"]
+            conv.modelled_prefix_tokens += sent["cache_read"]
         exact = plan.get("exact_ids")
         if isinstance(exact, dict) and not plan.get("reused_pass"):
             conv.exact_measured += 1
@@ -276,7 +285,11 @@ class LivePage:
             )
             button = "<button name=on value=0 id=switch>Resume compacting</button>"
         else:
-            state = "<span class='state on' id=mode>compacting</span> over the threshold"
+            what = {
+                "cost": "on every request where the bill says pages pay (--mode cost)",
+                "window": "over the threshold (--mode window)",
+            }.get(self.mode, f"--mode {self.mode}")
+            state = f"<span class='state on' id=mode>compacting</span> {_e(what)}"
             button = "<button name=on value=1 id=switch>Switch to pass-through</button>"
         return (
             f"<form class=switch method=post action='{SWITCH_PATH}'><p>{state}</p>{button}</form>"
@@ -304,6 +317,13 @@ class LivePage:
             )
         else:
             coverage = NOT_MEASURED
+        prefix = (
+            f"{conv.modelled_prefix_tokens / conv.modelled_sent_tokens:.0%} modelled"
+            if conv.modelled_sent_tokens
+            else NOT_RECORDED
+        )
+        if conv.with_usage and measured_prompt:
+            prefix += f" · {conv.usage['cache_read'] / measured_prompt:.0%} measured"
         name, agent = conv.key
         rows = [
             ("requests", f"{conv.requests:,} ({conv.compacted:,} compacted)", ""),
@@ -324,8 +344,13 @@ class LivePage:
                 f"measured · {usage_note}",
             ),
             ("dollars paid", paid, "measured usage × price"),
-            ("dollars as the client's text", would, "counterfactual"),
-            ("dollars saved", saved_dollars, ""),
+            (
+                "dollars as the client's text",
+                would,
+                "counterfactual: counted offline, prompt cache counted (modelled)",
+            ),
+            ("dollars saved", saved_dollars, "counterfactual − paid"),
+            ("cache prefix share", prefix, "read from the provider's cache / prompt"),
             ("exact-id coverage", coverage, ""),
         ]
         table = "".join(

@@ -298,7 +298,14 @@ class Planner:
         upstream: str = "",
         window: int | None = None,
         summarizer: str | None = None,
+        rungs: tuple[str, ...] = FREE_RUNGS,
+        dense: bool = True,
+        exact_ids_share: float = SheetOptions.exact_ids_share,
     ) -> None:
+        """``rungs``: what a pass may do (``--mode cost`` images only: ``("snapshot",)``);
+        ``dense``: whether a pass the default layout cannot fit tries the dense one;
+        ``exact_ids_share``: the most the exact-id index beside the pages may cost, as a
+        share of the imaged text's tokens (:class:`~snapshot.ladder.sheets.SheetOptions`)."""
         if not 0 < threshold <= 1:
             raise SnapshotError(f"threshold {threshold} must be in (0, 1]")
         self.threshold = threshold
@@ -306,6 +313,9 @@ class Planner:
         self.upstream = upstream
         self.window_override = window
         self.summarizer = summarizer
+        self.rungs = rungs
+        self.dense = dense
+        self.sheets = SheetOptions(append_only=True, exact_ids_share=exact_ids_share)
         self._targets: dict[str, Target] = {}
         self._passes: dict[PassKey, _Pass] = {}
         self._tokens: dict[tuple[str, float, str], int] = {}
@@ -675,12 +685,22 @@ class Planner:
     def _too_many_images(caps: Budget, body: dict[str, Any]) -> bool:
         return caps.max_images is not None and count_images(body) > caps.max_images
 
+    def reuse(
+        self, shape: Shape, body: dict[str, Any], model: str, key: tuple[str, str]
+    ) -> RequestPlan | None:
+        """This conversation's previous pass applied again, byte for byte, when the client's
+        items it replaced are unchanged; the caller decides when a new pass is due (no
+        count, no threshold: the plan's tokens are left at 0)."""
+        target = self.target(model)
+        caps = self.budget(shape.provider, target, model)
+        return self._reuse(shape, body, key, None, 0, target, self.window(model), caps)
+
     def _reuse(
         self,
         shape: Shape,
         body: dict[str, Any],
         key: tuple[str, str],
-        tokens: int,
+        tokens: int | None,
         trigger: int,
         target: Target,
         window: int | None,
@@ -694,20 +714,20 @@ class Planner:
         same_model = done.model == target.model
         # A pass aimed at the taught limit (its ceiling) is reused up to it, by its model.
         limit = max(trigger, done.ceiling) if same_model else trigger
-        if (same_model and tokens - done.saved > limit) or _digest(items[: done.end]) != (
-            done.digest
-        ):
+        # ``tokens`` None (:meth:`reuse`): the caller decides when a new pass is due.
+        over = tokens is not None and tokens - done.saved > limit
+        if (same_model and over) or _digest(items[: done.end]) != done.digest:
             return None
         new = dict(body)
         new[shape.history_key] = [*items[: done.front], *done.items, *items[done.end :]]
-        after = tokens - done.saved
+        after = 0 if tokens is None else tokens - done.saved
         if not same_model:
             # Drawn for another model of the same layout: what it saves is counted anew
             # in this model's tokens (its images may cost another amount).
             after = self.count(
                 target, request_conversation(shape, new, key[0]).path()
             ) + self.outside(shape, new, target)
-            if after > limit:
+            if tokens is not None and after > limit:
                 return None
         data = _encode(new)
         if caps.over(data, count_images(new)):
@@ -715,7 +735,7 @@ class Planner:
         return RequestPlan(
             new,
             True,
-            tokens,
+            0 if tokens is None else tokens,
             after,
             target.text_counter,
             window,
@@ -941,12 +961,12 @@ class Planner:
         """The free rungs to ``budget``; when they leave more than ``must_fit`` tokens (the
         threshold, or a provider's limit), the dense layout, then a summary (with a
         summarizer). Returns the result and whether its new pages are dense."""
-        sheets = SheetOptions(dense=dense, append_only=True)
+        sheets = replace(self.sheets, dense=dense)
         if ids_share is not None:
             sheets = replace(sheets, exact_ids_share=ids_share)
-        free = LadderOptions(rungs=FREE_RUNGS, sheets=sheets)
+        free = LadderOptions(rungs=self.rungs, sheets=sheets)
         result = run_ladder(conv, target, budget, options=free)
-        if result.tokens_after > must_fit and not dense and target.vision:
+        if result.tokens_after > must_fit and not dense and target.vision and self.dense:
             denser = replace(free, sheets=replace(sheets, dense=True))
             tried = run_ladder(conv, target, budget, options=denser)
             if tried.tokens_after < result.tokens_after:

@@ -1,0 +1,287 @@
+"""``snapshot proxy --mode cost``: pages on every request where the bill says they pay.
+
+A feature hooked on the request (mitmproxy-style): the proxy's window planner
+runs first (at the wall it wins, as in ``--mode window``); below it,
+:meth:`CostMode.plan` builds the candidates its policy allows and sends the
+cheapest:
+
+- the client's text, as it came;
+- ``history``: older, closed history on pages (both policies): a pass of the
+  proxy's planner with the snapshot rung only (no elision, no dense layout),
+  its pages appended and never redrawn while their span is unchanged, the
+  newest turns and open tool calls verbatim (:mod:`snapshot.ladder.sheets`);
+- ``prefix``: the system prompt's long text and the tool descriptions on pages
+  (``full`` only, Anthropic Messages: :mod:`snapshot.proxy.prefix_pages`);
+- both.
+
+Each is priced by the package's billing model with the prompt cache counted
+(:mod:`snapshot.billing.prompt_cache`): against what this conversation sent
+last (a candidate that breaks the cached prefix reads nothing after the break
+and pays to write it again), plus the reads of its cached prefix by the
+:func:`horizon` requests expected after it (a conversation that has had *n*
+requests is expected to have about as many more, capped at :data:`HORIZON`).
+Text wins ties. Pages are drawn only for a model whose evidence supports
+them (:mod:`snapshot.profiles.cost_policy`); others pass through, saying why.
+
+The ledger record's ``cost_mode`` names the policy and why, the candidates'
+modelled dollars and the choice; ``counterfactual``
+(:mod:`snapshot.proxy.counterfactual`) is the request as sent and as the
+client's text would have cost, and the cache-prefix share.
+
+>>> horizon(1), horizon(5), horizon(100)
+(0, 4, 8)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from dataclasses import dataclass, replace
+from typing import Any
+
+from snapshot.billing.prompt_cache import horizon_bill
+from snapshot.errors import SnapshotError
+from snapshot.ladder.target import Target
+from snapshot.profiles.cost_policy import CostPolicy, cost_policy
+from snapshot.proxy.counterfactual import Counterfactual
+from snapshot.proxy.planner import Planner, RequestPlan
+from snapshot.proxy.prefix_pages import Imaged, PrefixImager
+from snapshot.proxy.recovery import LearnedLimits
+from snapshot.proxy.segments import Cut, Memo
+from snapshot.proxy.shapes import Shape
+
+__all__ = ["GROW", "HORIZON", "MODES", "CostMode", "horizon"]
+
+MODES = ("cost", "window", "off")
+#: Later requests a candidate's cached prefix is counted as read by, at most.
+HORIZON = 8
+#: Tokens the client's text may grow by after a history pass before a new pass appends
+#: pages for it (meanwhile the pass is reused byte for byte and the newer turns stay text).
+GROW = 16_000
+#: The exact-id index beside history pages may cost up to the imaged text's own tokens:
+#: every id on the pages is also text wherever that is not more than the text itself.
+EXACT_IDS_SHARE = 1.0
+#: A history under this many tokens is not worth a pass (fewer than a page or two).
+MIN_HISTORY = 4_000
+
+
+def horizon(requests: int) -> int:
+    """Later requests expected to read a prefix, for the ``requests``-th of a conversation."""
+    return max(0, min(requests - 1, HORIZON))
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    name: str
+    body: dict[str, Any]
+    cut: Cut
+    history: RequestPlan | None = None
+    prefix: Imaged | None = None
+
+
+class CostMode:
+    """Plans ``--mode cost`` requests for many conversations (thread-safe)."""
+
+    def __init__(
+        self,
+        book: Counterfactual,
+        *,
+        policy: str | None = None,
+        limits: LearnedLimits | None = None,
+        upstream: str = "",
+        window: int | None = None,
+    ) -> None:
+        self.book = book
+        self.forced = policy
+        # Images only (no elision, no dense layout); passes kept per conversation.
+        self.history = Planner(
+            threshold=1.0,
+            limits=limits,
+            upstream=upstream,
+            window=window,
+            rungs=("snapshot",),
+            dense=False,
+            exact_ids_share=EXACT_IDS_SHARE,
+        )
+        self.prefix = PrefixImager()
+        # Per conversation: the client's tokens when its history pass was made.
+        self._passes: dict[tuple[str, str], int] = {}
+        self._policies: dict[str, CostPolicy] = {}
+        self._lock = threading.Lock()
+
+    def policy(self, model: str, target: Target) -> CostPolicy:
+        """The policy for ``model``: ``--policy`` where the evidence allows pages at all."""
+        with self._lock:
+            found = self._policies.get(model)
+        if found is None:
+            found = (
+                cost_policy(target.profile)
+                if target.profile is not None
+                else CostPolicy("pass", "no profile: no readability evidence")
+            )
+            if self.forced is not None and found.policy != "pass":
+                found = CostPolicy(self.forced, f"--policy {self.forced}; evidence: {found.why}")  # type: ignore[arg-type]
+            with self._lock:
+                self._policies[model] = found
+        return found
+
+    def plan(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        model: str,
+        key: tuple[str, str],
+        raw: bytes,
+        target: Target,
+        window_plan: RequestPlan,
+    ) -> tuple[RequestPlan, dict[str, Any]]:
+        """The plan to send and the ledger's ``cost_mode`` and ``counterfactual`` fields."""
+        api = shape.name
+        memo: Memo = {}  # the candidates share most items: each is cut once
+        client = self.book.cut(body, api, target, memo)
+        policy = self.policy(model, target)
+        record: dict[str, Any] = {"policy": policy.policy, "why": policy.why}
+        if window_plan.changed:  # at the wall: the window planner's pass, as in --mode window
+            record["chosen"] = "window"
+            sent = window_plan.body
+            return window_plan, {
+                "cost_mode": record,
+                "counterfactual": self.book.record(key, api, target, body, sent, client_cut=client),
+            }
+        candidates = [_Candidate("text", body, client)]
+        if policy.policy != "pass":
+            history = self._history(shape, body, model, key, raw, client)
+            if history is not None:
+                candidates.append(
+                    _Candidate(
+                        "history",
+                        history.body,
+                        self.book.cut(history.body, api, target, memo),
+                        history,
+                    )
+                )
+            if policy.policy == "full" and api == "anthropic":
+                for base in list(candidates):
+                    imaged = self.prefix.apply(base.body, target)
+                    if imaged is not None:
+                        name = "prefix" if base.history is None else "prefix+history"
+                        candidates.append(
+                            _Candidate(
+                                name,
+                                imaged.body,
+                                self.book.cut(imaged.body, api, target, memo),
+                                base.history,
+                                imaged,
+                            )
+                        )
+        previous = self.book.previous(key)
+        ahead = horizon((previous.requests if previous else 0) + 1)
+        priced: dict[str, float | None] = {}
+        best = candidates[0]
+        best_dollars: float | None = None
+        for c in candidates:
+            rates = self.book.rates(target, c.cut)
+            if rates is None:  # no price: tokens decide, the cache left out
+                dollars = None
+                if c.cut.tokens < best.cut.tokens:
+                    best = c
+            else:
+                dollars = horizon_bill(
+                    c.cut.parts,
+                    previous.sent if previous else None,
+                    rates,
+                    ahead,
+                    cached_through=c.cut.cached_through,
+                )
+                if best_dollars is None or dollars < best_dollars:
+                    best, best_dollars = c, dollars
+            priced[c.name] = None if dollars is None else round(dollars, 9)
+        record.update(
+            {
+                "chosen": best.name,
+                "horizon": ahead,
+                "candidates_dollars": priced,
+                "label": "modelled",
+            }
+        )
+        counterfactual = self.book.record(
+            key, api, target, body, best.body, client_cut=client, sent_cut=best.cut
+        )
+        extra = {"cost_mode": record, "counterfactual": counterfactual}
+        if best.name == "text":
+            return window_plan, extra
+        return self._as_plan(best, client, target, window_plan), extra
+
+    def _history(
+        self,
+        shape: Shape,
+        body: dict[str, Any],
+        model: str,
+        key: tuple[str, str],
+        raw: bytes,
+        client: Cut,
+    ) -> RequestPlan | None:
+        """The history pass for this request: the previous one reused byte for byte while
+        the client's text has grown by less than :data:`GROW` tokens since it was made,
+        else a new pass appending pages (None: no pages)."""
+        if client.tokens < MIN_HISTORY:
+            return None
+        with self._lock:
+            made_at = self._passes.get(key)
+        if made_at is not None and client.tokens - made_at < GROW:
+            reused = self.history.reuse(shape, body, model, key)
+            if reused is not None:
+                return reused
+        try:
+            # A budget of one token: the snapshot rung images all the closed history it
+            # can (its own rule keeps the newest turns and open calls verbatim, and leaves a
+            # new segment too short to pay for its pages as text).
+            plan = self.history.plan(shape, body, model, key, raw_bytes=len(raw), budget=1, raw=raw)
+        except SnapshotError:
+            return None
+        if not plan.changed or plan.over_limit:
+            return None
+        if plan.pass_id is not None:
+            with self._lock:
+                self._passes[key] = client.tokens
+        return plan
+
+    @staticmethod
+    def _as_plan(
+        c: _Candidate, client: Cut, target: Target, window_plan: RequestPlan
+    ) -> RequestPlan:
+        base = c.history if c.history is not None else window_plan
+        pages = tuple(base.sheets) if c.history is not None else ()
+        exact = dict(c.history.exact_ids or {}) if c.history is not None else {}
+        rungs = list(c.history.rungs) if c.history is not None else []
+        pass_id = c.history.pass_id if c.history is not None else None
+        if c.prefix is not None:
+            pages = (*c.prefix.pages, *pages)
+            for k, v in c.prefix.exact_ids.items():
+                exact[k] = exact.get(k, 0) + v
+            rungs.insert(0, "prefix_pages")
+            digest = hashlib.sha256(c.prefix.source.encode()).hexdigest()
+            pass_id = (
+                digest
+                if pass_id is None
+                else hashlib.sha256((digest + pass_id).encode()).hexdigest()
+            )
+        count = (c.history.pages if c.history is not None else 0) + (
+            len(c.prefix.pages) if c.prefix is not None else 0
+        )
+        return replace(
+            base,
+            body=c.body,
+            changed=True,
+            tokens_before=client.tokens,
+            tokens_after=c.cut.tokens,
+            counter=target.text_counter,
+            rungs=tuple(rungs),
+            pages=count,
+            layout=base.layout or "default",
+            pass_id=pass_id,
+            sheets=pages,
+            data=json.dumps(c.body, ensure_ascii=False).encode("utf-8"),
+            exact_ids=exact or None,
+        )

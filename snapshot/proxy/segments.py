@@ -1,0 +1,161 @@
+"""A request body as a provider's prompt cache sees it: segments in reading order.
+
+The provider reads the tool definitions, then the system prompt, then the
+history items, and caches prefixes of that run. :func:`segments` cuts a body
+into those segments, each a digest of its JSON and its tokens: text counted by
+the model's own counter (exact, reconstruction or estimate: the target's label),
+each PNG image by the provider's billing rule at its size (read from the PNG
+header, never decoded). Counts are kept by digest, so an unchanged segment is
+counted once per model however many requests carry it.
+
+``cached_through`` is where the provider's cache ends: Anthropic caches
+through the client's last ``cache_control`` marker (or everything with a
+top-level one), nothing without one; OpenAI and Gemini cache prefixes
+implicitly.
+
+>>> from snapshot.ladder.target import target_for
+>>> body = {"model": "m", "system": "be brief", "tools": [{"name": "t", "input_schema": {}}],
+...     "messages": [{"role": "user", "content": [{"type": "text", "text": "hi",
+...                   "cache_control": {"type": "ephemeral"}}]}]}
+>>> cut = segments(body, "anthropic", target_for("claude-opus-5"), Counts())
+>>> [d.split(":")[0] for d, _ in cut.parts], cut.cached_through
+(['tools', 'system', 'item'], 3)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import struct
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from snapshot.ladder.target import Target
+from snapshot.proxy.fidelity import HISTORY_KEYS
+
+__all__ = ["Counts", "Cut", "Memo", "png_size", "segments"]
+
+# Base64 image payloads inside a segment's JSON: counted by their own rule, not as text.
+_BASE64 = re.compile(r'"(?:data:image/png;base64,)?(iVBORw0KGgo[A-Za-z0-9+/=]{20,})"')
+_SYSTEM = ("system", "instructions", "systemInstruction", "system_instruction")
+_NOT_READ = frozenset({"model", "stream", "stream_options", "metadata", "max_tokens"})
+
+
+def png_size(b64: str) -> tuple[int, int] | None:
+    """(width, height) from a base64 PNG's header (None: not a PNG).
+
+    >>> png_size(base64.b64encode(b"\\x89PNG\\r\\n\\x1a\\n" + bytes(8) + struct.pack(">II", 7, 3)).decode())
+    (7, 3)
+    """
+    try:
+        head = base64.b64decode(b64[:32] + "=" * (-len(b64[:32]) % 4))
+    except ValueError:
+        return None
+    if len(head) < 24 or not head.startswith(b"\x89PNG"):
+        return None
+    width, height = struct.unpack(">II", head[16:24])
+    return int(width), int(height)
+
+
+class Counts:
+    """Token counts by (model, correction, digest), shared by the requests of a proxy."""
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self._counts: dict[tuple[str, float, str], int] = {}
+        self._limit = limit
+        self._lock = threading.Lock()
+
+    def get(self, target: Target, digest: str, text: str) -> int:
+        key = (target.model, target.correction, digest)
+        with self._lock:
+            found = self._counts.get(key)
+        if found is not None:
+            return found
+        tokens = _tokens(target, text)
+        with self._lock:
+            if len(self._counts) > self._limit:
+                self._counts.clear()
+            self._counts[key] = tokens
+        return tokens
+
+
+def _tokens(target: Target, text: str) -> int:
+    images = 0
+    for match in _BASE64.finditer(text):
+        size = png_size(match.group(1))
+        if size is not None and target.vision:
+            images += target.image_tokens(*size)
+    stripped = _BASE64.sub('""', text) if images else text
+    return images + round(target.text_tokens(stripped) * target.correction)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A body's segments ((digest, tokens) in reading order) and where its cache ends."""
+
+    parts: tuple[tuple[str, int], ...]
+    cached_through: int | None  # segments [0, n) cached; None: not cached at all
+
+    @property
+    def tokens(self) -> int:
+        return sum(t for _, t in self.parts)
+
+    @property
+    def digests(self) -> tuple[str, ...]:
+        return tuple(d for d, _ in self.parts)
+
+
+def _digest(kind: str, text: str) -> str:
+    return kind + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+#: Segments already cut in this request, by the identity of the objects they hold (the
+#: candidate bodies of one request share most of their items): (objects, digest, tokens,
+#: marked). The objects are kept so their ids cannot be reused while the memo stands.
+Memo = dict[tuple[Any, ...], tuple[Any, str, int, bool]]
+
+
+def segments(
+    body: dict[str, Any], api: str, target: Target, counts: Counts, memo: Memo | None = None
+) -> Cut:
+    """``body`` cut as the provider's cache reads it (see the module docstring); ``memo``
+    (one per request) skips the segments an earlier cut of the request already made."""
+    history_key = HISTORY_KEYS[api]
+    parts: list[tuple[str, int]] = []
+    marked: list[int] = []
+    seen: Memo = {} if memo is None else memo
+
+    def add(kind: str, value: Any) -> None:
+        values = tuple(value.values()) if kind == "tools" else (value,)
+        key = (kind, *(id(v) for v in values))
+        found = seen.get(key)
+        if found is None:
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            digest = _digest(kind, text)
+            found = (values, digest, counts.get(target, digest, text), '"cache_control"' in text)
+            seen[key] = found
+        parts.append((found[1], found[2]))
+        if found[3]:
+            marked.append(len(parts))
+
+    rest = {
+        k: v
+        for k, v in body.items()
+        if k not in _SYSTEM and k != history_key and k not in _NOT_READ
+    }
+    if rest:
+        add("tools", rest)
+    for key in _SYSTEM:
+        if key in body:
+            add("system", body[key])
+    items = body.get(history_key)
+    for item in items if isinstance(items, list) else []:
+        add("item", item)
+    if api != "anthropic":
+        return Cut(tuple(parts), len(parts))
+    if "cache_control" in body:  # automatic caching: the whole prompt
+        return Cut(tuple(parts), len(parts))
+    return Cut(tuple(parts), marked[-1] if marked else None)
