@@ -1,0 +1,382 @@
+"""``snapshot proxy --mode cost|window|off`` and ``--policy``: driven by the official SDKs
+against ``fake_upstream`` (an offline stand-in: a real aiohttp server on 127.0.0.1).
+
+Claude Code-shaped Anthropic Messages first (a long system prompt in cached blocks,
+tools with long descriptions and JSON schemas, tool calls and results, the cache
+marker on the newest message); then OpenAI Chat. Every changed body passes the
+fidelity diff (:func:`fidelity_check.check_fidelity`).
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("aiohttp")
+anthropic = pytest.importorskip("anthropic")
+openai = pytest.importorskip("openai")
+
+from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
+from fidelity_check import ClientBodies, check_fidelity  # noqa: E402
+
+from snapshot.ladder.target import target_for  # noqa: E402
+from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
+from snapshot.proxy.costmode import CostMode  # noqa: E402
+from snapshot.proxy.counterfactual import Counterfactual  # noqa: E402
+from snapshot.proxy.fidelity import outside_span_diff  # noqa: E402
+from snapshot.proxy.ledger import read_ledger, summarize  # noqa: E402
+from snapshot.proxy.planner import Planner  # noqa: E402
+from snapshot.proxy.prefix_pages import HEADER, PrefixImager, is_prefix_pages  # noqa: E402
+from snapshot.proxy.shapes import shape_for  # noqa: E402
+
+FULL = "claude-fable-5"  # measured model reads of its family: full by default
+SAFE = "claude-sonnet-4-6"  # a default borrowed from a sibling: safe
+KEY = "sk-test-costmode-0123456789"
+SYSTEM = [
+    {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
+    {
+        "type": "text",
+        "text": "\n".join(
+            f"Rule {i}: follow the repository's conventions in section {i}; never rewrite "
+            f"history; run the tests before you commit (see CONTRIBUTING.md, item {i})."
+            for i in range(120)
+        ),
+        "cache_control": {"type": "ephemeral"},
+    },
+]
+TOOLS = [
+    {
+        "name": name,
+        "description": f"{name}: "
+        + " ".join(
+            f"Use {name} for step {i} of the task; it reports what it did and where."
+            for i in range(25)
+        ),
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "what to run"},
+                "path": {"type": "string"},
+            },
+            "required": ["command"],
+        },
+    }
+    for name in ("Bash", "Read", "Edit", "Write", "Glob", "Grep")
+]
+
+
+def tool_result(turn: int, lines: int = 60) -> str:
+    """A tool result of a few KB: code the agent read (ids only where code has them)."""
+    return "\n".join(
+        f"    def handler_{turn}_{i}(self, value):  # scales the value for step {turn}"
+        for i in range(lines)
+    )
+
+
+def claude_code_messages(turns: int, lines: int = 60) -> list[dict[str, Any]]:
+    """A Claude Code-shaped history of ``turns`` tool calls, the marker on the newest."""
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "TASK: list every handler."}]}
+    ]
+    for n in range(1, turns + 1):
+        messages.append(
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": f"Reading module {n}."},
+                    {
+                        "type": "tool_use",
+                        "id": f"toolu_{n:04d}",
+                        "name": "Read",
+                        "input": {"command": "read", "path": f"src/mod{n}.py"},
+                    },
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": f"toolu_{n:04d}",
+                        "content": tool_result(n, lines),
+                    }
+                ],
+            }
+        )
+    messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    return messages
+
+
+class Running:
+    """A proxy in front of the fake, the SDK's bodies recorded for the fidelity check."""
+
+    def __init__(self, fake: FakeUpstream, tmp: Path, **config: Any) -> None:
+        self.fake = fake
+        self.ledger_dir = tmp / "ledger"
+        self.logs: list[str] = []
+        self.proxy = Proxy(
+            ProxyConfig(upstream=fake.url, ledger=self.ledger_dir, **config), log=self.logs.append
+        )
+        self.server = serve_in_thread(self.proxy.app, lifetime=120)
+        self.url = f"http://127.0.0.1:{self.server.port}"
+        self.sent = ClientBodies()
+
+    def anthropic(self) -> Any:
+        return anthropic.Anthropic(
+            api_key=KEY, base_url=self.url, max_retries=0, http_client=self.sent.client(timeout=60)
+        )
+
+    def openai(self) -> Any:
+        return openai.OpenAI(
+            api_key=KEY,
+            base_url=self.url + "/v1",
+            max_retries=0,
+            http_client=self.sent.client(timeout=60),
+        )
+
+    def ledger(self, expect: int) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + 10
+        while True:
+            path = self.ledger_dir / "ledger.jsonl"
+            records = read_ledger(self.ledger_dir) if path.exists() else []
+            if len(records) >= expect or time.monotonic() > deadline:
+                return records
+            time.sleep(0.02)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeUpstream]:
+    with FakeUpstream(limit=10**7) as f:
+        yield f
+
+
+def _ask(client: Any, model: str, turns: int) -> None:
+    reply = client.messages.create(
+        model=model,
+        max_tokens=100,
+        system=SYSTEM,
+        tools=TOOLS,
+        messages=claude_code_messages(turns),
+    )
+    assert reply.content[0].text == "ok, noted."
+
+
+def _images(body: dict[str, Any]) -> list[str]:
+    return [
+        block["source"]["data"]
+        for item in body["messages"]
+        for block in (item["content"] if isinstance(item["content"], list) else [])
+        if block.get("type") == "image"
+    ]
+
+
+def test_cost_full_images_system_and_tools_byte_identical(
+    fake: FakeUpstream, tmp_path: Path
+) -> None:
+    run = Running(fake, tmp_path, mode="cost")
+    client = run.anthropic()
+    for turns in (1, 2, 3):
+        _ask(client, FULL, turns)
+    run.server.stop()
+    report = check_fidelity(fake, run.sent)  # the structural diff: empty outside what is imaged
+    assert report.compacted == 3 and not fake.problems
+    bodies = [a.body for a in fake.accepted]
+    pages = [next(i for i in b["messages"] if is_prefix_pages(i)) for b in bodies]
+    # The system/tool pages are the same bytes on every request while their text is.
+    assert json.dumps(pages[0]) == json.dumps(pages[1]) == json.dumps(pages[2])
+    assert pages[0]["content"][0]["text"] == HEADER
+    for body in bodies:
+        # Function calling unchanged: names and schemas are the client's, in order.
+        assert [t["name"] for t in body["tools"]] == [t["name"] for t in TOOLS]
+        assert [t["input_schema"] for t in body["tools"]] == [t["input_schema"] for t in TOOLS]
+        assert body["system"][1]["cache_control"] == {"type": "ephemeral"}
+        assert len(body["system"][1]["text"]) < 200 and body["system"][0] == SYSTEM[0]
+    records = run.ledger(3)
+    for rec in records:
+        assert rec["mode"] == "cost" and rec["cost_mode"]["policy"] == "full"
+        assert rec["cost_mode"]["chosen"].startswith("prefix")
+        cf = rec["counterfactual"]
+        assert cf["sent"]["tokens"] < cf["client_text"]["tokens"]
+        assert cf["label"]["dollars"] == "modelled" and cf["dollars_saved"] > 0
+        exact = rec["plan"]["exact_ids"]
+        assert exact["as_text"] >= 0.95 * exact["on_pages"]
+    # From the second request on, the pages are in the provider's cache (modelled).
+    assert records[0]["counterfactual"]["cache_prefix_share"] == 0
+    assert records[2]["counterfactual"]["cache_prefix_share"] > 0.3
+    assert summarize(run.ledger_dir).rows[0]["counterfactual_requests"] == 3
+
+
+def test_history_pages_are_appended_never_redrawn(fake: FakeUpstream, tmp_path: Path) -> None:
+    run = Running(fake, tmp_path, mode="cost", policy="safe")
+    client = run.anthropic()
+    for turns in range(2, 26):
+        _ask(client, FULL, turns)
+    run.server.stop()
+    check_fidelity(fake, run.sent)
+    records = run.ledger(24)
+    chosen = [r["cost_mode"]["chosen"] for r in records]
+    assert "history" in chosen and "prefix" not in " ".join(chosen)  # safe: history only
+    drawn = [_images(a.body) for a in fake.accepted]
+    with_pages = [d for d in drawn if d]
+    assert len(with_pages) >= 5
+    for earlier, later in itertools.pairwise(with_pages):
+        # Later requests keep every earlier page, byte for byte, in order, and add pages.
+        assert later[: len(earlier)] == earlier
+    assert len(with_pages[-1]) > len(with_pages[0])
+    for accepted in fake.accepted:
+        body = accepted.body
+        client = json.loads(run.sent.bodies[accepted.headers["x-test-client-request"]])
+        assert body["system"] == SYSTEM and body["tools"] == TOOLS  # safe: both stay text
+        # The newest turns (the open call's result, the cache marker) are the client's.
+        assert body["messages"][-2:] == client["messages"][-2:]
+
+
+def test_off_passes_everything_byte_for_byte(fake: FakeUpstream, tmp_path: Path) -> None:
+    run = Running(fake, tmp_path, mode="off")
+    client = run.anthropic()
+    for turns in (1, 6):
+        _ask(client, FULL, turns)
+    run.server.stop()
+    assert check_fidelity(fake, run.sent).compacted == 0
+    assert all(a.raw == run.sent.bodies[a.headers["x-test-client-request"]] for a in fake.accepted)
+    assert not (run.ledger_dir / "ledger.jsonl").exists()
+
+
+def test_model_without_evidence_passes_through(fake: FakeUpstream, tmp_path: Path) -> None:
+    run = Running(fake, tmp_path, mode="cost", window=200_000)
+    client = run.openai()
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "rules " * 2000}]
+    for n in range(12):
+        messages += [
+            {"role": "user", "content": f"step {n}: " + tool_result(n)},
+            {"role": "assistant", "content": f"done {n}"},
+        ]
+    messages.append({"role": "user", "content": "next"})
+    client.chat.completions.create(model="acme-vision-9", messages=messages)
+    run.server.stop()
+    assert check_fidelity(fake, run.sent).compacted == 0  # as it came
+    [rec] = run.ledger(1)
+    assert rec["cost_mode"]["policy"] == "pass"
+    assert "no table knows this model" in rec["cost_mode"]["why"]
+    assert rec["counterfactual"]["tokens_saved"] == 0
+
+
+def test_window_mode_records_the_counterfactual(fake: FakeUpstream, tmp_path: Path) -> None:
+    run = Running(fake, tmp_path)  # --mode window, the default: today's behaviour
+    _ask(run.anthropic(), FULL, 2)
+    run.server.stop()
+    assert check_fidelity(fake, run.sent).compacted == 0
+    [rec] = run.ledger(1)
+    assert rec["mode"] == "window" and "cost_mode" not in rec
+    assert (
+        rec["counterfactual"]["tokens_saved"] == 0 and rec["counterfactual"]["dollars"]["total"] > 0
+    )
+    assert run.proxy.page.html().count("modelled") >= 1
+
+
+def _claude_code_body(turns: int, lines: int = 60) -> dict[str, Any]:
+    return {
+        "model": FULL,
+        "max_tokens": 100,
+        "system": SYSTEM,
+        "tools": TOOLS,
+        "messages": claude_code_messages(turns, lines),
+    }
+
+
+def test_billing_refuses_to_image_when_warm_text_is_cheaper() -> None:
+    shape = shape_for("POST", "/v1/messages")
+    assert shape is not None
+    target = target_for(FULL)
+    window = Planner(window=10**6)
+    key = ("c-warm", "main")
+    cost = CostMode(Counterfactual(), window=10**6)
+    # Short tool results: the candidates are the text and the system/tool pages.
+    body = _claude_code_body(20, lines=2)
+    raw = json.dumps(body).encode()
+    # The conversation's previous request went as text and is in the provider's cache.
+    cost.book.record(key, "anthropic", target, body, body)
+    later = _claude_code_body(21, lines=2)
+    later_raw = json.dumps(later).encode()
+    as_is = window.plan(shape, later, FULL, key, raw_bytes=len(later_raw), raw=later_raw)
+    plan, extra = cost.plan(shape, later, FULL, key, later_raw, target, as_is)
+    record = extra["cost_mode"]
+    assert record["chosen"] == "text" and not plan.changed, record
+    priced = record["candidates_dollars"]
+    assert priced["prefix"] > priced["text"]  # imaging would break the warm text prefix
+    assert extra["counterfactual"]["cache_prefix_share"] > 0.8  # the text prefix stays read
+    # The same body, cold (a new conversation): pages are cheaper, and chosen.
+    cold = ("c-cold", "main")
+    plan, extra = cost.plan(shape, body, FULL, cold, raw, target, as_is)
+    assert extra["cost_mode"]["chosen"] != "text" and plan.changed
+
+
+def test_fidelity_knows_the_imaged_prefix() -> None:
+    client = _claude_code_body(2)
+    imaged = PrefixImager().apply(client, target_for(FULL))
+    assert imaged is not None and imaged.system_blocks == 1 and imaged.tool_descriptions == 6
+    assert outside_span_diff(client, imaged.body, "anthropic") == []
+    renamed = json.loads(json.dumps(imaged.body))
+    renamed["tools"][0]["name"] = "Shell"
+    assert outside_span_diff(client, renamed, "anthropic") == [
+        "tools[0]: changed beyond its description"
+    ]
+    schema = json.loads(json.dumps(imaged.body))
+    schema["tools"][2]["input_schema"]["required"] = []
+    assert outside_span_diff(client, schema, "anthropic") == [
+        "tools[2]: changed beyond its description"
+    ]
+    marker = json.loads(json.dumps(imaged.body))
+    marker["messages"][0]["content"][1]["cache_control"] = {"type": "ephemeral"}
+    assert (
+        "the prefix pages carry a cache_control marker"
+        in outside_span_diff(client, marker, "anthropic")[0]
+    )
+    # Without the pages message, a changed description is a change.
+    bare = {**imaged.body, "messages": client["messages"]}
+    assert "tools: changed" in outside_span_diff(client, bare, "anthropic")
+    # The pages: PNGs of the text, the exact ids beside them as text.
+    png = base64.b64decode(imaged.item["content"][1]["source"]["data"])
+    assert (
+        png.startswith(b"\x89PNG") and imaged.exact_ids["as_text"] == imaged.exact_ids["on_pages"]
+    )
+
+
+def test_policy_needs_cost_mode() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "snapshot",
+            "proxy",
+            "--upstream",
+            "http://127.0.0.1:9",
+            "--policy",
+            "safe",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--policy safe is for --mode cost" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_profiles_say_which_policy_and_why() -> None:
+    from snapshot.profiles.options import profile_records
+
+    [full] = profile_records(FULL)
+    [safe] = profile_records(SAFE)
+    assert full["cost_mode"]["policy"] == "full" and "measured" in full["cost_mode"]["why"]
+    assert safe["cost_mode"]["policy"] == "safe" and safe["cost_mode"]["why"].startswith("thin")
