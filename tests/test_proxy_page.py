@@ -132,8 +132,10 @@ def test_the_page_in_chromium_figures_pages_and_the_switch(tmp_path: Path) -> No
             assert f"{prompt:,} (input" in text
             paid = sum(r["dollars"]["total"] for r in records)
             assert f"${paid:.4f}" in text
-            # No counterfactual dollars yet; the loop's reads hold no exact ids to cover.
-            assert re.search(r"dollars as the client's text\s+not recorded", text)
+            # The counterfactual (offline, cache counted, modelled) beside the measured
+            # dollars; the loop's reads hold no exact ids to cover.
+            would = sum(r["counterfactual"]["dollars"]["total"] for r in records)
+            assert re.search(rf"dollars as the client's text\s+\${would:.4f}", text)
             assert re.search(r"exact-id coverage\s+not measured", text)
             assert f"{len(records)} ({sum(r['plan']['compacted'] for r in records)} compacted)" in (
                 text

@@ -298,11 +298,12 @@ class Planner:
         upstream: str = "",
         window: int | None = None,
         summarizer: str | None = None,
-        rungs: tuple[str, ...] = FREE_RUNGS,
+        rungs: tuple[str, ...] | None = None,
         dense: bool = True,
         exact_ids_share: float = SheetOptions.exact_ids_share,
     ) -> None:
-        """``rungs``: what a pass may do (``--mode cost`` images only: ``("snapshot",)``);
+        """``rungs``: what a pass may do (default :data:`FREE_RUNGS`; ``--mode cost``
+        images only: ``("snapshot",)``);
         ``dense``: whether a pass the default layout cannot fit tries the dense one;
         ``exact_ids_share``: the most the exact-id index beside the pages may cost, as a
         share of the imaged text's tokens (:class:`~snapshot.ladder.sheets.SheetOptions`)."""
@@ -964,7 +965,8 @@ class Planner:
         sheets = replace(self.sheets, dense=dense)
         if ids_share is not None:
             sheets = replace(sheets, exact_ids_share=ids_share)
-        free = LadderOptions(rungs=self.rungs, sheets=sheets)
+        rungs = FREE_RUNGS if self.rungs is None else self.rungs
+        free = LadderOptions(rungs=rungs, sheets=sheets)
         result = run_ladder(conv, target, budget, options=free)
         if result.tokens_after > must_fit and not dense and target.vision and self.dense:
             denser = replace(free, sheets=replace(sheets, dense=True))
