@@ -380,3 +380,50 @@ def test_profiles_say_which_policy_and_why() -> None:
     [safe] = profile_records(SAFE)
     assert full["cost_mode"]["policy"] == "full" and "measured" in full["cost_mode"]["why"]
     assert safe["cost_mode"]["policy"] == "safe" and safe["cost_mode"]["why"].startswith("thin")
+
+
+READ = {
+    "type": "function",
+    "function": {
+        "name": "read",
+        "description": "Read module n.",
+        "parameters": {"type": "object", "properties": {"n": {"type": "integer"}}},
+    },
+}
+
+
+def test_openai_chat_history_on_pages_system_stays_text(fake: FakeUpstream, tmp_path: Path) -> None:
+    run = Running(fake, tmp_path, mode="cost")
+    client = run.openai()
+    system = {"role": "system", "content": "rules " * 800}
+    messages: list[dict[str, Any]] = [system, {"role": "user", "content": "TASK: read them all"}]
+    for n in range(1, 17):
+        messages += [
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"call_{n:03d}",
+                        "type": "function",
+                        "function": {"name": "read", "arguments": json.dumps({"n": n})},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"call_{n:03d}", "content": tool_result(n)},
+        ]
+        if n >= 15:  # a resumed session: its first request through the proxy is cold
+            client.chat.completions.create(model="gpt-5.5", messages=messages, tools=[READ])
+    run.server.stop()
+    assert check_fidelity(fake, run.sent).compacted >= 1 and not fake.problems
+    first, second = run.ledger(2)
+    assert first["cost_mode"]["policy"] == "full"  # but no system pages off Anthropic
+    assert first["cost_mode"]["chosen"] == "history"  # cold: the pages are cheaper
+    # Warm, the bill is priced again: whatever it sends, it is the cheaper candidate.
+    priced = second["cost_mode"]["candidates_dollars"]
+    assert priced[second["cost_mode"]["chosen"]] == min(priced.values())
+    for accepted in fake.accepted:
+        assert accepted.body["messages"][0] == system
+        assert accepted.body["messages"][-1]["role"] == "tool"  # the newest result stays text
+    assert second["cache_prefix_share"]["modelled"] > 0
+    assert second["cache_prefix_share"]["measured"] is not None

@@ -638,6 +638,7 @@ class Proxy:
             "stored": stored,
             "mode": self.config.mode,
             **turn.extra,
+            "cache_prefix_share": _prefix_share(turn.extra.get("counterfactual"), usage),
         }
         if self.ledger is not None:
             self.ledger.write(record)
@@ -658,6 +659,19 @@ class _Turn:
     summarizer: SummarizerFactory | None = None
     # What the request hooks add to its ledger record (counterfactual, cost_mode).
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _prefix_share(
+    counterfactual: dict[str, Any] | None, usage: dict[str, int] | None
+) -> dict[str, Any]:
+    """The share of the prompt read from the provider's cache: modelled (the
+    counterfactual's count) and measured (the reply's ``usage``), each None when unknown."""
+    measured = None
+    if usage:
+        prompt = usage.get("input", 0) + usage.get("cache_read", 0) + usage.get("cache_write", 0)
+        measured = round(usage.get("cache_read", 0) / prompt, 4) if prompt else None
+    modelled = (counterfactual or {}).get("cache_prefix_share")
+    return {"modelled": modelled, "measured": measured}
 
 
 def _encode(body: dict[str, Any]) -> bytes:
