@@ -59,6 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from snapshot.billing.prompt_cache import shared_prefix
 from snapshot.errors import SnapshotError, UnknownModelError
 from snapshot.ladder.ladder import FREE_RUNGS, RUNGS, LadderOptions, LadderResult, run_ladder
 from snapshot.ladder.record import linear_copy
@@ -247,15 +248,6 @@ def _page_digests(conv: Conversation) -> tuple[str, ...]:
         if m.meta.get("kind") == "snapshot"
         for image in m.images()
     )
-
-
-def _shared_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _image_marks(raw: bytes) -> int:
@@ -908,8 +900,8 @@ class Planner:
                 self._passes[slot] = done
         shared = kept = 0
         if last is not None:
-            shared = _shared_prefix(last.page_digests, done.page_digests)
-            kept = _shared_prefix(last.item_digests, done.item_digests) - last.front
+            shared = shared_prefix(last.page_digests, done.page_digests)
+            kept = shared_prefix(last.item_digests, done.item_digests) - last.front
         return RequestPlan(
             spliced.body,
             True,
