@@ -427,3 +427,32 @@ def test_openai_chat_history_on_pages_system_stays_text(fake: FakeUpstream, tmp_
         assert accepted.body["messages"][-1]["role"] == "tool"  # the newest result stays text
     assert second["cache_prefix_share"]["modelled"] > 0
     assert second["cache_prefix_share"]["measured"] is not None
+
+
+def test_canary_records_amend_the_policy(tmp_path: Path) -> None:
+    from snapshot.proxy.canary import layout_key
+    from snapshot.proxy.evidence import SCHEMA
+
+    def canaries(model: str, accuracy: float, n: int) -> list[str]:
+        rec = {
+            "schema": SCHEMA,
+            "model": model,
+            "reader": model + "-20261201",
+            "layout": layout_key(target_for(model).geometry),
+            "chars_per_kpx": 20.0,
+            "chars": 1200,
+            "char_accuracy": accuracy,
+            "hard_tokens": 10,
+            "hard_tokens_exact": 10,
+        }
+        return [json.dumps(rec)] * n
+
+    evidence = tmp_path / "evidence.jsonl"
+    evidence.write_text("\n".join([*canaries(SAFE, 0.995, 6), *canaries(FULL, 0.80, 6)]) + "\n")
+    cost = CostMode(Counterfactual(), evidence=evidence)
+    upgraded = cost.policy(SAFE, target_for(SAFE))
+    assert upgraded.policy == "full" and upgraded.why.startswith("your canaries: 6 of 6")
+    downgraded = cost.policy(FULL, target_for(FULL))
+    assert downgraded.policy == "safe" and "only 0 of 6" in downgraded.why
+    # Without records, the profile's evidence alone.
+    assert CostMode(Counterfactual()).policy(SAFE, target_for(SAFE)).policy == "safe"

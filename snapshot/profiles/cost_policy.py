@@ -14,7 +14,8 @@ Cost mode draws on pages only what a model's readability evidence supports:
 
 The evidence is the profile's own (``snapshot profiles --model M`` lists it with
 source and date); a user's canary records (``snapshot proxy --canary``) are
-judged by the proxy on top of this (:mod:`snapshot.proxy.evidence`).
+judged by the proxy on top of this: a layout they find readable gets ``full``,
+one they find unreadable no more than ``safe`` (:class:`snapshot.proxy.costmode.CostMode`).
 
 >>> from snapshot.profiles import profile_for
 >>> cost_policy(profile_for("claude-fable-5", warn=False)).policy

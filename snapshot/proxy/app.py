@@ -129,6 +129,10 @@ class Proxy:
         )
         # Each request as sent and as the client's text would have cost (offline counts).
         self.book = Counterfactual()
+        self.ledger = Ledger(config.ledger) if config.ledger is not None else None
+        self.log = log
+        self.session: ClientSession | None = None
+        self.canary = self._canary(config)
         self.cost = (
             CostMode(
                 self.book,
@@ -136,14 +140,11 @@ class Proxy:
                 limits=self.planner.limits,
                 upstream=self.upstream,
                 window=config.window,
+                evidence=self.canary.evidence if self.canary is not None else config.evidence,
             )
             if config.mode == "cost"
             else None
         )
-        self.ledger = Ledger(config.ledger) if config.ledger is not None else None
-        self.log = log
-        self.session: ClientSession | None = None
-        self.canary = self._canary(config)
         # GET / (loopback): the live page, and its switch to pass-through.
         self.page = LivePage(self.upstream, mode=config.mode)
         # The last overflow rejection per model: (status, headers, body, what it said).

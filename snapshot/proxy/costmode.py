@@ -38,6 +38,7 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from snapshot.billing.prompt_cache import horizon_bill
@@ -62,6 +63,9 @@ GROW = 16_000
 #: The exact-id index beside history pages may cost up to the imaged text's own tokens:
 #: every id on the pages is also text wherever that is not more than the text itself.
 EXACT_IDS_SHARE = 1.0
+#: Canary records of one layout that, none of them enough to call it readable, keep the
+#: model at ``safe`` (the record unit of snapshot.proxy.evidence: four all passing is readable).
+ENOUGH_CANARIES = 4
 #: A history under this many tokens is not worth a pass (fewer than a page or two).
 MIN_HISTORY = 4_000
 
@@ -91,9 +95,12 @@ class CostMode:
         limits: LearnedLimits | None = None,
         upstream: str = "",
         window: int | None = None,
+        evidence: Path | None = None,
     ) -> None:
         self.book = book
         self.forced = policy
+        # The user's own canary records (--canary), judged on top of the profile's evidence.
+        self.evidence = evidence
         # Images only (no elision, no dense layout); passes kept per conversation.
         self.history = Planner(
             threshold=1.0,
@@ -120,10 +127,48 @@ class CostMode:
                 if target.profile is not None
                 else CostPolicy("pass", "no profile: no readability evidence")
             )
+            found = self._canaries(found, target)
             if self.forced is not None and found.policy != "pass":
                 found = CostPolicy(self.forced, f"--policy {self.forced}; evidence: {found.why}")  # type: ignore[arg-type]
             with self._lock:
                 self._policies[model] = found
+        return found
+
+    def _canaries(self, found: CostPolicy, target: Target) -> CostPolicy:
+        """``found`` as the user's canary records of this model at its layout amend it: a
+        layout they judge readable gets ``full``; one they judge not readable (at least
+        :data:`ENOUGH_CANARIES` records) no more than ``safe``. Offline stand-ins never count."""
+        if self.evidence is None or target.geometry is None or not self.evidence.is_file():
+            return found
+        from snapshot.proxy.canary import layout_key
+        from snapshot.proxy.evidence import STAND_IN, judge, read_evidence
+
+        try:
+            records = read_evidence(self.evidence)
+        except SnapshotError:
+            return found
+        layout = layout_key(target.geometry)
+        groups = [
+            g
+            for g in judge(records)
+            if g.model == target.model and g.layout == layout and STAND_IN not in g.reader
+        ]
+        readable = [g for g in groups if g.readable]
+        if readable:
+            g = readable[0]
+            return CostPolicy(
+                "full",
+                f"your canaries: {g.passing} of {g.n} bands of {layout} read at the bar by "
+                f"{g.reader} (Wilson lower bound {g.pass_lower:.2f})",
+            )
+        failing = [g for g in groups if g.n >= ENOUGH_CANARIES]
+        if failing and found.policy == "full":
+            g = failing[0]
+            return CostPolicy(
+                "safe",
+                f"your canaries: only {g.passing} of {g.n} bands of {layout} read at the bar "
+                f"by {g.reader}; profile evidence: {found.why}",
+            )
         return found
 
     def plan(
