@@ -456,3 +456,38 @@ def test_canary_records_amend_the_policy(tmp_path: Path) -> None:
     assert downgraded.policy == "safe" and "only 0 of 6" in downgraded.why
     # Without records, the profile's evidence alone.
     assert CostMode(Counterfactual()).policy(SAFE, target_for(SAFE)).policy == "safe"
+
+
+@pytest.mark.parametrize(
+    ("harness", "model"),
+    [("codex", "gpt-6.2-sol"), ("gemini-cli", "gemini-3.5-flash"), ("claude-code", FULL)],
+)
+def test_each_harness_cold_history_on_pages_fidelity_holds(harness: str, model: str) -> None:
+    """Codex (Responses), Gemini CLI and Claude Code bodies as the CLIs shape them: a
+    resumed session's cold first request gets history pages; the diff stays empty."""
+    from harness_bodies import BUILDERS
+
+    make, step = BUILDERS[harness]
+    session = make(model)
+    for _ in range(24):
+        step(session)
+    body = session.body()
+    raw = session.raw()
+    shape = shape_for(
+        "POST",
+        f"/v1beta/models/{model}:generateContent"
+        if session.api == "gemini"
+        else {"anthropic": "/v1/messages", "openai-responses": "/v1/responses"}[session.api],
+    )
+    assert shape is not None
+    target = target_for(model)
+    as_is = Planner().plan(shape, body, model, ("k", "main"), raw_bytes=len(raw), raw=raw)
+    plan, extra = CostMode(Counterfactual()).plan(
+        shape, body, model, ("k", "main"), raw, target, as_is
+    )
+    assert extra["cost_mode"]["chosen"] != "text" and plan.changed, extra["cost_mode"]
+    assert "history" in extra["cost_mode"]["chosen"]
+    assert outside_span_diff(body, plan.body, session.api) == []
+    assert (
+        extra["counterfactual"]["sent"]["tokens"] < extra["counterfactual"]["client_text"]["tokens"]
+    )
