@@ -214,7 +214,11 @@ def test_cost_full_images_system_and_tools_byte_identical(
     # From the second request on, the pages are in the provider's cache (modelled).
     assert records[0]["counterfactual"]["cache_prefix_share"] == 0
     assert records[2]["counterfactual"]["cache_prefix_share"] > 0.3
-    assert summarize(run.ledger_dir).rows[0]["counterfactual_requests"] == 3
+    summary = summarize(run.ledger_dir)
+    assert summary.rows[0]["counterfactual_requests"] == 3
+    markdown = summary.markdown()  # LEDGER.md / `snapshot ledger`
+    assert "As sent and as the client's text would have cost" in markdown
+    assert f"| {FULL} | 3 |" in markdown.split("### As sent")[1]
 
 
 def test_history_pages_are_appended_never_redrawn(fake: FakeUpstream, tmp_path: Path) -> None:

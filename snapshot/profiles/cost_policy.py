@@ -34,7 +34,7 @@ from typing import Literal
 
 from snapshot.profiles.profile import Profile
 
-__all__ = ["POLICIES", "CostPolicy", "cost_policy"]
+__all__ = ["POLICIES", "CostPolicy", "Policy", "cost_policy"]
 
 Policy = Literal["full", "safe", "pass"]
 #: The policies ``--policy`` takes (``pass`` is never asked for: it is what no evidence gets).

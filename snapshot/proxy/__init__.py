@@ -5,6 +5,12 @@
 - :mod:`~snapshot.proxy.bodies`: body ↔ conversation, splicing only the compacted span;
 - :mod:`~snapshot.proxy.fidelity`: the rule the splice keeps (``outside_span_diff``);
 - :mod:`~snapshot.proxy.planner`: as it came, or compacted (threshold, passes, recovery);
+- :mod:`~snapshot.proxy.costmode`: ``--mode cost``, pages on every request where the
+  cache-counted bill says they pay (:mod:`~snapshot.proxy.prefix_pages`: the system
+  prompt and tool descriptions drawn; :mod:`~snapshot.proxy.segments`: a body as the
+  provider's cache reads it);
+- :mod:`~snapshot.proxy.counterfactual`: each request as sent and as the client's text
+  would have cost, offline, with the cache-prefix share;
 - :mod:`~snapshot.proxy.recovery`: the providers' overflow errors, learned limits;
 - :mod:`~snapshot.proxy.budgets`: the request size and image count a provider enforces;
 - :mod:`~snapshot.proxy.summarizer`: ``--summarizer auto|MODEL``, requests that fit the limit;

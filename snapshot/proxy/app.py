@@ -41,7 +41,7 @@ from snapshot.errors import InputError, SnapshotError
 from snapshot.providers.overflow import Overflow, parse_overflow
 from snapshot.proxy.bodies import representable
 from snapshot.proxy.canary import Canary
-from snapshot.proxy.costmode import CostMode
+from snapshot.proxy.costmode import MODES, CostMode
 from snapshot.proxy.counterfactual import Counterfactual
 from snapshot.proxy.errors import ProxyError, error_body
 from snapshot.proxy.identity import identify
@@ -116,6 +116,8 @@ class Proxy:
     """The proxy's state: planner, store, ledger and the upstream client session."""
 
     def __init__(self, config: ProxyConfig, *, log: Callable[[str], None] = _log) -> None:
+        if config.mode not in MODES:
+            raise InputError(f"--mode {config.mode!r}: expected one of {', '.join(MODES)}")
         self.config = config
         self.upstream = config.upstream.rstrip("/")
         self.turns = TurnRecorder(Store(config.store)) if config.store is not None else None

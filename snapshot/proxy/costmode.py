@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.billing.prompt_cache import horizon_bill
-from snapshot.errors import SnapshotError
+from snapshot.errors import InputError, SnapshotError
 from snapshot.ladder.target import Target
-from snapshot.profiles.cost_policy import CostPolicy, cost_policy
+from snapshot.profiles.cost_policy import POLICIES, CostPolicy, Policy, cost_policy
 from snapshot.proxy.counterfactual import Counterfactual
 from snapshot.proxy.planner import Planner, RequestPlan
 from snapshot.proxy.prefix_pages import Imaged, PrefixImager
@@ -97,6 +97,8 @@ class CostMode:
         window: int | None = None,
         evidence: Path | None = None,
     ) -> None:
+        if policy is not None and policy not in POLICIES:
+            raise InputError(f"--policy {policy!r}: expected one of {', '.join(POLICIES)}")
         self.book = book
         self.forced = policy
         # The user's own canary records (--canary), judged on top of the profile's evidence.
@@ -129,7 +131,8 @@ class CostMode:
             )
             found = self._canaries(found, target)
             if self.forced is not None and found.policy != "pass":
-                found = CostPolicy(self.forced, f"--policy {self.forced}; evidence: {found.why}")  # type: ignore[arg-type]
+                forced: Policy = "full" if self.forced == "full" else "safe"
+                found = CostPolicy(forced, f"--policy {forced}; evidence: {found.why}")
             with self._lock:
                 self._policies[model] = found
         return found
