@@ -211,6 +211,9 @@ def test_cost_full_images_system_and_tools_byte_identical(
         assert cf["label"]["dollars"] == "modelled" and cf["dollars_saved"] > 0
         exact = rec["plan"]["exact_ids"]
         assert exact["as_text"] >= 0.95 * exact["on_pages"]
+    # Drawn once: later requests reuse the pages (what the ledger's reuse share counts).
+    assert [r["plan"]["reused_pass"] for r in records] == [False, True, True]
+    assert records[2]["plan"]["pages_reused"] == records[2]["plan"]["pages"]
     # From the second request on, the pages are in the provider's cache (modelled).
     assert records[0]["counterfactual"]["cache_prefix_share"] == 0
     assert records[2]["counterfactual"]["cache_prefix_share"] > 0.3

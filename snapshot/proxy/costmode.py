@@ -259,7 +259,11 @@ class CostMode:
         extra = {"cost_mode": record, "counterfactual": counterfactual}
         if best.name == "text":
             return window_plan, extra
-        return self._as_plan(best, client, target, window_plan), extra
+        kept = False
+        if best.prefix is not None and previous is not None:
+            drawn = memo.get(("item", id(best.prefix.item)))
+            kept = drawn is not None and drawn[1] in previous.sent
+        return self._as_plan(best, client, target, window_plan, kept), extra
 
     def _history(
         self,
@@ -297,8 +301,10 @@ class CostMode:
 
     @staticmethod
     def _as_plan(
-        c: _Candidate, client: Cut, target: Target, window_plan: RequestPlan
+        c: _Candidate, client: Cut, target: Target, window_plan: RequestPlan, prefix_kept: bool
     ) -> RequestPlan:
+        """The candidate as the plan the proxy sends; ``prefix_kept``: its system/tool pages
+        went in the previous request too (the same bytes)."""
         base = c.history if c.history is not None else window_plan
         pages = tuple(base.sheets) if c.history is not None else ()
         exact = dict(c.history.exact_ids or {}) if c.history is not None else {}
@@ -318,6 +324,11 @@ class CostMode:
         count = (c.history.pages if c.history is not None else 0) + (
             len(c.prefix.pages) if c.prefix is not None else 0
         )
+        # Reused: nothing newly drawn (the page and --canary look at new passes only).
+        reused = (c.history is None or c.history.reused_pass) and (c.prefix is None or prefix_kept)
+        pages_reused = (c.history.pages_reused if c.history is not None else 0) + (
+            len(c.prefix.pages) if c.prefix is not None and prefix_kept else 0
+        )
         return replace(
             base,
             body=c.body,
@@ -328,7 +339,9 @@ class CostMode:
             rungs=tuple(rungs),
             pages=count,
             layout=base.layout or "default",
-            pass_id=pass_id,
+            pass_id=None if reused else pass_id,
+            reused_pass=reused,
+            pages_reused=pages_reused,
             sheets=pages,
             data=json.dumps(c.body, ensure_ascii=False).encode("utf-8"),
             exact_ids=exact or None,
