@@ -212,8 +212,10 @@ def test_cost_full_images_system_and_tools_byte_identical(
         exact = rec["plan"]["exact_ids"]
         assert exact["as_text"] >= 0.95 * exact["on_pages"]
     # Drawn once: later requests reuse the pages (what the ledger's reuse share counts).
-    assert [r["plan"]["reused_pass"] for r in records] == [False, True, True]
-    assert records[2]["plan"]["pages_reused"] == records[2]["plan"]["pages"]
+    assert [r["plan"]["reused_pass"] for r in records[:2]] == [False, True]
+    assert records[1]["plan"]["pages_reused"] == records[1]["plan"]["pages"]
+    # A later pass that adds history pages keeps the system/tool pages (reused, first).
+    assert records[2]["plan"]["pages_reused"] >= records[0]["plan"]["pages"]
     # From the second request on, the pages are in the provider's cache (modelled).
     assert records[0]["counterfactual"]["cache_prefix_share"] == 0
     assert records[2]["counterfactual"]["cache_prefix_share"] > 0.3
