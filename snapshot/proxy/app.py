@@ -684,5 +684,9 @@ def _encode(body: dict[str, Any]) -> bytes:
 def run(config: ProxyConfig, host: str, port: int) -> None:
     """Serve until interrupted (what ``snapshot proxy`` runs)."""
     proxy = Proxy(config)
-    _log(f"listening on http://{host}:{port} → {proxy.upstream}; its page: GET / (loopback)")
+    policy = f", --policy {config.policy}" if config.policy else ""
+    _log(
+        f"listening on http://{host}:{port} → {proxy.upstream} (--mode {config.mode}{policy}); "
+        "its page: GET / (loopback)"
+    )
     web.run_app(proxy.app(), host=host, port=port, access_log=None, print=None)

@@ -374,7 +374,8 @@ class LivePage:
     def _requests_html(self, records: Iterable[dict[str, Any]]) -> str:
         head = (
             "<tr><th>time</th><th>model</th><th>status</th><th>plan</th>"
-            "<th>client's text</th><th>sent</th><th>measured prompt</th><th>measured $</th></tr>"
+            "<th>client's text</th><th>sent</th><th>measured prompt</th><th>measured $</th>"
+            "<th>client's text $ (modelled)</th></tr>"
         )
         rows = []
         for rec in reversed(list(records)):
@@ -393,6 +394,7 @@ class LivePage:
                 else NOT_RECORDED
             )
             total = (rec.get("dollars") or {}).get("total")
+            would = ((rec.get("counterfactual") or {}).get("dollars") or {}).get("total")
             when = time.strftime("%H:%M:%S", time.gmtime(float(rec.get("time") or 0)))
             rows.append(
                 "<tr>"
@@ -407,6 +409,7 @@ class LivePage:
                         _n(after) if isinstance(after, int) else NOT_RECORDED,
                         prompt,
                         f"${total:.4f}" if isinstance(total, int | float) else NOT_RECORDED,
+                        f"${would:.4f}" if isinstance(would, int | float) else NOT_RECORDED,
                     )
                 )
                 + "</tr>"
