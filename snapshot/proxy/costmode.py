@@ -250,7 +250,8 @@ class CostMode:
                 "chosen": best.name,
                 "horizon": ahead,
                 "candidates_dollars": priced,
-                "label": "modelled",
+                # Without a price for the model the billing model's token counts decide.
+                "label": "modelled" if best_dollars is not None else "modelled: tokens, no price",
             }
         )
         counterfactual = self.book.record(
