@@ -14,7 +14,6 @@ import itertools
 import json
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,22 +24,21 @@ pytest.importorskip("aiohttp")
 anthropic = pytest.importorskip("anthropic")
 openai = pytest.importorskip("openai")
 
-from fake_upstream import FakeUpstream, serve_in_thread  # noqa: E402
-from fidelity_check import ClientBodies, check_fidelity  # noqa: E402
+from fake_upstream import FakeUpstream  # noqa: E402
+from fidelity_check import check_fidelity  # noqa: E402
+from test_proxy_sdk import Running  # noqa: E402  (a proxy in front of the fake, SDK bodies kept)
 
 from snapshot.ladder.target import target_for  # noqa: E402
-from snapshot.proxy.app import Proxy, ProxyConfig  # noqa: E402
 from snapshot.proxy.costmode import CostMode  # noqa: E402
 from snapshot.proxy.counterfactual import Counterfactual  # noqa: E402
 from snapshot.proxy.fidelity import outside_span_diff  # noqa: E402
-from snapshot.proxy.ledger import read_ledger, summarize  # noqa: E402
+from snapshot.proxy.ledger import summarize  # noqa: E402
 from snapshot.proxy.planner import Planner  # noqa: E402
 from snapshot.proxy.prefix_pages import HEADER, PrefixImager, is_prefix_pages  # noqa: E402
 from snapshot.proxy.shapes import shape_for  # noqa: E402
 
 FULL = "claude-fable-5"  # measured model reads of its family: full by default
 SAFE = "claude-sonnet-4-6"  # a default borrowed from a sibling: safe
-KEY = "sk-test-costmode-0123456789"
 SYSTEM = [
     {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
     {
@@ -116,43 +114,6 @@ def claude_code_messages(turns: int, lines: int = 60) -> list[dict[str, Any]]:
         )
     messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
     return messages
-
-
-class Running:
-    """A proxy in front of the fake, the SDK's bodies recorded for the fidelity check."""
-
-    def __init__(self, fake: FakeUpstream, tmp: Path, **config: Any) -> None:
-        self.fake = fake
-        self.ledger_dir = tmp / "ledger"
-        self.logs: list[str] = []
-        self.proxy = Proxy(
-            ProxyConfig(upstream=fake.url, ledger=self.ledger_dir, **config), log=self.logs.append
-        )
-        self.server = serve_in_thread(self.proxy.app, lifetime=120)
-        self.url = f"http://127.0.0.1:{self.server.port}"
-        self.sent = ClientBodies()
-
-    def anthropic(self) -> Any:
-        return anthropic.Anthropic(
-            api_key=KEY, base_url=self.url, max_retries=0, http_client=self.sent.client(timeout=60)
-        )
-
-    def openai(self) -> Any:
-        return openai.OpenAI(
-            api_key=KEY,
-            base_url=self.url + "/v1",
-            max_retries=0,
-            http_client=self.sent.client(timeout=60),
-        )
-
-    def ledger(self, expect: int) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + 10
-        while True:
-            path = self.ledger_dir / "ledger.jsonl"
-            records = read_ledger(self.ledger_dir) if path.exists() else []
-            if len(records) >= expect or time.monotonic() > deadline:
-                return records
-            time.sleep(0.02)
 
 
 @pytest.fixture
