@@ -37,8 +37,8 @@ from snapshot.proxy.planner import Planner  # noqa: E402
 from snapshot.proxy.prefix_pages import HEADER, PrefixImager, is_prefix_pages  # noqa: E402
 from snapshot.proxy.shapes import shape_for  # noqa: E402
 
-FULL = "claude-fable-5"  # measured model reads of its family: full by default
-SAFE = "claude-sonnet-4-6"  # a default borrowed from a sibling: safe
+FULL = "claude-fable-5"  # its layout's verdict rests on model evidence: full by default
+SAFE = "claude-sonnet-4-6"  # family reads measured, its layout unconfirmed: safe
 SYSTEM = [
     {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
     {
@@ -348,7 +348,7 @@ def test_profiles_say_which_policy_and_why() -> None:
 
     [full] = profile_records(FULL)
     [safe] = profile_records(SAFE)
-    assert full["cost_mode"]["policy"] == "full" and "measured" in full["cost_mode"]["why"]
+    assert full["cost_mode"]["policy"] == "full" and "model evidence" in full["cost_mode"]["why"]
     assert safe["cost_mode"]["policy"] == "safe" and safe["cost_mode"]["why"].startswith("thin")
 
 
@@ -387,7 +387,7 @@ def test_openai_chat_history_on_pages_system_stays_text(fake: FakeUpstream, tmp_
     run.server.stop()
     assert check_fidelity(fake, run.sent).compacted >= 1 and not fake.problems
     first, second = run.ledger(2)
-    assert first["cost_mode"]["policy"] == "full"  # but no system pages off Anthropic
+    assert first["cost_mode"]["policy"] == "safe"  # thin evidence: history only
     assert first["cost_mode"]["chosen"] == "history"  # cold: the pages are cheaper
     # Warm, the bill is priced again: whatever it sends, it is the cheaper candidate.
     priced = second["cost_mode"]["candidates_dollars"]
