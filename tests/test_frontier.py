@@ -446,3 +446,27 @@ def test_a_layouts_density_from_its_cell_alone_equals_its_geometrys() -> None:
             == load_font(lay.font, pixel_size=lay.size).cell
         )
         assert lay.chars_per_kpx == lay.geometry().chars_per_kpx, lay.key
+
+
+def test_points_are_only_the_readings_under_each_readers_current_settings(tmp_path: Path) -> None:
+    """A file holding one layout read under Tesseract's old settings (unversioned, ×2) and its
+    current ones gives back the current reading only; the old one stays in the file, keyed
+    apart, and ``every_setting=True`` still returns it. A reader the package does not version
+    (a test reader, EasyOCR) is returned as read."""
+    from dataclasses import replace
+
+    from snapshot.legibility.page_readers import current_settings_version
+
+    version = current_settings_version("tesseract-x2")
+    assert version is not None
+    old = _point("snap5x8", 20.0, 0.80, reader="tesseract-x2")
+    new = replace(old, reader={**old.reader, "settings": {"settings_version": version}},
+                  char_accuracy=0.86)  # fmt: skip
+    older = replace(old, reader={**old.reader, "settings": {"settings_version": version - 1}})
+    other = _point("snap5x8", 20.0, 0.5, reader="r")
+    cache = PointCache(tmp_path / "c.jsonl")
+    for p in (old, new, older, other):
+        cache.put(p)
+    for c in (cache, PointCache(tmp_path / "c.jsonl")):  # as put, and as read back
+        assert sorted(p.char_accuracy for p in c.points()) == [0.5, 0.86]
+        assert len(c.points(every_setting=True)) == 4

@@ -266,3 +266,13 @@ def test_fast_settings_are_set_and_recorded() -> None:
         assert fast.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
     old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
     assert "settings_version" not in old.info.settings  # today's readings keep their keys
+
+
+@pytest.mark.ocr
+@pytest.mark.parametrize("name", ["ppocrv6-small", "ppocrv5", "rapidocr-v4", "tesseract-x2"])
+def test_the_current_settings_version_is_what_the_loaded_reader_records(name: str) -> None:
+    """``current_settings_version`` (what the reading cache keeps) matches the settings the
+    reader actually records, so a bump in one place cannot silently miss the other."""
+    reader = _reader_or_skip(name)
+    recorded = reader.info.settings.get("settings_version")
+    assert pr.current_settings_version(name) == recorded

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from snapshot.cli import main
+from snapshot.legibility.controls import CONTROL_FONT, CONTROL_SIZE
 from snapshot.legibility.corpus_text import (
     CorpusUnavailable,
     corpus_page_rows,
@@ -24,7 +25,11 @@ from snapshot.legibility.corpus_text import (
 )
 from snapshot.legibility.frontier import CandidateLayout, Point, PointCache, frontier_table
 from snapshot.legibility.hardlines import HELD_OUT_SEED
-from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
+from snapshot.legibility.page_readers import (
+    ReaderUnavailable,
+    current_settings_version,
+    load_page_reader,
+)
 from snapshot.legibility.weakest import (
     jittered,
     profile_pages,
@@ -64,13 +69,29 @@ needs_reader = pytest.mark.skipif(
 )
 
 
+def _info(reader: str) -> dict[str, object]:
+    """A reader record under the reader's current settings (what the cache returns)."""
+    version = current_settings_version(reader)
+    settings = {} if version is None else {"settings_version": version}
+    return {"name": reader, "model_sha256": "ab", "version": "1", "settings": settings}
+
+
 def _pt(page: tuple[int, int], acc: float, *, reader: str = "r", text: str = "hardlines",
-        scale: float = 1.0, hard: tuple[int, int] = (10, 10), font: str = "snap8x16") -> Point:  # fmt: skip
+        scale: float = 1.0, hard: tuple[int, int] = (10, 10), font: str = "snap8x16",
+        shade: str = "1-bit") -> Point:  # fmt: skip
+    lay = CandidateLayout(font, page=page, shade=shade)
+    if font == CONTROL_FONT:
+        lay = CandidateLayout(font, CONTROL_SIZE, shade, page=page)
     return Point(
-        CandidateLayout(font, page=page), {"name": reader, "model_sha256": "ab", "version": "1"}, scale,
-        None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 1000, 900, 7.8, acc, hard[1],
-        hard[0], text=text,
+        lay, _info(reader), scale, None if scale == 1.0 else "bicubic", HELD_OUT_SEED, 1, 1000,
+        900, 7.8, acc, hard[1], hard[0], text=text,
     )  # fmt: skip
+
+
+def _ctl(page: tuple[int, int], acc: float, *, reader: str = "r", text: str = "hardlines",
+         shade: str = "1-bit") -> Point:  # fmt: skip
+    """``reader``'s control reading at ``page`` (the same ink as a 1-bit layout's)."""
+    return _pt(page, acc, reader=reader, text=text, font=CONTROL_FONT, shade=shade)
 
 
 # ---------------------------------------------------------------------------- the gate
@@ -156,12 +177,14 @@ def test_a_verdict_that_flips_with_4_px_is_unstable_not_averaged() -> None:
     goal = Goal()
     real = (1536, 1568)
     big, small = jittered(real)[1:]
-    pts = [_pt(real, 0.0, hard=(0, 10)), _pt(big, 0.99), _pt(small, 0.99)]
+    pts = [_pt(real, 0.0, hard=(0, 10)), _pt(big, 0.99), _pt(small, 0.99), _ctl(real, 1.0)]
     vs = verdicts(pts, CandidateLayout("snap8x16", page=real), "hardlines", goal)
     assert stability(vs["r"], goal) == "unstable"
     table = stability_table(pts, profile_pages(("gpt-6.1-sol",)), goal)
-    assert "0.000 (0.00) 1536x1568" in table and "0.990 (1.00) 1540x1572" in table
-    assert "| unstable |" in table
+    # ±4 px readings judged against the real page's control (none of their own was read)
+    assert "0.000 of control (0.000 absolute, 0.00) 1536x1568" in table
+    assert "0.990 of control (0.990 absolute, 1.00) 1540x1572" in table
+    assert "| 1.000 qualified |" in table and "| unstable |" in table
 
 
 def test_the_weakest_reader_decides_on_both_texts() -> None:
@@ -170,21 +193,39 @@ def test_the_weakest_reader_decides_on_both_texts() -> None:
     lay = CandidateLayout("snap8x16", page=page)
     pts = []
     for text in ("hardlines", "corpus"):
-        pts += [_pt(page, 0.99, reader="strong", text=text),
-                _pt(page, 0.95, reader="strong", text=text, scale=0.9)]  # fmt: skip
+        for r in ("strong", "steady"):
+            pts += [_pt(page, 0.99, reader=r, text=text), _ctl(page, 1.0, reader=r, text=text),
+                    _pt(page, 0.95, reader=r, text=text, scale=0.9)]  # fmt: skip
     w = weakest(pts, lay, goal)
     assert not w.readable and "±4 px not measured" in w.why  # one size is no verdict
     for text in ("hardlines", "corpus"):
-        pts += [_pt((1572, 732), 0.99, reader="strong", text=text)]
+        pts += [_pt((1572, 732), 0.99, reader=r, text=text) for r in ("strong", "steady")]
     w = weakest(pts, lay, goal)
-    assert w.readable and w.readers == ("strong",)
-    pts += [_pt(page, 0.96, reader="weak", text="corpus", hard=(8, 10))]
+    assert w.readable and w.readers == ("steady", "strong")
+    # a reader that cannot read its own control is shown, labelled, and never decides
+    cant = [_pt(page, 0.1, reader="blind", text="corpus"), _ctl(page, 0.5, reader="blind",
+            text="corpus")]  # fmt: skip
+    w = weakest(pts + cant, lay, goal)
+    assert w.readable and w.unqualified == ("blind on corpus: unqualified (control 0.500 < 0.93)",)
+    # so does one whose control is not read yet
+    w = weakest(pts + cant[:1], lay, goal)
+    assert w.readable and w.unqualified == ("blind on corpus: no control read",)
+    # ... unless it is a reader a claim needs: then it is owed, not ignored
+    assert not weakest(pts + cant[:1], lay, goal, ["blind"]).readable
+    # the weakest qualified reader decides, relative to its control: 0.96 of a 0.99 control
+    pts += [_pt(page, 0.96, reader="weak", text="corpus", hard=(8, 10)),
+            _ctl(page, 0.99, reader="weak", text="corpus")]  # fmt: skip
     w = weakest(pts, lay, goal)
     assert not w.readable
-    assert w.char == ("weak", "corpus", 0.96) and w.hard == ("weak", "corpus", 0.8)
+    assert w.char is not None and w.char[:2] == ("weak", "corpus") and w.char[3] == 0.96
+    assert round(w.char[2], 4) == 0.9697 and w.hard == ("weak", "corpus", 0.8, 0.8)
     only_one_text = [p for p in pts if p.text == "hardlines"]
     w = weakest(only_one_text, lay, goal)
     assert not w.readable and "texts measured: hardlines" in w.why
+    # one qualified reader is not enough for a verdict
+    one = [p for p in pts if p.reader_name == "strong"]
+    w = weakest(one, lay, goal)
+    assert not w.readable and "fewer than 2 qualified readers" in w.why
 
 
 def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) -> None:
@@ -195,18 +236,22 @@ def test_profiles_print_the_weakest_reader_beside_each_figure(tmp_path: Path) ->
     page = (1536, 1568)  # gpt-6.1-sol's real page
     cache.put(_pt(page, 0.0, reader="ppocrv6-small", hard=(0, 10)))
     cache.put(_pt(page, 0.98, reader="ppocrv5", hard=(10, 10)))
+    for reader in ("ppocrv6-small", "ppocrv5"):
+        cache.put(_ctl(page, 1.0, reader=reader))
     r = profile_readability("gpt-6.1-sol", tmp_path / "p.jsonl")
     assert r["measured"] and r["readers"] == ["ppocrv5", "ppocrv6-small"]
     line = readability_line(r)
-    assert "chars 0.000 (ppocrv6-small, hardlines)" in line and "not readable" in line
+    assert "chars 0.000 of control, 0.000 absolute (ppocrv6-small, hardlines)" in line
+    assert "not readable" in line
     # ×0.9 is owed where a reader passes natively, and moot where none does
     assert "×0.9 chars not measured (ppocrv5 on hardlines)" in line
     cache.put(_pt(page, 0.95, reader="ppocrv5", hard=(10, 10), scale=0.9))
     line = readability_line(profile_readability("gpt-6.1-sol", tmp_path / "p.jsonl"))
-    assert "×0.9 chars 0.950 (ppocrv5, hardlines)" in line
+    assert "×0.9 chars 0.950 absolute (ppocrv5, hardlines)" in line
     cache.put(_pt((1024, 1024), 0.5, reader="ppocrv5"))  # mistral-large-4's real page
+    cache.put(_ctl((1024, 1024), 0.99, reader="ppocrv5"))
     line = readability_line(profile_readability("mistral-large-4", tmp_path / "p.jsonl"))
-    assert "×0.9 chars moot: no reader passes natively" in line
+    assert "×0.9 chars moot: no qualified reader passes natively" in line
     assert not profile_readability("grok-4", tmp_path / "p.jsonl")["measured"]
 
 
@@ -279,10 +324,13 @@ def test_the_profiles_listing_prints_the_weakest_reader_beside_each_measured_pro
     cache = PointCache(tmp_path / "p.jsonl")
     cache.put(_pt((768, 1568), 0.98, reader="ppocrv5"))  # grok-4's real page, snap8x16
     cache.put(_pt((768, 1568), 0.412, reader="tesseract-x2", text="corpus"))
+    cache.put(_ctl((768, 1568), 0.98, reader="ppocrv5"))
+    cache.put(_ctl((768, 1568), 0.95, reader="tesseract-x2", text="corpus"))
     grok = profiles.profile_for("grok-4").as_dict()
     gpt = profiles.profile_for("gpt-6.1-sol").as_dict()
     assert weakest_column([grok, gpt], tmp_path / "p.jsonl") == {
-        "grok-4": "0.412 tesseract-x2 on corpus"  # the weakest, its text named; gpt unread
+        # the weakest relative to its control, the absolute beside it, its text named; gpt unread
+        "grok-4": "0.434 of control (0.412) tesseract-x2 on corpus"
     }
     # the listing reads the lab's verdicts as written for the profiles (here, of these points)
     from snapshot.profiles import readability as verdicts_mod
@@ -293,5 +341,5 @@ def test_the_profiles_listing_prints_the_weakest_reader_beside_each_measured_pro
     out = capsys.readouterr().out
     assert "weakest OCR reader" in out.splitlines()[0]
     line = next(ln for ln in out.splitlines() if ln.startswith("grok-4 "))
-    assert "0.412 tesseract-x2 on corpus" in line
+    assert "0.434 of control (0.412) tesseract-x2 on corpus" in line
     assert "not measured" in next(ln for ln in out.splitlines() if ln.startswith("gpt-6.1-sol "))

@@ -22,9 +22,18 @@ def _section() -> str:
 
 
 def test_every_three_decimal_figure_is_a_measured_reading() -> None:
+    """Each figure is a committed reading (current reader settings), or one as a share of
+    its reader's committed control reading."""
+    from snapshot.legibility.controls import Controls
+
     points = PointCache(ROOT / "reports" / "frontier-points.jsonl").points()
     measured = {f"{p.char_accuracy:.3f}" for p in points}
     measured |= {f"{p.hard_tokens_exact / p.hard_tokens:.3f}" for p in points if p.hard_tokens}
+    controls = Controls(points)
+    for p in points:
+        j = controls.judge(p)
+        if j.control is not None:
+            measured |= {f"{j.relative:.3f}", f"{j.hard_relative:.3f}"}
     figures = re.findall(r"\b[01]\.\d{3}\b", _section())
     assert figures, "the block quotes no reading"
     assert [f for f in figures if f not in measured] == []

@@ -120,16 +120,25 @@ def test_report_md_says_what_each_default_rests_on_from_the_cached_readings(
     from snapshot.legibility.hardlines import HELD_OUT_SEED
 
     cache = PointCache(tmp_path / "p.jsonl")
-    info = {"name": "ppocrv5", "model_sha256": "ab", "version": "1"}
+    from snapshot.legibility.controls import control_layout
+    from snapshot.legibility.page_readers import current_settings_version
+
+    settings = {"settings_version": current_settings_version("ppocrv5")}
+    info = {"name": "ppocrv5", "model_sha256": "ab", "version": "1", "settings": settings}
     for font, shade, acc in (("snap5x8", "1-bit", 0.851), ("snap5x9v2", "gray", 0.927)):
         lay = CandidateLayout(font, shade=shade, page=(1568, 728))  # Gemini Flash's real page
         cache.put(Point(lay, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, 1.0, acc, 10, 9))
+        control = control_layout(lay)  # the reader's control of this page and ink
+        cache.put(Point(control, info, 1.0, None, HELD_OUT_SEED, 1, 100, 100, 1.0, 0.98, 10, 9))
     monkeypatch.setattr(weakest, "committed_points", lambda: tmp_path / "p.jsonl")
     result = run(None, models=("gemini-3.8-flash",), settings=Settings(), workers=1, limit=1)
     text = markdown.write(result, tmp_path, figures={}).read_text()
     rests = text[text.index("## What each default layout rests on") :]
     assert "model evidence [measured, 2026]: gemini-3.6-flash at Spleen 5x8" in rests
-    assert "weakest of ppocrv5 (texts: hardlines): chars 0.851 (ppocrv5, hardlines)" in rests
+    assert (
+        "weakest qualified reader of ppocrv5 (texts: hardlines): chars 0.868 of control, "
+        "0.851 absolute (ppocrv5, hardlines)" in rests
+    )
     assert "reads snap5x9v2 gray gap 0x0 1568x728 better at this page (0.89× the density" in rests
     assert "ppocrv5 on hardlines 0.927 vs 0.851" in rests  # the figures it rests on, read
     assert "no model evidence here names it" in rests

@@ -90,7 +90,25 @@ def test_a_page_read_at_the_bar_natively_is_read_again_after_x09() -> None:
 def test_a_page_below_the_bar_natively_is_not_read_again() -> None:
     scores = _scores(_full_page("snap5x8", (256, 64)))  # PP-OCRv6 reads it below 0.97
     assert not passes(scores["real"])
-    assert list(scores) == ["real"]  # no ×0.9 reading paid for: the verdict is decided
+    # no ×0.9 reading paid for: the verdict is decided; the page's control was read beside it
+    assert list(scores) == ["real", "control"]
+    assert scores["control"].char_accuracy > scores["real"].char_accuracy
+
+
+def test_an_unqualified_reader_is_shown_and_never_decides() -> None:
+    """A reader whose control page reads below the qualifying bar is named, not judged; a
+    qualified one is judged relative to its control."""
+    from snapshot.report.page_jitter import CONTROL, native_cell
+
+    ok, low = SizeScore.from_list(OK), SizeScore.from_list([1000, 400, 40, 0, "400x96"])
+    good = {"real": ok, "+4": ok, "-4": ok, RESAMPLED: ok, CONTROL: ok}
+    blind = {"real": low, "+4": low, CONTROL: low}
+    verdict_ = profile_verdict({"a": good, "b": blind})
+    assert verdict_.startswith("readable on these pages by every reader (a)")
+    assert "unqualified, not deciding: b" in verdict_
+    assert profile_verdict({"b": blind}) == "not readable: no qualified reader (unqualified: b)"
+    # 0.99 of the characters against a control read at 0.99: all of what it can read
+    assert native_cell(good) == "1.000 of control (0.990 absolute)"
 
 
 # ---------------------------------------------------------------------------- score inputs

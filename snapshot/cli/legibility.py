@@ -299,8 +299,8 @@ def _run_gate(args: argparse.Namespace) -> int:
 
 
 def _print_gate(result: Any) -> None:
+    from snapshot.legibility.controls import QUALIFY_BAR, control_layout
     from snapshot.legibility.corpus_text import describe_text
-    from snapshot.legibility.gate import QUALIFY_BAR, control_layout
 
     first = result.points[0]
     w, h = first.layout.page

@@ -9,13 +9,19 @@ to 32 px); stage 4 the other profiles' real pages (the default layout and the de
 natively, then ×0.9 where a reader passes, then ±4 px (PP-OCR readers first; several of
 these pages have sides that are multiples of 32 px already); stage 5 (on request) the density
 exploration: the frontier's candidate layouts (:data:`~snapshot.legibility.frontier.GRID`)
-at Gemini's real page. Every reading goes through the
+at Gemini's real page. Every native reading at a real page is preceded by its reader's
+**control** reading (:func:`~snapshot.legibility.controls.control_layout`: the same text,
+page size and ink in plain 16 px DejaVu Sans Mono; one per reader, page, ink and text,
+so a page's layouts share it): a reading is reported relative to it. Every reading goes
+through the
 :class:`~snapshot.legibility.frontier.PointCache`, so a campaign stopped at any point keeps
 what it read and a re-run reads only what is missing.
 
 >>> steps = campaign_steps(stages=(1,), readers=("ppocrv6-small",), models=("gemini-3.8-flash",))
->>> [(s.layout.key, s.text, s.scale) for s in steps][:2]
-[('snap5x9v2 gray gap 0x0 1568x728', 'hardlines', 1.0), ('snap5x8 1-bit gap 0x0 1568x728', 'hardlines', 1.0)]
+>>> [(s.layout.key, s.text, s.scale) for s in steps][:3]  # doctest: +NORMALIZE_WHITESPACE
+[('dejavu-sans-mono@16 gray gap 0x0 1568x728', 'hardlines', 1.0),
+ ('snap5x9v2 gray gap 0x0 1568x728', 'hardlines', 1.0),
+ ('dejavu-sans-mono@16 1-bit gap 0x0 1568x728', 'hardlines', 1.0)]
 """
 
 from __future__ import annotations
@@ -128,7 +134,26 @@ def campaign_steps(
     if 5 in stages and first:
         page = first[0].page
         steps += [Step(5, lay.with_page(page), r, t) for lay in GRID for r in order for t in texts]
-    return list(dict.fromkeys(steps))
+    return list(dict.fromkeys(with_controls(steps)))
+
+
+def with_controls(steps: Sequence[Step]) -> list[Step]:
+    """``steps`` with each native real-page reading (stages 1, 4 and 5) preceded by its
+    control reading; the ±4 px readings are judged against the real page's control.
+
+    >>> from snapshot.legibility.frontier import CandidateLayout
+    >>> s = Step(1, CandidateLayout("snap5x8", page=(1568, 728)), "r", "corpus")
+    >>> [x.layout.key for x in with_controls([s])]
+    ['dejavu-sans-mono@16 1-bit gap 0x0 1568x728', 'snap5x8 1-bit gap 0x0 1568x728']
+    """
+    from snapshot.legibility.controls import control_layout
+
+    out: list[Step] = []
+    for s in steps:
+        if s.scale == 1.0 and s.stage in (1, 4, 5):
+            out.append(Step(s.stage, control_layout(s.layout), s.reader, s.text))
+        out.append(s)
+    return out
 
 
 def run_campaign(
@@ -142,10 +167,12 @@ def run_campaign(
     log: Callable[[str], None] = print,
 ) -> CampaignRun:
     """Take ``steps`` in order through ``cache`` (cached points are not read again), each
-    reader loaded once; a resample step only where that reader's native reading of the
-    layout on that text passes ``goal`` natively. Stops before a new reading once
+    reader loaded once; a resample step only where that reader is qualified (its control
+    read) and its native reading of the layout on that text passes ``goal`` relative to
+    its control. Stops before a new reading once
     ``time.time()`` passes ``until``. Unavailable readers are logged, skipped and named in
     the result."""
+    from snapshot.legibility.controls import Judged, control_layout
     from snapshot.legibility.frontier import measure_cached
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
     from snapshot.readability.goal import Goal
@@ -164,8 +191,11 @@ def run_campaign(
             continue
         if step.scale != 1.0:
             native = cache.get(step.layout, reader, seed, pages, 1.0, step.text)
-            if native is None or not goal.passes(native, None):
-                continue  # below the bar natively (or not read): the resample decides nothing
+            control = cache.get(control_layout(step.layout), reader, seed, pages, 1.0, step.text)
+            judged = Judged(native, control) if native is not None else None
+            if judged is None or not judged.qualified or not goal.passes(judged.reading, None):
+                continue  # unqualified, below the bar natively relative to its control, or
+                # not read: the resample decides nothing
         cached = cache.get(step.layout, reader, seed, pages, step.scale, step.text) is not None
         if not cached and until is not None and time.time() >= until:
             log("deadline reached: no new reading started")
@@ -239,7 +269,7 @@ def adopt_face_readings(
         )
         key = cache.key(p.layout, p.reader, seed, 1, 1.0, p.text)
         if key not in {cache.key(q.layout, q.reader, q.seed, q.pages, q.scale, q.text)
-                       for q in cache.points()}:  # fmt: skip
+                       for q in cache.points(every_setting=True)}:  # fmt: skip
             cache.put(p)
             out.append(p)
     return out

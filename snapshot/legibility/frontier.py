@@ -399,8 +399,30 @@ class PointCache:
             with self.path.open("a", encoding="utf-8") as f:  # read back by the next refresh
                 f.write(json.dumps(point.as_dict(), sort_keys=True) + "\n")
 
-    def points(self) -> list[Point]:
-        return list(self._points.values())
+    def points(self, *, every_setting: bool = False) -> list[Point]:
+        """The readings taken with each reader's current settings
+        (:func:`~snapshot.legibility.page_readers.current_settings_version`): a reading taken
+        under older settings stays in the file, keyed apart, and is left out here, so a report
+        never mixes the two. ``every_setting=True``: every reading held, old settings too.
+
+        >>> from dataclasses import replace
+        >>> p = Point(CandidateLayout("snap5x8"), {"name": "tesseract-x2", "model_sha256": "s"},
+        ...           1.0, None, 1, 1, 10, 10, 20.0, 0.9, 1, 1)
+        >>> new = replace(p, reader={**p.reader, "settings": {"settings_version": 2}})
+        >>> c = PointCache(None); c.put(p); c.put(new)
+        >>> c.points() == [new], len(c.points(every_setting=True))
+        (True, 2)
+        """
+        if every_setting:
+            return list(self._points.values())
+        from snapshot.legibility.page_readers import current_settings_version
+
+        return [
+            p
+            for p in self._points.values()
+            if (p.reader.get("settings") or {}).get("settings_version")
+            == current_settings_version(p.reader_name)
+        ]
 
 
 def measure_cached(
@@ -503,15 +525,21 @@ def frontier_table(
     text: str = "hardlines",
 ) -> str:
     """A markdown table: one row per reader × layout on one ``text``, densest first; ``*``
-    marks today's defaults, ``F`` frontier points, ``✓`` layouts that meet the target."""
+    marks today's defaults, ``F`` frontier points, ``control`` the control pages, ``✓``
+    layouts a qualified reader reads at the target relative to its control
+    (:mod:`snapshot.legibility.controls`; the absolute native figure is beside it)."""
+    from snapshot.legibility.controls import Controls, is_control
+
     target = target or Goal()
     points = [p for p in points if p.text == text]
+    controls = Controls(points)
     on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}
     default_styles = {d.style for d in defaults}
     head = (
         "| reader | layout | cell | chars/1000 px² | "
         + "".join(f"chars/token {m} | " for m in models)
-        + "chars | native chars | native hard tokens | ×0.9 bicubic chars | target | |"
+        + "chars | native chars of control | native chars | native hard tokens "
+        + "| ×0.9 bicubic chars | target | |"
     )
     sep = "|" + "---|" * (head.count("|") - 1)
     rows = [head, sep]
@@ -522,16 +550,25 @@ def frontier_table(
         marks = ("*" if lay.style in default_styles else "") + (
             "F" if (reader, key, 1.0) in on_front else ""
         )
+        j = controls.judge(nat)
+        if is_control(lay):
+            marks += " control"
+            of_control = "–"
+        elif j.control is None:
+            of_control = "no control read"
+        else:
+            of_control = f"{j.relative:.3f}" + ("" if j.qualified else " unqualified")
         cpt = "".join(
             f"{v:.2f} | " if (v := chars_per_token(lay, nat.chars_per_page, m)) else "– | "
             for m in models
         )
         resampled = f"{res.char_accuracy:.3f}" if res is not None else "–"
-        ok = ("✓" if res is not None else "✓ native only") if target.passes(nat, res) else ""
+        passes = j.qualified and target.passes(j.reading, res) and not is_control(lay)
+        ok = ("✓" if res is not None else "✓ native only") if passes else ""
         cw, ch = lay.cell
         rows.append(
             f"| {reader} | {key} | {cw}×{ch} | {nat.chars_per_kpx:.1f} | {cpt}{nat.chars} | "
-            f"{nat.char_accuracy:.3f} | {nat.hard_tokens_exact}/{nat.hard_tokens} "
+            f"{of_control} | {nat.char_accuracy:.3f} | {nat.hard_tokens_exact}/{nat.hard_tokens} "
             f"({nat.hard_token_accuracy:.3f}) | {resampled} | {ok} | {marks} |"
         )
     return "\n".join(rows) + "\n"

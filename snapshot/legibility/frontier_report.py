@@ -27,6 +27,7 @@ from snapshot.legibility.campaign import (
     density_page,
     run_campaign,
 )
+from snapshot.legibility.controls import QUALIFY_BAR, is_control
 from snapshot.legibility.corpus_text import TEXTS
 from snapshot.legibility.frontier import (
     DENSE_LAYOUT,
@@ -178,9 +179,11 @@ def _report_lines(
     target: Goal,
 ) -> list[str]:
     """frontier.md: the weakest reader, the ±4 px table, what is missing, the density table."""
+    from snapshot.legibility.controls import CONTROL_FONT, CONTROL_SIZE
     from snapshot.legibility.corpus_text import describe_text
     from snapshot.legibility.weakest import (
         JITTER,
+        MIN_QUALIFIED,
         profile_pages,
         stability_table,
         unmeasured,
@@ -218,17 +221,29 @@ def _report_lines(
         "",
         "## The weakest reader at the profiles' real pages",
         "",
-        "A layout is *readable* only when every whole-page reader "
-        f"({', '.join(CLAIM_READERS)}) measured it, the weakest meets the target on both "
-        f"texts at the real page size, and no reader's verdict flips when the page grows "
-        f"or shrinks by {JITTER} px. Each weakest figure names the reader and the text; "
+        "Every reading has a **control**: the same reader, settings, text, page size and "
+        f"ink, drawn in plain {CONTROL_FONT} at {CONTROL_SIZE} px "
+        "(`snapshot.legibility.controls`). A reader is *qualified* at a page when it reads "
+        f"its control at ≥ {QUALIFY_BAR} of the characters; native figures are the layout's "
+        "accuracy **relative to that control** (what a reader cannot read even in clean large "
+        "text is the reader's, not the layout's), the absolute figure beside it; ×0.9 figures "
+        "are absolute (no control is read resampled); a ±4 px reading without a control of "
+        "its own is judged against the real page's. A layout is *readable* only when every "
+        f"whole-page reader ({', '.join(CLAIM_READERS)}) read it and its control, at least "
+        f"{MIN_QUALIFIED} of them qualify on each text, the weakest qualified reader meets "
+        "the target on both texts at the real page size, and no qualified reader's verdict "
+        f"flips when the page grows or shrinks by {JITTER} px. Unqualified readers are shown, "
+        "labelled, and never decide. Each weakest figure names the reader and the text; "
         "'readers measured' are those with a native reading at the real page.",
         "",
     ]
     pp = profile_pages()
     real_layouts: list[tuple[str, CandidateLayout]] = []
     for p in pp:
-        for style in sorted({q.layout.style for q in every if q.layout.page == p.page}, key=str):
+        styles = {
+            q.layout.style for q in every if q.layout.page == p.page and not is_control(q.layout)
+        }
+        for style in sorted(styles, key=str):
             lay = next(q.layout for q in every if q.layout.style == style).with_page(p.page)
             if lay not in [x for _, x in real_layouts]:
                 real_layouts.append((p.model, lay))
@@ -237,8 +252,10 @@ def _report_lines(
         weakest_table(every, real_layouts, target, required=CLAIM_READERS),
         f"## Page-size stability: each profile's real page and ±{JITTER} px",
         "",
-        "Native character accuracy (exact hard tokens) per reader and text at the real page, "
-        f"{JITTER} px larger and {JITTER} px smaller on both sides. PP-OCR's detector rounds "
+        "Native character accuracy relative to the reader's control (absolute characters, "
+        "exact hard tokens) per reader and text at the real page, "
+        f"{JITTER} px larger and {JITTER} px smaller on both sides, beside the control read at "
+        "the real page. PP-OCR's detector rounds "
         "each side to a multiple of 32 px: a page whose sides already are is not resampled, "
         "and a dense page that is not resampled can give a blank detector map (0 boxes, "
         "0.000). `unstable` = the verdict changes with the page size; such a reader is "
@@ -248,7 +265,7 @@ def _report_lines(
         "### Not measured yet",
         "",
         "Native readings each profile's default layout and the dense layout still lack at the "
-        f"real page (reader on text), how many at ±{JITTER} px (readers: "
+        f"real page (reader on text; `(control)`: its control page), how many at ±{JITTER} px (readers: "
         f"{', '.join(CLAIM_READERS)}), and the ×0.9 readings still missing where a reader "
         "passes natively. A claim about a layout listed here rests only on the "
         "readers that did measure it, named above.",

@@ -25,13 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from snapshot.errors import InputError
+from snapshot.legibility.controls import (
+    CONTROL_FONT,
+    CONTROL_SIZE,
+    QUALIFY_BAR,
+    Judged,
+    control_layout,
+)
 from snapshot.legibility.frontier import CandidateLayout, Point, measure
 from snapshot.legibility.hardlines import HELD_OUT_SEED
 from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
-from snapshot.profiles.default_rule import QUALIFY_BAR  # the default rule's bar, one place
 
 #: Independent whole-page readers, in the order the gate reads with them.
 GATE_READERS: tuple[str, ...] = (
@@ -42,45 +48,10 @@ GATE_READERS: tuple[str, ...] = (
     "easyocr-en",  # last: it brings PyTorch, and is not in CI
 )
 
-#: The control page's face and pixel size: plain, large, clean text any reader that
-#: judges must read.
-CONTROL_FONT = "dejavu-sans-mono"
-CONTROL_SIZE = 16
-
 
 class NoIndependentReader(InputError):
     """No independent whole-page reader can judge (none installed, one asked for is
     missing, or none qualifies on its control page)."""
-
-
-def control_layout(layout: CandidateLayout) -> CandidateLayout:
-    """The control of ``layout``: the same page size, shade and ink, in a plain 16 px
-    monospace with no gaps or extra stroke."""
-    return CandidateLayout(
-        CONTROL_FONT, CONTROL_SIZE, layout.shade, page=layout.page, ink=layout.ink
-    )
-
-
-@dataclass(frozen=True)
-class Judged:
-    """One reader's reading of the layout beside its reading of the control page."""
-
-    point: Point
-    control: Point
-
-    @property
-    def reader(self) -> str:
-        return self.point.reader_name
-
-    @property
-    def qualified(self) -> bool:
-        return self.control.char_accuracy >= QUALIFY_BAR
-
-    @property
-    def relative(self) -> float:
-        """The layout's character accuracy as a share of the control's."""
-        c = self.control.char_accuracy
-        return self.point.char_accuracy / c if c > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -108,7 +79,7 @@ class GateResult:
 
     @property
     def points(self) -> tuple[Point, ...]:
-        return tuple(j.point for j in self.judged)
+        return tuple(cast(Point, j.point) for j in self.judged)  # what gate() measured
 
     def as_dict(self) -> dict[str, Any]:
         """What ``snapshot legibility --min ACC --json`` prints."""
@@ -122,12 +93,12 @@ class GateResult:
             "weakest_relative": round(weak.relative, 4),
             "qualify_bar": QUALIFY_BAR,
             "readings": [j.point.as_dict() for j in self.judged],
-            "controls": [j.control.as_dict() for j in self.judged],
+            "controls": [j.control.as_dict() if j.control else None for j in self.judged],
             "judges": [
                 {
                     "reader": j.reader,
                     "qualified": j.qualified,
-                    "control_chars": j.control.char_accuracy,
+                    "control_chars": j.control.char_accuracy if j.control else None,
                     "chars": j.point.char_accuracy,
                     "relative": round(j.relative, 4),
                 }
@@ -236,7 +207,10 @@ def check_layout(
     )
     result = GateResult(name or layout.key, minimum, text, judged, ())
     if not result.qualified:
-        controls = ", ".join(f"{j.reader} {j.control.char_accuracy:.3f}" for j in judged)
+        controls = ", ".join(
+            f"{j.reader} {j.control.char_accuracy:.3f}" if j.control else f"{j.reader} none"
+            for j in judged
+        )
         raise NoIndependentReader(
             f"no reader qualifies on {layout.page[0]}x{layout.page[1]}: each must read its "
             f"control page ({control.key}) at >= {QUALIFY_BAR} of the characters; read: "

@@ -73,6 +73,7 @@ __all__ = [
     "PageReader",
     "ReaderInfo",
     "ReaderUnavailable",
+    "current_settings_version",
     "load_page_reader",
     "page_reader_names",
     "parse_reader_names",
@@ -546,6 +547,29 @@ _FACTORIES: dict[str, Any] = {
     "tesseract-x2": TesseractPageReader,
     "easyocr-en": _easyocr,
 }
+
+
+def current_settings_version(name: str) -> int | None:
+    """The ``settings_version`` readings of ``name`` carry when taken with today's settings
+    (None: the reader never bumped it, or is not one of these readers). A reading under any
+    other version was taken with settings no longer used:
+    :meth:`~snapshot.legibility.frontier.PointCache.points` leaves it out. Worked out from
+    the same constants the readers build their :class:`ReaderInfo` from, without loading
+    an engine (``tests/test_page_readers.py`` checks it against the loaded readers).
+
+    >>> current_settings_version("tesseract-x2") == TESSERACT_SETTINGS_VERSION
+    True
+    >>> current_settings_version("easyocr-en") is None
+    True
+    """
+    onnx = {
+        "ppocrv6-small": (PPOCR_REC_BATCH, PPOCR_REC_BATCH_BEFORE),
+        "ppocrv5": (PPOCR_REC_BATCH, PPOCR_REC_BATCH_BEFORE),
+        "rapidocr-v4": (RAPIDOCR_REC_BATCH, RAPIDOCR_REC_BATCH_BEFORE),
+    }
+    if name in onnx:
+        return _settings_version(*onnx[name]).get("settings_version")
+    return TESSERACT_SETTINGS_VERSION if name == "tesseract-x2" else None
 
 
 def page_reader_names() -> tuple[str, ...]:

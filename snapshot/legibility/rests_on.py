@@ -38,11 +38,15 @@ def readability_line(r: Mapping[str, Any]) -> str:
 
     def fig(key: str) -> str:
         v = r.get(key)
-        return f"{v[2]:.3f} ({v[0]}, {v[1]})" if isinstance(v, list) else "not measured"
+        if not isinstance(v, list):
+            return "not measured"
+        if len(v) == 4:  # [reader, text, relative to its control, absolute]
+            return f"{v[2]:.3f} of control, {v[3]:.3f} absolute ({v[0]}, {v[1]})"
+        return f"{v[2]:.3f} ({v[0]}, {v[1]})"
 
     return (
         f"readability (OCR, whole page, measured in {r['source']}): {r['layout']}: weakest "
-        f"of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "
+        f"qualified reader of {', '.join(r['readers'])} (texts: {', '.join(r['texts'])}): chars "
         f"{fig('weakest_chars')}, hard tokens {fig('weakest_hard_tokens')}, ×0.9 chars "
         f"{r.get('resampled') or fig('weakest_resampled_chars')}; {r['verdict']}"
     )

@@ -827,6 +827,7 @@ def confirm(
     except NoIndependentReader as exc:
         return Confirmation(False, f"not written: {where}: {exc}; {_TRY}")
     weak = result.weakest
+    assert weak.control is not None  # a qualified reader read its control
     figure = (
         f"the weakest qualified reader, {weak.reader}, reads {weak.relative:.3f} of its control "
         f"({weak.point.char_accuracy:.3f} / {weak.control.char_accuracy:.3f}) on held-out hard "

@@ -1,10 +1,14 @@
 """The weakest reader decides: verdicts at the pages providers get, ±4 px, on both texts.
 
-A layout is *readable* when the weakest whole-page reader that measured it
-reaches the :class:`~snapshot.readability.goal.Goal` (≥ 0.97 characters and
-≥ 0.90 exact hard tokens native, ≥ 0.90 characters after the 0.9× bicubic
-resample) on both texts (generated hard lines and held-out corpus text), at a
-default profile's real page size. A reader whose verdict changes when the page
+A layout is *readable* when the weakest *qualified* whole-page reader that
+measured it reaches the :class:`~snapshot.readability.goal.Goal` on both texts
+(generated hard lines and held-out corpus text), at a default profile's real page
+size: native characters and exact hard tokens **relative to the reader's own control
+page** (:mod:`snapshot.legibility.controls`: the same text, page and ink in plain 16 px
+DejaVu Sans Mono), characters after the 0.9× bicubic resample absolute. A reader whose
+control is below :data:`~snapshot.legibility.controls.QUALIFY_BAR`, or not read yet, is
+shown, labelled, and never decides; a verdict needs :data:`MIN_QUALIFIED` qualified
+readers. A reader whose verdict changes when the page
 grows or shrinks by :data:`JITTER` px is *unstable for that layout*: its
 verdicts are shown side by side, never averaged.
 
@@ -23,6 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from snapshot.legibility.controls import (
+    QUALIFY_BAR,
+    Controls,
+    Judged,
+    control_layout,
+    is_control,
+)
 from snapshot.legibility.corpus_text import TEXTS
 from snapshot.legibility.default_evidence import SUPERSEDED_FACES, choices
 from snapshot.profiles.default_rule import JITTER, jittered  # the default rule's ±4 px
@@ -41,6 +52,9 @@ CLAIM_READERS: tuple[str, ...] = (
     "rapidocr-v4",
     "ppocrv5",
 )
+
+#: Qualified readers a "readable" verdict needs (issue 40: at least two).
+MIN_QUALIFIED = 2
 
 #: "Similar density": a layout at least this share of the default's characters per px².
 SIMILAR_DENSITY = 0.8
@@ -94,7 +108,10 @@ def _with_page(layout: CandidateLayout, page: tuple[int, int]) -> CandidateLayou
 
 @dataclass(frozen=True)
 class Verdict:
-    """One reader's reading of one layout on one text at one page size."""
+    """One reader's reading of one layout on one text at one page size, beside its control
+    (``judged``; a ±4 px reading without its own control is judged against the real page's).
+    ``passed``: the reader is qualified and meets the goal relative to its control, the
+    ×0.9 resample included."""
 
     reader: str
     text: str
@@ -102,13 +119,25 @@ class Verdict:
     native: Point
     resampled: Point | None
     passed: bool
+    judged: Judged | None = None
+
+    @property
+    def qualified(self) -> bool:
+        return self.judged is not None and self.judged.qualified
+
+    def passes_natively(self, goal: Goal) -> bool:
+        """The native bar, relative to the control (False for a reader that cannot judge)."""
+        return self.judged is not None and self.qualified and goal.passes(self.judged.reading, None)
 
 
 def verdicts(
     points: Iterable[Point], layout: CandidateLayout, text: str, goal: Goal
 ) -> dict[str, list[Verdict]]:
-    """reader → its verdicts at the jittered sizes of ``layout`` that were measured."""
-    pts = [p for p in points if p.text == text and p.layout.style == layout.style]
+    """reader → its verdicts at the jittered sizes of ``layout`` that were measured, each
+    judged against the reader's control (:class:`~snapshot.legibility.controls.Controls`)."""
+    every = list(points)
+    controls = Controls(p for p in every if p.text == text)
+    pts = [p for p in every if p.text == text and p.layout.style == layout.style]
     out: dict[str, list[Verdict]] = {}
     for size in jittered(layout.page):
         key = _with_page(layout, size).key
@@ -123,9 +152,11 @@ def verdicts(
                 ),
                 None,
             )
-            passed = res is not None and goal.passes(p, res)  # the resample is part of the bar
+            j = controls.judge(p, fallback=layout)
+            # the resample is part of the bar (absolute: no control is read at ×0.9)
+            passed = res is not None and j.qualified and goal.passes(j.reading, res)
             out.setdefault(p.reader_name, []).append(
-                Verdict(p.reader_name, text, size, p, res, passed)
+                Verdict(p.reader_name, text, size, p, res, passed, j)
             )
     return out
 
@@ -134,52 +165,67 @@ def stability(vs: Sequence[Verdict], goal: Goal) -> str:
     """``"stable"`` when every measured size agrees, ``"unstable"`` when they differ,
     ``"one size"`` when only one was measured.
 
-    Agreement is on the native verdict (characters and exact hard tokens against
-    ``goal``), so a page the detector cannot read (0.000) next to one it reads
-    is unstable even before its resampled reading is paid for.
+    Agreement is on the native verdict (characters and exact hard tokens relative to the
+    control, against ``goal``), so a page the detector cannot read (0.000) next to one it
+    reads is unstable even before its resampled reading is paid for.
     """
     if len(vs) < 2:
         return "one size"
-    flips = {goal.passes(v.native, None) for v in vs}
+    flips = {v.passes_natively(goal) for v in vs}
     return "stable" if len(flips) == 1 else "unstable"
 
 
 @dataclass(frozen=True)
 class Weakest:
-    """The weakest reader of one layout at its real page: who, what, and the verdict."""
+    """The weakest qualified reader of one layout at its real page: who, what, the verdict.
+
+    ``char`` and ``hard`` are ``(reader, text, relative, absolute)``: the lowest native
+    figure relative to the reader's control among qualified readers, with its absolute
+    figure; ``resampled`` is ``(reader, text, absolute)``."""
 
     layout: CandidateLayout
     readers: tuple[str, ...]  # readers with a native reading at the real page, both texts pooled
     texts: tuple[str, ...]  # texts measured
-    char: tuple[str, str, float] | None  # (reader, text, accuracy): the lowest native chars
-    hard: tuple[str, str, float] | None  # the lowest exact hard tokens
-    resampled: tuple[str, str, float] | None  # the lowest chars after the resample
-    unstable: tuple[str, ...]  # "reader on text" unstable under the ±4 px jitter
-    # every measured reader passes on both texts, resample included, stable at ±4 px
+    char: tuple[str, str, float, float] | None  # the lowest relative native chars (qualified)
+    hard: tuple[str, str, float, float] | None  # the lowest relative exact hard tokens
+    resampled: tuple[str, str, float] | None  # the lowest chars after the resample (qualified)
+    unstable: tuple[str, ...]  # "reader on text" (qualified) unstable under the ±4 px jitter
+    # at least MIN_QUALIFIED qualified readers on each text, each passing relative to its
+    # control, resample included, stable at ±4 px, and every required reader measured
     readable: bool
-    jitter_measured: bool = False  # some reader was read at a ±4 px page too
-    # "reader on text" of the required readers with no native reading at the real page
+    jitter_measured: bool = False  # some qualified reader was read at a ±4 px page too
+    # "reader on text" of the required readers with no native reading (or no control
+    # reading) at the real page
     not_measured: tuple[str, ...] = ()
-    # "reader on text" whose native reading at the real page is below the goal: each alone
-    # decides the verdict, whatever is still unmeasured
+    # "reader on text" (qualified) whose native reading at the real page is below the goal
+    # relative to its control: each alone decides the verdict, whatever is still unmeasured
     below: tuple[str, ...] = ()
-    # "reader on text" that pass natively at the real page but have no ×0.9 reading yet
+    # "reader on text" (qualified) that pass natively but have no ×0.9 reading yet
     resample_missing: tuple[str, ...] = ()
+    # "reader on text" that read the layout and judge it (control ≥ QUALIFY_BAR)
+    qualified: tuple[str, ...] = ()
+    # "reader on text: why" of readers that read the layout but do not judge: control below
+    # QUALIFY_BAR, or not read yet (shown, never deciding)
+    unqualified: tuple[str, ...] = ()
 
     @property
     def resampled_cell(self) -> str:
-        """The weakest ×0.9 figure, or why there is none: moot when every reader measured
+        """The weakest ×0.9 figure, or why there is none: moot when every qualified reader
         is below the bar natively (the resample cannot change the verdict), else missing."""
         if self.resampled is not None:
             return _fmt(self.resampled)
         if self.resample_missing:
             return f"not measured ({', '.join(self.resample_missing)})"
-        return "moot: no reader passes natively" if self.readers else "–"
+        return "moot: no qualified reader passes natively" if self.qualified else "–"
+
+    @property
+    def unqualified_cell(self) -> str:
+        return "; ".join(self.unqualified) or "none"
 
     @property
     def why(self) -> str:
         if self.readable:
-            return "readable: every reader meets the goal on both texts"
+            return "readable: every qualified reader meets the goal on both texts"
         gaps = []
         if self.below:
             gaps.append(f"below the bar natively: {', '.join(self.below)}")
@@ -189,6 +235,12 @@ class Weakest:
             gaps.append(f"×0.9 not measured: {', '.join(self.resample_missing)}")
         if set(self.texts) != set(TEXTS):
             gaps.append(f"texts measured: {', '.join(self.texts) or 'none'}")
+        short = [
+            t for t in self.texts if sum(q.endswith(f" on {t}") for q in self.qualified)
+            < MIN_QUALIFIED
+        ]  # fmt: skip
+        if short:
+            gaps.append(f"fewer than {MIN_QUALIFIED} qualified readers on {', '.join(short)}")
         if self.unstable:
             gaps.append(f"unstable: {', '.join(self.unstable)}")
         if not self.jitter_measured:
@@ -215,14 +267,20 @@ def _grouped(pairs: Sequence[str]) -> str:
 def weakest(
     points: Sequence[Point], layout: CandidateLayout, goal: Goal, required: Sequence[str] = ()
 ) -> Weakest:
-    """The weakest measured reader of ``layout`` (at its own page) over both texts; with
-    ``required`` readers, readable only once each of them has read it on both texts."""
-    char = hard = resampled = None
+    """The weakest qualified reader of ``layout`` (at its own page) over both texts, judged
+    relative to each reader's control; with ``required`` readers, readable only once each of
+    them has read it and its control on both texts."""
+    char: tuple[str, str, float, float] | None = None
+    hard: tuple[str, str, float, float] | None = None
+    resampled: tuple[str, str, float] | None = None
     readers: set[str] = set()
     texts: list[str] = []
     unstable: list[str] = []
     below: list[str] = []
     resample_missing: list[str] = []
+    qualified: list[str] = []
+    unqualified: list[str] = []
+    no_control: set[tuple[str, str]] = set()
     every_pass = True
     jitter_measured = False
     for text in TEXTS:
@@ -233,23 +291,30 @@ def weakest(
         if any(at_page.values()):
             texts.append(text)
         for reader, vs in sorted(by_reader.items()):
-            jitter_measured = jitter_measured or len(vs) > 1
-            if stability(vs, goal) == "unstable":
-                unstable.append(f"{reader} on {text}")
             v = at_page[reader]
-            if v is None:
+            if v is None or v.judged is None:
                 continue
             readers.add(reader)
+            j = v.judged
+            if not j.qualified:
+                unqualified.append(f"{reader} on {text}: {j.label}")
+                if j.control is None:
+                    no_control.add((reader, text))
+                continue
+            qualified.append(f"{reader} on {text}")
+            jitter_measured = jitter_measured or len(vs) > 1  # a judging reader's ±4 px
+            if stability(vs, goal) == "unstable":
+                unstable.append(f"{reader} on {text}")
             every_pass = every_pass and v.passed
-            n = v.native
-            if not goal.passes(n, None):
+            if not v.passes_natively(goal):
                 below.append(f"{reader} on {text}")
             elif v.resampled is None:
                 resample_missing.append(f"{reader} on {text}")
-            if char is None or n.char_accuracy < char[2]:
-                char = (reader, text, n.char_accuracy)
-            if hard is None or n.hard_token_accuracy < hard[2]:
-                hard = (reader, text, n.hard_token_accuracy)
+            n = v.native
+            if char is None or j.relative < char[2]:
+                char = (reader, text, j.relative, n.char_accuracy)
+            if hard is None or j.hard_relative < hard[2]:
+                hard = (reader, text, j.hard_relative, n.hard_token_accuracy)
             if v.resampled is not None and (
                 resampled is None or v.resampled.char_accuracy < resampled[2]
             ):
@@ -257,9 +322,12 @@ def weakest(
     have = {
         (p.reader_name, p.text) for p in points if p.scale == 1.0 and p.layout.key == layout.key
     }
-    not_measured = tuple(f"{r} on {t}" for t in TEXTS for r in required if (r, t) not in have)
+    not_measured = tuple(
+        f"{r} on {t}" for t in TEXTS for r in required if (r, t) not in have or (r, t) in no_control
+    )
+    enough = all(sum(q.endswith(f" on {t}") for q in qualified) >= MIN_QUALIFIED for t in TEXTS)
     readable = (
-        bool(readers) and every_pass and set(texts) == set(TEXTS) and not unstable
+        enough and every_pass and set(texts) == set(TEXTS) and not unstable
         and jitter_measured and not not_measured
     )  # fmt: skip
     return Weakest(
@@ -275,6 +343,8 @@ def weakest(
         not_measured,
         tuple(below),
         tuple(resample_missing),
+        tuple(qualified),
+        tuple(unqualified),
     )
 
 
@@ -284,8 +354,18 @@ def _jitter(w: Weakest) -> str:
     return "stable where measured" if w.jitter_measured else "not measured"
 
 
-def _fmt(v: tuple[str, str, float] | None) -> str:
-    return f"{v[2]:.3f} ({v[0]}, {v[1]})" if v else "–"
+def _fmt(v: tuple[str, str, float] | tuple[str, str, float, float] | None) -> str:
+    """A weakest figure with its reader and text: relative with the absolute beside it
+    (a native figure), or absolute (×0.9).
+
+    >>> _fmt(("r", "corpus", 0.95, 0.912)), _fmt(("r", "corpus", 0.85))
+    ('0.950 of control, 0.912 absolute (r, corpus)', '0.850 absolute (r, corpus)')
+    """
+    if v is None:
+        return "–"
+    if len(v) == 4:
+        return f"{v[2]:.3f} of control, {v[3]:.3f} absolute ({v[0]}, {v[1]})"
+    return f"{v[2]:.3f} absolute ({v[0]}, {v[1]})"
 
 
 def weakest_table(
@@ -294,12 +374,15 @@ def weakest_table(
     goal: Goal,
     required: Sequence[str] = (),
 ) -> str:
-    """Markdown: per (profile, layout at its real page), the weakest reader's figures and
-    the verdict (``required``: the readers a verdict needs, :func:`weakest`)."""
+    """Markdown: per (profile, layout at its real page), the weakest qualified reader's
+    figures (relative to its control, the absolute beside it), the verdict, and the readers
+    that read it but do not judge (``required``: the readers a verdict needs,
+    :func:`weakest`)."""
     rows = [
         "| profile | layout (real page) | readers measured | texts | weakest chars "
-        "| weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict "
+        f"| not judging (control < {QUALIFY_BAR} or not read) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for model, lay in layouts:
         w = weakest(points, lay, goal, required)
@@ -309,23 +392,29 @@ def weakest_table(
             f"| {model} | {lay.key} | {', '.join(w.readers)} | {', '.join(w.texts)} | {_fmt(w.char)} | "
             f"{_fmt(w.hard)} | {w.resampled_cell} | "
             f"{_jitter(w)} "
-            f"| {w.why} |"
+            f"| {w.why} | {w.unqualified_cell} |"
         )
     return "\n".join(rows) + "\n"
 
 
 def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal: Goal) -> str:
     """Markdown: each profile's default layout (and any other measured style) at its real page
-    and ±4 px, per reader and text: native chars (hard tokens), the verdict per size."""
+    and ±4 px, per reader and text: native chars relative to the reader's control (absolute
+    chars, exact hard tokens), the control at the real page, and whether the verdict holds
+    across the sizes."""
     rows = [
-        "| profile | layout | reader | text | "
+        "| profile | layout | reader | text | control at the real page | "
         + " | ".join(("real page", f"+{JITTER} px", f"−{JITTER} px"))
         + " | ±4 px | measured (UTC, load average) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for pp in pages:
         styles = sorted(
-            {p.layout.style for p in points if p.layout.page in jittered(pp.page)},
+            {
+                p.layout.style
+                for p in points
+                if p.layout.page in jittered(pp.page) and not is_control(p.layout)
+            },
             key=lambda s: (s != pp.layout.style, str(s)),
         )
         for style in styles:
@@ -335,18 +424,38 @@ def stability_table(points: Sequence[Point], pages: Sequence[ProfilePage], goal:
                     cells = []
                     for size in jittered(pp.page):
                         v = next((x for x in vs if x.page == size), None)
-                        cells.append(
-                            f"{v.native.char_accuracy:.3f} ({v.native.hard_token_accuracy:.2f}) "
-                            f"{size[0]}x{size[1]}"
-                            if v
-                            else "–"
-                        )
+                        cells.append(_size_cell(v) + f" {size[0]}x{size[1]}" if v else "–")
+                    real = next((x for x in vs if x.page == pp.page), None)
+                    control = _control_cell(real.judged if real else None)
                     rows.append(
                         f"| {pp.model} | {lay.key.rsplit(' ', 1)[0]} | {reader} | {text} | "
+                        + f"{control} | "
                         + " | ".join(cells)
                         + f" | {stability(vs, goal)} | {when(v.native for v in vs)} |"
                     )
     return "\n".join(rows) + "\n"
+
+
+def _size_cell(v: Verdict) -> str:
+    """One reading in the stability table: relative to the control where there is one.
+
+    >>> from types import SimpleNamespace as P
+    >>> _size_cell(P(native=P(char_accuracy=0.9, hard_token_accuracy=0.8), judged=None))
+    '0.900 absolute (0.80)'
+    """
+    n = v.native
+    j = v.judged
+    if j is None or j.control is None:
+        return f"{n.char_accuracy:.3f} absolute ({n.hard_token_accuracy:.2f})"
+    return (
+        f"{j.relative:.3f} of control ({n.char_accuracy:.3f} absolute, {n.hard_token_accuracy:.2f})"
+    )
+
+
+def _control_cell(j: Judged | None) -> str:
+    if j is None or j.control is None:
+        return "not read"
+    return f"{j.control.char_accuracy:.3f} " + ("qualified" if j.qualified else "unqualified")
 
 
 def unmeasured(
@@ -357,28 +466,36 @@ def unmeasured(
 ) -> list[str]:
     """Per profile's default layout (and each of ``extra``) at its real page: the (reader,
     text) native readings no point holds there, how many of the ±:data:`JITTER` px
-    readings are missing, and the ×0.9 readings missing where a reader passes the
-    :class:`~snapshot.readability.goal.Goal` natively: what a claim about that layout
+    readings are missing, and the ×0.9 readings missing where a qualified reader passes the
+    :class:`~snapshot.readability.goal.Goal` natively relative to its control: what a claim about that layout
     still lacks.
 
     >>> from snapshot.legibility.frontier import CandidateLayout
     >>> unmeasured([], profile_pages(("grok-4",)), (), ["r1"])
-    ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus; ±4 px: 4 of 4 missing']
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['grok-4, snap8x16 1-bit gap 0x0 768x1568: r1 on hardlines, r1 on corpus,
+      r1 on hardlines (control), r1 on corpus (control); ±4 px: 4 of 4 missing']
     """
     from snapshot.readability.goal import Goal
 
     points = list(points)
     have = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale == 1.0}
     resampled = {(p.layout.key, p.reader_name, p.text) for p in points if p.scale != 1.0}
+    controls = Controls(points)
     passing = {
         (p.layout.key, p.reader_name, p.text)
         for p in points
-        if p.scale == 1.0 and Goal().passes(p, None)
+        if p.scale == 1.0 and (j := controls.judge(p)).qualified and Goal().passes(j.reading, None)
     }
     out = []
     for pp in pages:
         for style in dict.fromkeys([pp.layout, *(x.with_page(pp.page) for x in extra)]):
             real = [f"{r} on {t}" for t in TEXTS for r in readers if (style.key, r, t) not in have]
+            control = control_layout(style).key
+            real += [
+                f"{r} on {t} (control)" for t in TEXTS for r in readers
+                if (control, r, t) not in have
+            ]  # fmt: skip
             res = [
                 f"{r} on {t}"
                 for t in TEXTS
@@ -464,6 +581,12 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         "weakest_chars": list(w.char) if w.char else None,
         "weakest_hard_tokens": list(w.hard) if w.hard else None,
         "weakest_resampled_chars": list(w.resampled) if w.resampled else None,
+        # weakest_chars / weakest_hard_tokens are [reader, text, relative, absolute]: the
+        # figure as a share of the reader's control page, then as read
+        "relative_to_control": True,
+        "qualify_bar": QUALIFY_BAR,
+        "qualified": list(w.qualified),
+        "unqualified": list(w.unqualified),
         # the ×0.9 figure, or why there is none (moot below the bar natively, or missing)
         "resampled": w.resampled_cell,
         "unstable": list(w.unstable),
@@ -497,7 +620,8 @@ def weakest_column(
     records: Sequence[Mapping[str, Any]], points_file: Path | None = None
 ) -> dict[str, str]:
     """Per profile record (``snapshot profiles``'s listing), the weakest whole-page reader of
-    its layout at its page, natively: characters, the reader and the text (``✓`` only when
+    its layout at its page, natively: characters relative to the reader's control (the
+    absolute beside it), the reader and the text (``✓`` only when
     the layout is readable by the weakest-reader bar). Records whose layout nobody read are
     left out; :func:`profile_readability` has the full verdict.
 
@@ -519,9 +643,16 @@ def weakest_column(
             continue  # nothing read at this page: no need to work out a verdict
         w = weakest(points, lay, Goal(), CLAIM_READERS)
         if w.char is not None:
-            reader, text, acc = w.char
-            out[str(r["model"])] = f"{acc:.3f} {reader} on {text}" + (" ✓" if w.readable else "")
+            out[str(r["model"])] = _column_cell(w)
     return out
+
+
+def _column_cell(w: Weakest) -> str:
+    """The listing's cell: the weakest qualified reader's native characters relative to its
+    control, the absolute beside it, reader and text (``✓`` when readable)."""
+    assert w.char is not None
+    reader, text, rel, acc = w.char
+    return f"{rel:.3f} of control ({acc:.3f}) {reader} on {text}" + (" ✓" if w.readable else "")
 
 
 def _better_line(model: str, better: dict[str, object] | None) -> str:
@@ -566,7 +697,11 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[CandidateLayout
         return None
     best: tuple[CandidateLayout, float] | None = None
     candidates = {
-        p.layout for p in at_page if p.layout != pp.layout and p.layout.font not in SUPERSEDED_FACES
+        p.layout
+        for p in at_page
+        if p.layout != pp.layout
+        and p.layout.font not in SUPERSEDED_FACES
+        and not is_control(p.layout)  # a control is the yardstick, not a candidate layout
     }
     for lay in sorted(candidates, key=lambda x: x.key):
         mine = {(p.reader_name, p.text): p.char_accuracy for p in at_page if p.layout == lay}
@@ -580,6 +715,7 @@ def better_at_page(model: str, points: Sequence[Point]) -> tuple[CandidateLayout
 
 __all__ = [
     "JITTER",
+    "MIN_QUALIFIED",
     "PROFILE_MODELS",
     "SUPERSEDED_FACES",
     "ProfilePage",
@@ -620,13 +756,11 @@ def verdicts_data(points_file: Path | None = None) -> dict[str, Any]:
     by_layout: dict[str, str] = {}
     if src.is_file():
         points = PointCache(src).points()
-        for layout in sorted({p.layout for p in points}, key=lambda lay: lay.key):
+        layouts = {p.layout for p in points if not is_control(p.layout)}
+        for layout in sorted(layouts, key=lambda lay: lay.key):
             w = weakest(points, layout, Goal(), CLAIM_READERS)
             if w.char is not None:
-                reader, text, acc = w.char
-                by_layout[layout.key] = f"{acc:.3f} {reader} on {text}" + (
-                    " ✓" if w.readable else ""
-                )
+                by_layout[layout.key] = _column_cell(w)
     return {
         "source": f"reports/{src.name}",
         "written_by": "snapshot.legibility.weakest.write_verdicts",

@@ -11,6 +11,13 @@ tokens) and marks a reader *unstable* for a profile when its verdict against
 the :class:`~snapshot.readability.goal.Goal` differs between the sizes. An
 unstable reader is shown at every size, never averaged.
 
+Each sampled page also has a **control** (:data:`CONTROL`): the page's own text on the
+same page size and ink in plain 16 px DejaVu Sans Mono
+(:func:`~snapshot.legibility.controls.control_layout`), read by the same reader. A reader
+whose control reaches :data:`~snapshot.legibility.controls.QUALIFY_BAR` judges by the
+page's score relative to its control; one below it is shown, labelled, and never decides.
+(Rows of runs before controls carry none: their readers are judged absolute, labelled.)
+
 Where a reader passes natively at the real page, the report also reads that
 page after the 0.9× bicubic resample (:data:`RESAMPLED`, the frontier's
 ``RESAMPLE_SCALE`` and filter): the Goal's third bar. A reader below the bar
@@ -34,13 +41,90 @@ from snapshot.legibility.weakest import JITTER
 from snapshot.readability.scoring import Score
 
 if TYPE_CHECKING:
-    from snapshot.readability.goal import Goal
+    from snapshot.readability.goal import Goal, Reading
+    from snapshot.rendering.page import Page
 
 #: The page sizes read, by label: as the provider gets it, larger, smaller.
 SIZES: tuple[tuple[str, int], ...] = (("real", 0), (f"+{JITTER}", JITTER), (f"-{JITTER}", -JITTER))
 #: The label of the real page read after the 0.9× bicubic resample (only where the reader
 #: passes natively on that row's pages).
 RESAMPLED = "x0.9"
+#: The label of the control page read beside each sampled page (:func:`control_page`).
+CONTROL = "control"
+
+
+def control_page(page: Page) -> Page:
+    """The control of ``page``: its text (as much as fits) on the same page size, shade and
+    ink in plain 16 px DejaVu Sans Mono (:func:`~snapshot.legibility.controls.control_layout`).
+
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
+    >>> page = render("id 9f8e7d6c2", Geometry.fit(load_font("snap5x8"), 200, 60, flow=False))[0]
+    >>> c = control_page(page)
+    >>> c.geometry.size == page.geometry.size, c.text == page.text, c.geometry.font.name
+    (True, True, 'dejavu-sans-mono')
+    """
+    from snapshot.legibility.controls import control_layout
+    from snapshot.legibility.frontier import CandidateLayout
+    from snapshot.rendering.page import render
+
+    g = page.geometry
+    lay = CandidateLayout(g.font.name, None, g.shade, g.row_gap, g.col_gap, g.size, g.ink)
+    return render(page.text, control_layout(lay).geometry())[0]
+
+
+def judge(by_size: Mapping[str, SizeScore]) -> str:
+    """``qualified``, ``unqualified (control X < bar)``, or ``no control read``.
+
+    >>> ok, low = SizeScore.from_list([100, 1, 10, 10, ""]), SizeScore.from_list([100, 30, 1, 1, ""])
+    >>> judge({"real": low, CONTROL: ok}), judge({"real": ok, CONTROL: low}), judge({"real": ok})
+    ('qualified', 'unqualified (control 0.700 < 0.93)', 'no control read')
+    """
+    from snapshot.legibility.controls import QUALIFY_BAR
+
+    c = by_size.get(CONTROL)
+    if c is None:
+        return "no control read"
+    if c.char_accuracy < QUALIFY_BAR:
+        return f"unqualified (control {c.char_accuracy:.3f} < {QUALIFY_BAR})"
+    return "qualified"
+
+
+def decides(by_size: Mapping[str, SizeScore]) -> bool:
+    """Whether this reader judges: qualified on its control, or (rows of runs before
+    controls) none read."""
+    return not judge(by_size).startswith("unqualified")
+
+
+def native(by_size: Mapping[str, SizeScore], label: str = "real") -> Reading:
+    """The reading at ``label`` relative to the control where one was read, else absolute.
+
+    >>> a, c = SizeScore.from_list([100, 10, 10, 8, ""]), SizeScore.from_list([100, 4, 10, 10, ""])
+    >>> r = native({"real": a, CONTROL: c}); round(r.char_accuracy, 4), r.hard_token_accuracy
+    (0.9375, 0.8)
+    """
+    from snapshot.legibility.controls import Relative
+
+    s = by_size[label]
+    c = by_size.get(CONTROL)
+    if c is None or c.char_accuracy <= 0:
+        return s
+    hard = s.hard_token_accuracy / c.hard_token_accuracy if c.hard_token_accuracy else 0.0
+    return Relative(s.char_accuracy / c.char_accuracy, hard)
+
+
+def native_cell(by_size: Mapping[str, SizeScore]) -> str:
+    """The real page's characters, relative to the control with the absolute beside it.
+
+    >>> a, c = SizeScore.from_list([100, 10, 10, 8, ""]), SizeScore.from_list([100, 4, 10, 10, ""])
+    >>> native_cell({"real": a, CONTROL: c}), native_cell({"real": a})
+    ('0.938 of control (0.900 absolute)', '0.900 absolute, no control read')
+    """
+    s = by_size["real"]
+    if CONTROL not in by_size:
+        return f"{s.char_accuracy:.3f} absolute, no control read"
+    return f"{native(by_size).char_accuracy:.3f} of control ({s.char_accuracy:.3f} absolute)"
 
 
 def resized(
@@ -112,7 +196,7 @@ def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
     return SizeScore(tally, f"{size[0]}x{size[1]}")
 
 
-def passes(s: SizeScore, goal: Goal | None = None) -> bool:
+def passes(s: Reading, goal: Goal | None = None) -> bool:
     """The native verdict against ``goal`` (default: :class:`~snapshot.readability.goal.Goal`)."""
     from snapshot.readability.goal import Goal
 
@@ -130,7 +214,7 @@ def verdict(by_size: Mapping[str, SizeScore], goal: Goal | None = None) -> str:
     >>> verdict({"real": good, RESAMPLED: bad})
     'one size'
     """
-    sized = [s for label, s in by_size.items() if label in _SIZE_LABELS]
+    sized = [native(by_size, label) for label in by_size if label in _SIZE_LABELS]
     if len(sized) < 2:
         return "one size"
     return "stable" if len({passes(s, goal) for s in sized}) == 1 else "unstable"
@@ -178,10 +262,14 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
     from snapshot.readability.goal import Goal
 
     g = goal or Goal()
-    real = {rd: s for rd, s in sorted(pooled.items()) if "real" in s}
-    if not real:
+    read = {rd: s for rd, s in sorted(pooled.items()) if "real" in s}
+    real = {rd: s for rd, s in read.items() if decides(s)}
+    unqualified = [rd for rd in read if rd not in real]
+    if not read:
         return "not measured"
-    below = [rd for rd, s in real.items() if not passes(s["real"], g)]
+    if not real:
+        return f"not readable: no qualified reader (unqualified: {', '.join(unqualified)})"
+    below = [rd for rd, s in real.items() if not passes(native(s), g)]
     passing = [rd for rd in real if rd not in below]
     no_res = [rd for rd in passing if RESAMPLED not in real[rd]]
     res_low = [
@@ -202,9 +290,10 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
         gaps.append(f"unstable at ±{JITTER} px: {', '.join(unstable)}")
     if not jittered:
         gaps.append(f"±{JITTER} px not read")
+    aside = f" (unqualified, not deciding: {', '.join(unqualified)})" if unqualified else ""
     if gaps:
-        return "not readable: " + "; ".join(gaps)
-    return f"readable on these pages by every reader ({', '.join(real)})"
+        return "not readable: " + "; ".join(gaps) + aside
+    return f"readable on these pages by every reader ({', '.join(real)}){aside}"
 
 
 def pooled_scores(rows: Sequence[object], model: str) -> dict[str, dict[str, SizeScore]]:
@@ -242,7 +331,9 @@ def jitter_lines(rows: Sequence[object], models: Sequence[str]) -> list[str]:
         if not pooled:
             continue
         real = {rd: s["real"] for rd, s in pooled.items() if "real" in s}
-        unstable = [rd for rd, s in sorted(pooled.items()) if verdict(s) == "unstable"]
+        unstable = [
+            rd for rd, s in sorted(pooled.items()) if verdict(s) == "unstable" and decides(s)
+        ]
         for reader, by_size in sorted(pooled.items()):
             cells = [
                 f"{s.char_accuracy:.3f} ({s.hard_token_accuracy:.2f}) {s.size}"
@@ -250,17 +341,26 @@ def jitter_lines(rows: Sequence[object], models: Sequence[str]) -> list[str]:
                 else "–"
                 for label, _ in SIZES
             ]
+            who = reader if CONTROL not in by_size else f"{reader} ({judge(by_size)})"
             body.append(
-                f"| {m} | {reader} | " + " | ".join(cells) + f" | {verdict(by_size)} | "
+                f"| {m} | {who} | " + " | ".join(cells) + f" | {verdict(by_size)} | "
                 f"{_resampled_cell(rows, m, reader, by_size)} |"
             )
-        if real:
-            wc = min(real.items(), key=lambda kv: (kv[1].char_accuracy, kv[0]))
-            wh = min(real.items(), key=lambda kv: (kv[1].hard_token_accuracy, kv[0]))
+        deciding = {rd: s for rd, s in pooled.items() if "real" in s and decides(s)}
+        if real and deciding:
+            wc = min(deciding.items(), key=lambda kv: (native(kv[1]).char_accuracy, kv[0]))
+            wh = min(deciding.items(), key=lambda kv: (native(kv[1]).hard_token_accuracy, kv[0]))
+            controls = [f"{rd} {judge(s)}" for rd, s in sorted(pooled.items()) if CONTROL in s]
             weakest.append(
-                f"- {m}: weakest reader at the real page: {wc[0]}, {wc[1].char_accuracy:.3f} "
-                f"characters (hard tokens: {wh[0]} {wh[1].hard_token_accuracy:.2f}); "
-                f"×0.9: {weakest_resampled(pooled)}"
+                f"- {m}: weakest reader at the real page: {wc[0]}, "
+                + (
+                    f"{native_cell(wc[1])} characters"
+                    if CONTROL in wc[1]
+                    else f"{wc[1]['real'].char_accuracy:.3f} characters"
+                )
+                + f" (hard tokens: {wh[0]} {native(wh[1]).hard_token_accuracy:.2f}); "
+                + (f"controls: {', '.join(controls)}; " if controls else "")
+                + f"×0.9: {weakest_resampled(pooled)}"
                 + (f"; unstable: {', '.join(unstable)}" if unstable else "")
                 + f"; verdict: {profile_verdict(pooled)}"
             )
@@ -276,7 +376,11 @@ def jitter_lines(rows: Sequence[object], models: Sequence[str]) -> list[str]:
         "0.9× bicubic resample (characters), read only on the rows whose pages the reader reads "
         "at the bar natively (a reader below it decides the verdict without it). The verdict: "
         "every reader at ≥ 0.97 characters and ≥ 0.90 exact hard tokens natively, ≥ 0.90 "
-        "characters after ×0.9, stable at ±4 px, on this run's pages only.",
+        "characters after ×0.9, stable at ±4 px, on this run's pages only. Each reader also "
+        "reads a control of each sampled page (its text on the same page size and ink in "
+        "DejaVu Sans Mono 16 px): a reader judges by its score relative to its control where "
+        "that control reaches 0.93 characters (qualified); an unqualified reader is shown, "
+        "labelled, and never decides.",
         "",
         f"| profile | reader | real page | +{JITTER} px | −{JITTER} px | ±{JITTER} px | ×0.9 |",
         "|---|---|---|---|---|---|---|",
@@ -295,7 +399,7 @@ def _resampled_cell(
     k, n = resampled_rows(rows, model, reader)
     s = by_size.get(RESAMPLED)
     if s is None:
-        return f"not read (0 of {n} rows)" if passes(real) else "– (below natively)"
+        return f"not read (0 of {n} rows)" if passes(native(by_size)) else "– (below natively)"
     return f"{s.char_accuracy:.3f} {s.size} ({k} of {n} rows)"
 
 
@@ -312,16 +416,22 @@ def weakest_resampled(pooled: Mapping[str, Mapping[str, SizeScore]]) -> str:
     if res:
         rd, s = min(res.items(), key=lambda kv: (kv[1].char_accuracy, kv[0]))
         return f"weakest {rd} {s.char_accuracy:.3f} characters"
-    if not any(passes(s["real"]) for s in pooled.values() if "real" in s):
+    if not any(passes(native(s)) for s in pooled.values() if "real" in s and decides(s)):
         return "not read: no reader reaches the bar natively"
     return "not read"
 
 
 __all__ = [
+    "CONTROL",
     "RESAMPLED",
     "SIZES",
     "SizeScore",
+    "control_page",
+    "decides",
     "jitter_lines",
+    "judge",
+    "native",
+    "native_cell",
     "passes",
     "pooled_scores",
     "profile_verdict",

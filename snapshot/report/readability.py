@@ -88,6 +88,14 @@ class ReadCache:
                 self.row_cache[(key, r)] = text
         return [self.row_cache[(key, r)] for r in rows]
 
+    def control(self, reader: str, page: Page) -> tuple[str, Page]:
+        """What ``reader`` reads off ``page``'s control page
+        (:func:`~snapshot.report.page_jitter.control_page`), and that control page."""
+        from snapshot.report.page_jitter import control_page
+
+        control = control_page(page)
+        return self.whole_page(reader, control), control
+
     def whole_page(self, reader: str, page: Page, delta: int = 0, scale: float = 1.0) -> str:
         """What ``reader`` reads off the whole page (``delta`` px larger or smaller:
         :func:`snapshot.report.page_jitter.resized`; ``scale`` < 1: after the frontier's
@@ -284,7 +292,10 @@ def whole_page_recall(
 ) -> WholePageRecall:
     """Read a seeded sample of full pages with every whole-page reader; count needles.
 
-    Each reading is also scored against the page's text; with ``jitter`` each
+    Each reading is also scored against the page's text, and each page's control (its text
+    on the same page size and ink in plain 16 px DejaVu Sans Mono,
+    :func:`~snapshot.report.page_jitter.control_page`) is read too: ``scores[reader]
+    ["control"]``; with ``jitter`` each
     page is read again 4 px larger and smaller (:mod:`snapshot.report.page_jitter`),
     with ``resample`` again after the 0.9× bicubic resample where the reader's
     real-page score of these pages meets the :class:`~snapshot.readability.goal.Goal`
@@ -317,7 +328,16 @@ def whole_page_recall(
         return WholePageRecall(0, {}, {}, {}, notes)
     from snapshot.readability.goal import RESAMPLE_SCALE
     from snapshot.readability.scoring import page_expected_text
-    from snapshot.report.page_jitter import RESAMPLED, SIZES, SizeScore, passes, score
+    from snapshot.report.page_jitter import (
+        CONTROL,
+        RESAMPLED,
+        SIZES,
+        SizeScore,
+        decides,
+        native,
+        passes,
+        score,
+    )
 
     counts: dict[str, dict[str, int]] = {}
     either: dict[str, dict[str, int]] = {}
@@ -339,7 +359,12 @@ def whole_page_recall(
                         hits.extend(found(ns, read))
                     shape = page_pixels(page, delta).shape
                     pooled[label] = pooled[label].add(score(expected, read, (shape[1], shape[0])))
-            if resample and passes(pooled["real"]):  # the Goal's third bar, where it can decide
+                read, control = reader.control(name, page)  # the same text, page and ink
+                h, w = control.pixels.shape[:2]
+                scored = score(page_expected_text(control), read, (w, h))
+                pooled[CONTROL] = pooled.get(CONTROL, SizeScore()).add(scored)
+            # the Goal's third bar, where it can decide: a qualified reader passing natively
+            if resample and decides(pooled) and passes(native(pooled)):
                 pooled[RESAMPLED] = SizeScore()
                 for i, _ns in battery:
                     page = pages[i]
@@ -400,7 +425,12 @@ def pages_context(rows: Sequence[object], model: str, text: str) -> str:
     corpus pages of this run, 9x9 (the real page); ±4 px: a unstable, b stable; weakest reader b: 0.950 characters, 0.75 exact hard tokens; ×0.9 (where a reader passes natively): weakest a 0.970 characters; verdict: not readable: below the bar natively: b; unstable at ±4 px: a
     """
     from snapshot.report.page_jitter import (
+        CONTROL,
         RESAMPLED,
+        decides,
+        judge,
+        native,
+        native_cell,
         passes,
         pooled_scores,
         profile_verdict,
@@ -415,15 +445,24 @@ def pages_context(rows: Sequence[object], model: str, text: str) -> str:
     jitter = ", ".join(f"{rd} {verdict(s)}" for rd, s in sorted(pooled.items()))
     if all(verdict(s) == "one size" for s in pooled.values()):
         jitter = "not read (--no-reader-jitter)"
-    name, weak = min(pooled.items(), key=lambda kv: (kv[1]["real"].char_accuracy, kv[0]))
-    w = weak["real"]
+    deciding = {rd: s for rd, s in pooled.items() if decides(s)}
     resampled = weakest_resampled(pooled)
     if not any(RESAMPLED in s for s in pooled.values()) and any(
-        passes(s["real"]) for s in pooled.values()
+        passes(native(s)) for s in deciding.values()
     ):
         resampled = "not read (--no-reader-resample)"
+    others = [f"{rd} {judge(s)}" for rd, s in sorted(pooled.items()) if rd not in deciding]
+    weakest = "no qualified reader"
+    if deciding:
+        name, weak = min(deciding.items(), key=lambda kv: (native(kv[1]).char_accuracy, kv[0]))
+        chars = native_cell(weak) if CONTROL in weak else f"{weak['real'].char_accuracy:.3f}"
+        weakest = (
+            f"weakest reader {name}: {chars} characters, "
+            f"{native(weak).hard_token_accuracy:.2f} exact hard tokens"
+        )
     return (
-        f"{text}, {'/'.join(sizes)} (the real page); ±4 px: {jitter}; weakest reader {name}: "
-        f"{w.char_accuracy:.3f} characters, {w.hard_token_accuracy:.2f} exact hard tokens; "
-        f"×0.9 (where a reader passes natively): {resampled}; verdict: {profile_verdict(pooled)}"
+        f"{text}, {'/'.join(sizes)} (the real page); ±4 px: {jitter}; {weakest}; "
+        + (f"not judging: {', '.join(others)}; " if others else "")
+        + f"×0.9 (where a reader passes natively): {resampled}; verdict: "
+        f"{profile_verdict(pooled)}"
     )

@@ -25,6 +25,7 @@ committed files and compare.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from collections.abc import Mapping, Sequence
@@ -33,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from snapshot.errors import InputError
+from snapshot.legibility.controls import QUALIFY_BAR
 from snapshot.report.matrix import MatrixRow
 from snapshot.report.needle_recall import ReaderRecall, reader_recall
 from snapshot.report.provenance import LEGEND, marker
@@ -192,7 +194,9 @@ _DENSITY_HEADING = "## Density at Gemini's real page"
 class WeakestRow:
     """One row of ``frontier.md``'s weakest-reader table, the cells README quotes.
 
-    ``verdict`` is the table's verdict cut to ``readable`` / ``not readable``.
+    ``verdict`` is the table's verdict cut to ``readable`` / ``not readable``;
+    ``not_judging`` the readers that read the layout but do not judge it (control below the
+    qualifying bar, or not read).
     """
 
     profile: str
@@ -202,6 +206,7 @@ class WeakestRow:
     weakest_hard_tokens: str
     jitter: str
     verdict: str
+    not_judging: str = ""
 
 
 def weakest_rows(frontier_md: str) -> list[WeakestRow]:
@@ -213,12 +218,14 @@ def weakest_rows(frontier_md: str) -> list[WeakestRow]:
         If the text has no such table (not a ``frontier.md`` of ``snapshot frontier``).
 
     >>> md = (_WEAKEST_HEADING + "\\n\\n| profile | layout (real page) | readers measured | texts "
-    ...       "| weakest chars | weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict |\\n"
-    ...       "|---|---|---|---|---|---|---|---|---|\\n"
-    ...       "| m | f 1-bit gap 0x0 8x8 | r | hardlines | 0.5 (r, hardlines) | 0.1 (r, corpus) "
-    ...       "| moot | stable | not readable (below the bar natively: r) |\\n")
-    >>> weakest_rows(md)[0].verdict
-    'not readable'
+    ...       "| weakest chars | weakest hard tokens | weakest ×0.9 chars | ±4 px | verdict "
+    ...       "| not judging |\\n|---|---|---|---|---|---|---|---|---|---|\\n"
+    ...       "| m | f 1-bit gap 0x0 8x8 | r, s | hardlines | 0.5 of control, 0.49 absolute (r, "
+    ...       "hardlines) | 0.1 (r, corpus) | moot | stable | not readable (below the bar "
+    ...       "natively: r) | s on hardlines: no control read |\\n")
+    >>> row = weakest_rows(md)[0]
+    >>> row.verdict, row.not_judging
+    ('not readable', 's on hardlines: no control read')
     """
     start = frontier_md.find(_WEAKEST_HEADING)
     if start < 0:
@@ -227,11 +234,11 @@ def weakest_rows(frontier_md: str) -> list[WeakestRow]:
     rows = []
     for line in body.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
-        if len(cells) != 9 or cells[0] in ("profile", "---") or cells[0].startswith("---"):
+        if len(cells) != 10 or cells[0] in ("profile", "---") or cells[0].startswith("---"):
             continue
-        profile, layout, readers, _texts, chars, tokens, _resampled, jitter, verdict = cells
+        profile, layout, readers, _texts, chars, tokens, _res, jitter, verdict, other = cells
         word = "not readable" if verdict.startswith("not readable") else verdict.split(" (")[0]
-        rows.append(WeakestRow(profile, layout, readers, chars, tokens, jitter, word))
+        rows.append(WeakestRow(profile, layout, readers, chars, tokens, jitter, word, other))
     if not rows:
         raise InputError("frontier.md: the weakest-reader table has no rows")
     return rows
@@ -260,6 +267,23 @@ def still_missing(frontier_md: str) -> str:
     if "None: every one of them is measured." in section:
         return "none (every one of them is measured)"
     return "not stated (rerun `snapshot frontier`)"
+
+
+def owed_summary(frontier_md: str) -> str:
+    """How many layouts still owe readings, by ``frontier.md``'s *Not measured yet* list (it
+    names each reading; README only counts them).
+
+    >>> owed_summary("### Not measured yet\\n\\nIntro.\\n\\n- a: r on t\\n- b: r on t\\n")
+    '2 layouts lack readings'
+    >>> owed_summary("### Not measured yet\\n\\nNone: every one of them is measured.\\n")
+    'none (every one of them is measured)'
+    """
+    items = [
+        ln for ln in _section(frontier_md, _NOT_MEASURED_HEADING).splitlines() if ln[:2] == "- "
+    ]
+    if items:
+        return f"{len(items)} layouts lack readings"
+    return still_missing(frontier_md)
 
 
 def candidates_line(frontier_md: str) -> str:
@@ -316,6 +340,15 @@ def _rule_cell(model: str, role: str, design: str) -> str:
     return "passed over" if passed else "–"
 
 
+def _measured(cell: str) -> str:
+    """A weakest-reader cell marked measured; "–" (no qualified reader) says so instead.
+
+    >>> _measured("0.950 of control, 0.912 absolute (r, corpus)"), _measured("–")
+    ('0.950 of control, 0.912 absolute (r, corpus)ᵐ', 'no qualified reader')
+    """
+    return "no qualified reader" if cell == "–" else f"{cell}{marker('measured')}"
+
+
 def readability_block(frontier_md: str, models: Sequence[str]) -> str:
     """The README block: per profile, its default and the dense layout at its real page,
     with the weakest whole-page reader's readings (measured) and the verdict."""
@@ -329,14 +362,15 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
             "Generated from `reports/frontier.md` (`snapshot frontier`, over the readings in "
             f"`reports/frontier-points.jsonl`): {len(every)} layouts read at the profiles' real "
             f"pages, {len(readable)} of them readable by the weakest-reader bar. Each figure is "
-            "the weakest reader's, measuredᵐ, with the reader and the text it read; OCR readers "
-            "are proxies for models. Characters are absolute (the verdict: the absolute bar); "
-            "*default rule* is the rule's verdict, relative to each reader's control page."
+            "the weakest *qualified* reader's (control ≥ "
+            f"{QUALIFY_BAR}), measuredᵐ, under its current settings: relative to its control, "
+            "the absolute beside it; *default rule* is the rule's verdict. OCR readers are "
+            "proxies for models."
         ),
         "",
         "| profile | layout | real page | weakest: characters | weakest: exact hard tokens "
-        "| ±4 px | verdict | default rule |",
-        "|---|---|---|---|---|---|---|---|",
+        "| ±4 px | verdict | not judging | default rule |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for model, role, key in default_layouts(models):
         found = rows.get((model, key))
@@ -344,20 +378,18 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
         rule = _rule_cell(model, role, design)
         if found is None:
             lines.append(
-                f"| {model} | {design} ({role}) | {page} | not measured | – | – | – | {rule} |"
+                f"| {model} | {design} ({role}) | {page} | not measured | – | – | – | – | {rule} |"
             )
             continue
         jitter = "unstable" if found.jitter.startswith("unstable") else found.jitter
         lines.append(
-            f"| {model} | {design} ({role}) | {page} | {found.weakest_chars}ᵐ "
-            f"| {found.weakest_hard_tokens}ᵐ | {jitter} | {found.verdict} | {rule} |"
+            f"| {model} | {design} ({role}) | {page} | {_measured(found.weakest_chars)} "
+            f"| {_measured(found.weakest_hard_tokens)} | {jitter} | {found.verdict} "
+            f"| {found.not_judging or 'none'} | {rule} |"
         )
-    owed = (
-        "Readings still owed for these layouts (`frontier.md`, *Not measured yet*): "
-        f"{still_missing(frontier_md)}."
-    )
+    owed = f"Owed (`frontier.md`, *Not measured yet*): {owed_summary(frontier_md)}."
     if candidates := candidates_line(frontier_md):
-        owed += f" Candidate layouts at Gemini's page: {candidates}"
+        owed += f" At Gemini's page: {re.sub(r' [(][^)]*[)]', '', candidates)}"  # no breakdown
     lines += ["", _wrap(owed), end]
     return "\n".join(lines)
 
