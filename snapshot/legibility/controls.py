@@ -158,7 +158,15 @@ class Judged:
         return f"{self.relative:.3f} of control ({self.point.char_accuracy:.3f} absolute)"
 
 
-def _reader_id(p: Point) -> tuple[str, str, Any]:
+def reader_id(p: Point) -> tuple[str, str, Any]:
+    """Which reader took ``p``, as far as a control must match: name, model hash, settings
+    version.
+
+    >>> from types import SimpleNamespace as P
+    >>> reader_id(P(reader={"model_sha256": "s", "settings": {"settings_version": 2}},
+    ...             reader_name="r"))
+    ('r', 's', 2)
+    """
     settings = p.reader.get("settings") or {}
     return (p.reader_name, str(p.reader.get("model_sha256")), settings.get("settings_version"))
 
@@ -183,7 +191,7 @@ class Controls:
 
     @staticmethod
     def _key(p: Point, layout: Any) -> tuple[Any, ...]:
-        return (*_reader_id(p), p.seed, p.pages, p.text, control_layout(layout).key)
+        return (*reader_id(p), p.seed, p.pages, p.text, control_layout(layout).key)
 
     def of_layout(self, point: Point, layout: Any) -> Point | None:
         """The control of ``point``'s reader, seed and text drawn for ``layout`` (its page
@@ -212,4 +220,5 @@ __all__ = [
     "Relative",
     "control_layout",
     "is_control",
+    "reader_id",
 ]

@@ -5,7 +5,7 @@ readings relative to each reader's own control page and from model evidence. Thi
 builds those inputs from measured :class:`~snapshot.legibility.frontier.Point` records
 (``reports/frontier-points.jsonl``): every layout reading at a profile's real page or
 ±4 px is paired with the same reader's reading of the control page
-(:func:`~snapshot.legibility.gate.control_layout`: same text, seed, page size and ink), and
+(:func:`~snapshot.legibility.controls.control_layout`: same text, seed, page size and ink), and
 the model evidence is the family's published batteries
 (:data:`snapshot.profiles.families.MODEL_READS`) plus any canary records given. A reading
 with no control beside it is not a reading the rule can use: it is left out, never filled in.
@@ -48,20 +48,15 @@ def _style(layout: CandidateLayout) -> str:
     return layout.key.replace(f" {layout.page[0]}x{layout.page[1]}", "", 1)
 
 
-def _reader_key(p: Point) -> tuple[str, str, Any]:
-    settings = p.reader.get("settings") or {}
-    return (p.reader_name, str(p.reader.get("model_sha256")), settings.get("settings_version"))
-
-
 def relative_readings(points: Iterable[Point], layout: CandidateLayout) -> list[Reading]:
     """Every native held-out reading of ``layout`` at its page and ±4 px that has its
     control beside it (same reader version, text and page), newest first per reader."""
-    from snapshot.legibility.gate import control_layout
+    from snapshot.legibility.controls import control_layout, reader_id
 
     native = [p for p in points if p.scale == 1.0 and p.seed == HELD_OUT_SEED and p.pages == 1]
     by_key: dict[tuple[str, str, tuple[str, str, Any]], Point] = {}
     for p in sorted(native, key=lambda q: q.measured_at):
-        by_key[(p.layout.key, p.text, _reader_key(p))] = p  # the newest reading wins
+        by_key[(p.layout.key, p.text, reader_id(p))] = p  # the newest reading wins
     out: list[Reading] = []
     seen: set[tuple[tuple[int, int], str, str]] = set()
     for size in jittered(layout.page):
