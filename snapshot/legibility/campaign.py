@@ -177,7 +177,7 @@ def run_campaign(
     from snapshot.legibility.page_readers import ReaderUnavailable, load_page_reader
     from snapshot.readability.goal import Goal
 
-    goal = goal or Goal()
+    goal = goal or Goal.relative()
     out: list[Point] = []
     missing: dict[str, str] = {}
     for step in steps:

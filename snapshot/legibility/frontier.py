@@ -530,7 +530,7 @@ def frontier_table(
     (:mod:`snapshot.legibility.controls`; the absolute native figure is beside it)."""
     from snapshot.legibility.controls import Controls, is_control
 
-    target = target or Goal()
+    target = target or Goal.relative()
     points = [p for p in points if p.text == text]
     controls = Controls(points)
     on_front = {(p.reader_name, p.layout.key, p.scale) for p in frontier(points)}

@@ -108,7 +108,7 @@ def frontier_report(
 
     readers = tuple(readers or FRONTIER_READERS)
     stages, texts, models = stages or DEFAULT_STAGES, texts or TEXTS, models or FIRST_MODELS
-    target = target or Goal()
+    target = target or Goal.relative()
     cache = PointCache(cache_path)
     unavailable: list[str] = []
     if measure_missing:

@@ -485,7 +485,7 @@ def unmeasured(
     passing = {
         (p.layout.key, p.reader_name, p.text)
         for p in points
-        if p.scale == 1.0 and (j := controls.judge(p)).qualified and Goal().passes(j.reading, None)
+        if p.scale == 1.0 and (j := controls.judge(p)).qualified and Goal.relative().passes(j.reading, None)
     }
     out = []
     for pp in pages:
@@ -569,7 +569,7 @@ def profile_readability(model: str, points_file: Path | None = None) -> dict[str
         return {"measured": False, "layout": pp.layout.key, "why": f"{src}: no measured points"}
 
     points = PointCache(src).points()
-    w = weakest(points, pp.layout, Goal(), CLAIM_READERS)
+    w = weakest(points, pp.layout, Goal.relative(), CLAIM_READERS)
     if not w.readers:
         return {"measured": False, "layout": pp.layout.key, "why": "not measured at this page"}
     return {
@@ -641,7 +641,7 @@ def weakest_column(
         lay = record_layout(r)
         if lay.key not in keys:
             continue  # nothing read at this page: no need to work out a verdict
-        w = weakest(points, lay, Goal(), CLAIM_READERS)
+        w = weakest(points, lay, Goal.relative(), CLAIM_READERS)
         if w.char is not None:
             out[str(r["model"])] = _column_cell(w)
     return out
@@ -758,7 +758,7 @@ def verdicts_data(points_file: Path | None = None) -> dict[str, Any]:
         points = PointCache(src).points()
         layouts = {p.layout for p in points if not is_control(p.layout)}
         for layout in sorted(layouts, key=lambda lay: lay.key):
-            w = weakest(points, layout, Goal(), CLAIM_READERS)
+            w = weakest(points, layout, Goal.relative(), CLAIM_READERS)
             if w.char is not None:
                 by_layout[layout.key] = _column_cell(w)
     return {

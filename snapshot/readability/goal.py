@@ -14,12 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["RESAMPLE_FILTER", "RESAMPLE_SCALE", "Goal", "Reading"]
+__all__ = ["RELATIVE_BAR", "RESAMPLE_FILTER", "RESAMPLE_SCALE", "Goal", "Reading"]
 
 
 RESAMPLE_FILTER = "bicubic"
 #: The provider resample every layout must survive (the issue's 0.9× bicubic check).
 RESAMPLE_SCALE = 0.9
+#: The share of its own control page's characters a qualified reader must read on a layout
+#: (issue 40): the bar of every reading taken relative to a control; 0.97 stays the bar of
+#: absolute readings (no control read).
+RELATIVE_BAR = 0.95
 
 
 class Reading(Protocol):
@@ -47,6 +51,15 @@ class Goal:
         for v in (self.char_accuracy, self.hard_tokens, self.resampled_char_accuracy):
             if not 0.0 < v <= 1.0:
                 raise InputError(f"targets must be in (0, 1], got {v}")
+
+    @classmethod
+    def relative(cls) -> Goal:
+        """The goal of a reading relative to its reader's control page.
+
+        >>> Goal.relative().char_accuracy
+        0.95
+        """
+        return cls(char_accuracy=RELATIVE_BAR)
 
     def passes(self, native: Reading, resampled: Reading | None) -> bool:
         ok = (

@@ -200,7 +200,7 @@ def passes(s: Reading, goal: Goal | None = None) -> bool:
     """The native verdict against ``goal`` (default: :class:`~snapshot.readability.goal.Goal`)."""
     from snapshot.readability.goal import Goal
 
-    g = goal or Goal()
+    g = goal or Goal.relative()
     return s.char_accuracy >= g.char_accuracy and s.hard_token_accuracy >= g.hard_tokens
 
 
@@ -261,7 +261,7 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
     """
     from snapshot.readability.goal import Goal
 
-    g = goal or Goal()
+    g = goal or Goal.relative()
     read = {rd: s for rd, s in sorted(pooled.items()) if "real" in s}
     real = {rd: s for rd, s in read.items() if decides(s)}
     unqualified = [rd for rd in read if rd not in real]
