@@ -145,10 +145,12 @@ ONNX_NARROW_SETTINGS_VERSION = 3
 
 #: How each ONNX reader's line crops are shaped (:class:`LineShape`). Recognition time
 #: follows the recogniser's input width, and a dense page's crops are whole lines:
-#: PP-OCRv6 small reads a 1540×1540 snap8x16 page's lines narrowed to 0.6 of their
-#: width as well as at full width (0.994 against 0.993 of the characters, hidden hard
-#: lines) in 0.6 of the recognition CPU; at 0.5 it drops to 0.980. PP-OCRv5 does not
-#: (0.956 at 0.6, 0.607 at 0.5): it reads full width. See bench/test_reader_speed.py.
+#: PP-OCRv6 small reads the 1540×1540 snap8x16 default's lines narrowed to 0.6 of their
+#: width as well as at full width (hidden hard lines: 0.994 against 0.993 of the
+#: characters; its DejaVu control 0.991 against 0.989) in 16.3 s CPU a page instead of
+#: 30.6 (bench/test_reader_speed.py, under load); at 0.55 it reads 0.992, at 0.5 0.980.
+#: PP-OCRv5 (0.956 at 0.6, 0.607 at 0.5) and rapidocr (0.944 at 0.7, against 0.956) do
+#: not: they read full width.
 LINE_SHAPES: dict[str, LineShape] = {
     "ppocrv6-small": LineShape(width_scale=0.6),
     "ppocrv5": LineShape(),
