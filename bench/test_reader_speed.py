@@ -200,6 +200,17 @@ def _record(readers: dict[str, Any]) -> dict[str, Any]:
         if label in PAGES
     }
     loads = [x for r in readers.values() for x in (r["load"]["start"], r["load"]["end"])]
+    ratios: dict[str, Any] = {}
+    figures: dict[str, Any] = {}
+    for name, r in readers.items():
+        for label, page in r["pages"].items():
+            before, after = page["before_cpu_s"], page["after_cpu_s"]
+            if page.get("speedup") is not None:
+                what = f"CPU before / after ({before} -> {after} s)"
+                ratios[f"{name} {label}"] = {"value": page["speedup"], "unit": "x", "what": what}
+            what = f"character accuracy after (before: {page['before_char_accuracy']})"
+            value = page["after_char_accuracy"]
+            figures[f"{name} {label} chars"] = {"value": value, "unit": "chars", "what": what}
     return {
         "bench": BENCH,
         "date": results.utc_now(),
@@ -207,25 +218,8 @@ def _record(readers: dict[str, Any]) -> dict[str, Any]:
         "load": {"start": loads[0], "end": loads[-1], "each_reader": "results.readers.*.load"},
         "results": {
             "readers": readers,
-            "ratios": {
-                f"{name} {label}": {
-                    "value": page["speedup"],
-                    "unit": "x",
-                    "what": f"CPU before / after ({page['before_cpu_s']} -> {page['after_cpu_s']} s)",
-                }
-                for name, r in readers.items()
-                for label, page in r["pages"].items()
-                if page.get("speedup") is not None
-            },
-            "figures": {
-                f"{name} {label} chars": {
-                    "value": page["after_char_accuracy"],
-                    "unit": "chars",
-                    "what": f"character accuracy after (before: {page['before_char_accuracy']})",
-                }
-                for name, r in readers.items()
-                for label, page in r["pages"].items()
-            },
+            "ratios": ratios,
+            "figures": figures,
             "params": {
                 "pages": {
                     **{k: f"{f} {w}x{h}, hidden hard lines" for k, (f, (w, h)) in PAGES.items()},
