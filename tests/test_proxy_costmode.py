@@ -32,6 +32,7 @@ from snapshot.ladder.target import target_for  # noqa: E402
 from snapshot.proxy.costmode import CostMode  # noqa: E402
 from snapshot.proxy.counterfactual import Counterfactual  # noqa: E402
 from snapshot.proxy.fidelity import outside_span_diff  # noqa: E402
+from snapshot.proxy.inplace import InPlace, is_imaged  # noqa: E402
 from snapshot.proxy.ledger import summarize  # noqa: E402
 from snapshot.proxy.planner import Planner  # noqa: E402
 from snapshot.proxy.prefix_pages import HEADER, PrefixImager, is_prefix_pages  # noqa: E402
@@ -172,11 +173,12 @@ def test_cost_full_images_system_and_tools_byte_identical(
         assert cf["label"]["dollars"] == "modelled" and cf["dollars_saved"] > 0
         exact = rec["plan"]["exact_ids"]
         assert exact["as_text"] >= 0.95 * exact["on_pages"]
-    # Drawn once: later requests reuse the pages (what the ledger's reuse share counts).
-    assert [r["plan"]["reused_pass"] for r in records[:2]] == [False, True]
-    assert records[1]["plan"]["pages_reused"] == records[1]["plan"]["pages"]
-    # A later pass that adds history pages keeps the system/tool pages (reused, first).
-    assert records[2]["plan"]["pages_reused"] >= records[0]["plan"]["pages"]
+    # Drawn once: later requests reuse every page sent before (what the ledger's reuse
+    # share counts) and add only the newest tool result's (full: drawn as it arrives).
+    assert not records[0]["plan"]["reused_pass"]
+    for before, after in itertools.pairwise(records):
+        assert after["plan"]["pages_reused"] == before["plan"]["pages"]
+        assert after["plan"]["pages"] > before["plan"]["pages"]
     # From the second request on, the pages are in the provider's cache (modelled).
     assert records[0]["counterfactual"]["cache_prefix_share"] == 0
     assert records[2]["counterfactual"]["cache_prefix_share"] > 0.3
@@ -187,29 +189,85 @@ def test_cost_full_images_system_and_tools_byte_identical(
     assert f"| {FULL} | 3 |" in markdown.split("### As sent")[1]
 
 
-def test_history_pages_are_appended_never_redrawn(fake: FakeUpstream, tmp_path: Path) -> None:
+def _tool_results(body: dict[str, Any]) -> dict[str, str]:
+    """Each tool result's content as JSON, by ``tool_use_id``."""
+    return {
+        block["tool_use_id"]: json.dumps(block["content"])
+        for item in body["messages"]
+        for block in (item["content"] if isinstance(item["content"], list) else [])
+        if block.get("type") == "tool_result"
+    }
+
+
+def test_tool_results_drawn_in_place_once_the_prefix_only_grows(
+    fake: FakeUpstream, tmp_path: Path
+) -> None:
     run = Running(fake, tmp_path, mode="cost", policy="safe")
     client = run.anthropic()
-    for turns in range(2, 26):
+    for turns in range(2, 14):
         _ask(client, FULL, turns)
     run.server.stop()
-    check_fidelity(fake, run.sent)
-    records = run.ledger(24)
+    report = check_fidelity(fake, run.sent)  # drawn results recognised, the rest byte for byte
+    assert report.compacted >= 10
+    records = run.ledger(12)
     chosen = [r["cost_mode"]["chosen"] for r in records]
-    assert "history" in chosen and "prefix" not in " ".join(chosen)  # safe: history only
-    drawn = [_images(a.body) for a in fake.accepted]
-    with_pages = [d for d in drawn if d]
-    assert len(with_pages) >= 5
-    for earlier, later in itertools.pairwise(with_pages):
-        # Later requests keep every earlier page, byte for byte, in order, and add pages.
-        assert later[: len(earlier)] == earlier
-    assert len(with_pages[-1]) > len(with_pages[0])
+    assert "inplace" in chosen and "prefix" not in " ".join(chosen)  # safe: results only
+    bodies = [a.body for a in fake.accepted]
+    for earlier, later in itertools.pairwise(bodies):
+        # A result drawn once is sent the same bytes on every later request; a result
+        # is never drawn back to text.
+        before, after = _tool_results(earlier), _tool_results(later)
+        for ident, content in before.items():
+            if is_imaged({"type": "tool_result", "content": json.loads(content)}):
+                assert after[ident] == content, ident
+        # The prefix only grows: every item of the earlier request before its newest
+        # drawn result's conversion point is sent again, byte for byte, in order.
+        e, lt = earlier["messages"], later["messages"]
+        shared = next((i for i, (a, b) in enumerate(zip(e, lt, strict=False)) if a != b), len(e))
+        assert shared >= len(e) - 2, (shared, len(e))
     for accepted in fake.accepted:
         body = accepted.body
-        client = json.loads(run.sent.bodies[accepted.headers["x-test-client-request"]])
+        sent = json.loads(run.sent.bodies[accepted.headers["x-test-client-request"]])
         assert body["system"] == SYSTEM and body["tools"] == TOOLS  # safe: both stay text
         # The newest turns (the open call's result, the cache marker) are the client's.
-        assert body["messages"][-2:] == client["messages"][-2:]
+        assert body["messages"][-2:] == sent["messages"][-2:]
+        # Pairs stay native: the same tool_use ids, in the same places.
+        assert list(_tool_results(body)) == list(_tool_results(sent))
+    drawn = [r for r in records if r["plan"]["pages"]]
+    for rec in drawn:
+        exact = rec["plan"]["exact_ids"]
+        assert exact["as_text"] >= 0.95 * exact["on_pages"]
+    # From the third request on most of the prompt is read from the cache (modelled).
+    assert all(r["counterfactual"]["cache_prefix_share"] > 0.5 for r in records[2:])
+
+
+def test_fidelity_knows_results_drawn_in_place() -> None:
+    client = _claude_code_body(6)
+    done = InPlace().apply(client, target_for(FULL), ("k", "main"), lambda d, s, c: True)
+    assert done is not None and len(done.new) == 5  # the newest result is still open
+    assert outside_span_diff(client, done.body, "anthropic") == []
+    # Anything beside the drawn content is still checked byte for byte.
+    error = json.loads(json.dumps(done.body))
+    error["messages"][2]["content"][0]["is_error"] = True
+    assert outside_span_diff(client, error, "anthropic") == [
+        "messages[2].content[0]: drawn beyond its content"
+    ]
+    marker = json.loads(json.dumps(done.body))
+    marker["messages"][2]["content"][0]["content"][1]["cache_control"] = {"type": "ephemeral"}
+    assert "carries a cache_control marker" in outside_span_diff(client, marker, "anthropic")[0]
+    stranger = json.loads(json.dumps(done.body))
+    stranger["messages"][2]["content"][0]["tool_use_id"] = "toolu_9999"
+    assert "the client did not send" in outside_span_diff(client, stranger, "anthropic")[0]
+    text = json.loads(json.dumps(done.body))
+    text["messages"][1]["content"][0]["text"] = "Reading another module."
+    assert outside_span_diff(client, text, "anthropic") == [
+        "messages[1]: changed beyond the results drawn in place"
+    ]
+    # The pages: PNGs of the result's own text, cropped to it, its exact ids beside them.
+    block = done.body["messages"][2]["content"][0]
+    png = base64.b64decode(block["content"][1]["source"]["data"])
+    assert png.startswith(b"\x89PNG") and done.exact_ids["as_text"] == done.exact_ids["on_pages"]
+    assert done.drawn["toolu_0001"][1].pages[0].size[1] < target_for(FULL).geometry.size[1]
 
 
 def test_off_passes_everything_byte_for_byte(fake: FakeUpstream, tmp_path: Path) -> None:
@@ -456,7 +514,9 @@ def test_each_harness_cold_history_on_pages_fidelity_holds(harness: str, model: 
         shape, body, model, ("k", "main"), raw, target, as_is
     )
     assert extra["cost_mode"]["chosen"] != "text" and plan.changed, extra["cost_mode"]
-    assert "history" in extra["cost_mode"]["chosen"]
+    # Claude Code (Anthropic Messages): closed tool results drawn in place; the others: pages.
+    drawn = "inplace" if session.api == "anthropic" else "history"
+    assert drawn in extra["cost_mode"]["chosen"]
     assert outside_span_diff(body, plan.body, session.api) == []
     assert (
         extra["counterfactual"]["sent"]["tokens"] < extra["counterfactual"]["client_text"]["tokens"]

@@ -41,7 +41,15 @@ from dataclasses import dataclass
 
 from snapshot.billing.prices import Price
 
-__all__ = ["Bill", "CacheRates", "bill", "horizon_bill", "rates_of", "shared_prefix"]
+__all__ = [
+    "Bill",
+    "CacheRates",
+    "bill",
+    "conversion_pays",
+    "horizon_bill",
+    "rates_of",
+    "shared_prefix",
+]
 
 #: (digest, tokens) of one segment of a prompt, in the order the provider reads them.
 Segment = tuple[str, int]
@@ -154,3 +162,50 @@ def horizon_bill(
         return now.dollars
     cached = now.read + now.written
     return now.dollars + horizon * cached * rates.cache_read / 1e6
+
+
+def conversion_pays(
+    text: int,
+    pages: int,
+    suffix: int,
+    rates: CacheRates | None,
+    reads: int,
+    *,
+    cached: bool = True,
+) -> bool:
+    """Does replacing one cached prompt item of ``text`` tokens by ``pages`` tokens (its
+    page images and exact-id line) pay over this request and ``reads`` later ones?
+
+    Kept as text, the item is read from the cache on each of the ``reads + 1``
+    requests (``cached`` False: it is not in the cache yet, so this request writes
+    it and the ``reads`` later ones read it). Converted, its pages are written once and read ``reads`` times, and
+    the ``suffix`` tokens after it, cached already, are written again once (the
+    break, charged once). Without a price or a cache every request pays the item's
+    tokens in full, so fewer tokens pay.
+
+    >>> rates = CacheRates(input=3.0, cache_read=0.3, cache_write=3.75)
+    >>> conversion_pays(3_000, 600, 400, rates, 8)  # 2,250 + 1,380 + 1,440 < 8,100
+    True
+    >>> conversion_pays(3_000, 600, 400, rates, 1)  # one later read does not repay the write
+    False
+    >>> conversion_pays(3_000, 600, 20_000, rates, 8)  # a long cached suffix to rewrite
+    False
+    >>> conversion_pays(3_000, 1_500, 0, rates, 8)  # half the tokens do not repay the write
+    False
+    >>> conversion_pays(3_000, 1_500, 0, rates, 8, cached=False)  # unless the text is new too
+    True
+    >>> conversion_pays(900, 600, 0, None, 0)
+    True
+    """
+    if rates is None or not rates.cached:
+        return pages < text
+    if cached:
+        keep = (reads + 1) * text * rates.cache_read
+    else:
+        keep = text * rates.cache_write + reads * text * rates.cache_read
+    convert = (
+        pages * rates.cache_write
+        + suffix * (rates.cache_write - rates.cache_read)
+        + reads * pages * rates.cache_read
+    )
+    return convert < keep

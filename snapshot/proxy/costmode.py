@@ -6,13 +6,17 @@ runs first (at the wall it wins, as in ``--mode window``); below it,
 cheapest:
 
 - the client's text, as it came;
-- ``history``: older, closed history on pages (both policies): a pass of the
+- ``inplace`` (Anthropic Messages, both policies): each closed tool result
+  drawn in its own ``tool_result`` block, once, where the billing model says
+  it pays, and repeated byte for byte on every later request, so the cached
+  prefix only grows (:mod:`snapshot.proxy.inplace`);
+- ``history`` (the other APIs): older, closed history on pages: a pass of the
   proxy's planner with the snapshot rung only (no elision, no dense layout),
   its pages appended and never redrawn while their span is unchanged, the
   newest turns and open tool calls verbatim (:mod:`snapshot.ladder.sheets`);
 - ``prefix``: the system prompt's long text and the tool descriptions on pages
   (``full`` only, Anthropic Messages: :mod:`snapshot.proxy.prefix_pages`);
-- both.
+- both (``prefix+inplace``, ``prefix+history``).
 
 Each is priced by the package's billing model with the prompt cache counted
 (:mod:`snapshot.billing.prompt_cache`): against what this conversation sent
@@ -41,11 +45,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from snapshot.billing.prompt_cache import horizon_bill
+from snapshot.billing.prompt_cache import conversion_pays, horizon_bill
 from snapshot.errors import InputError, SnapshotError
 from snapshot.ladder.target import Target
 from snapshot.profiles.cost_policy import POLICIES, CostPolicy, Policy, cost_policy
 from snapshot.proxy.counterfactual import Counterfactual
+from snapshot.proxy.inplace import AGE, Drawn, InPlace, InPlaced
 from snapshot.proxy.planner import Planner, RequestPlan
 from snapshot.proxy.prefix_pages import Imaged, PrefixImager
 from snapshot.proxy.recovery import LearnedLimits
@@ -82,6 +87,7 @@ class _Candidate:
     cut: Cut
     history: RequestPlan | None = None
     prefix: Imaged | None = None
+    inplace: InPlaced | None = None
 
 
 class CostMode:
@@ -114,6 +120,7 @@ class CostMode:
             exact_ids_share=EXACT_IDS_SHARE,
         )
         self.prefix = PrefixImager()
+        self.inplace = InPlace()
         # Per conversation: the client's tokens when its history pass was made.
         self._passes: dict[tuple[str, str], int] = {}
         self._policies: dict[str, CostPolicy] = {}
@@ -198,7 +205,21 @@ class CostMode:
                 "counterfactual": self.book.record(key, api, target, body, sent, client_cut=client),
             }
         candidates = [_Candidate("text", body, client)]
-        if policy.policy != "pass":
+        previous = self.book.previous(key)
+        if policy.policy != "pass" and api == "anthropic":
+            cached = sum(d.startswith("item:") for d in previous.sent) if previous else 0
+            age = 0 if policy.policy == "full" else AGE
+            done = self._inplace(body, target, key, client, cached=cached, age=age)
+            if done is not None:
+                candidates.append(
+                    _Candidate(
+                        "inplace",
+                        done.body,
+                        self.book.cut(done.body, api, target, memo),
+                        inplace=done,
+                    )
+                )
+        elif policy.policy != "pass":
             history = self._history(shape, body, model, key, raw, client)
             if history is not None:
                 candidates.append(
@@ -209,30 +230,35 @@ class CostMode:
                         history,
                     )
                 )
-            if policy.policy == "full" and api == "anthropic":
-                for base in list(candidates):
-                    imaged = self.prefix.apply(base.body, target)
-                    if imaged is not None:
-                        name = "prefix" if base.history is None else "prefix+history"
-                        candidates.append(
-                            _Candidate(
-                                name,
-                                imaged.body,
-                                self.book.cut(imaged.body, api, target, memo),
-                                base.history,
-                                imaged,
-                            )
+        if policy.policy == "full" and api == "anthropic":
+            for base in list(candidates):
+                imaged = self.prefix.apply(base.body, target)
+                if imaged is not None:
+                    name = "prefix" if base.name == "text" else "prefix+" + base.name
+                    candidates.append(
+                        _Candidate(
+                            name,
+                            imaged.body,
+                            self.book.cut(imaged.body, api, target, memo),
+                            base.history,
+                            imaged,
+                            base.inplace,
                         )
-        previous = self.book.previous(key)
+                    )
         ahead = horizon((previous.requests if previous else 0) + 1)
         priced: dict[str, float | None] = {}
-        best = candidates[0]
+        # Results drawn in place were each priced when converted (the break charged then):
+        # the choice is only whether the system/tool pages go on top of them; the text
+        # candidates are priced for the record.
+        choosable = [c for c in candidates if c.inplace is not None] or candidates
+        best = choosable[0]
+        may = {id(c) for c in choosable}
         best_dollars: float | None = None
         for c in candidates:
             rates = self.book.rates(target, c.cut)
             if rates is None:  # no price: tokens decide, the cache left out
                 dollars = None
-                if c.cut.tokens < best.cut.tokens:
+                if id(c) in may and c.cut.tokens < best.cut.tokens:
                     best = c
             else:
                 dollars = horizon_bill(
@@ -242,7 +268,7 @@ class CostMode:
                     ahead,
                     cached_through=c.cut.cached_through,
                 )
-                if best_dollars is None or dollars < best_dollars:
+                if id(c) in may and (best_dollars is None or dollars < best_dollars):
                     best, best_dollars = c, dollars
             priced[c.name] = None if dollars is None else round(dollars, 9)
         record.update(
@@ -260,11 +286,42 @@ class CostMode:
         extra = {"cost_mode": record, "counterfactual": counterfactual}
         if best.name == "text":
             return window_plan, extra
+        if best.inplace is not None:
+            self.inplace.remember(key, best.inplace)
         kept = False
         if best.prefix is not None and previous is not None:
             drawn = memo.get(("item", id(best.prefix.item)))
             kept = drawn is not None and drawn[1] in previous.sent
         return self._as_plan(best, client, target, window_plan, kept), extra
+
+    def _inplace(
+        self,
+        body: dict[str, Any],
+        target: Target,
+        key: tuple[str, str],
+        client: Cut,
+        *,
+        cached: int,
+        age: int,
+    ) -> InPlaced | None:
+        """``body`` with this conversation's conversions repeated and each newly closed
+        tool result drawn where :func:`conversion_pays` says so over :data:`HORIZON`
+        later requests (an agent loop that has just used a tool result goes on: the
+        per-item decision does not wait for the conversation's own horizon to grow).
+        ``cached``: history items the previous request put in the cache; ``age``:
+        assistant turns a result waits (``full``: none, drawn as it arrives, as text was
+        never cached; ``safe``: :data:`~snapshot.proxy.inplace.AGE`, closed results only)."""
+        rates = self.book.rates(target, client)
+        items = body.get("messages")
+        n = len(items) if isinstance(items, list) else 0
+        item_tokens = [t for _, t in client.parts[len(client.parts) - n :]] if n else []
+
+        def pays(drawn: Drawn, suffix: int, in_cache: bool) -> bool:
+            return conversion_pays(
+                drawn.text_tokens, drawn.tokens, suffix, rates, HORIZON, cached=in_cache
+            )
+
+        return self.inplace.apply(body, target, key, pays, item_tokens, cached=cached, age=age)
 
     def _history(
         self,
@@ -311,6 +368,21 @@ class CostMode:
         exact = dict(c.history.exact_ids or {}) if c.history is not None else {}
         rungs = list(c.history.rungs) if c.history is not None else []
         pass_id = c.history.pass_id if c.history is not None else None
+        count = c.history.pages if c.history is not None else 0
+        history_reused = c.history is None or c.history.reused_pass
+        pages_reused = c.history.pages_reused if c.history is not None else 0
+        if c.inplace is not None:
+            pages = c.inplace.pages
+            exact = dict(c.inplace.exact_ids)
+            rungs = ["inplace"]
+            count = c.inplace.page_count
+            history_reused = not c.inplace.new
+            pages_reused = count - len(pages)
+            pass_id = (
+                hashlib.sha256("\0".join(c.inplace.new).encode()).hexdigest()
+                if c.inplace.new
+                else None
+            )
         if c.prefix is not None:
             pages = (*c.prefix.pages, *pages)
             for k, v in c.prefix.exact_ids.items():
@@ -322,14 +394,10 @@ class CostMode:
                 if pass_id is None
                 else hashlib.sha256((digest + pass_id).encode()).hexdigest()
             )
-        count = (c.history.pages if c.history is not None else 0) + (
-            len(c.prefix.pages) if c.prefix is not None else 0
-        )
+        count += len(c.prefix.pages) if c.prefix is not None else 0
         # Reused: nothing newly drawn (the page and --canary look at new passes only).
-        reused = (c.history is None or c.history.reused_pass) and (c.prefix is None or prefix_kept)
-        pages_reused = (c.history.pages_reused if c.history is not None else 0) + (
-            len(c.prefix.pages) if c.prefix is not None and prefix_kept else 0
-        )
+        reused = history_reused and (c.prefix is None or prefix_kept)
+        pages_reused += len(c.prefix.pages) if c.prefix is not None and prefix_kept else 0
         return replace(
             base,
             body=c.body,

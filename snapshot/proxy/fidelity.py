@@ -25,6 +25,14 @@ and in tool descriptions only; every other key of every system block and tool
 client's, the pages message carries no marker, and the rest of the history is
 checked as above.
 
+``--mode cost`` also draws closed tool results *in place*
+(:mod:`snapshot.proxy.inplace`): a ``tool_result`` block whose content opens with
+its :data:`~snapshot.proxy.inplace.NOTE` is checked against the client's block
+of the same ``tool_use_id`` (every key but ``content`` the same, in order, no
+marker in what was drawn) and then put back as the client's; drawing in place
+is then the whole change to the history (every item, restored, is the client's),
+and the fields are compared as above.
+
 >>> client = {"model": "m", "system": "s", "messages": [
 ...     {"role": "user", "content": "task"},
 ...     {"role": "assistant", "content": "step 1"},
@@ -302,6 +310,59 @@ def _prefix_diff(
     return out
 
 
+def _restore_imaged(ours: list[Any], theirs: list[Any]) -> tuple[list[Any] | None, list[str]]:
+    """``theirs`` with each tool result drawn in place (:mod:`snapshot.proxy.inplace`) put
+    back as the client sent it, and what was wrong with any of them (None: none drawn).
+
+    A drawn block may differ from the client's block with its ``tool_use_id`` in its
+    ``content`` only, and only where the client's content was text the package draws;
+    every other key and their order are checked here, the block's place by the caller's
+    diff once it is restored. Its content carries no ``cache_control`` marker."""
+    from snapshot.proxy.inplace import is_imaged
+
+    if not any(
+        is_imaged(b)
+        for item in theirs
+        if isinstance(item, Mapping) and isinstance(item.get("content"), list)
+        for b in item["content"]
+    ):
+        return None, []
+    client_blocks: dict[str, Mapping[str, Any]] = {}
+    for item in ours:
+        content = item.get("content") if isinstance(item, Mapping) else None
+        for b in content if isinstance(content, list) else []:
+            if isinstance(b, Mapping) and b.get("type") == "tool_result":
+                client_blocks.setdefault(str(b.get("tool_use_id")), b)
+    problems: list[str] = []
+    out: list[Any] = []
+    for i, item in enumerate(theirs):
+        content = item.get("content") if isinstance(item, Mapping) else None
+        if not isinstance(content, list) or not any(is_imaged(b) for b in content):
+            out.append(item)
+            continue
+        blocks = []
+        for j, b in enumerate(content):
+            if not is_imaged(b):
+                blocks.append(b)
+                continue
+            where = f"messages[{i}].content[{j}]"
+            theirs_id = b.get("tool_use_id")
+            mine = client_blocks.get(str(theirs_id))
+            if mine is None:
+                problems.append(f"{where}: a drawn tool result the client did not send")
+                blocks.append(b)
+                continue
+            if _markers(b.get("content")):
+                problems.append(f"{where}: a drawn tool result carries a cache_control marker")
+            rest_mine = {k: v for k, v in mine.items() if k != "content"}
+            rest_theirs = {k: v for k, v in b.items() if k != "content"}
+            if is_imaged(mine) or list(mine) != list(b) or _text(rest_mine) != _text(rest_theirs):
+                problems.append(f"{where}: drawn beyond its content")
+            blocks.append(mine)
+        out.append({k: (blocks if k == "content" else v) for k, v in item.items()})
+    return out, problems
+
+
 def outside_span_diff(client_body: Any, upstream_body: Any, api: str) -> list[str]:
     """What differs between the two bodies outside the compacted span (empty: only the span).
 
@@ -318,6 +379,26 @@ def outside_span_diff(client_body: Any, upstream_body: Any, api: str) -> list[st
         out.extend(_prefix_diff(client_body, upstream_body, prefix))
         theirs = _history(upstream_body, api)
         upstream_body = {**upstream_body, key: [*theirs[:prefix], *theirs[prefix + 1 :]]}
+    if api == "anthropic":
+        restored, problems = _restore_imaged(
+            _history(client_body, api), _history(upstream_body, api)
+        )
+        out.extend(problems)
+        if restored is not None:
+            upstream_body = {**upstream_body, key: restored}
+            # Drawing in place is the whole change to the history: no span besides it.
+            ours_items = _history(client_body, api)
+            if len(ours_items) != len(restored):
+                out.append(
+                    f"{key}: {len(restored)} items beside results drawn in place, "
+                    f"the client sent {len(ours_items)}"
+                )
+            else:
+                out.extend(
+                    f"{key}[{i}]: changed beyond the results drawn in place"
+                    for i, (a, b) in enumerate(zip(ours_items, restored, strict=True))
+                    if _text(a) != _text(b)
+                )
     for field in dict.fromkeys([*client_body, *upstream_body]):
         if field == key or (prefix is not None and field in _PREFIX_FIELDS):
             continue

@@ -1,0 +1,327 @@
+"""``--mode cost``: closed tool results drawn in place, each once (Anthropic Messages).
+
+A ``tool_result`` block whose call has been answered by at least :data:`AGE`
+assistant turns is *closed*; :class:`InPlace` replaces its ``content`` (and
+nothing else: ``tool_use_id``, ``is_error``, markers and the block's place stay
+the client's) by a note (:data:`NOTE`, so
+:func:`snapshot.proxy.fidelity.outside_span_diff` knows it), the page images of
+that result's own text and one text line carrying every exact id on them
+(:mod:`snapshot.ladder.exact_ids`) and any run no font could draw. The pages are
+cropped to the rows the text fills (a short result is a short page).
+
+The drawing is a pure function of the result's text and the page layout, kept by
+digest (:data:`KEEP` of them), so it is never redrawn; a conversion once made is
+remembered per conversation (by ``tool_use_id`` and text digest) and repeated on
+every later request, so the prefix the provider caches only grows and each new
+conversion breaks only the short suffix after it. Whether a result is converted
+is the billing model's call (:func:`snapshot.billing.prompt_cache.conversion_pays`):
+its pages and id line against its text over the requests expected to read it, the
+rewrite of the cached suffix after it charged once.
+
+>>> from snapshot.ladder.target import target_for
+>>> code = "\\n".join(f"    def handler_{i}(self, v):  # step {i} of 9f25a04c1" for i in range(80))
+>>> body = {"messages": [
+...     {"role": "user", "content": "task"},
+...     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Read",
+...         "input": {}}]},
+...     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+...         "content": code}]},
+...     {"role": "assistant", "content": "read it"},
+...     {"role": "user", "content": "next"}]}
+>>> imager = InPlace()
+>>> done = imager.apply(body, target_for("claude-fable-5"), ("k", "main"), lambda d, s, c: True)
+>>> block = done.body["messages"][2]["content"][0]
+>>> block["tool_use_id"], [p["type"] for p in block["content"]]
+('t1', ['text', 'image', 'text'])
+>>> "9f25a04c1" in block["content"][-1]["text"], done.new
+(True, ('t1',))
+>>> imager.remember(("k", "main"), done)
+>>> again = imager.apply(body, target_for("claude-fable-5"), ("k", "main"), lambda d, s, c: False)
+>>> again.body == done.body, again.new  # remembered: repeated byte for byte, nothing new
+(True, ())
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from snapshot.ladder.exact_ids import coverage, exact_ids, index_text
+from snapshot.ladder.target import Target
+from snapshot.rendering.page import Page, render_document
+
+__all__ = ["AGE", "MIN_TOKENS", "NOTE", "Drawn", "InPlace", "InPlaced", "is_imaged"]
+
+#: Assistant turns after a tool result before it is closed (may be drawn).
+AGE = 1
+#: A result under this many text tokens stays text (a page row or two cannot pay).
+MIN_TOKENS = 300
+#: ... and one under this many characters is not counted at all (it cannot have them).
+MIN_CHARS = MIN_TOKENS
+#: Drawn results kept (the results of the conversations a proxy serves at once).
+KEEP = 4096
+#: Conversations whose conversions are remembered.
+CONVERSATIONS = 256
+NOTE = "[snapshot proxy: this tool result is drawn below as plain text on page images]"
+
+
+def is_imaged(block: Any) -> bool:
+    """Is ``block`` a ``tool_result`` whose content :class:`InPlace` drew (it opens with
+    :data:`NOTE`)?
+
+    >>> is_imaged({"type": "tool_result", "tool_use_id": "t", "content": [
+    ...     {"type": "text", "text": NOTE}]})
+    True
+    """
+    if not isinstance(block, Mapping) or block.get("type") != "tool_result":
+        return False
+    content = block.get("content")
+    return (
+        isinstance(content, list)
+        and bool(content)
+        and isinstance(content[0], Mapping)
+        and content[0].get("type") == "text"
+        and content[0].get("text") == NOTE
+    )
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One result drawn: the content that replaces it, its pages and what they cost."""
+
+    content: list[dict[str, Any]]
+    pages: tuple[Page, ...]
+    text_tokens: int  # the result's own text
+    tokens: int  # its pages, the note and the id line
+    exact_ids: dict[str, int]
+
+
+@dataclass(frozen=True)
+class InPlaced:
+    """A body with its closed tool results drawn in place."""
+
+    body: dict[str, Any]
+    drawn: dict[str, tuple[str, Drawn]]  # tool_use_id: (text digest, drawing), every one sent
+    new: tuple[str, ...]  # converted by this request (the rest repeat earlier conversions)
+
+    @property
+    def pages(self) -> tuple[Page, ...]:
+        """The pages newly converted by this request (the canary and the page look at these)."""
+        return tuple(p for i in self.new for p in self.drawn[i][1].pages)
+
+    @property
+    def page_count(self) -> int:
+        return sum(len(d.pages) for _, d in self.drawn.values())
+
+    @property
+    def exact_ids(self) -> dict[str, int]:
+        on = sum(d.exact_ids["on_pages"] for _, d in self.drawn.values())
+        kept = sum(d.exact_ids["as_text"] for _, d in self.drawn.values())
+        return {"on_pages": on, "as_text": kept}
+
+
+def _result_text(block: Mapping[str, Any]) -> str | None:
+    """The text of a tool result the package may draw (None: error, images, empty)."""
+    if block.get("is_error") is True or not isinstance(block.get("tool_use_id"), str):
+        return None
+    content = block.get("content")
+    if isinstance(content, str):
+        return content or None
+    if not isinstance(content, list) or not content:
+        return None
+    texts = []
+    for part in content:
+        if (
+            not isinstance(part, Mapping)
+            or part.get("type") != "text"
+            or set(part)
+            != {
+                "type",
+                "text",
+            }
+        ):
+            return None
+        texts.append(part["text"])
+    return "\n".join(texts) or None
+
+
+def _crop(page: Page) -> Page:
+    """``page`` cut to the rows its text fills (the header row kept)."""
+    g = page.geometry
+    used = len(page.rows) + (1 if g.header else 0)
+    if used >= g.rows:
+        return page
+    small = replace(g, rows=used, page_size=None)
+    return Page(page.number, page.total, small, page.text, page.grid[:used], page.header)
+
+
+class InPlace:
+    """Draws closed tool results in place, each text once (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._drawn: OrderedDict[str, Drawn] = OrderedDict()
+        # Per conversation: tool_use_id -> the digest of the text converted ("": declined).
+        self._made: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
+        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def apply(
+        self,
+        body: dict[str, Any],
+        target: Target,
+        key: tuple[str, str],
+        pays: Callable[[Drawn, int, bool], bool],
+        item_tokens: Sequence[int] = (),
+        *,
+        cached: int = 0,
+        age: int = AGE,
+    ) -> InPlaced | None:
+        """``body`` with its remembered conversions repeated and each result closed for
+        ``age`` assistant turns converted where ``pays(drawn, suffix_tokens, cached)``
+        says so; a result it declines stays text for good (None: nothing drawn).
+
+        ``item_tokens``: each history item's tokens as the client sent it; ``cached``:
+        how many leading items the provider holds from the previous request (a break
+        after item *i* rewrites those of them after *i*; an item past them is new).
+        """
+        if not target.vision or target.geometry is None:
+            return None
+        items = body.get("messages")
+        if not isinstance(items, list):
+            return None
+        with self._lock:
+            made = dict(self._made.get(key, {}))
+        later = [0] * (len(items) + 1)  # assistant turns after each item
+        for i in range(len(items) - 1, -1, -1):
+            later[i] = later[i + 1] + int(
+                isinstance(items[i], dict) and items[i].get("role") == "assistant"
+            )
+        tail = [0] * (len(items) + 1)  # cached tokens after each item
+        for i in range(len(items) - 1, -1, -1):
+            after = i + 1
+            tail[i] = tail[after] + (
+                item_tokens[after] if after < min(cached, len(item_tokens)) else 0
+            )
+        out: list[Any] = list(items)
+        drawn: dict[str, tuple[str, Drawn]] = {}
+        new: list[str] = []
+        declined: list[str] = []
+        broken = False  # a new conversion earlier in this request already breaks the rest
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or item.get("role") != "user":
+                continue
+            content = item.get("content")
+            if not isinstance(content, list):
+                continue
+            blocks: list[Any] = list(content)
+            for j, block in enumerate(content):
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                text = _result_text(block)
+                if text is None:
+                    continue
+                ident = block["tool_use_id"]
+                digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+                if made.get(ident) == digest:
+                    d = self._draw(text, digest, target)
+                elif ident in made or later[i] < age:
+                    continue
+                else:
+                    # Decided once: a result declined (or too short) stays text for good.
+                    made[ident] = ""
+                    declined.append(ident)
+                    hint = item_tokens[i] if len(content) == 1 and i < len(item_tokens) else None
+                    if (
+                        len(text) < MIN_CHARS
+                        or self._tokens(text, digest, target, hint) < MIN_TOKENS
+                    ):
+                        continue
+                    d = self._draw(text, digest, target, hint)
+                    if not pays(d, 0 if broken else tail[i], i < cached):
+                        continue
+                    declined.pop()
+                    new.append(ident)
+                    broken = True
+                drawn[ident] = (digest, d)
+                blocks[j] = {k: (d.content if k == "content" else v) for k, v in block.items()}
+            if blocks != content:
+                out[i] = {k: (blocks if k == "content" else v) for k, v in item.items()}
+        if declined:
+            with self._lock:
+                self._made.setdefault(key, {}).update(dict.fromkeys(declined, ""))
+        if not drawn:
+            return None
+        return InPlaced({**body, "messages": out}, drawn, tuple(new))
+
+    def remember(self, key: tuple[str, str], done: InPlaced) -> None:
+        """Remember ``done``'s conversions for ``key``: later requests repeat them exactly."""
+        with self._lock:
+            made = self._made.setdefault(key, {})
+            for ident in done.new:
+                made[ident] = done.drawn[ident][0]
+            self._made.move_to_end(key)
+            while len(self._made) > CONVERSATIONS:
+                self._made.popitem(last=False)
+
+    def _tokens(self, text: str, digest: str, target: Target, hint: int | None = None) -> int:
+        """The result's text tokens (counted once per text and model; ``hint``: the tokens
+        of the client's item that holds only this result, counted already, used instead)."""
+        key = f"{target.model}\0{target.correction}\0{digest}"
+        with self._lock:
+            found = self._counted.get(key)
+        if found is None:
+            found = (
+                hint if hint is not None else round(target.text_tokens(text) * target.correction)
+            )
+            with self._lock:
+                self._counted[key] = found
+                while len(self._counted) > KEEP:
+                    self._counted.popitem(last=False)
+        return found
+
+    def _draw(self, text: str, digest: str, target: Target, hint: int | None = None) -> Drawn:
+        assert target.geometry is not None
+        key = f"{target.geometry!r}\0{target.model}\0{digest}"
+        with self._lock:
+            found = self._drawn.get(key)
+            if found is not None:
+                self._drawn.move_to_end(key)
+                return found
+        rendering = render_document(text, target.geometry, unrenderable="keep")
+        pages = tuple(_crop(p) for p in rendering.pages)
+
+        def count(s: str) -> int:
+            return round(target.text_tokens(s) * target.correction)
+
+        text_tokens = self._tokens(text, digest, target, hint)
+        # Every exact id on the pages as text, in page order (the rule of
+        # snapshot.ladder.exact_ids with the budget all of them need: the billing decides
+        # whether the result is drawn with them, never which of them are kept).
+        index = index_text(exact_ids(text))
+        tail = "\n".join(t for t in (index, *(span.text for span in rendering.kept)) if t)
+        content: list[dict[str, Any]] = [{"type": "text", "text": NOTE}]
+        for page in pages:
+            data = base64.b64encode(page.png()).decode("ascii")
+            content.append(
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": data},
+                }
+            )
+        if tail:
+            content.append({"type": "text", "text": tail})
+        tokens = sum(target.image_tokens(*p.size) for p in pages) + count(NOTE) + count(tail)
+        as_text, on_pages = coverage(text, index)
+        drawn = Drawn(
+            content, pages, text_tokens, tokens, {"on_pages": on_pages, "as_text": as_text}
+        )
+        with self._lock:
+            self._drawn[key] = drawn
+            while len(self._drawn) > KEEP:
+                self._drawn.popitem(last=False)
+        return drawn
