@@ -151,6 +151,19 @@ def blocks_of(body: dict[str, Any]) -> Iterator[Any]:
             }
 
 
+def image_tokens_of(body: dict[str, Any]) -> int:
+    """The tokens of ``body``'s images alone (w·h/750), the text beside them left out.
+
+    >>> image_tokens_of({"messages": [{"role": "user", "content": "hi"}]})
+    0
+    """
+    total = 0
+    for block in blocks_of(body):
+        inner = block["part"] if isinstance(block, dict) and "part" in block else block
+        total += sum(img for _, img in _texts(inner))
+    return total
+
+
 def count_body(body: dict[str, Any], model: str) -> list[Block]:
     """Every block of ``body`` with its tokens (text by the package's counter, images w·h/750)."""
     out = []

@@ -73,6 +73,7 @@ from cost_counting import (  # noqa: E402
     count_images,
     id_coverage,
     image_tokens,
+    image_tokens_of,
     moved_texts,
     text_tokens,
 )
@@ -364,7 +365,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
     tokens: list[int] = []
     weighted: list[float] = []
     read_each: list[int] = []
-    reads = writes = page_tokens = pages = 0
+    reads = writes = page_tokens = images_alone = pages = 0
     kept = off = on_pages = dropped = 0
     changed = differing = moved_chars = moved_tokens = 0
     fidelity_lines: list[str] = []
@@ -383,6 +384,7 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
             weighted.append(split.weighted)
             reads, writes = reads + split.read, writes + split.write
             page_tokens += sum(b.tokens for b in blocks if b.image)
+            images_alone += image_tokens_of(body)
             pages += count_images(body)
             moved = moved_texts(client, body)
             moved_chars += sum(len(t) for t in moved)
@@ -412,6 +414,10 @@ def count_arm(run: ArmRun) -> dict[str, Any]:
         "dollars_uncached": sum(tokens) * price.input / 1e6,
         "dollars_cached": (reads * price.cache_read + writes * price.cache_write) / 1e6,
         "page_tokens": page_tokens,
+        # Of the blocks holding pages, the images alone; the rest is the text beside
+        # them (exact-id lines, notes).
+        "page_image_tokens": images_alone,
+        "page_text_tokens": page_tokens - images_alone,
         "moved_chars": moved_chars,
         "moved_text_tokens": moved_tokens,
         "chars_per_page_token": moved_chars / page_tokens if page_tokens else float("nan"),
@@ -558,7 +564,7 @@ def test_goal(recording: Path) -> None:
                 f"{row['tokens']:,} ({ratio_t:.2f}x)",
                 f"{row['cache_weighted']:,.0f} ({ratio_w:.2f}x)",
                 f"${row['dollars_uncached']:.2f} / ${row['dollars_cached']:.2f}",
-                f"{row['pages']} ({row['page_tokens']:,})",
+                f"{row['pages']} ({row['page_tokens']:,}; images {row['page_image_tokens']:,})",
                 ids,
                 cpu,
                 fidelity,
@@ -621,7 +627,7 @@ def test_goal(recording: Path) -> None:
                 "input tokens sent (x direct)",
                 "cache-weighted (x direct)",
                 "dollars uncached / cached",
-                "pages (page tokens)",
+                "pages (tokens of the blocks holding them; of which images)",
                 "exact ids kept as text",
                 "proxy CPU ms a request, p50 / p95",
                 "fidelity diff: requests differing of those changed",
