@@ -1,7 +1,7 @@
 """The README's generated blocks: every figure README shows, from committed results.
 
-README holds three blocks, each between a ``<!-- NAME:begin -->`` and a
-``<!-- NAME:end -->`` line, and no figure of a result outside them:
+README holds four blocks, each between a ``<!-- NAME:begin -->`` and a
+``<!-- NAME:end -->`` marker, and no figure of a result outside them:
 
 - ``results``: the benchmark's headline table, from ``reports/results.json``
   (``snapshot report --readme README.md`` rewrites it after a run);
@@ -10,9 +10,11 @@ README holds three blocks, each between a ``<!-- NAME:begin -->`` and a
   (what ``snapshot frontier`` wrote from its committed readings);
 - ``speed``: the benchmarks README quotes, each from its committed
   ``reports/bench/<bench>.json`` (keys ``bench``, ``date``, ``machine``, ``load``,
-  ``results``, ``goal``, ``passed``), or "not measured yet" while the file is missing.
+  ``results``, ``goal``, ``passed``), or "not measured yet" while the file is missing;
+- ``cost``: where ``--mode cost`` loses, inside the proxy's paragraph (its markers
+  inline), from ``reports/bench/cost_vs_pxpipe.json``.
 
-``python -m snapshot.report.readme [README.md]`` rewrites all three from the
+``python -m snapshot.report.readme [README.md]`` rewrites all four from the
 ``reports/`` folder beside the README; the tests regenerate each block from the
 committed files and compare.
 
@@ -483,6 +485,58 @@ def speed_block(bench_dir: Path, figures: Sequence[SpeedFigure] = README_SPEED) 
     return "\n".join(lines)
 
 
+#: The bench README's cost-mode sentences quote.
+COST_BENCH = "cost_vs_pxpipe"
+#: Text the README puts on the cost block's first line before its begin marker.
+COST_LEAD = "It loses"
+
+
+def cost_block(bench_dir: Path) -> str:
+    """README's sentences on where ``--mode cost`` loses, with the figures of
+    ``bench_dir/cost_vs_pxpipe.json`` (measured, the cache-weighted ones modelled), wrapped
+    to :data:`WIDTH` with its markers inline (it continues :data:`COST_LEAD`).
+
+    >>> cost_block(Path("/nonexistent")).split("-->")[1].strip()
+    ': not measured yet (no `reports/bench/cost_vs_pxpipe.json`).<!-- cost:end'
+
+    Raises
+    ------
+    InputError
+        If the record is not JSON or lacks an arm's figure.
+    """
+    begin, end = markers("cost")
+    path = bench_dir / f"{COST_BENCH}.json"
+    where = f"`reports/bench/{COST_BENCH}.json`"
+    if not path.is_file():
+        text = f": not measured yet (no {where})."
+    else:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            arms = record["results"]["arms_detail"]
+            direct, full, safe, px = (
+                arms[a] for a in ("direct", "snapshot_cost_full", "snapshot_cost_safe", "pxpipe")
+            )
+            m = marker("measured")
+
+            def x(arm: Mapping[str, Any], key: str) -> str:
+                return f"{arm[key] / direct[key]:.2f}×"
+
+            text = (
+                f" ({where}): on sparse output; on id-dense output, each id also sent as text "
+                f"(`full` {x(full, 'tokens')} direct tokens{m}, {x(full, 'cache_weighted')} "
+                f"cache-weighted, modelled; pxpipe {x(px, 'tokens')}{m}, keeping "
+                f"{px['ids_kept']:,} of {px['ids_off_text']:,} ids); on a warm cache (`safe` "
+                f"{x(safe, 'tokens')}{m}, {x(safe, 'cache_weighted')} modelled)."
+            )
+        except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
+            raise InputError(f"{path}: no cost-mode figures ({exc!r}); rerun the bench") from exc
+    # Wrapped as it stands in the paragraph: after COST_LEAD, the markers kept whole.
+    keep = {begin: begin.replace(" ", "\0"), end: end.replace(" ", "\0")}
+    whole = f"{COST_LEAD}{keep[begin]}{text}{keep[end]}"
+    wrapped = textwrap.fill(whole, WIDTH, break_long_words=False, break_on_hyphens=False)
+    return wrapped[len(COST_LEAD) :].replace("\0", " ")
+
+
 # --- the README file ------------------------------------------------------------------
 
 
@@ -527,6 +581,7 @@ def generated_blocks(reports: Path) -> dict[str, str]:
             frontier.read_text(encoding="utf-8"), payload.get("models", [])
         ),
         "speed": speed_block(reports / "bench"),
+        "cost": cost_block(reports / "bench"),
     }
 
 
