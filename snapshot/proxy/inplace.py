@@ -43,7 +43,6 @@ rewrite of the cached suffix after it charged once.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import threading
 from collections import OrderedDict
@@ -53,6 +52,7 @@ from typing import Any
 
 from snapshot.ladder.exact_ids import coverage, exact_ids, index_text
 from snapshot.ladder.target import Target
+from snapshot.proxy.prefix_pages import Kept, image_block
 from snapshot.rendering.page import Page, render_document
 
 __all__ = ["AGE", "MIN_TOKENS", "NOTE", "Drawn", "InPlace", "InPlaced", "is_imaged"]
@@ -164,10 +164,10 @@ class InPlace:
     """Draws closed tool results in place, each text once (thread-safe)."""
 
     def __init__(self) -> None:
-        self._drawn: OrderedDict[str, Drawn] = OrderedDict()
+        self._drawn: Kept[Drawn] = Kept(KEEP)
         # Per conversation: tool_use_id -> the digest of the text converted ("": declined).
         self._made: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
-        self._counted: OrderedDict[str, int] = OrderedDict()
+        self._counted: Kept[int] = Kept(KEEP)
         self._lock = threading.Lock()
 
     def apply(
@@ -272,26 +272,20 @@ class InPlace:
         """The result's text tokens (counted once per text and model; ``hint``: the tokens
         of the client's item that holds only this result, counted already, used instead)."""
         key = f"{target.model}\0{target.correction}\0{digest}"
-        with self._lock:
-            found = self._counted.get(key)
+        found = self._counted.get(key)
         if found is None:
             found = (
                 hint if hint is not None else round(target.text_tokens(text) * target.correction)
             )
-            with self._lock:
-                self._counted[key] = found
-                while len(self._counted) > KEEP:
-                    self._counted.popitem(last=False)
+            self._counted.put(key, found)
         return found
 
     def _draw(self, text: str, digest: str, target: Target, hint: int | None = None) -> Drawn:
         assert target.geometry is not None
         key = f"{target.geometry!r}\0{target.model}\0{digest}"
-        with self._lock:
-            found = self._drawn.get(key)
-            if found is not None:
-                self._drawn.move_to_end(key)
-                return found
+        found = self._drawn.get(key)
+        if found is not None:
+            return found
         rendering = render_document(text, target.geometry, unrenderable="keep")
         pages = tuple(_crop(p) for p in rendering.pages)
 
@@ -305,14 +299,7 @@ class InPlace:
         index = index_text(exact_ids(text))
         tail = "\n".join(t for t in (index, *(span.text for span in rendering.kept)) if t)
         content: list[dict[str, Any]] = [{"type": "text", "text": NOTE}]
-        for page in pages:
-            data = base64.b64encode(page.png()).decode("ascii")
-            content.append(
-                {
-                    "type": "image",
-                    "source": {"type": "base64", "media_type": "image/png", "data": data},
-                }
-            )
+        content.extend(image_block(page) for page in pages)
         if tail:
             content.append({"type": "text", "text": tail})
         tokens = sum(target.image_tokens(*p.size) for p in pages) + count(NOTE) + count(tail)
@@ -320,8 +307,5 @@ class InPlace:
         drawn = Drawn(
             content, pages, text_tokens, tokens, {"on_pages": on_pages, "as_text": as_text}
         )
-        with self._lock:
-            self._drawn[key] = drawn
-            while len(self._drawn) > KEEP:
-                self._drawn.popitem(last=False)
+        self._drawn.put(key, drawn)
         return drawn

@@ -38,7 +38,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from snapshot.ladder.exact_ids import coverage, exact_index
 from snapshot.ladder.target import Target
@@ -49,7 +49,9 @@ __all__ = [
     "MIN_DESCRIPTION_CHARS",
     "MIN_SYSTEM_CHARS",
     "Imaged",
+    "Kept",
     "PrefixImager",
+    "image_block",
     "insert_at",
     "is_prefix_pages",
 ]
@@ -58,6 +60,7 @@ MIN_SYSTEM_CHARS = 2000
 MIN_DESCRIPTION_CHARS = 200
 #: Drawn prefixes kept (system prompts × layouts a proxy serves at once).
 KEEP = 8
+_V = TypeVar("_V")
 HEADER = (
     "[snapshot proxy: the images below are pages holding the long parts of the system prompt "
     "and the tools' full descriptions, drawn as plain text. Read them as the system prompt "
@@ -68,6 +71,49 @@ _SYSTEM_POINTER = (
     "read it there as part of this system prompt.]"
 )
 _TOOL_POINTER = "{name}: see its full description on the pages at the start of the conversation."
+
+
+class Kept(Generic[_V]):
+    """The last ``size`` values drawn or counted, by key (thread-safe): what is drawn once
+    is never drawn again while it is kept.
+
+    >>> kept: Kept[int] = Kept(2)
+    >>> kept.put("a", 1); kept.put("b", 2); kept.get("a"); kept.put("c", 3)
+    1
+    >>> kept.get("b") is None, kept.get("a")
+    (True, 1)
+    """
+
+    def __init__(self, size: int) -> None:
+        self._values: OrderedDict[str, _V] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> _V | None:
+        with self._lock:
+            found = self._values.get(key)
+            if found is not None:
+                self._values.move_to_end(key)
+            return found
+
+    def put(self, key: str, value: _V) -> None:
+        with self._lock:
+            self._values[key] = value
+            while len(self._values) > self._size:
+                self._values.popitem(last=False)
+
+
+def image_block(page: Page) -> dict[str, Any]:
+    """An Anthropic ``image`` block holding ``page`` as an inline PNG.
+
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.page import render
+    >>> image_block(render("hi", Geometry(load_font("snap5x8"), 20, 4))[0])["source"]["media_type"]
+    'image/png'
+    """
+    data = base64.b64encode(page.png()).decode("ascii")
+    return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
 
 
 def insert_at(history: list[Any]) -> int:
@@ -121,8 +167,7 @@ class PrefixImager:
     """Draws system/tool prefixes, each text once (thread-safe)."""
 
     def __init__(self) -> None:
-        self._drawn: OrderedDict[str, _Drawn] = OrderedDict()
-        self._lock = threading.Lock()
+        self._drawn: Kept[_Drawn] = Kept(KEEP)
 
     def apply(self, body: dict[str, Any], target: Target) -> Imaged | None:
         """``body`` (Anthropic Messages) with its long system text and tool descriptions on
@@ -187,25 +232,13 @@ class PrefixImager:
     def _draw(self, source: str, target: Target) -> _Drawn:
         assert target.geometry is not None
         key = hashlib.sha256(f"{target.geometry!r}\0{source}".encode()).hexdigest()
-        with self._lock:
-            found = self._drawn.get(key)
-            if found is not None:
-                self._drawn.move_to_end(key)
-                return found
+        found = self._drawn.get(key)
+        if found is not None:
+            return found
         rendering = render_document(source, target.geometry, unrenderable="keep")
         pages = tuple(rendering.pages)
         content: list[dict[str, Any]] = [{"type": "text", "text": HEADER}]
-        for page in pages:
-            content.append(
-                {
-                    "type": "image",
-                    "source": {
-                        "type": "base64",
-                        "media_type": "image/png",
-                        "data": base64.b64encode(page.png()).decode("ascii"),
-                    },
-                }
-            )
+        content.extend(image_block(page) for page in pages)
 
         def count(text: str) -> int:
             return round(target.text_tokens(text) * target.correction)
@@ -223,8 +256,5 @@ class PrefixImager:
             pages,
             {"on_pages": on_pages, "as_text": as_text},
         )
-        with self._lock:
-            self._drawn[key] = drawn
-            while len(self._drawn) > KEEP:
-                self._drawn.popitem(last=False)
+        self._drawn.put(key, drawn)
         return drawn
