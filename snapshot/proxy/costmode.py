@@ -6,10 +6,13 @@ runs first (at the wall it wins, as in ``--mode window``); below it,
 cheapest:
 
 - the client's text, as it came;
-- ``inplace`` (Anthropic Messages, both policies): each closed tool result
-  drawn in its own ``tool_result`` block, once, where the billing model says
-  it pays, and repeated byte for byte on every later request, so the cached
-  prefix only grows (:mod:`snapshot.proxy.inplace`);
+- ``inplace`` (Anthropic Messages, both policies): each tool result drawn in
+  its own ``tool_result`` block, once, where the billing model says it pays
+  (per result, its cache break charged once: ``safe`` once a turn has answered
+  it, ``full`` as it arrives, its text never cached), and repeated byte for
+  byte on every later request, so the cached prefix only grows
+  (:mod:`snapshot.proxy.inplace`). Those decisions stand: with results drawn,
+  the choice is only whether the system/tool pages go on top;
 - ``history`` (the other APIs): older, closed history on pages: a pass of the
   proxy's planner with the snapshot rung only (no elision, no dense layout),
   its pages appended and never redrawn while their span is unchanged, the
