@@ -5,9 +5,19 @@ assistant turns is *closed*; :class:`InPlace` replaces its ``content`` (and
 nothing else: ``tool_use_id``, ``is_error``, markers and the block's place stay
 the client's) by a note (:data:`NOTE`, so
 :func:`snapshot.proxy.fidelity.outside_span_diff` knows it), the page images of
-that result's own text and one text line carrying every exact id on them
+that result's own text and one text line carrying the exact ids on them
 (:mod:`snapshot.ladder.exact_ids`) and any run no font could draw. The pages are
 cropped to the rows the text fills (a short result is a short page).
+
+The id line carries, space separated and unlabelled, in page order and once each,
+every exact id on the pages that is not already text *before* the block in the
+messages sent upstream: a user or assistant text, a ``tool_use`` input (name and
+JSON, as written), a result left as text, or an earlier drawn result's id line
+(system prompt and tool docs are not counted: ``full`` may draw them). An id that
+recurs in one result, across results, or that the assistant already wrote is so
+carried once, where it first stands as text. The line is decided when the result
+is converted, from what precedes it then, and remembered with the conversion, so
+every later request repeats it byte for byte and the cached prefix holds.
 
 The drawing is a pure function of the result's text and the page layout, kept by
 digest (:data:`KEEP` of them), so it is never redrawn; a conversion once made is
@@ -43,14 +53,16 @@ rewrite of the cached suffix after it charged once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from snapshot.ladder.exact_ids import coverage, exact_ids, index_text
+from snapshot.ladder.exact_ids import exact_ids
 from snapshot.ladder.target import Target
 from snapshot.proxy.prefix_pages import Kept, image_block
 from snapshot.rendering.page import Page, render_document
@@ -102,12 +114,25 @@ class Drawn:
 
 
 @dataclass(frozen=True)
+class _Pages:
+    """A result's text drawn (kept by digest): what any id line is added to."""
+
+    pages: tuple[Page, ...]
+    images: tuple[dict[str, Any], ...]
+    image_tokens: int
+    ids: tuple[str, ...]  # distinct exact ids on the pages, in page order
+    kept: tuple[str, ...]  # runs no font could draw, carried as text
+
+
+@dataclass(frozen=True)
 class InPlaced:
     """A body with its closed tool results drawn in place."""
 
     body: dict[str, Any]
     drawn: dict[str, tuple[str, Drawn]]  # tool_use_id: (text digest, drawing), every one sent
     new: tuple[str, ...]  # converted by this request (the rest repeat earlier conversions)
+    # tool_use_id: (text digest, ids its line carries) for every decision, new ones included
+    made: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     @property
     def pages(self) -> tuple[Page, ...]:
@@ -160,13 +185,70 @@ def _crop(page: Page) -> Page:
     return Page(page.number, page.total, small, page.text, page.grid[:used], page.header)
 
 
+_Made = tuple[str, tuple[str, ...]]
+_DECLINED: _Made = ("", ())
+
+
+@functools.lru_cache(maxsize=KEEP)
+def _unit_ids(text: str) -> frozenset[str]:
+    """The distinct exact ids of one text the model reads (each text scanned once)."""
+    return frozenset(exact_ids(text))
+
+
+def _block_texts(block: Any) -> list[str]:
+    """The texts of one message block as sent (what counts as an id already written)."""
+    if isinstance(block, str):
+        return [block]
+    if not isinstance(block, Mapping):
+        return []
+    kind = block.get("type")
+    if kind == "text":
+        return [str(block.get("text", ""))]
+    if kind == "tool_use":
+        return [str(block.get("name", "")) + json.dumps(block.get("input"), ensure_ascii=False)]
+    if kind == "tool_result":
+        content = block.get("content")
+        if isinstance(content, str):
+            return [content]
+        if isinstance(content, list):
+            return [str(p.get("text", "")) for p in content if isinstance(p, Mapping)]
+    return []
+
+
+class _Seen:
+    """The exact ids already text in the messages before a point, read lazily in order."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self.items = items
+        self.ids: set[str] = set()
+        self.item = 0  # items read whole
+
+    def upto(self, i: int, blocks: Sequence[Any]) -> set[str]:
+        """The ids before block ``len(blocks)`` of item ``i`` (``blocks``: its earlier ones)."""
+        while self.item < i:
+            item = self.items[self.item]
+            if isinstance(item, Mapping):
+                content = item.get("content")
+                for block in content if isinstance(content, list) else [content]:
+                    for t in _block_texts(block):
+                        self.ids |= _unit_ids(t)
+            self.item += 1
+        here = set(self.ids)
+        for block in blocks:
+            for t in _block_texts(block):
+                here |= _unit_ids(t)
+        return here
+
+
 class InPlace:
     """Draws closed tool results in place, each text once (thread-safe)."""
 
     def __init__(self) -> None:
         self._drawn: Kept[Drawn] = Kept(KEEP)
-        # Per conversation: tool_use_id -> the digest of the text converted ("": declined).
-        self._made: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()
+        self._pages: Kept[_Pages] = Kept(KEEP)
+        # Per conversation: tool_use_id -> (the digest of the text converted, the ids its
+        # line carries); ("", ()) declined.
+        self._made: OrderedDict[tuple[str, str], dict[str, _Made]] = OrderedDict()
         self._counted: Kept[int] = Kept(KEEP)
         self._lock = threading.Lock()
 
@@ -208,6 +290,7 @@ class InPlace:
                 item_tokens[after] if after < min(cached, len(item_tokens)) else 0
             )
         out: list[Any] = list(items)
+        seen = _Seen(out)  # reads the items as sent: earlier conversions already in place
         drawn: dict[str, tuple[str, Drawn]] = {}
         new: list[str] = []
         declined: list[str] = []
@@ -227,13 +310,14 @@ class InPlace:
                     continue
                 ident = block["tool_use_id"]
                 digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-                if made.get(ident) == digest:
-                    d = self._draw(text, digest, target)
-                elif ident in made or later[i] < age:
+                was = made.get(ident)
+                if was is not None and was[0] == digest:
+                    d = self._draw(text, digest, target, was[1])
+                elif was is not None or later[i] < age:
                     continue
                 else:
                     # Decided once: a result declined (or too short) stays text for good.
-                    made[ident] = ""
+                    made[ident] = _DECLINED
                     declined.append(ident)
                     hint = item_tokens[i] if len(content) == 1 and i < len(item_tokens) else None
                     if (
@@ -241,10 +325,14 @@ class InPlace:
                         or self._tokens(text, digest, target, hint) < MIN_TOKENS
                     ):
                         continue
-                    d = self._draw(text, digest, target, hint)
+                    base = self._base(text, digest, target)
+                    before = seen.upto(i, blocks[:j])
+                    carried = tuple(t for t in base.ids if t not in before)
+                    d = self._draw(text, digest, target, carried, hint)
                     if not pays(d, 0 if broken else tail[i], i < cached):
                         continue
                     declined.pop()
+                    made[ident] = (digest, carried)
                     new.append(ident)
                     broken = True
                 drawn[ident] = (digest, d)
@@ -253,17 +341,17 @@ class InPlace:
                 out[i] = {k: (blocks if k == "content" else v) for k, v in item.items()}
         if declined:
             with self._lock:
-                self._made.setdefault(key, {}).update(dict.fromkeys(declined, ""))
+                self._made.setdefault(key, {}).update(dict.fromkeys(declined, _DECLINED))
         if not drawn:
             return None
-        return InPlaced({**body, "messages": out}, drawn, tuple(new))
+        return InPlaced({**body, "messages": out}, drawn, tuple(new), made)
 
     def remember(self, key: tuple[str, str], done: InPlaced) -> None:
         """Remember ``done``'s conversions for ``key``: later requests repeat them exactly."""
         with self._lock:
             made = self._made.setdefault(key, {})
             for ident in done.new:
-                made[ident] = done.drawn[ident][0]
+                made[ident] = done.made[ident]
             self._made.move_to_end(key)
             while len(self._made) > CONVERSATIONS:
                 self._made.popitem(last=False)
@@ -280,32 +368,58 @@ class InPlace:
             self._counted.put(key, found)
         return found
 
-    def _draw(self, text: str, digest: str, target: Target, hint: int | None = None) -> Drawn:
+    def _base(self, text: str, digest: str, target: Target) -> _Pages:
+        """``text`` drawn on cropped pages, with its exact ids (drawn once per text)."""
         assert target.geometry is not None
         key = f"{target.geometry!r}\0{target.model}\0{digest}"
-        found = self._drawn.get(key)
+        found = self._pages.get(key)
         if found is not None:
             return found
         rendering = render_document(text, target.geometry, unrenderable="keep")
         pages = tuple(_crop(p) for p in rendering.pages)
+        base = _Pages(
+            pages,
+            tuple(image_block(page) for page in pages),
+            sum(target.image_tokens(*p.size) for p in pages),
+            tuple(dict.fromkeys(exact_ids(text))),
+            tuple(span.text for span in rendering.kept if span.text),
+        )
+        self._pages.put(key, base)
+        return base
+
+    def _draw(
+        self,
+        text: str,
+        digest: str,
+        target: Target,
+        carried: tuple[str, ...],
+        hint: int | None = None,
+    ) -> Drawn:
+        """The result's content: the note, its pages and the line of ``carried`` ids (the
+        rest of its ids already stand as text before it) and undrawable runs."""
+        line = " ".join(carried)
+        key = f"{target.geometry!r}\0{target.model}\0{digest}\0{line}"
+        found = self._drawn.get(key)
+        if found is not None:
+            return found
+        base = self._base(text, digest, target)
 
         def count(s: str) -> int:
             return round(target.text_tokens(s) * target.correction)
 
-        text_tokens = self._tokens(text, digest, target, hint)
-        # Every exact id on the pages as text, in page order (the rule of
-        # snapshot.ladder.exact_ids with the budget all of them need: the billing decides
-        # whether the result is drawn with them, never which of them are kept).
-        index = index_text(exact_ids(text))
-        tail = "\n".join(t for t in (index, *(span.text for span in rendering.kept)) if t)
-        content: list[dict[str, Any]] = [{"type": "text", "text": NOTE}]
-        content.extend(image_block(page) for page in pages)
+        tail = "\n".join(t for t in (line, *base.kept) if t)
+        content: list[dict[str, Any]] = [{"type": "text", "text": NOTE}, *base.images]
         if tail:
             content.append({"type": "text", "text": tail})
-        tokens = sum(target.image_tokens(*p.size) for p in pages) + count(NOTE) + count(tail)
-        as_text, on_pages = coverage(text, index)
+        tokens = base.image_tokens + count(NOTE) + (count(tail) if tail else 0)
+        # Every id on the pages is text: carried here, or written before the block.
+        n = len(base.ids)
         drawn = Drawn(
-            content, pages, text_tokens, tokens, {"on_pages": on_pages, "as_text": as_text}
+            content,
+            base.pages,
+            self._tokens(text, digest, target, hint),
+            tokens,
+            {"on_pages": n, "as_text": n},
         )
         self._drawn.put(key, drawn)
         return drawn
