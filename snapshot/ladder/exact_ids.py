@@ -27,6 +27,16 @@ in one compact line beside them (issue 41 item 3).
 - :func:`coverage`: ``(kept, total)``, distinct ids on the pages and how many
   of them the index (or any text given) carries.
 
+An id needs carrying only where it is not already text the model reads: the
+proxy's in-place drawing (:mod:`snapshot.proxy.inplace`) writes, beside each
+drawn tool result, only the ids on its pages that do not already stand as text
+*before* it in the request (a message, a ``tool_use`` input, a result left as
+text, an earlier result's id line), once each, space separated and unlabelled,
+decided when the result is drawn so later requests repeat the line byte for
+byte. The bench's coverage (``bench/cost_counting.py``) counts an id on pages as
+kept when it is present as text anywhere in the request, by this same
+:func:`exact_ids`.
+
 >>> pages = "commit 9f8e7d6c2 broke src/app.py:41; see 9f8e7d6c2 and run 123456"
 >>> index = exact_index(pages, 100, lambda s: len(s) // 4)
 >>> index

@@ -108,6 +108,19 @@ class Cut:
         return tuple(d for d, _ in self.parts)
 
 
+def _unmarked(value: Any) -> Any:
+    """``value`` without its ``cache_control`` keys.
+
+    >>> _unmarked([{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}])
+    [{'type': 'text', 'text': 'hi'}]
+    """
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    if isinstance(value, list):
+        return [_unmarked(v) for v in value]
+    return value
+
+
 def _digest(kind: str, text: str) -> str:
     return kind + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
@@ -135,7 +148,17 @@ def segments(
         if found is None:
             text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
             digest = _digest(kind, text)
-            found = (values, digest, counts.get(target, digest, text), '"cache_control"' in text)
+            marker = '"cache_control"' in text
+            # Counted without the client's cache markers (not content: Claude Code moves its
+            # marker to the newest message every request, and the item it left would else be
+            # counted again, ~40 % of cost mode's CPU on a recorded session).
+            bare = (
+                json.dumps(_unmarked(value), ensure_ascii=False, separators=(",", ":"))
+                if marker
+                else text
+            )
+            counted = counts.get(target, _digest(kind, bare) if marker else digest, bare)
+            found = (values, digest, counted, marker)
             seen[key] = found
         parts.append((found[1], found[2]))
         if found[3]:
