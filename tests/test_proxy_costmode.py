@@ -270,6 +270,36 @@ def test_fidelity_knows_results_drawn_in_place() -> None:
     assert done.drawn["toolu_0001"][1].pages[0].size[1] < target_for(FULL).geometry.size[1]
 
 
+def test_id_line_carries_only_ids_not_already_text_before_it() -> None:
+    """An id already written before a drawn result (the assistant's tool input, an earlier
+    result's id line, a repeat in the same result) is not carried again; the line is
+    decided when the result is drawn and repeated byte for byte afterwards."""
+    log = "\n".join(f"step {i}: build 9f25a04c1e then deploy d41d8cd98f00 ok" for i in range(60))
+    second = log.replace("d41d8cd98f00", "a1b2c3d4e5f6a7b8")
+
+    def call(n: int, command: str) -> dict[str, Any]:
+        return {"role": "assistant", "content": [{"type": "tool_use", "id": f"t{n}",
+                "name": "Bash", "input": {"command": command}}]}  # fmt: skip
+
+    def result(n: int, text: str) -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t{n}",
+                "content": text}]}  # fmt: skip
+
+    body = {"messages": [
+        {"role": "user", "content": "deploy"}, call(1, "deploy 9f25a04c1e"), result(1, log),
+        call(2, "again"), result(2, second),
+        {"role": "assistant", "content": "done"}, {"role": "user", "content": "thanks"}]}  # fmt: skip
+    imager = InPlace()
+    done = imager.apply(body, target_for(FULL), ("k", "main"), lambda d, s, c: True)
+    assert done is not None and done.new == ("t1", "t2")
+    lines = [done.body["messages"][i]["content"][0]["content"][-1]["text"] for i in (2, 4)]
+    assert lines == ["d41d8cd98f00", "a1b2c3d4e5f6a7b8"]  # each id once, where first needed
+    assert done.exact_ids["as_text"] == done.exact_ids["on_pages"]
+    imager.remember(("k", "main"), done)
+    again = imager.apply(body, target_for(FULL), ("k", "main"), lambda d, s, c: False)
+    assert again is not None and again.body == done.body and again.new == ()
+
+
 def test_off_passes_everything_byte_for_byte(fake: FakeUpstream, tmp_path: Path) -> None:
     run = Running(fake, tmp_path, mode="off")
     client = run.anthropic()
