@@ -459,7 +459,7 @@ def _size_hint(job: Job) -> int:
     if job.corpus == GIVEN:
         return int(_STATE["given"][job.index].chars)
     if job.corpus is None:
-        return 0
+        return sum(m.chars() for m in demo_sources()[job.index].conversation.path())
     entry = read_manifest(Path(job.corpus))[job.index]
     return int(entry.get("chars", 0))
 
