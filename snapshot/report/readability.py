@@ -470,15 +470,22 @@ def whole_page_recall(
 # ---------------------------------------------------------------------------- what a figure rests on
 
 
-def pages_text(corpus: str | None, own_sessions: bool) -> str:
-    """Which text the whole-page readers read in a run: the run's own compaction pages.
+def pages_text(corpus: str | None, own_sessions: bool, band_rows: int = 0) -> str:
+    """Which text the whole-page readers read in a run: the run's own compaction pages
+    (with ``band_rows``, a band of each: :func:`band_page`).
 
     >>> pages_text("/c/benchmark.manifest.json", False), pages_text(None, True)
     ('corpus pages of this run', 'pages of your sessions in this run')
+    >>> pages_text(None, False, 4)
+    'a band (the top 4 text rows, the rest blank) of demo transcript pages of this run'
     """
     if own_sessions:
-        return "pages of your sessions in this run"
-    return "corpus pages of this run" if corpus else "demo transcript pages of this run"
+        text = "pages of your sessions in this run"
+    else:
+        text = "corpus pages of this run" if corpus else "demo transcript pages of this run"
+    if band_rows:
+        return f"a band (the top {band_rows} text rows, the rest blank) of {text}"
+    return text
 
 
 def pages_context(rows: Sequence[object], model: str, text: str) -> str:

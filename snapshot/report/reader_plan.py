@@ -15,8 +15,10 @@ construction (:meth:`ReaderPlan.cpu_estimate`), not by timing a run:
   page per profile, with its control, at ±4 px and after the 0.9× resample where a reader
   passes natively, within :data:`CORPUS_BUDGET_S`.
 
-``--all-readers`` reads with every reader the package knows (the slow ones too); a reader
-that is not installed is named and skipped, never a zero.
+``--all-readers`` reads the same sample with every reader the package knows (the slow ones
+too, past the budget); readers named with ``--page-readers`` read whole pages of every
+conversation at ±4 px (the benchmark's full reading, issues 14 and 25). A reader that is not
+installed is named and skipped, never a zero.
 
 >>> plan = default_plan(corpus=False)
 >>> plan.readers, plan.band_rows, plan.unit
@@ -60,6 +62,10 @@ QUICK_BAND_ROWS = 4
 #: The corpus benchmark's default reader CPU budget, and how many conversations it reads.
 CORPUS_BUDGET_S = 900.0
 CORPUS_CONVERSATIONS = 1
+
+#: Characters the benchmark measures per CPU second (~55 k/s per worker, corpus run of
+#: 2026-12-06): what one reader second weighs in the progress line's ETA (an estimate).
+ETA_CHARS_PER_S = 50_000
 
 #: An environment variable naming the default ``--page-readers`` (e.g. ``none``: the test
 #: suite sets it so that no test starts a heavy reader unless it asks for one).
@@ -241,23 +247,23 @@ def reader_settings(
     (('tesseract-x2', 'ppocrv6-small'), 4, 1, ('snapshot',))
     >>> reader_settings(Settings(), readers="none", corpus=True).page_readers
     ()
-    >>> reader_settings(Settings(), readers="ppocrv5", corpus=True, jitter=False).reader_jitter
-    False
+    >>> s = reader_settings(Settings(), readers="ppocrv5", corpus=False, jitter=False)
+    >>> s.reader_jitter, s.reader_resample, s.reader_conversations, s.reader_band_rows
+    (False, True, 0, 0)
     """
     from dataclasses import replace
 
     spec = default_spec() if readers is None else readers.strip()
     if spec in ("none", ""):
         return replace(settings, page_readers=())
-    plan = default_plan(corpus=corpus, all_readers=spec == "all")
-    names = plan.readers
-    if spec not in ("default", "all"):
+    if spec in ("default", "all"):  # the plan, inside its budget unless every reader is asked
+        plan = default_plan(corpus=corpus, all_readers=spec == "all")
+    else:  # readers named: whole pages of every conversation, ±4 px and ×0.9 (issue 14, 25)
         from snapshot.legibility.page_readers import parse_reader_names
 
-        names = parse_reader_names(spec)
+        plan = ReaderPlan(parse_reader_names(spec), conversations=0, jitter=True, resample=True)
     plan = replace(
         plan,
-        readers=names,
         band_rows=plan.band_rows if band_rows is None else band_rows,
         pages=plan.pages if pages is None else pages,
         conversations=plan.conversations if conversations is None else conversations,
@@ -276,7 +282,9 @@ def reader_settings(
         reader_resample=plan.resample,
         reader_skip=tuple(f"{r}@{m}" for r, m in plan.skip),
         # the README's column reads the snapshot strategy's pages: the plan reads those only
-        reader_strategies=("snapshot",),
+        reader_strategies=("snapshot",)
+        if spec in ("default", "all")
+        else settings.reader_strategies,
     )
 
 
