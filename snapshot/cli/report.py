@@ -354,6 +354,7 @@ def _run_report(args: argparse.Namespace) -> int:
     from snapshot.report.matrix import Settings
     from snapshot.report.options import ReportOptions
     from snapshot.report.reader_plan import reader_settings
+    from snapshot.report.run import DEFAULT_MODELS
 
     settings = reader_settings(
         Settings(
@@ -366,7 +367,7 @@ def _run_report(args: argparse.Namespace) -> int:
         ),
         readers="all" if args.all_readers and args.page_readers is None else args.page_readers,
         corpus=args.corpus is not None or bool(args.paths) or bool(args.discover),
-        models=tuple(args.models or ()),
+        models=tuple(args.models or DEFAULT_MODELS),
         pages=args.reader_pages,
         band_rows=args.reader_band,
         conversations=args.reader_conversations,

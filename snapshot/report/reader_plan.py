@@ -298,16 +298,12 @@ def budget_of(*, corpus: bool) -> float:
 
 
 def profile_geometries(models: Sequence[str]) -> list[tuple[str, object]]:
-    """``(profile, page geometry)`` of each vision profile (default: the report's).
+    """``(profile, page geometry)`` of each vision profile.
 
     >>> [m for m, _ in profile_geometries(["gemini-3.8-flash"])]
     ['gemini-3.8-flash']
     """
     from snapshot.ladder.target import target_for
 
-    if not models:
-        from snapshot.report.run import DEFAULT_MODELS
-
-        models = DEFAULT_MODELS
     targets = [(m, target_for(m, fallback=True).geometry) for m in models]
     return [(m, g) for m, g in targets if g is not None]
