@@ -140,6 +140,5 @@ def test_the_results_block_labels_a_band_and_the_readers_as_proxies() -> None:
         "rows": [r.to_json() for r in rows],
     }
     block = results_block(payload)
-    assert "a band (the top 4 text rows" in block and "proxies for models" in block
-    assert "10.6 s reader CPU (measured" in block and "load 3.2" in block
-    assert "readability, band of 4 text rows" in block
+    assert "on a band (the top 4 text rows" in block and "proxies for models" in block
+    assert "Reader CPU 10.6 s (measured" in block and "load 3.2" in block

@@ -106,6 +106,11 @@ def _note(note: str) -> str:
     return note.split(":")[0]
 
 
+def _jitter_chars(by: Mapping[str, Any]) -> str:
+    """The characters read at +4 and -4 px, absolute."""
+    return ", ".join(f"{k} px {by[k].char_accuracy:.3f}" for k in ("+4", "-4") if k in by)
+
+
 def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
     """``model``'s readability in the results table: per whole-page reader, the characters
     of its sampled pages (or bands) relative to its control and absolute, with the 95 %
@@ -123,7 +128,7 @@ def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
     """
     from snapshot.legibility.page_readers import page_reader_names
     from snapshot.readability.scoring import wilson_interval
-    from snapshot.report.page_jitter import CONTROL, judge, native
+    from snapshot.report.page_jitter import CONTROL, judge, native, verdict
 
     mine = [r for r in rows if r.model == model and r.strategy == "snapshot"]
     pooled = {rd: by for rd, by in pooled_scores(mine, model).items() if "real" in by}
@@ -153,38 +158,50 @@ def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
         cell += marker("measured")
         if label != "qualified":
             cell += f" ({label})"
+        if verdict(by) == "unstable":  # its verdict flips at ±4 px: shown, never averaged
+            cell += f" (unstable at ±4 px: {_jitter_chars(by)})"
         cells.append(cell)
     return "; ".join(cells)
 
 
-def _readers_sentence(payload: Mapping[str, Any], band: int) -> str:
-    """What the whole-page readers read in the run, its reader CPU and load (or that none ran).
+def _readers_sentence(payload: Mapping[str, Any]) -> str:
+    """The readers' CPU and the load they ran at (or that none ran), after the first sentence.
 
-    >>> _readers_sentence({"page_readers": {}}, 0)
+    >>> _readers_sentence({"settings": {"page_readers": []}})
     ' No whole-page reader ran: their figures are under Readability.'
+    >>> _readers_sentence({"settings": {"page_readers": ["a"]}, "reader_cpu_s": 9.5, "load": 3.2})
+    ' Reader CPU 9.5 s (measured, process time; 1-minute load 3.2).'
     """
-    settings = payload.get("settings", {})
+    if not payload.get("settings", {}).get("page_readers"):
+        return " No whole-page reader ran: their figures are under Readability."
+    cpu = payload.get("reader_cpu_s")
+    if cpu is None:
+        return ""
+    return f" Reader CPU {cpu} s (measured, process time; 1-minute load {payload.get('load')})."
+
+
+def _readers_head(settings: Mapping[str, Any]) -> str:
+    """The readability column's head: the readers, what each read, and how it is shown.
+
+    >>> print(_readers_head({"page_readers": ["t"], "reader_band_rows": 4, "reader_conversations": 1}))
+    readability (t; OCR readers, proxies for models) on a band (the top 4 text rows, the rest blank) per profile of 1 seeded conversation and its control (DejaVu Sans Mono 16 px; judges at ≥ 0.93): characters of control, absolute [95 % interval]
+    """
     readers = settings.get("page_readers") or []
     if not readers:
-        return " No whole-page reader ran: their figures are under Readability."
-    what = f"a band (the top {band} text rows, the rest blank) of" if band else "one full page of"
+        return (
+            "readability, whole page: characters of the reader's control, absolute [95 % interval]"
+        )
+    band = int(settings.get("reader_band_rows", 0) or 0)
+    what = f"a band (the top {band} text rows, the rest blank)" if band else "one full page"
     n = int(settings.get("reader_conversations", 0) or 0)
     convs = "every conversation" if n == 0 else f"{n} seeded conversation{'s' * (n > 1)}"
+    jitter = ", ±4 px," if settings.get("reader_jitter") and not band else ""
     skipped = [x.replace("@", " on ") for x in settings.get("reader_skip", [])]
-    jitter = ", at ±4 px" if settings.get("reader_jitter") and not band else ""
-    cpu = payload.get("reader_cpu_s")
+    left = f"; over the budget: {', '.join(skipped)}" if skipped else ""
     return (
-        f" Readability: {', '.join(readers)} (OCR readers, proxies for models) read {what} "
-        f"each profile's pages of {convs} and its control (the same text in DejaVu Sans Mono "
-        f"16 px, same page and ink){jitter}"
-        + (f"; not read, over the budget: {', '.join(skipped)}" if skipped else "")
-        + (
-            f"; {cpu} s reader CPU (measured, process time, 1-minute load "
-            f"{payload.get('load')} at the end)"
-            if cpu is not None
-            else ""
-        )
-        + f". A reader judges where its control reaches {QUALIFY_BAR}."
+        f"readability ({', '.join(readers)}; OCR readers, proxies for models) on {what} per "
+        f"profile of {convs}{jitter} and its control (DejaVu Sans Mono 16 px; judges at "
+        f"≥ {QUALIFY_BAR}){left}: characters of control, absolute [95 % interval]"
     )
 
 
@@ -199,20 +216,17 @@ def results_block(payload: Mapping[str, Any]) -> str:
     budget = float(payload.get("settings", {}).get("budget_ratio", 0.3))
     size = payload.get("summary_size") or {}
     settings = payload.get("settings", {})
-    band = int(settings.get("reader_band_rows", 0) or 0)
-    unit = f"band of {band} text rows" if band else "whole page"
     lines = [
         BEGIN,
         _wrap(
             f"Generated from `reports/results.json` by "
             f"`{payload.get('command') or 'snapshot report'}`: {len(sources)} conversations, "
             f"{chars:,} characters as the benchmark reads them. Pooled ratios weigh "
-            "conversations by size; the median weighs each once." + _readers_sentence(payload, band)
+            "conversations by size; the median weighs each once." + _readers_sentence(payload)
         ),
         "",
         "| profile | snapshot alone: tokens kept, pooled / median [IQR] "
-        f"| readability, {unit}: characters of the reader's control, absolute [95 % interval] "
-        "(OCR reader, a proxy for a model) | round-trip check (not readability) "
+        f"| {_readers_head(settings)} | round-trip check (not readability) "
         "| dense layout (snapshot+dense): tokens kept, pooled / median "
         f"| ladder to a {100 * budget:.0f} % budget: tokens kept, pooled / median "
         "| budget met: free rungs / real summary / modelled summary / not met |",
