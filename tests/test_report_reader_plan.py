@@ -116,7 +116,7 @@ def test_the_readme_cell_names_each_reader_and_never_shows_a_zero_for_one_that_d
     cell = readability_cell([row], "m")
     assert "ppocrv5: not installed, skipped" in cell
     assert "tesseract-x2: not read: over the reader CPU budget" in cell
-    assert "ppocrv6-small: 1.960 of control, 0.980 absolute [0.969–0.987]" in cell
+    assert "ppocrv6-small: 1.960 / 0.980 [0.969–0.987] of 1,000 chars" in cell
     assert "unqualified (control 0.500 < 0.93)" in cell  # shown, labelled
     assert "0.000" not in cell
 
@@ -140,5 +140,5 @@ def test_the_results_block_labels_a_band_and_the_readers_as_proxies() -> None:
         "rows": [r.to_json() for r in rows],
     }
     block = results_block(payload)
-    assert "on a band (the top 4 text rows" in block and "proxies for models" in block
-    assert "Reader CPU 10.6 s (measured" in block and "load 3.2" in block
+    assert "Readers: a band (top 4 rows" in block and "proxies for models" in block
+    assert "reader CPU 10.6 s measured (load 3.2)" in " ".join(block.split())

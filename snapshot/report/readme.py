@@ -108,12 +108,12 @@ def _note(note: str) -> str:
 
 def _jitter_chars(by: Mapping[str, Any]) -> str:
     """The characters read at +4 and -4 px, absolute."""
-    return ", ".join(f"{k} px {by[k].char_accuracy:.3f}" for k in ("+4", "-4") if k in by)
+    return ", ".join(f"{k} {by[k].char_accuracy:.3f}" for k in ("+4", "-4") if k in by)
 
 
 def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
     """``model``'s readability in the results table: per whole-page reader, the characters
-    of its sampled pages (or bands) relative to its control and absolute, with the 95 %
+    of its sampled pages (or bands) relative to its control / absolute, with the 95 %
     Wilson interval of the absolute over the characters read, the reader named; a reader
     whose control is below the qualifying bar is labelled; one that did not read is named
     with why; ``""`` when no reader read a page of ``model``.
@@ -124,7 +124,7 @@ def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
     ...                                          "control": [1000, 20, 9, 9, "9x9"]}},
     ...     reader_notes={"ppocrv5": "not measured: not installed"})
     >>> print(readability_cell([r], "m"))
-    ppocrv5: not installed, skipped; tesseract-x2: 0.969 of control, 0.950 absolute [0.935–0.962] of 1,000 characters, needles 3/4ᵐ
+    ppocrv5: not installed, skipped; tesseract-x2: 0.969 / 0.950 [0.935–0.962] of 1,000 chars, needles 3/4ᵐ
     """
     from snapshot.legibility.page_readers import page_reader_names
     from snapshot.readability.scoring import wilson_interval
@@ -146,11 +146,10 @@ def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
             continue
         real = by["real"]
         lo, hi = wilson_interval(real.score.chars - real.score.char_errors, real.score.chars)
-        rel = f"{native(by).char_accuracy:.3f} of control, " if CONTROL in by else "no control, "
+        rel = f"{native(by).char_accuracy:.3f} / " if CONTROL in by else "no control / "
         label = judge(by)
         cell = (
-            f"{rd}: {rel}{real.char_accuracy:.3f} absolute [{lo:.3f}–{hi:.3f}] "
-            f"of {real.score.chars:,} characters"
+            f"{rd}: {rel}{real.char_accuracy:.3f} [{lo:.3f}–{hi:.3f}] of {real.score.chars:,} chars"
         )
         x = needles.get(rd)
         if x is not None and x.needles:
@@ -159,50 +158,47 @@ def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
         if label != "qualified":
             cell += f" ({label})"
         if verdict(by) == "unstable":  # its verdict flips at ±4 px: shown, never averaged
-            cell += f" (unstable at ±4 px: {_jitter_chars(by)})"
+            cell += f" (unstable: {_jitter_chars(by)})"
         cells.append(cell)
     return "; ".join(cells)
 
 
 def _readers_sentence(payload: Mapping[str, Any]) -> str:
-    """The readers' CPU and the load they ran at (or that none ran), after the first sentence.
+    """What the whole-page readers read, their CPU and the load (or that none ran).
 
     >>> _readers_sentence({"settings": {"page_readers": []}})
     ' No whole-page reader ran: their figures are under Readability.'
-    >>> _readers_sentence({"settings": {"page_readers": ["a"]}, "reader_cpu_s": 9.5, "load": 3.2})
-    ' Reader CPU 9.5 s (measured, process time; 1-minute load 3.2).'
+    >>> print(_readers_sentence({"settings": {"page_readers": ["t"], "reader_band_rows": 4,
+    ...     "reader_conversations": 1}, "reader_cpu_s": 9.5, "load": 3.2}))
+     Readers: a band (top 4 rows, the rest blank) per profile of 1 seeded conversation and its control (DejaVu Sans Mono 16 px; judging at ≥ 0.93), reader CPU 9.5 s measured (load 3.2).
     """
-    if not payload.get("settings", {}).get("page_readers"):
+    settings = payload.get("settings", {})
+    if not settings.get("page_readers"):
         return " No whole-page reader ran: their figures are under Readability."
+    band = int(settings.get("reader_band_rows", 0) or 0)
+    what = f"a band (top {band} rows, the rest blank)" if band else "one full page"
+    n = int(settings.get("reader_conversations", 0) or 0)
+    convs = "every conversation" if n == 0 else f"{n} seeded conversation{'s' * (n > 1)}"
+    jitter = " at ±4 px" if settings.get("reader_jitter") and not band else ""
+    skipped = [x.replace("@", " on ") for x in settings.get("reader_skip", [])]
+    left = f"; over the budget: {', '.join(skipped)}" if skipped else ""
     cpu = payload.get("reader_cpu_s")
-    if cpu is None:
-        return ""
-    return f" Reader CPU {cpu} s (measured, process time; 1-minute load {payload.get('load')})."
+    spent = f", reader CPU {cpu} s measured (load {payload.get('load')})" if cpu is not None else ""
+    return (
+        f" Readers: {what} per profile of {convs}{jitter} and its control (DejaVu Sans Mono "
+        f"16 px; judging at ≥ {QUALIFY_BAR}){left}{spent}."
+    )
 
 
 def _readers_head(settings: Mapping[str, Any]) -> str:
-    """The readability column's head: the readers, what each read, and how it is shown.
+    """The readability column's head: the readers and how their figures are shown.
 
-    >>> print(_readers_head({"page_readers": ["t"], "reader_band_rows": 4, "reader_conversations": 1}))
-    readability (t; OCR readers, proxies for models) on a band (the top 4 text rows, the rest blank) per profile of 1 seeded conversation and its control (DejaVu Sans Mono 16 px; judges at ≥ 0.93): characters of control, absolute [95 % interval]
+    >>> _readers_head({"page_readers": ["t"]})
+    'readability (t; OCR, proxies for models): of control / absolute [95 %]'
     """
     readers = settings.get("page_readers") or []
-    if not readers:
-        return (
-            "readability, whole page: characters of the reader's control, absolute [95 % interval]"
-        )
-    band = int(settings.get("reader_band_rows", 0) or 0)
-    what = f"a band (the top {band} text rows, the rest blank)" if band else "one full page"
-    n = int(settings.get("reader_conversations", 0) or 0)
-    convs = "every conversation" if n == 0 else f"{n} seeded conversation{'s' * (n > 1)}"
-    jitter = ", ±4 px," if settings.get("reader_jitter") and not band else ""
-    skipped = [x.replace("@", " on ") for x in settings.get("reader_skip", [])]
-    left = f"; over the budget: {', '.join(skipped)}" if skipped else ""
-    return (
-        f"readability ({', '.join(readers)}; OCR readers, proxies for models) on {what} per "
-        f"profile of {convs}{jitter} and its control (DejaVu Sans Mono 16 px; judges at "
-        f"≥ {QUALIFY_BAR}){left}: characters of control, absolute [95 % interval]"
-    )
+    names = f"{', '.join(readers)}; " if readers else ""
+    return f"readability ({names}OCR, proxies for models): of control / absolute [95 %]"
 
 
 def results_block(payload: Mapping[str, Any]) -> str:
@@ -270,8 +266,8 @@ def results_block(payload: Mapping[str, Any]) -> str:
         lines.append(
             _wrap(
                 f"{LEGEND} A budget met *with a modelled summary* rests on an assumed summary size, "
-                f"{how}; its recall is not measured. The round-trip check is the project's own "
-                "decoder reading its own pages (information survived rasterizing), not readability."
+                # the round-trip check's head says it is not readability; REPORT.md says what it is
+                f"{how}; its recall is not measured."
             )
         )
     else:
