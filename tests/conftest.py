@@ -7,6 +7,8 @@ import os
 import pytest
 
 os.environ.setdefault("SNAPSHOT_NO_PROGRESS", "1")
+# No test starts a heavy whole-page reader unless it asks (report.reader_plan.READERS_ENV).
+os.environ.setdefault("SNAPSHOT_PAGE_READERS", "none")
 
 
 @pytest.fixture(scope="session")

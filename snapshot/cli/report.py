@@ -141,26 +141,43 @@ def measurement_arguments(p: argparse.ArgumentParser) -> None:
     # Whole-page readers (issue 14).
     p.add_argument(
         "--page-readers",
-        default="",
+        default=None,
         metavar="NAMES",
-        help="whole-page readers, comma-separated, or 'all' (ppocrv6-small, ppocrv5, rapidocr-v4, "
-        "tesseract-x2); each reads a seeded sample of full pages; default none",
+        help="whole-page readers, comma-separated, 'all', or 'none' (ppocrv6-small, ppocrv5, "
+        "rapidocr-v4, tesseract-x2, easyocr-en); default: the fast ones (tesseract-x2, "
+        "ppocrv6-small) on a seeded sample: with the demo one band of 6 text rows per profile "
+        "(<= 15 s reader CPU, pairs past it skipped and named), with --corpus one full page per profile of one conversation, "
+        "each with its control; a reader not installed is named and skipped",
+    )
+    p.add_argument(
+        "--all-readers",
+        action="store_true",
+        help="the default sample read by every whole-page reader, the slow ones too "
+        "(--page-readers all)",
     )
     p.add_argument(
         "--reader-pages",
         type=at_least(1),
-        default=1,
+        default=None,
         metavar="N",
         help="full pages per conversation and profile the whole-page readers read (default 1)",
     )
     p.add_argument(
+        "--reader-band",
+        type=at_least(0),
+        default=None,
+        metavar="ROWS",
+        help="the readers read only the top ROWS text rows of each sampled page, a band "
+        "(default: 6 with the demo, 0 = the whole page with --corpus or your sessions)",
+    )
+    p.add_argument(
         "--reader-conversations",
         type=at_least(0),
-        default=0,
+        default=None,
         metavar="N",
         help="the whole-page readers read a seeded sample of N conversations (of at least "
         "100,000 characters where there are enough), every profile the same ones; "
-        "default 0: every conversation",
+        "0: every conversation (default 1)",
     )
     p.add_argument(
         "--no-reader-jitter",
@@ -336,19 +353,26 @@ def _run_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
     from snapshot.report.matrix import Settings
     from snapshot.report.options import ReportOptions
+    from snapshot.report.reader_plan import reader_settings
+    from snapshot.report.run import DEFAULT_MODELS
 
-    settings = Settings(
-        priced_on=args.date or "",
-        tier=args.tier,
-        ocr_rows=args.ocr_rows,
-        budget_ratio=args.budget_ratio,
-        page_readers=tuple(args.page_readers.split(",")),
-        reader_pages=args.reader_pages,
-        reader_conversations=args.reader_conversations,
-        reader_jitter=not args.no_reader_jitter,
-        reader_resample=not args.no_reader_resample,
-        page_needles_per_class=args.page_needles_per_class,
-        profiles_file=args.profile,
+    settings = reader_settings(
+        Settings(
+            priced_on=args.date or "",
+            tier=args.tier,
+            ocr_rows=args.ocr_rows,
+            budget_ratio=args.budget_ratio,
+            page_needles_per_class=args.page_needles_per_class,
+            profiles_file=args.profile,
+        ),
+        readers="all" if args.all_readers and args.page_readers is None else args.page_readers,
+        corpus=args.corpus is not None or bool(args.paths) or bool(args.discover),
+        models=tuple(args.models or DEFAULT_MODELS),
+        pages=args.reader_pages,
+        band_rows=args.reader_band,
+        conversations=args.reader_conversations,
+        jitter=False if args.no_reader_jitter else None,
+        resample=False if args.no_reader_resample else None,
     )
     options = ReportOptions(
         corpus=args.corpus,

@@ -231,12 +231,14 @@ def page_battery(
     seed: int | str,
     pages: int,
     per_class: int = 3,
+    keep_empty: bool = False,
 ) -> list[tuple[int, list[Needle]]]:
     """A seeded sample of ``pages`` pages and, on each, a needle sample of its own text.
 
     ``eligible`` restricts the pages that may be drawn (the report passes the
     full ones). Returns ``(page index, needles)`` in page order, pages without
-    any needle left out. The needles of one page are
+    any needle left out (kept, with no needles, with ``keep_empty``: their text is still
+    read for readability). The needles of one page are
     :func:`sample_needles` of that page's text, seeded by ``seed`` and the
     page index, so every reader is asked about the same spans.
 
@@ -250,6 +252,6 @@ def page_battery(
     out: list[tuple[int, list[Needle]]] = []
     for i in chosen:
         needles = sample_needles(page_texts[i], seed=f"{seed}:{i}", per_class=per_class)
-        if needles:
+        if needles or keep_empty:
             out.append((i, needles))
     return out

@@ -417,6 +417,8 @@ def report_command(
         readers = parse_reader_names(spec)
     chosen = replace(opts.settings, page_readers=readers)
     models = tuple(opts.models or DEFAULT_MODELS)
+    if readers:
+        say(reader_plan_line(chosen, models))
     check_tier(models, chosen.tier, chosen.priced_on, chosen.profiles_file)
     return make_report(
         corpus,
@@ -436,4 +438,24 @@ def report_command(
         engine=opts.engine,
         scheduler=opts.scheduler,
         cache=opts.cache,
+    )
+
+
+def reader_plan_line(settings: Settings, models: Sequence[str]) -> str:
+    """What the whole-page readers will read, and its reader CPU estimated by construction
+    (:meth:`~snapshot.report.reader_plan.ReaderPlan.cpu_estimate`).
+
+    >>> from snapshot.report.matrix import Settings
+    >>> s = Settings(page_readers=("tesseract-x2",), reader_band_rows=6, reader_conversations=1,
+    ...              reader_jitter=False, reader_resample=False)
+    >>> print(reader_plan_line(s, ["gemini-3.8-flash"]))  # doctest: +ELLIPSIS
+    readers: tesseract-x2 read 1 band of 6 text rows ... about 4 s reader CPU (estimated ...)
+    """
+    from snapshot.report.reader_plan import plan_of, profile_geometries
+
+    plan = plan_of(settings)
+    cpu = plan.cpu_estimate(profile_geometries(models))
+    return (
+        f"readers: {plan.describe()}; about {cpu:.0f} s reader CPU "
+        "(estimated from measured per-page costs; a reader not installed is named and skipped)"
     )

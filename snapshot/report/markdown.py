@@ -37,13 +37,16 @@ def _ci(x: ReaderRecall | None) -> str:
 
 
 def _strategy_table(
-    aggs: Sequence[Aggregate], readers: Sequence[ReaderRecall], context: dict[str, str]
+    aggs: Sequence[Aggregate],
+    readers: Sequence[ReaderRecall],
+    context: dict[str, str],
+    unit: str = "whole page",
 ) -> list[str]:
     names = list(dict.fromkeys(x.reader for x in readers if x.source == "whole page"))
     cell = {(x.model, x.strategy, x.reader): x for x in readers}
-    head = "".join(f" {n}, whole page |" for n in names)
+    head = "".join(f" {n}, {unit} |" for n in names)
     if names:  # what the whole-page figures were measured on, beside them
-        head += " whole-page figures measured on |"
+        head += f" {unit.replace(' ', '-')} figures measured on |"
     lines = [
         "| model | strategy | conversations | tokens after / before, pooled | per conversation: median [IQR] | recall (text) |"
         + head
@@ -311,7 +314,9 @@ def write(
         "each conversation once. Summary and ladder rows are split by population (free rungs alone, "
         "a real summary, a modelled one), so every figure of a row is over the same conversations.",
         "",
-        *_strategy_table(aggs, readers, context),
+        *_strategy_table(
+            aggs, readers, context, "band" if result.settings.reader_band_rows else "whole page"
+        ),
         "",
         *_elide_line(result),
     ]
@@ -488,14 +493,14 @@ def _sampled_rows(result: RunResult) -> list[Any]:
     """The rows whose pages the whole-page readers read (their first strategy's)."""
     st = result.settings
     first = st.reader_strategies[0] if st.reader_strategies else "snapshot"
-    return [r for r in result.rows if r.strategy == first and r.page_needles]
+    return [r for r in result.rows if r.strategy == first and (r.page_needles or r.reader_pages)]
 
 
 def _pages_context(result: RunResult, own_sessions: bool) -> dict[str, str]:
     """Per profile: text, real page size and ±4 px verdicts, weakest reader, ×0.9."""
     from snapshot.report.readability import pages_context, pages_text
 
-    text = pages_text(result.corpus, own_sessions)
+    text = pages_text(result.corpus, own_sessions, result.settings.reader_band_rows)
     sampled = _sampled_rows(result)
     found = {m: pages_context(sampled, m, text) for m in result.models}
     return {m: c for m, c in found.items() if c}

@@ -93,6 +93,11 @@ class Settings:
     # the strategies whose pages they read.
     page_readers: tuple[str, ...] = ()
     reader_pages: int = 1
+    # > 0: the readers read a band, the top N text rows of each sampled full page at its
+    # real width (report.reader_plan: the quick start's), not the whole page.
+    reader_band_rows: int = 0
+    # "reader@profile" pairs the default plan leaves unread to stay inside its CPU budget
+    reader_skip: tuple[str, ...] = ()
     page_needles_per_class: int = 3
     reader_strategies: tuple[str, ...] = ("snapshot", "snapshot+factsheet")
     # How many conversations the readers read (0: every one), and the seeded
@@ -155,6 +160,8 @@ class MatrixRow:
     reader_found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
     # ... each reader's page-text score at the real page and ±4 px (report.page_jitter)
     reader_page_scores: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
+    # ... the readers' CPU seconds on this row's pages and controls (process time, measured)
+    reader_cpu_s: float = 0.0
     summary_source: str | None = None
     rungs: str = ""
     note: str = ""
@@ -372,6 +379,13 @@ class _Run:
         )
 
     def whole_page(self, conv: Conversation, pages: Sequence[Page]) -> WholePageRecall:
+        eligible = None
+        rows = self.settings.reader_band_rows
+        if rows:  # full bands of any page (report.reader_plan)
+            from snapshot.report.readability import band_full, band_page
+
+            pages = [band_page(p, rows) for p in pages]
+            eligible = [i for i, p in enumerate(pages) if band_full(p, rows)]
         return whole_page_recall(
             conv,
             pages,
@@ -381,6 +395,12 @@ class _Run:
             per_class=self.settings.page_needles_per_class,
             jitter=self.settings.reader_jitter,
             resample=self.settings.reader_resample,
+            eligible=eligible,
+            skip={
+                x.split("@", 1)[0]: "not read: over the run's reader CPU budget"
+                for x in self.settings.reader_skip
+                if x.split("@", 1)[1] == self.target.model
+            },
         )
 
     def summary_usd(self, summary: Summary | None) -> float | None:
@@ -416,6 +436,7 @@ def _sheet_row(run: _Run, name: str, res: StrategyResult, seconds: float) -> Mat
             "reader_notes": w.notes,
             "reader_found_or_text": w.found_or_text,
             "reader_page_scores": w.scores,
+            "reader_cpu_s": round(w.cpu_s, 2),
         }
     return run.tokens_row(
         name,

@@ -22,8 +22,9 @@ Pages are decoded once per distinct PNG: identical source gives identical pages.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -67,6 +68,8 @@ class ReadCache:
     page_cache: dict[tuple[str, str], str] = field(default_factory=dict)
     # reader name -> why it gave no reading (not installed, model missing, ...)
     unavailable: dict[str, str] = field(default_factory=dict)
+    # CPU seconds (process time, every thread) the whole-page readers spent reading
+    cpu_s: float = 0.0
 
     def round_trip(self, page: Page) -> str:
         key = _digest(page)
@@ -105,9 +108,24 @@ class ReadCache:
         if text is None:
             from snapshot.legibility.page_readers import load_page_reader
 
-            text = load_page_reader(reader).read_page(page_pixels(page, delta, scale))
+            loaded = load_page_reader(reader)  # loading a model is not reading: not counted
+            pixels = page_pixels(page, delta, scale)
+            t0 = cpu_seconds()
+            text = loaded.read_page(pixels)
+            self.cpu_s += cpu_seconds() - t0
             self.page_cache[key] = text
         return text
+
+
+def cpu_seconds() -> float:
+    """This process's CPU seconds, every thread, and its finished children's (Tesseract
+    runs as a child process).
+
+    >>> cpu_seconds() > 0
+    True
+    """
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 def _scaled(scale: float) -> str:
@@ -234,6 +252,48 @@ def reader_sample(
     return tuple(sorted(c for c, _ in sorted(candidates, key=rank)[:n]))
 
 
+def band_page(page: Page, rows: int) -> Page:
+    """``page`` with only its top ``rows`` text rows drawn (its header kept), the rest
+    blank paper: a *band*, what the quick start's readers read
+    (:mod:`snapshot.report.reader_plan`). The page keeps its real size, so a reader's
+    detector scales it exactly as it scales the whole page (PP-OCR raises a short side
+    below 736 px: a cut strip would be read several times enlarged), and the text a band
+    holds is read at the page's own scale.
+
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
+    >>> page = render("x" * 200, Geometry(load_font("snap5x8"), 20, 11))[0]
+    >>> band = band_page(page, 3)
+    >>> band.rows == page.rows[:3], band.size == page.size
+    (True, True)
+    >>> len(band.text)
+    60
+    """
+    from snapshot.rendering.page import Page
+
+    g = page.geometry
+    first = (1 if g.header else 0) + rows
+    if first >= g.rows:
+        return page
+    grid = page.grid.copy()
+    grid[first:] = 0  # the space glyph: paper
+    text = "".join(page.rows[:rows])
+    return Page(page.number, page.total, g, text, grid=grid, header=page.header)
+
+
+def band_full(band: Page, rows: int) -> bool:
+    """Whether a band's ``rows`` text rows are at least 90 % filled (a full band).
+
+    >>> from snapshot.rendering.geometry import Geometry
+    >>> from snapshot.rendering.glyphs import load_font
+    >>> from snapshot.rendering.page import render
+    >>> band_full(band_page(render("x" * 200, Geometry(load_font("snap5x8"), 20, 11))[0], 3), 3)
+    True
+    """
+    return len(band.text) >= FULL_PAGE * band.geometry.cols * rows
+
+
 def full_pages(pages: Sequence[Page]) -> list[int]:
     """Indices of the pages whose text fills at least 90 % of their cells.
 
@@ -266,6 +326,7 @@ class WholePageRecall:
     notes: dict[str, str]
     found_or_text: dict[str, dict[str, int]] = field(default_factory=dict)
     scores: dict[str, dict[str, list[int | str]]] = field(default_factory=dict)
+    cpu_s: float = 0.0  # the readers' CPU seconds on these pages (process time, measured)
 
     @property
     def needles(self) -> int:
@@ -289,6 +350,8 @@ def whole_page_recall(
     per_class: int,
     jitter: bool = False,
     resample: bool = False,
+    eligible: Sequence[int] | None = None,
+    skip: Mapping[str, str] | None = None,
 ) -> WholePageRecall:
     """Read a seeded sample of full pages with every whole-page reader; count needles.
 
@@ -305,14 +368,17 @@ def whole_page_recall(
     A needle is found when it occurs, whitespace ignored (so a needle the page
     wraps across rows counts), in the reader's text of its page; separately,
     when it occurs there or in what stayed text. A reader that cannot load, or fails on one of the pages,
-    gets a note and no counts for this row: never a zero.
+    gets a note and no counts for this row: never a zero. ``eligible``: the pages a sample
+    may draw (default :func:`full_pages`; bands pass those of the pages they were cut from).
+    ``skip``: readers left unread here, each with the note that says why.
     """
     battery = page_battery(
         [p.text for p in pages],
-        eligible=full_pages(pages),
+        eligible=full_pages(pages) if eligible is None else list(eligible),
         seed=seed,
         pages=sample_pages,
         per_class=per_class,
+        keep_empty=True,  # a page with no needle is still read for its characters
     )
     needles = [n for _i, ns in battery for n in ns]
     asked = dict.fromkeys(CLASSES, 0)
@@ -339,11 +405,15 @@ def whole_page_recall(
         score,
     )
 
+    cpu0 = reader.cpu_s
     counts: dict[str, dict[str, int]] = {}
     either: dict[str, dict[str, int]] = {}
     scores: dict[str, dict[str, list[int | str]]] = {}
     sizes = SIZES if jitter else SIZES[:1]
     for name in reader.page_readers:
+        if skip and name in skip:
+            notes[name] = skip[name]
+            continue
         if name in reader.unavailable:
             notes[name] = reader.unavailable[name]
             continue
@@ -386,22 +456,36 @@ def whole_page_recall(
         either[name] = _by_class(needles, [h or t for h, t in zip(hits, in_text, strict=True)])
         scores[name] = {label: sc.as_list() for label, sc in pooled.items()}
     return WholePageRecall(
-        len(battery), asked, _by_class(needles, in_text), counts, notes, either, scores
+        len(battery),
+        asked,
+        _by_class(needles, in_text),
+        counts,
+        notes,
+        either,
+        scores,
+        reader.cpu_s - cpu0,
     )
 
 
 # ---------------------------------------------------------------------------- what a figure rests on
 
 
-def pages_text(corpus: str | None, own_sessions: bool) -> str:
-    """Which text the whole-page readers read in a run: the run's own compaction pages.
+def pages_text(corpus: str | None, own_sessions: bool, band_rows: int = 0) -> str:
+    """Which text the whole-page readers read in a run: the run's own compaction pages
+    (with ``band_rows``, a band of each: :func:`band_page`).
 
     >>> pages_text("/c/benchmark.manifest.json", False), pages_text(None, True)
     ('corpus pages of this run', 'pages of your sessions in this run')
+    >>> pages_text(None, False, 4)
+    'a band (the top 4 text rows, the rest blank) of demo transcript pages of this run'
     """
     if own_sessions:
-        return "pages of your sessions in this run"
-    return "corpus pages of this run" if corpus else "demo transcript pages of this run"
+        text = "pages of your sessions in this run"
+    else:
+        text = "corpus pages of this run" if corpus else "demo transcript pages of this run"
+    if band_rows:
+        return f"a band (the top {band_rows} text rows, the rest blank) of {text}"
+    return text
 
 
 def pages_context(rows: Sequence[object], model: str, text: str) -> str:

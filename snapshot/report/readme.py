@@ -38,7 +38,8 @@ from typing import Any
 from snapshot.errors import InputError
 from snapshot.legibility.controls import QUALIFY_BAR
 from snapshot.report.matrix import MatrixRow
-from snapshot.report.needle_recall import ReaderRecall, reader_recall
+from snapshot.report.needle_recall import reader_recall
+from snapshot.report.page_jitter import pooled_scores
 from snapshot.report.provenance import LEGEND, marker
 from snapshot.report.ranges import range_sentences
 from snapshot.report.tables import aggregate, budget_met
@@ -96,10 +97,108 @@ def _pct(v: float) -> str:
     return f"{100 * v:.1f} %"
 
 
-def _recall_cell(x: ReaderRecall) -> str:
-    lo, hi = x.interval
-    share = 100 * (x.share or 0)
-    return f"{x.reader}: {share:.1f} % [{100 * lo:.1f}–{100 * hi:.1f}] of {x.needles}ᵐ"
+def _note(note: str) -> str:
+    """A reader's note, cut to what a table cell needs."""
+    if "budget" in note:
+        return "not read: over the reader CPU budget"
+    if note.startswith("not measured"):
+        return "not installed, skipped"
+    return note.split(":")[0]
+
+
+def _jitter_chars(by: Mapping[str, Any]) -> str:
+    """The characters read at +4 and -4 px, absolute."""
+    return ", ".join(f"{k} {by[k].char_accuracy:.3f}" for k in ("+4", "-4") if k in by)
+
+
+def readability_cell(rows: Sequence[MatrixRow], model: str) -> str:
+    """``model``'s readability in the results table: per whole-page reader, the characters
+    of its sampled pages (or bands) relative to its control / absolute, with the 95 %
+    Wilson interval of the absolute over the characters read, the reader named; a reader
+    whose control is below the qualifying bar is labelled; one that did not read is named
+    with why; ``""`` when no reader read a page of ``model``.
+
+    >>> r = MatrixRow("s", "c", "m", "snapshot", 10, 5, 0.0, 0, pages=3, reader_pages=1,
+    ...     page_needles={"hex": 4}, reader_found={"tesseract-x2": {"hex": 3}},
+    ...     reader_page_scores={"tesseract-x2": {"real": [1000, 50, 9, 9, "9x9"],
+    ...                                          "control": [1000, 20, 9, 9, "9x9"]}},
+    ...     reader_notes={"ppocrv5": "not measured: not installed"})
+    >>> print(readability_cell([r], "m"))
+    ppocrv5: not installed, skipped; tesseract-x2: 0.969 / 0.950 [0.935–0.962] of 1,000 chars, needles 3/4ᵐ
+    """
+    from snapshot.legibility.page_readers import page_reader_names
+    from snapshot.readability.scoring import wilson_interval
+    from snapshot.report.page_jitter import CONTROL, judge, native, verdict
+
+    mine = [r for r in rows if r.model == model and r.strategy == "snapshot"]
+    pooled = {rd: by for rd, by in pooled_scores(mine, model).items() if "real" in by}
+    needles = {x.reader: x for x in reader_recall(mine) if x.strategy == "snapshot"}
+    notes: dict[str, str] = {}
+    for r in mine:
+        for rd, note in r.reader_notes.items():
+            notes.setdefault(rd, _note(note))
+    cells: list[str] = []
+    for rd in (*page_reader_names(), *sorted(set(pooled) - set(page_reader_names()))):
+        by = pooled.get(rd)
+        if by is None:
+            if rd in notes:
+                cells.append(f"{rd}: {notes[rd]}")
+            continue
+        real = by["real"]
+        lo, hi = wilson_interval(real.score.chars - real.score.char_errors, real.score.chars)
+        rel = f"{native(by).char_accuracy:.3f} / " if CONTROL in by else "no control / "
+        label = judge(by)
+        cell = (
+            f"{rd}: {rel}{real.char_accuracy:.3f} [{lo:.3f}–{hi:.3f}] of {real.score.chars:,} chars"
+        )
+        x = needles.get(rd)
+        if x is not None and x.needles:
+            cell += f", needles {x.found}/{x.needles}"
+        cell += marker("measured")
+        if label != "qualified":
+            cell += f" ({label})"
+        if verdict(by) == "unstable":  # its verdict flips at ±4 px: shown, never averaged
+            cell += f" (unstable: {_jitter_chars(by)})"
+        cells.append(cell)
+    return "; ".join(cells)
+
+
+def _readers_sentence(payload: Mapping[str, Any]) -> str:
+    """What the whole-page readers read, their CPU and the load (or that none ran).
+
+    >>> _readers_sentence({"settings": {"page_readers": []}})
+    ' No whole-page reader ran: their figures are under Readability.'
+    >>> print(_readers_sentence({"settings": {"page_readers": ["t"], "reader_band_rows": 4,
+    ...     "reader_conversations": 1}, "reader_cpu_s": 9.5, "load": 3.2}))
+     Readers: a band (top 4 rows, the rest blank) per profile of 1 seeded conversation and its control (DejaVu Sans Mono 16 px; judging at ≥ 0.93), reader CPU 9.5 s measured (load 3.2).
+    """
+    settings = payload.get("settings", {})
+    if not settings.get("page_readers"):
+        return " No whole-page reader ran: their figures are under Readability."
+    band = int(settings.get("reader_band_rows", 0) or 0)
+    what = f"a band (top {band} rows, the rest blank)" if band else "one full page"
+    n = int(settings.get("reader_conversations", 0) or 0)
+    convs = "every conversation" if n == 0 else f"{n} seeded conversation{'s' * (n > 1)}"
+    jitter = " at ±4 px" if settings.get("reader_jitter") and not band else ""
+    skipped = [x.replace("@", " on ") for x in settings.get("reader_skip", [])]
+    left = f"; over the budget: {', '.join(skipped)}" if skipped else ""
+    cpu = payload.get("reader_cpu_s")
+    spent = f", reader CPU {cpu} s measured (load {payload.get('load')})" if cpu is not None else ""
+    return (
+        f" Readers: {what} per profile of {convs}{jitter} and its control (DejaVu Sans Mono "
+        f"16 px; judging at ≥ {QUALIFY_BAR}){left}{spent}."
+    )
+
+
+def _readers_head(settings: Mapping[str, Any]) -> str:
+    """The readability column's head: the readers and how their figures are shown.
+
+    >>> _readers_head({"page_readers": ["t"]})
+    'readability (t; OCR, proxies for models): of control / absolute [95 %]'
+    """
+    readers = settings.get("page_readers") or []
+    names = f"{', '.join(readers)}; " if readers else ""
+    return f"readability ({names}OCR, proxies for models): of control / absolute [95 %]"
 
 
 def results_block(payload: Mapping[str, Any]) -> str:
@@ -112,26 +211,18 @@ def results_block(payload: Mapping[str, Any]) -> str:
     chars = sum(int(s.get("chars", 0)) for s in sources)
     budget = float(payload.get("settings", {}).get("budget_ratio", 0.3))
     size = payload.get("summary_size") or {}
-    recall: dict[tuple[str, str], list[ReaderRecall]] = {}
-    for x in reader_recall(rows):
-        if x.source == "whole page":
-            recall.setdefault((x.model, x.strategy), []).append(x)
+    settings = payload.get("settings", {})
     lines = [
         BEGIN,
         _wrap(
             f"Generated from `reports/results.json` by "
             f"`{payload.get('command') or 'snapshot report'}`: {len(sources)} conversations, "
             f"{chars:,} characters as the benchmark reads them. Pooled ratios weigh "
-            "conversations by size; the median weighs each once."
-            + (
-                ""
-                if payload.get("page_readers")
-                else " No whole-page reader ran: their figures are under Readability."
-            )
+            "conversations by size; the median weighs each once." + _readers_sentence(payload)
         ),
         "",
         "| profile | snapshot alone: tokens kept, pooled / median [IQR] "
-        "| needle recall, whole page (95 % interval, needles) | round-trip check (not readability) "
+        f"| {_readers_head(settings)} | round-trip check (not readability) "
         "| dense layout (snapshot+dense): tokens kept, pooled / median "
         f"| ladder to a {100 * budget:.0f} % budget: tokens kept, pooled / median "
         "| budget met: free rungs / real summary / modelled summary / not met |",
@@ -144,7 +235,7 @@ def results_block(payload: Mapping[str, Any]) -> str:
         if snap is None or lad is None or b is None:
             continue
         rt = "n/m" if snap.round_trip_check is None else f"{100 * snap.round_trip_check:.0f} %"
-        seen = "; ".join(_recall_cell(x) for x in recall.get((model, "snapshot"), []) if x.needles)
+        seen = readability_cell(rows, model)
         dense = aggs.get((model, "snapshot+dense"))
         dense_cell = (
             f"{_pct(dense.ratio)} / {_pct(dense.ratio_median)}{marker(dense.provenance)}"
@@ -175,8 +266,8 @@ def results_block(payload: Mapping[str, Any]) -> str:
         lines.append(
             _wrap(
                 f"{LEGEND} A budget met *with a modelled summary* rests on an assumed summary size, "
-                f"{how}; its recall is not measured. The round-trip check is the project's own "
-                "decoder reading its own pages (information survived rasterizing), not readability."
+                # the round-trip check's head says it is not readability; REPORT.md says what it is
+                f"{how}; its recall is not measured."
             )
         )
     else:

@@ -360,7 +360,8 @@ def run(
         from snapshot.report.eta import RunProgress
 
         bar = RunProgress(
-            [_size_hint(j) for j in ordered], [hits.get(j) is not None for j in ordered]
+            [_eta_weight(j, settings, models) for j in ordered],
+            [hits.get(j) is not None for j in ordered],
         )
         try:
             if workers == 1 and todo:
@@ -455,11 +456,24 @@ def _reads_pages(job: Job, settings: Settings) -> bool:
     return bool(settings.page_readers) and settings.reads_pages_of(_job_id(job))
 
 
+def _eta_weight(job: Job, settings: Settings, models: Sequence[str]) -> int:
+    """A job's weight in the ETA: its characters, and for a conversation the whole-page
+    readers read, their estimated CPU seconds at :data:`~snapshot.report.reader_plan.
+    ETA_CHARS_PER_S` (so the bar does not stall at 99 % while they read)."""
+    size = _size_hint(job)
+    if not _reads_pages(job, settings):
+        return size
+    from snapshot.report.reader_plan import ETA_CHARS_PER_S, plan_of, profile_geometries
+
+    one = replace(plan_of(settings), conversations=1)
+    return size + round(one.cpu_estimate(profile_geometries(models)) * ETA_CHARS_PER_S)
+
+
 def _size_hint(job: Job) -> int:
     if job.corpus == GIVEN:
         return int(_STATE["given"][job.index].chars)
     if job.corpus is None:
-        return 0
+        return sum(m.chars() for m in demo_sources()[job.index].conversation.path())
     entry = read_manifest(Path(job.corpus))[job.index]
     return int(entry.get("chars", 0))
 
@@ -520,6 +534,9 @@ def save_json(result: RunResult, path: Path, *, probes: Sequence[Any] = ()) -> N
         "engine": result.engine,
         "crop_reader_given_rows": result.ocr_reader,
         "page_readers": result.page_readers,
+        # the readers' CPU (process time, measured) and the machine's 1-minute load at the end
+        "reader_cpu_s": round(sum(r.reader_cpu_s for r in result.rows), 1),
+        "load": round(os.getloadavg()[0], 2),
         "needle_recall": [x.to_json() for x in reader_recall(result.rows, with_text=True)]
         + [x.to_json() for x in probes],
         "errors": result.errors,
