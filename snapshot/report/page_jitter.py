@@ -196,11 +196,27 @@ def score(expected: str, read: str, size: tuple[int, int]) -> SizeScore:
     return SizeScore(tally, f"{size[0]}x{size[1]}")
 
 
-def passes(s: Reading, goal: Goal | None = None) -> bool:
-    """The native verdict against ``goal`` (default: :class:`~snapshot.readability.goal.Goal`)."""
+def goal_of(by_size: Mapping[str, SizeScore], goal: Goal | None = None) -> Goal:
+    """``goal`` if given, else the bar of what :func:`native` returns: relative to the
+    control where one was read (``Goal.relative()``), absolute otherwise (``Goal()``).
+
+    >>> ok = SizeScore.from_list([100, 1, 10, 10, ""])
+    >>> goal_of({"real": ok, CONTROL: ok}).char_accuracy, goal_of({"real": ok}).char_accuracy
+    (0.95, 0.97)
+    """
     from snapshot.readability.goal import Goal
 
-    g = goal or Goal.relative()
+    if goal is not None:
+        return goal
+    return Goal.relative() if CONTROL in by_size else Goal()
+
+
+def passes(s: Reading, goal: Goal | None = None) -> bool:
+    """The native verdict against ``goal`` (default: the absolute
+    :class:`~snapshot.readability.goal.Goal`)."""
+    from snapshot.readability.goal import Goal
+
+    g = goal or Goal()
     return s.char_accuracy >= g.char_accuracy and s.hard_token_accuracy >= g.hard_tokens
 
 
@@ -217,7 +233,8 @@ def verdict(by_size: Mapping[str, SizeScore], goal: Goal | None = None) -> str:
     sized = [native(by_size, label) for label in by_size if label in _SIZE_LABELS]
     if len(sized) < 2:
         return "one size"
-    return "stable" if len({passes(s, goal) for s in sized}) == 1 else "unstable"
+    g = goal_of(by_size, goal)
+    return "stable" if len({passes(s, g) for s in sized}) == 1 else "unstable"
 
 
 _SIZE_LABELS = frozenset(label for label, _ in SIZES)
@@ -259,9 +276,6 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
     >>> profile_verdict({"a": {"real": ok}})
     'not readable: ×0.9 not read: a; ±4 px not read'
     """
-    from snapshot.readability.goal import Goal
-
-    g = goal or Goal.relative()
     read = {rd: s for rd, s in sorted(pooled.items()) if "real" in s}
     real = {rd: s for rd, s in read.items() if decides(s)}
     unqualified = [rd for rd in read if rd not in real]
@@ -269,21 +283,23 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
         return "not measured"
     if not real:
         return f"not readable: no qualified reader (unqualified: {', '.join(unqualified)})"
-    below = [rd for rd, s in real.items() if not passes(native(s), g)]
+    below = [rd for rd, s in real.items() if not passes(native(s), goal_of(s, goal))]
     passing = [rd for rd in real if rd not in below]
     no_res = [rd for rd in passing if RESAMPLED not in real[rd]]
     res_low = [
         rd
         for rd in passing
-        if RESAMPLED in real[rd] and real[rd][RESAMPLED].char_accuracy < g.resampled_char_accuracy
+        if RESAMPLED in real[rd]
+        and real[rd][RESAMPLED].char_accuracy < goal_of(real[rd], goal).resampled_char_accuracy
     ]
-    unstable = [rd for rd, s in real.items() if verdict(s, g) == "unstable"]
-    jittered = any(verdict(s, g) != "one size" for s in real.values())
+    unstable = [rd for rd, s in real.items() if verdict(s, goal) == "unstable"]
+    jittered = any(verdict(s, goal) != "one size" for s in real.values())
     gaps = []
     if below:
         gaps.append(f"below the bar natively: {', '.join(below)}")
     if res_low:
-        gaps.append(f"×0.9 below {g.resampled_char_accuracy:.2f} characters: {', '.join(res_low)}")
+        bar = goal_of({}, goal).resampled_char_accuracy  # one resample bar, control or not
+        gaps.append(f"×0.9 below {bar:.2f} characters: {', '.join(res_low)}")
     if no_res:
         gaps.append(f"×0.9 not read: {', '.join(no_res)}")
     if unstable:
