@@ -485,7 +485,9 @@ def unmeasured(
     passing = {
         (p.layout.key, p.reader_name, p.text)
         for p in points
-        if p.scale == 1.0 and (j := controls.judge(p)).qualified and Goal.relative().passes(j.reading, None)
+        if p.scale == 1.0
+        and (j := controls.judge(p)).qualified
+        and Goal.relative().passes(j.reading, None)
     }
     out = []
     for pp in pages:
