@@ -14,7 +14,7 @@ from snapshot.errors import InputError
 from snapshot.report.run import Job, run, save_json
 
 MODELS = ("claude-sonnet-4-5", "gemini-3-pro-preview")
-RUN_METADATA = ("seconds", "workers", "engine")
+RUN_METADATA = ("seconds", "workers", "engine", "load", "reader_cpu_s")
 
 
 def _results(tmp_path: Path, name: str, **kw) -> dict:  # type: ignore[no-untyped-def, type-arg]

@@ -352,22 +352,18 @@ def cmd_report_mine(args: argparse.Namespace) -> int:
 def _run_report(args: argparse.Namespace) -> int:
     from snapshot.report.main import report_command
     from snapshot.report.matrix import Settings
-    from snapshot.report.options import ReportOptions
-    from snapshot.report.reader_plan import reader_settings
-    from snapshot.report.run import DEFAULT_MODELS
+    from snapshot.report.options import ReaderRequest, ReportOptions
 
-    settings = reader_settings(
-        Settings(
-            priced_on=args.date or "",
-            tier=args.tier,
-            ocr_rows=args.ocr_rows,
-            budget_ratio=args.budget_ratio,
-            page_needles_per_class=args.page_needles_per_class,
-            profiles_file=args.profile,
-        ),
+    settings = Settings(
+        priced_on=args.date or "",
+        tier=args.tier,
+        ocr_rows=args.ocr_rows,
+        budget_ratio=args.budget_ratio,
+        page_needles_per_class=args.page_needles_per_class,
+        profiles_file=args.profile,
+    )
+    readers = ReaderRequest(
         readers="all" if args.all_readers and args.page_readers is None else args.page_readers,
-        corpus=args.corpus is not None or bool(args.paths) or bool(args.discover),
-        models=tuple(args.models or DEFAULT_MODELS),
         pages=args.reader_pages,
         band_rows=args.reader_band,
         conversations=args.reader_conversations,
@@ -390,6 +386,7 @@ def _run_report(args: argparse.Namespace) -> int:
         cache=args.cache,
         readme=args.readme,
         command=command_line(args),
+        readers=readers,
     )
     files = report_command(args.out, options, say=lambda line: print(line, file=sys.stderr))
     if args.readme is not None:

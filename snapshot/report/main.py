@@ -409,13 +409,29 @@ def report_command(
     if probes is not None and not probes.is_dir():
         raise InputError(f"--probes {probes}: no such folder of probe records")
     found = sessions_to_read(opts.paths, opts.discover, corpus=corpus, say=say)
-    spec = ",".join(opts.settings.page_readers)
+    settings = opts.settings
+    if opts.readers is not None:
+        from snapshot.report.reader_plan import reader_settings
+
+        r = opts.readers
+        settings = reader_settings(
+            settings,
+            readers=r.readers,
+            corpus=corpus is not None or bool(opts.paths) or opts.discover,
+            models=tuple(opts.models or DEFAULT_MODELS),
+            pages=r.pages,
+            band_rows=r.band_rows,
+            conversations=r.conversations,
+            jitter=r.jitter,
+            resample=r.resample,
+        )
+    spec = ",".join(settings.page_readers)
     readers: tuple[str, ...] = ()
     if spec.strip():  # the readers' module (and what it imports) only when one is asked for
         from snapshot.legibility.page_readers import parse_reader_names
 
         readers = parse_reader_names(spec)
-    chosen = replace(opts.settings, page_readers=readers)
+    chosen = replace(settings, page_readers=readers)
     models = tuple(opts.models or DEFAULT_MODELS)
     if readers:
         say(reader_plan_line(chosen, models))

@@ -18,6 +18,24 @@ from snapshot.report.matrix import Settings
 
 
 @dataclass(frozen=True)
+class ReaderRequest:
+    """Which page readers read which sample (the command's ``--page-readers``,
+    ``--all-readers``, ``--reader-*`` flags); every ``None`` is the budgeted plan's
+    (:func:`~snapshot.report.reader_plan.reader_settings`).
+
+    >>> ReaderRequest(readers="none").readers, ReaderRequest().pages
+    ('none', None)
+    """
+
+    readers: str | None = None
+    pages: int | None = None
+    band_rows: int | None = None
+    conversations: int | None = None
+    jitter: bool | None = None
+    resample: bool | None = None
+
+
+@dataclass(frozen=True)
 class ReportOptions:
     """The sources, profiles, engine and extras of one report; every default is the command's.
 
@@ -57,6 +75,9 @@ class ReportOptions:
         A README whose results block is rewritten from the run.
     command : str
         The command line recorded in results.json (empty for a script).
+    readers : ReaderRequest, optional
+        The page readers' plan, applied to ``settings`` by
+        :func:`~snapshot.report.main.report_command` (``None``: ``settings`` as given).
 
     Examples
     --------
@@ -81,3 +102,4 @@ class ReportOptions:
     cache: bool = True
     readme: Path | None = None
     command: str = ""
+    readers: ReaderRequest | None = None

@@ -242,7 +242,7 @@ def reader_settings(
     are skipped, and named (``settings.reader_skip``).
 
     >>> from snapshot.report.matrix import Settings
-    >>> s = reader_settings(Settings(), readers=None, corpus=False, models=["gpt-6.1-sol"])
+    >>> s = reader_settings(Settings(), readers="default", corpus=False, models=["gpt-6.1-sol"])
     >>> s.page_readers, s.reader_band_rows, s.reader_conversations, s.reader_strategies
     (('tesseract-x2', 'ppocrv6-small'), 4, 1, ('snapshot',))
     >>> reader_settings(Settings(), readers="none", corpus=True).page_readers
