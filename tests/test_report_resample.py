@@ -173,4 +173,12 @@ def test_the_report_command_reads_x09_unless_told_not_to(
     monkeypatch.setattr(report_main, "report_command", capture)
     with pytest.raises(_Captured) as got:
         main(["report", "--page-readers", READER, *flag])
-    assert got.value.args[0].settings.reader_resample is expected
+    # the command hands the reader plan to the library, which applies it as here
+    from snapshot.report.reader_plan import reader_settings
+
+    options = got.value.args[0]
+    asked = options.readers
+    settings = reader_settings(
+        options.settings, readers=asked.readers, corpus=False, resample=asked.resample
+    )
+    assert settings.reader_resample is expected
