@@ -298,7 +298,7 @@ def profile_verdict(pooled: Mapping[str, Mapping[str, SizeScore]], goal: Goal | 
     if below:
         gaps.append(f"below the bar natively: {', '.join(below)}")
     if res_low:
-        bar = goal_of({}, goal).resampled_char_accuracy  # one resample bar, control or not
+        bar = goal_of({}, goal).resampled_char_accuracy  # absolute: no control at ×0.9
         gaps.append(f"×0.9 below {bar:.2f} characters: {', '.join(res_low)}")
     if no_res:
         gaps.append(f"×0.9 not read: {', '.join(no_res)}")
