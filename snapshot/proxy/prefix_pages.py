@@ -9,7 +9,9 @@ The pages go in one user message inserted before the client's first turn
 (:func:`insert_at`; :data:`HEADER` opens it, so :func:`snapshot.proxy.fidelity.outside_span_diff`
 knows it from the body alone); after the pages, one text block carries every
 exact id on them (:mod:`snapshot.ladder.exact_ids`) and any run no font
-could draw.
+could draw. Each page is cut to the rows its text fills (:func:`cropped`): a
+last page holding a few rows is billed by its area, not as a whole page (on a
+recorded Claude Code session, ~1.1 k tokens a request).
 
 Pages stay put: the message is drawn once per text (kept by the digest of the
 text and the page layout, :data:`KEEP` of them), so while the system prompt and
