@@ -166,3 +166,25 @@ def test_a_segment_is_counted_as_read_each_long_string_once(
     skeleton = json.dumps(bare, ensure_ascii=False, separators=(",", ":"))
     cut = segments({"model": MODEL, "messages": [item]}, "anthropic", fable, Counts())
     assert cut.parts[-1][1] == fable.text_tokens(text) + fable.text_tokens(skeleton)
+
+
+def test_the_sent_bytes_are_the_body_json_with_drawn_blocks_kept(fable: Target) -> None:
+    from snapshot.proxy.costmode import CostMode
+    from snapshot.proxy.counterfactual import Counterfactual
+    from snapshot.proxy.planner import Planner
+    from snapshot.proxy.shapes import ANTHROPIC
+
+    text, _ = _log(random.Random(9))
+    body = {
+        **_body(text),
+        "system": [{"type": "text", "text": "Follow the repository's rules. " * 300}],
+        "tools": [{"name": "Bash", "description": "Run a command. " * 30, "input_schema": {}}],
+    }
+    raw = json.dumps(body).encode()
+    planner = Planner(threshold=0.8, upstream="http://127.0.0.1:9")
+    cost = CostMode(Counterfactual(), policy="full", upstream="http://127.0.0.1:9")
+    for _ in range(2):  # the second request repeats the drawn blocks from their kept JSON
+        window = planner.plan(ANTHROPIC, body, MODEL, ("k", "main"), raw_bytes=len(raw), raw=raw)
+        plan, extra = cost.plan(ANTHROPIC, body, MODEL, ("k", "main"), raw, fable, window)
+        assert extra["cost_mode"]["chosen"] == "prefix+inplace"
+        assert plan.data == json.dumps(plan.body, ensure_ascii=False).encode("utf-8")

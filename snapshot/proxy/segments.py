@@ -68,11 +68,16 @@ def png_size(b64: str) -> tuple[int, int] | None:
 
 
 class Counts:
-    """Token counts by (model, correction, digest), shared by the requests of a proxy."""
+    """Token counts by (model, correction, digest), shared by the requests of a proxy; and
+    the digests of long strings, so a string every request carries (a tool result, a page's
+    base64) is hashed, not re-serialised, to know its segment again."""
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 200_000, leaf_chars: int = 64 << 20) -> None:
         self._counts: dict[tuple[str, float, str], int] = {}
         self._limit = limit
+        self._leaves: dict[str, str] = {}
+        self._leaf_chars = 0
+        self._leaf_limit = leaf_chars
         self._lock = threading.Lock()
 
     def get(self, target: Target, digest: str, value: Any) -> int:
@@ -87,6 +92,21 @@ class Counts:
                 self._counts.clear()
             self._counts[key] = tokens
         return tokens
+
+    def leaf(self, text: str) -> str:
+        """A digest of one long string (kept: the dict's lookup hashes it, far cheaper
+        than escaping it into JSON again)."""
+        with self._lock:
+            found = self._leaves.get(text)
+        if found is None:
+            found = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+            with self._lock:
+                if self._leaf_chars > self._leaf_limit:
+                    self._leaves.clear()
+                    self._leaf_chars = 0
+                self._leaves[text] = found
+                self._leaf_chars += len(text)
+        return found
 
 
 def _tokens(target: Target, value: Any) -> int:
@@ -157,6 +177,22 @@ def _unmarked(value: Any) -> Any:
     return value
 
 
+def _leaf_digests(value: Any, counts: Counts) -> Any:
+    """``value`` with each string of at least :data:`LEAF_CHARS` characters replaced by a
+    marked digest of it (NUL and 40 hex digits: no text a client would write).
+
+    >>> _leaf_digests({"a": "x" * 64, "b": "y"}, Counts())["a"][:1] == "\\0"
+    True
+    """
+    if isinstance(value, str):
+        return "\0" + counts.leaf(value) if len(value) >= LEAF_CHARS else value
+    if isinstance(value, dict):
+        return {k: _leaf_digests(v, counts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_leaf_digests(v, counts) for v in value]
+    return value
+
+
 def _digest(kind: str, text: str) -> str:
     return kind + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
@@ -182,7 +218,10 @@ def segments(
         key = (kind, *(id(v) for v in values))
         found = seen.get(key)
         if found is None:
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            # The digest: the JSON with each long string replaced by its own digest.
+            text = json.dumps(
+                _leaf_digests(value, counts), ensure_ascii=False, separators=(",", ":")
+            )
             digest = _digest(kind, text)
             marker = '"cache_control"' in text
             # Counted without the client's cache markers (not content: Claude Code moves its
@@ -190,7 +229,12 @@ def segments(
             # counted again, ~40 % of cost mode's CPU on a recorded session).
             bare = _unmarked(value) if marker else value
             bare_digest = (
-                _digest(kind, json.dumps(bare, ensure_ascii=False, separators=(",", ":")))
+                _digest(
+                    kind,
+                    json.dumps(
+                        _leaf_digests(bare, counts), ensure_ascii=False, separators=(",", ":")
+                    ),
+                )
                 if marker
                 else digest
             )
