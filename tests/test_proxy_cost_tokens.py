@@ -188,3 +188,12 @@ def test_the_sent_bytes_are_the_body_json_with_drawn_blocks_kept(fable: Target) 
         plan, extra = cost.plan(ANTHROPIC, body, MODEL, ("k", "main"), raw, fable, window)
         assert extra["cost_mode"]["chosen"] == "prefix+inplace"
         assert plan.data == json.dumps(plan.body, ensure_ascii=False).encode("utf-8")
+
+
+def test_representable_finds_what_it_did_without_the_whole_body_checks() -> None:
+    from snapshot.proxy.bodies import representable
+
+    assert representable(b'{"m": [{"a": 1, "b": {"c": 2, "c": 3}}]}') == "duplicate key 'c'"
+    assert representable(b'{"t": "\\ud83d\\ude00 ok"}') is None  # a pair: UTF-8 holds it
+    assert representable(b'{"t": "x \\uDC00"}') is not None  # lone, upper-case hex
+    assert representable(b'{"t": "\\\\ud800"}') is None  # an escaped backslash, not a surrogate
