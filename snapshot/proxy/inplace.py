@@ -377,13 +377,13 @@ class InPlace:
             return found
         rendering = render_document(text, target.geometry, unrenderable="keep")
         pages = tuple(cropped(p) for p in rendering.pages)
-        found = exact_ids(text)
+        ids = exact_ids(text)
         base = _Pages(
             pages,
             tuple(image_block(page) for page in pages),
             sum(target.image_tokens(*p.size) for p in pages),
-            tuple(dict.fromkeys(found)),
-            tuple(ranked(found)),
+            tuple(dict.fromkeys(ids)),
+            tuple(ranked(ids)),
             tuple(span.text for span in rendering.kept if span.text),
         )
         self._pages.put(key, base)
