@@ -37,12 +37,14 @@ text, an earlier result's id line), once each, space separated and unlabelled,
 decided when the result is drawn so later requests repeat the line byte for
 byte. Its budget is a share of those ids (:data:`PROXY_SHARE`, 95 %, rounded up,
 so a result with fewer than 20 of them keeps all): the top of :func:`ranked`,
-written in page order; the ids it leaves are on the pages only (ids cost 10-27
-ctok tokens each, a UUID 27: on a recorded Claude Code session the lines were
-about half of every request). Each result's kept and total ids are counted and
-shown (the ledger's and the page's ``exact_ids``). The bench's coverage (``bench/cost_counting.py``) counts an id on pages as
-kept when it is present as text anywhere in the request, by this same
-:func:`exact_ids`.
+written in page order; the ids it leaves are on the pages only. Why a budget at
+all: an id costs up to 27 ctok tokens (a UUID), and on the recorded Claude Code
+session of ``bench/test_cost_vs_pxpipe.py`` the id lines were half of every
+request cost mode sent. Each result's kept and total ids are counted and shown
+(the ledger's and the page's ``exact_ids``). The bench's coverage
+(``bench/cost_counting.py``) counts an id on pages as kept when it is present as
+text anywhere in the request, by this same :func:`exact_ids` (97 % of them on
+that session).
 
 >>> pages = "commit 9f8e7d6c2 broke src/app.py:41; see 9f8e7d6c2 and run 123456"
 >>> index = exact_index(pages, 100, lambda s: len(s) // 4)
