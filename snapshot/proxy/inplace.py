@@ -10,8 +10,11 @@ that result's own text and one text line carrying the exact ids on them
 cropped to the rows the text fills (a short result is a short page).
 
 The id line carries, space separated and unlabelled, in page order and once each,
-every exact id on the pages that is not already text *before* the block in the
-messages sent upstream: a user or assistant text, a ``tool_use`` input (name and
+the exact ids on the pages that are not already text *before* the block in the
+messages sent upstream, :data:`~snapshot.ladder.exact_ids.PROXY_SHARE` of them
+(rounded up: the most referenced in the result, then the most recent; the rule
+and its reasons are :mod:`snapshot.ladder.exact_ids`). Text before the block is
+a user or assistant text, a ``tool_use`` input (name and
 JSON, as written), a result left as text, or an earlier drawn result's id line
 (system prompt and tool docs are not counted: ``full`` may draw them). An id that
 recurs in one result, across results, or that the assistant already wrote is so
@@ -56,15 +59,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from snapshot.ladder.exact_ids import exact_ids
+from snapshot.ladder.exact_ids import PROXY_SHARE, exact_ids, ranked
 from snapshot.ladder.target import Target
-from snapshot.proxy.prefix_pages import Kept, image_block
+from snapshot.proxy.prefix_pages import Kept, cropped, image_block
 from snapshot.rendering.page import Page, render_document
 
 __all__ = ["AGE", "MIN_TOKENS", "NOTE", "Drawn", "InPlace", "InPlaced", "is_imaged"]
@@ -79,7 +83,8 @@ MIN_CHARS = MIN_TOKENS
 KEEP = 4096
 #: Conversations whose conversions are remembered.
 CONVERSATIONS = 256
-NOTE = "[snapshot proxy: this tool result is drawn below as plain text on page images]"
+#: Short on purpose: it is sent with every drawn result on every request (26 ctok tokens before).
+NOTE = "[drawn on the pages below]"
 
 
 def is_imaged(block: Any) -> bool:
@@ -121,6 +126,7 @@ class _Pages:
     images: tuple[dict[str, Any], ...]
     image_tokens: int
     ids: tuple[str, ...]  # distinct exact ids on the pages, in page order
+    ranked: tuple[str, ...]  # the same, most referenced first, then most recent
     kept: tuple[str, ...]  # runs no font could draw, carried as text
 
 
@@ -132,7 +138,7 @@ class InPlaced:
     drawn: dict[str, tuple[str, Drawn]]  # tool_use_id: (text digest, drawing), every one sent
     new: tuple[str, ...]  # converted by this request (the rest repeat earlier conversions)
     # tool_use_id: (text digest, ids its line carries) for every decision, new ones included
-    made: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    made: Mapping[str, tuple[str, tuple[str, ...], int]] = field(default_factory=dict)
 
     @property
     def pages(self) -> tuple[Page, ...]:
@@ -175,18 +181,9 @@ def _result_text(block: Mapping[str, Any]) -> str | None:
     return "\n".join(texts) or None
 
 
-def _crop(page: Page) -> Page:
-    """``page`` cut to the rows its text fills (the header row kept)."""
-    g = page.geometry
-    used = len(page.rows) + (1 if g.header else 0)
-    if used >= g.rows:
-        return page
-    small = replace(g, rows=used, page_size=None)
-    return Page(page.number, page.total, small, page.text, page.grid[:used], page.header)
-
-
-_Made = tuple[str, tuple[str, ...]]
-_DECLINED: _Made = ("", ())
+# (the digest of the text converted, the ids its line carries, ids it leaves on the pages only)
+_Made = tuple[str, tuple[str, ...], int]
+_DECLINED: _Made = ("", (), 0)
 
 
 @functools.lru_cache(maxsize=KEEP)
@@ -312,7 +309,7 @@ class InPlace:
                 digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
                 was = made.get(ident)
                 if was is not None and was[0] == digest:
-                    d = self._draw(text, digest, target, was[1])
+                    d = self._draw(text, digest, target, was[1], was[2])
                 elif was is not None or later[i] < age:
                     continue
                 else:
@@ -327,12 +324,15 @@ class InPlace:
                         continue
                     base = self._base(text, digest, target)
                     before = seen.upto(i, blocks[:j])
-                    carried = tuple(t for t in base.ids if t not in before)
-                    d = self._draw(text, digest, target, carried, hint)
+                    order = [t for t in base.ranked if t not in before]
+                    kept = set(order[: math.ceil(PROXY_SHARE * len(order))])
+                    carried = tuple(t for t in base.ids if t in kept)
+                    left = len(order) - len(kept)
+                    d = self._draw(text, digest, target, carried, left, hint)
                     if not pays(d, 0 if broken else tail[i], i < cached):
                         continue
                     declined.pop()
-                    made[ident] = (digest, carried)
+                    made[ident] = (digest, carried, left)
                     new.append(ident)
                     broken = True
                 drawn[ident] = (digest, d)
@@ -376,12 +376,14 @@ class InPlace:
         if found is not None:
             return found
         rendering = render_document(text, target.geometry, unrenderable="keep")
-        pages = tuple(_crop(p) for p in rendering.pages)
+        pages = tuple(cropped(p) for p in rendering.pages)
+        ids = exact_ids(text)
         base = _Pages(
             pages,
             tuple(image_block(page) for page in pages),
             sum(target.image_tokens(*p.size) for p in pages),
-            tuple(dict.fromkeys(exact_ids(text))),
+            tuple(dict.fromkeys(ids)),
+            tuple(ranked(ids)),
             tuple(span.text for span in rendering.kept if span.text),
         )
         self._pages.put(key, base)
@@ -393,12 +395,14 @@ class InPlace:
         digest: str,
         target: Target,
         carried: tuple[str, ...],
+        left: int = 0,
         hint: int | None = None,
     ) -> Drawn:
-        """The result's content: the note, its pages and the line of ``carried`` ids (the
-        rest of its ids already stand as text before it) and undrawable runs."""
+        """The result's content: the note, its pages and the line of ``carried`` ids (of the
+        rest, ``left`` are on the pages only, the others already text before it) and
+        undrawable runs."""
         line = " ".join(carried)
-        key = f"{target.geometry!r}\0{target.model}\0{digest}\0{line}"
+        key = f"{target.geometry!r}\0{target.model}\0{digest}\0{left}\0{line}"
         found = self._drawn.get(key)
         if found is not None:
             return found
@@ -412,14 +416,14 @@ class InPlace:
         if tail:
             content.append({"type": "text", "text": tail})
         tokens = base.image_tokens + count(NOTE) + (count(tail) if tail else 0)
-        # Every id on the pages is text: carried here, or written before the block.
+        # The ids on the pages that are text: carried here, or written before the block.
         n = len(base.ids)
         drawn = Drawn(
             content,
             base.pages,
             self._tokens(text, digest, target, hint),
             tokens,
-            {"on_pages": n, "as_text": n},
+            {"on_pages": n, "as_text": n - left},
         )
         self._drawn.put(key, drawn)
         return drawn

@@ -9,7 +9,9 @@ The pages go in one user message inserted before the client's first turn
 (:func:`insert_at`; :data:`HEADER` opens it, so :func:`snapshot.proxy.fidelity.outside_span_diff`
 knows it from the body alone); after the pages, one text block carries every
 exact id on them (:mod:`snapshot.ladder.exact_ids`) and any run no font
-could draw.
+could draw. Each page is cut to the rows its text fills (:func:`cropped`): a
+last page holding a few rows is billed by its area, not as a whole page (on a
+recorded Claude Code session, ~1.1 k tokens a request).
 
 Pages stay put: the message is drawn once per text (kept by the digest of the
 text and the page layout, :data:`KEEP` of them), so while the system prompt and
@@ -37,7 +39,7 @@ import base64
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from snapshot.ladder.exact_ids import coverage, exact_index
@@ -51,6 +53,7 @@ __all__ = [
     "Imaged",
     "Kept",
     "PrefixImager",
+    "cropped",
     "image_block",
     "insert_at",
     "is_prefix_pages",
@@ -61,16 +64,13 @@ MIN_DESCRIPTION_CHARS = 200
 #: Drawn prefixes kept (system prompts × layouts a proxy serves at once).
 KEEP = 8
 _V = TypeVar("_V")
+# Short on purpose: these are sent on every request (79 + 38 + 21 a tool ctok tokens before).
 HEADER = (
-    "[snapshot proxy: the images below are pages holding the long parts of the system prompt "
-    "and the tools' full descriptions, drawn as plain text. Read them as the system prompt "
-    "and the tool descriptions; each page's first row says 'page i/n'.]"
+    "[snapshot proxy: the pages below hold the system prompt's long sections and the tools' "
+    "full descriptions, as plain text.]"
 )
-_SYSTEM_POINTER = (
-    "[System prompt section {n}: drawn on the pages at the start of the conversation; "
-    "read it there as part of this system prompt.]"
-)
-_TOOL_POINTER = "{name}: see its full description on the pages at the start of the conversation."
+_SYSTEM_POINTER = "[System prompt section {n}: on the opening pages.]"
+_TOOL_POINTER = "{name}: see the opening pages."
 
 
 class Kept(Generic[_V]):
@@ -114,6 +114,23 @@ def image_block(page: Page) -> dict[str, Any]:
     """
     data = base64.b64encode(page.png()).decode("ascii")
     return {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}}
+
+
+def cropped(page: Page) -> Page:
+    """``page`` cut to the rows its text fills (the header row kept): a short last page
+    is a short image, billed by its area.
+
+    >>> from snapshot.ladder.target import target_for
+    >>> page = render_document("one line", target_for("claude-fable-5").geometry).pages[0]
+    >>> cropped(page).size[1] < page.size[1], cropped(page).text == page.text
+    (True, True)
+    """
+    g = page.geometry
+    used = page.used_rows + (1 if g.header else 0)
+    if used >= g.rows:
+        return page
+    small = replace(g, rows=used, page_size=None)
+    return Page(page.number, page.total, small, page.text, page.grid[:used], page.header)
 
 
 def insert_at(history: list[Any]) -> int:
@@ -236,7 +253,7 @@ class PrefixImager:
         if found is not None:
             return found
         rendering = render_document(source, target.geometry, unrenderable="keep")
-        pages = tuple(rendering.pages)
+        pages = tuple(cropped(p) for p in rendering.pages)
         content: list[dict[str, Any]] = [{"type": "text", "text": HEADER}]
         content.extend(image_block(page) for page in pages)
 

@@ -6,7 +6,12 @@ into those segments, each a digest of its JSON and its tokens: text counted by
 the model's own counter (exact, reconstruction or estimate: the target's label),
 each PNG image by the provider's billing rule at its size (read from the PNG
 header, never decoded). Counts are kept by digest, so an unchanged segment is
-counted once per model however many requests carry it.
+counted once per model however many requests carry it. A segment's text is
+counted as the model reads it: each string of at least :data:`LEAF_CHARS`
+characters on its own, unescaped (the counter keeps each distinct text's count,
+so a tool result's text, or the exact-id line drawn beside its pages and
+counted when it was priced, is counted once however many segments and requests
+hold it), plus the JSON around them with those strings emptied.
 
 ``cached_through`` is where the provider's cache ends: Anthropic caches
 through the client's last ``cache_control`` marker (or everything with a
@@ -38,8 +43,10 @@ from snapshot.proxy.fidelity import HISTORY_KEYS
 
 __all__ = ["Counts", "Cut", "Memo", "png_size", "segments"]
 
-# Base64 image payloads inside a segment's JSON: counted by their own rule, not as text.
-_BASE64 = re.compile(r'"(?:data:image/png;base64,)?(iVBORw0KGgo[A-Za-z0-9+/=]{20,})"')
+# A base64 PNG payload: counted by its own rule, not as text.
+_BASE64 = re.compile(r"(?:data:image/png;base64,)?(iVBORw0KGgo[A-Za-z0-9+/=]{20,})")
+#: Strings at least this long are counted on their own (shorter ones stay in the JSON).
+LEAF_CHARS = 64
 _SYSTEM = ("system", "instructions", "systemInstruction", "system_instruction")
 _NOT_READ = frozenset({"model", "stream", "stream_options", "metadata", "max_tokens"})
 
@@ -61,35 +68,84 @@ def png_size(b64: str) -> tuple[int, int] | None:
 
 
 class Counts:
-    """Token counts by (model, correction, digest), shared by the requests of a proxy."""
+    """Token counts by (model, correction, digest), shared by the requests of a proxy; and
+    the digests of long strings, so a string every request carries (a tool result, a page's
+    base64) is hashed, not re-serialised, to know its segment again."""
 
-    def __init__(self, limit: int = 200_000) -> None:
+    def __init__(self, limit: int = 200_000, leaf_chars: int = 64 << 20) -> None:
         self._counts: dict[tuple[str, float, str], int] = {}
         self._limit = limit
+        self._leaves: dict[str, str] = {}
+        self._leaf_chars = 0
+        self._leaf_limit = leaf_chars
         self._lock = threading.Lock()
 
-    def get(self, target: Target, digest: str, text: str) -> int:
+    def get(self, target: Target, digest: str, value: Any) -> int:
         key = (target.model, target.correction, digest)
         with self._lock:
             found = self._counts.get(key)
         if found is not None:
             return found
-        tokens = _tokens(target, text)
+        tokens = _tokens(target, value)
         with self._lock:
             if len(self._counts) > self._limit:
                 self._counts.clear()
             self._counts[key] = tokens
         return tokens
 
+    def leaf(self, text: str) -> str:
+        """A digest of one long string (kept: the dict's lookup hashes it, far cheaper
+        than escaping it into JSON again)."""
+        with self._lock:
+            found = self._leaves.get(text)
+        if found is None:
+            found = hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+            with self._lock:
+                if self._leaf_chars > self._leaf_limit:
+                    self._leaves.clear()
+                    self._leaf_chars = 0
+                self._leaves[text] = found
+                self._leaf_chars += len(text)
+        return found
 
-def _tokens(target: Target, text: str) -> int:
+
+def _tokens(target: Target, value: Any) -> int:
+    """``value``'s tokens: its images by their rule, its long strings each on its own (as
+    the model reads them, unescaped), the JSON around them with those strings emptied.
+
+    >>> from snapshot.ladder.target import target_for
+    >>> t = target_for("claude-opus-5")
+    >>> text = "the same long tool result, line after line\\n" * 20
+    >>> _tokens(t, {"content": text}) == _tokens(t, {"content": ""}) + _tokens(t, text)
+    True
+    """
     images = 0
-    for match in _BASE64.finditer(text):
-        size = png_size(match.group(1))
-        if size is not None and target.vision:
-            images += target.image_tokens(*size)
-    stripped = _BASE64.sub('""', text) if images else text
-    return images + round(target.text_tokens(stripped) * target.correction)
+    leaves: list[str] = []
+
+    def strip(v: Any) -> Any:
+        nonlocal images
+        if isinstance(v, str):
+            if len(v) < LEAF_CHARS:
+                return v
+            match = _BASE64.fullmatch(v)
+            if match is not None:
+                size = png_size(match.group(1))
+                if size is not None:
+                    images += target.image_tokens(*size) if target.vision else 0
+                    return ""
+            leaves.append(v)
+            return ""
+        if isinstance(v, dict):
+            return {k: strip(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [strip(x) for x in v]
+        return v
+
+    rest = strip(value)
+    if rest != "":  # "": the value was one long string (or one image) itself
+        leaves.append(json.dumps(rest, ensure_ascii=False, separators=(",", ":")))
+    text = sum(target.text_tokens(t) for t in leaves)
+    return images + round(text * target.correction)
 
 
 @dataclass(frozen=True)
@@ -121,6 +177,22 @@ def _unmarked(value: Any) -> Any:
     return value
 
 
+def _leaf_digests(value: Any, counts: Counts) -> Any:
+    """``value`` with each string of at least :data:`LEAF_CHARS` characters replaced by a
+    marked digest of it (NUL and 40 hex digits: no text a client would write).
+
+    >>> _leaf_digests({"a": "x" * 64, "b": "y"}, Counts())["a"][:1] == "\\0"
+    True
+    """
+    if isinstance(value, str):
+        return "\0" + counts.leaf(value) if len(value) >= LEAF_CHARS else value
+    if isinstance(value, dict):
+        return {k: _leaf_digests(v, counts) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_leaf_digests(v, counts) for v in value]
+    return value
+
+
 def _digest(kind: str, text: str) -> str:
     return kind + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
@@ -146,18 +218,27 @@ def segments(
         key = (kind, *(id(v) for v in values))
         found = seen.get(key)
         if found is None:
-            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            # The digest: the JSON with each long string replaced by its own digest.
+            text = json.dumps(
+                _leaf_digests(value, counts), ensure_ascii=False, separators=(",", ":")
+            )
             digest = _digest(kind, text)
             marker = '"cache_control"' in text
             # Counted without the client's cache markers (not content: Claude Code moves its
             # marker to the newest message every request, and the item it left would else be
             # counted again, ~40 % of cost mode's CPU on a recorded session).
-            bare = (
-                json.dumps(_unmarked(value), ensure_ascii=False, separators=(",", ":"))
+            bare = _unmarked(value) if marker else value
+            bare_digest = (
+                _digest(
+                    kind,
+                    json.dumps(
+                        _leaf_digests(bare, counts), ensure_ascii=False, separators=(",", ":")
+                    ),
+                )
                 if marker
-                else text
+                else digest
             )
-            counted = counts.get(target, _digest(kind, bare) if marker else digest, bare)
+            counted = counts.get(target, bare_digest, bare)
             found = (values, digest, counted, marker)
             seen[key] = found
         parts.append((found[1], found[2]))

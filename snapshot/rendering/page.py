@@ -183,6 +183,25 @@ class Page:
             out.pop()
         return tuple(out)
 
+    @_cached
+    def used_rows(self) -> int:
+        """``len(self.rows)`` without building the rows' text: the text rows drawn (on
+        the last page, up to its last row that is not blank).
+
+        >>> from snapshot.rendering.geometry import default_geometry
+        >>> page = render_document("one\\ntwo\\n", default_geometry()).pages[0]
+        >>> page.used_rows == len(page.rows) == 1  # one row: newlines are drawn as marks
+        True
+        """
+        start = 1 if self.geometry.header else 0
+        grid = self.grid[start:]
+        if self.number != self.total or not len(grid):
+            return len(grid)
+        chars = self.geometry.font.chars
+        blank = [i for i, c in enumerate(chars) if c in (" ", CONTINUE_MARK, WIDE_TAIL)]
+        filled = np.flatnonzero(~np.isin(grid, blank).all(axis=1))
+        return int(filled[-1]) + 1 if len(filled) else 0
+
     def row_boxes(self) -> list[tuple[int, int, int, int]]:
         """Pixel box ``(x0, y0, x1, y1)`` (exclusive ends) of each text row in :attr:`rows`."""
         g = self.geometry

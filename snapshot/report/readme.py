@@ -613,7 +613,7 @@ def cost_block(bench_dir: Path) -> str:
                 return f"{arm[key] / direct[key]:.2f}×"
 
             text = (
-                f" ({where}): on sparse output; on id-dense output, each id also sent as text "
+                f" ({where}): on sparse output; on id-dense output, at least 95 % of ids also sent as text "
                 f"(`full` {x(full, 'tokens')} direct tokens{m}, {x(full, 'cache_weighted')} "
                 f"cache-weighted, modelled; pxpipe {x(px, 'tokens')}{m}, keeping "
                 f"{px['ids_kept']:,} of {px['ids_off_text']:,} ids); on a warm cache (`safe` "
