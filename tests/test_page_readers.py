@@ -281,6 +281,21 @@ def test_the_current_settings_version_is_what_the_loaded_reader_records(name: st
     assert pr.current_settings_version(name) == recorded
 
 
+def test_narrower_line_shapes_carry_their_own_settings_version(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Readings taken at today's line shapes (PP-OCRv6 small at 0.6 of the width, PP-OCRv5
+    at full width) are never reused as if read with the narrower ones: switching
+    ``LINE_SHAPES`` to ``LINE_SHAPES_NEXT`` moves ``current_settings_version`` to 4."""
+    today = {n: pr.current_settings_version(n) for n in pr.LINE_SHAPES}
+    assert today == {"ppocrv6-small": 3, "ppocrv5": 2, "rapidocr-v4": 2}
+    monkeypatch.setattr(pr, "LINE_SHAPES", pr.LINE_SHAPES_NEXT)
+    for name in ("ppocrv6-small", "ppocrv5"):
+        assert pr.LINE_SHAPES_NEXT[name].width_scale < 1
+        assert pr.current_settings_version(name) == pr.ONNX_NARROWER_SETTINGS_VERSION
+    assert pr.current_settings_version("rapidocr-v4") == today["rapidocr-v4"]
+
+
 def test_line_input_shapes_a_crop_as_the_packages_do() -> None:
     """Height fixed, width by aspect (x width_scale), zero pad up to the minimum width."""
     pytest.importorskip("cv2", reason="the line recogniser resizes with OpenCV ([ocr] extra)")

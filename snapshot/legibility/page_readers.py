@@ -141,20 +141,41 @@ PPOCR_REC_BATCH = 1
 PPOCR_REC_BATCH_BEFORE = 6
 #: The ONNX readers' ``settings_version`` at any recognition batch but today's six.
 ONNX_SETTINGS_VERSION = 2
-#: ... and with a narrowed line (:class:`LineShape` ``width_scale`` below 1).
+#: ... and with a line narrowed to 0.6 of its width (:class:`LineShape` ``width_scale``).
 ONNX_NARROW_SETTINGS_VERSION = 3
+#: ... and with any other narrowed width (issue 40 item 2's third pass: PP-OCRv6 small at
+#: 0.55, PP-OCRv5 at 0.8), so readings taken at 0.6 are never reused for these.
+ONNX_NARROWER_SETTINGS_VERSION = 4
 
 #: How each ONNX reader's line crops are shaped (:class:`LineShape`). Recognition time
-#: follows the recogniser's input width, and a dense page's crops are whole lines:
-#: PP-OCRv6 small reads the 1540×1540 snap8x16 default's lines narrowed to 0.6 of their
-#: width as well as at full width (hidden hard lines: 0.994 against 0.993 of the
-#: characters; its DejaVu control 0.991 against 0.989) in 16.3 s CPU a page instead of
-#: 30.6 (bench/test_reader_speed.py, under load); at 0.55 it reads 0.992, at 0.5 0.980.
-#: PP-OCRv5 (0.956 at 0.6, 0.607 at 0.5) and rapidocr (0.944 at 0.7, against 0.956) do
-#: not: they read full width.
+#: follows the recogniser's input width, nearly in proportion: one call's CPU per input
+#: px rises only 1.0-1.7× from 320 to 4800 px wide (PP-OCRv6 small, v5, v4; one thread),
+#: so cutting lines at word gaps into short pieces saves 0-20 % and read 0.006-0.008
+#: fewer characters (PP-OCRv5, rapidocr), and was slower for PP-OCRv6 small; batching
+#: short pieces costs more per px (1.3-1.8× at 8 crops a call). What does pay is
+#: narrowing, where the reader keeps its accuracy (tuning seed, 1540×1540 snap8x16 and
+#: its DejaVu control; measured under load 5-10):
+#:
+#: - PP-OCRv6 small at 0.55: 0.9913 against 0.9932 at 0.6 (control 0.9902 / 0.9901) in
+#:   15.2 s CPU instead of 16.2 (0.5 read 0.980 on the held-out seed);
+#: - PP-OCRv5 at 0.8: 0.9858 against 0.9860 at full width (control 0.9856 / 0.9821;
+#:   Gemini's 1568×728 snap5x8: 0.920 / 0.912, its control 0.986 / 0.979) in 34 s
+#:   instead of 47 (0.7: 0.980, 0.65: 0.962);
+#: - rapidocr at 0.8 read Claude's page as well (0.955 / 0.956) but Gemini's snap5x8
+#:   worse (0.088 / 0.101): it reads full width.
 LINE_SHAPES: dict[str, LineShape] = {
     "ppocrv6-small": LineShape(width_scale=0.6),
     "ppocrv5": LineShape(),
+    "rapidocr-v4": LineShape(),
+}
+#: The narrower shapes measured above, not yet the defaults: the committed readings
+#: (``reports/frontier-points.jsonl``) were taken with :data:`LINE_SHAPES`, and a reading
+#: under another shape carries another ``settings_version`` (4), so the switch drops them
+#: from every verdict until they are read again. Once they are, these become
+#: :data:`LINE_SHAPES` (the bench's "after" arms read with them today).
+LINE_SHAPES_NEXT: dict[str, LineShape] = {
+    "ppocrv6-small": LineShape(width_scale=0.55),
+    "ppocrv5": LineShape(width_scale=0.8),
     "rapidocr-v4": LineShape(),
 }
 
@@ -256,13 +277,17 @@ class PpOcrPageReader(EnginePageReader):
 
 def _settings_version(batch: int, before: int, width_scale: float = 1.0) -> dict[str, int]:
     """``{"settings_version": 2}`` unless ``batch`` is today's (whose readings keep their keys),
-    3 when lines are narrowed.
+    3 when lines are narrowed to 0.6 of their width, 4 to any other width.
 
     >>> _settings_version(1, 6), _settings_version(6, 6), _settings_version(1, 6, 0.6)
     ({'settings_version': 2}, {}, {'settings_version': 3})
+    >>> _settings_version(1, 6, 0.55), _settings_version(1, 6, 0.8)
+    ({'settings_version': 4}, {'settings_version': 4})
     """
-    if width_scale != 1.0:
+    if width_scale == 0.6:
         return {"settings_version": ONNX_NARROW_SETTINGS_VERSION}
+    if width_scale != 1.0:
+        return {"settings_version": ONNX_NARROWER_SETTINGS_VERSION}
     return {} if batch == before else {"settings_version": ONNX_SETTINGS_VERSION}
 
 
