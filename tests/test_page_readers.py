@@ -359,3 +359,27 @@ def test_small_lines_are_upscaled_by_the_page_alone() -> None:
     assert pr.small_line_upscale(small) == pr.SMALL_LINE_UPSCALE
     assert pr.small_line_upscale(large) == 1
     assert pr.upscaled(small, 2).shape == (small.shape[0] * 2, small.shape[1] * 2)
+
+
+def test_the_detector_gets_levels_or_the_small_line_threshold() -> None:
+    """As drawn: levels compressed at the package's threshold; upscaled small lines: the page
+    as given, binarised at SMALL_LINE_DB_THRESH."""
+    from types import SimpleNamespace
+
+    seen: list[tuple[int, int, float]] = []
+    post = SimpleNamespace(thresh=0.2)
+
+    def detect(image: np.ndarray) -> list[int]:
+        seen.append((int(image.min()), int(image.max()), post.thresh))
+        return []
+
+    detect.postprocess_op = post  # type: ignore[attr-defined]
+    detector = pr._ConditionedDetector(detect)
+    page = np.array([[0, 255]], np.uint8)
+    detector(page)
+    detector.small_lines = True
+    detector(page)
+    detector.small_lines = False
+    detector(page)
+    lo, hi = pr.DETECTOR_LEVELS
+    assert seen == [(lo, hi, 0.2), (0, 255, pr.SMALL_LINE_DB_THRESH), (lo, hi, 0.2)]
