@@ -138,6 +138,8 @@ ASCII_SAMPLE = [t for t in SAMPLE if t.isascii() and "\r" not in t] + [
     " one leading space",
     "'First quote, it's THE END.'",
     "x 'REXX a 'b don't we'll I'M",
+    "'s at the start, 'll and 've",
+    "A I IT ITS ITSELF Ab AB aB",
     "id=8b388a0d-a9 trace=c3ae9e4a at src/payments/api.py:40\n\n",
     "",
     "\n\n",

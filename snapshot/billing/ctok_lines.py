@@ -27,9 +27,15 @@ A piece of printable ASCII (with tabs and newlines: all an NFC-folded ASCII text
 holds) is marked by :meth:`_Lines.ascii_stream`, ctok's ``stream_norm`` with the
 branches ASCII cannot reach taken out: its runs cut by one regular expression
 over ctok's own classes of the 97 characters (checked when loaded), each word's
-case marking by ctok's ``mark_case`` once per distinct word. It is the same
-stream (``tests/test_ctok_lines.py`` compares the two), at about a third of the
-CPU: the new text of each request is most of what a proxy counts.
+case marking as ctok's ``mark_case`` writes an ASCII word (no uncased letter can
+block it), once per distinct word. It is the same stream
+(``tests/test_ctok_lines.py`` compares the two), at about a third of the CPU: the
+new text of each request is most of what a proxy counts.
+
+- **A word is cut again before each ⟨bow⟩** (with the case markers before it) where
+  every vocabulary piece holds case markers and ⟨bow⟩ at its head only (checked
+  on the loaded vocabulary; true of v3, v4.7 and v4.8): ``2631519⟨bow⟩ffe⟨eow⟩``
+  tiles as the number, new, plus a word seen before.
 
 Each word is tiled by ctok's own ``min_vocab_tile`` with ctok's own byte floor,
 the trailing newlines by ctok's ``frame_tail``. Anything unexpected (a ctok
@@ -73,6 +79,7 @@ class _Lines:
         from ctok.constants import (
             BOW_G,
             CAPS_G,
+            CONTRACTION_SUFFIXES,
             DIGIT,
             EOW_G,
             LITERAL_MARKER_ESCAPE_TABLE,
@@ -89,7 +96,6 @@ class _Lines:
             _contraction_seam,
             _opens_word,
             classify,
-            mark_case,
             nfc,
             raw_head_space,
             stream_norm,
@@ -124,22 +130,53 @@ class _Lines:
         ) and all(k >= 0x80 for k in LITERAL_MARKER_ESCAPE_TABLE)
         self._seam, self._seam_to = SEAM_RE, "\\1" + EOW_G + "\\2" + BOW_G
         self._opens_word, self._contraction_seam = _opens_word, _contraction_seam
-        self._mark_case = functools.lru_cache(maxsize=65536)(mark_case)
+        self._marked_words: dict[str, tuple[str, str]] = {}
+        self.caps_marker, self.shift_marker = CAPS_G, SHIFT_G
+        self._suffixes = CONTRACTION_SUFFIXES
+        # A word is cut before each ⟨bow⟩ (with the case markers before it) only if every
+        # vocabulary piece holds case markers and ⟨bow⟩ in its head alone, so no tile can
+        # cross such a cut and the fewest tiles of a word is the sum over its parts.
+        self.bow_cuts = all(
+            p.lstrip(self.case).count(BOW_G) <= int(p.lstrip(self.case).startswith(BOW_G))
+            and not any(c in self.case for c in p.lstrip(self.case))
+            for p in vocab
+        )
+        self._bow_cut = re.compile(f"(?<=[^{self.case}])(?=[{self.case}]*{BOW_G})")
+        self.parts: dict[str, int] = {}
 
     def _tiles(self, stream: str) -> int:
         """The fewest tiles of a stream: the sum over its words (a tile ends at ⟨eow⟩)."""
         words, eow, total = self.words, self.eow, 0
         if len(words) > MEMO_PIECES:
             words.clear()
+            self.parts.clear()
         *closed, last = stream.split(eow)
         for word in closed:
             hit = words.get(word)
             if hit is None:
-                hit = self._tile(word + eow)
+                hit = self._word(word + eow)
                 if len(word) <= WORD_CHARS:  # a long "word" (a blob) seldom comes again
                     words[word] = hit
             total += hit
-        return total + (self._tile(last) if last else 0)
+        return total + (self._word(last) if last else 0)
+
+    def _word(self, word: str) -> int:
+        """The fewest tiles of one word: the sum over its parts cut before each ⟨bow⟩ (and
+        the case markers before it), where the vocabulary lets no tile cross one; each
+        part tiled once (``2631519⟨bow⟩ffe⟨eow⟩``: the number is new, the rest seen)."""
+        if not self.bow_cuts:
+            return self._tile(word)
+        parts, total = self.parts, 0
+        for part in self._bow_cut.split(word):
+            if not part:
+                continue
+            hit = parts.get(part)
+            if hit is None:
+                hit = self._tile(part)
+                if len(part) <= WORD_CHARS:
+                    parts[part] = hit
+            total += hit
+        return total
 
     def _tile(self, stream: str) -> int:
         model, markers, char_cost = self.model, self._markers, self._char_cost
@@ -201,23 +238,38 @@ class _Lines:
             first[0] in (wordy, punct) or (first[0] == space and first[1][:1] == " ")
         )
         out = [] if has_own_bow or not self.frame_bow else [" " if head_quote else bow]
-        caps, mark_case, case = self.model.allcaps_min, self._mark_case, self.case
+        marked_words, suffixes = self._marked_words, self._suffixes
         for i, (cls, body) in enumerate(runs):
             if cls == wordy:
-                marked = mark_case(body, caps)
-                pre = ""
-                while marked[:1] and marked[0] in case:
-                    pre, marked = pre + marked[0], marked[1:]
-                opened = "" if self._contraction_seam(runs, i) else bow
-                out.append(pre + opened + marked + eow)
+                found = marked_words.get(body)
+                if found is None:
+                    found = self._marked_word(body)
+                # ctok's _contraction_seam: only a suffix after a lone apostrophe can be one.
+                seam = body in suffixes and i > 0 and self._contraction_seam(runs, i)
+                out.append(found[0] + ("" if seam else bow) + found[1] + eow)
             elif cls == punct:
-                takes_bow = borders_space(i, -1) and not self._opens_word(runs, i)
+                takes_bow = borders_space(i, -1) and not (body == "'" and self._opens_word(runs, i))
                 out.append(
                     (bow if takes_bow else "") + body + (eow if borders_space(i, +1) else "")
                 )
             else:
                 out.append(body)
         return str(self._seam.sub(self._seam_to, "".join(out)))
+
+    def _marked_word(self, body: str) -> tuple[str, str]:
+        """An ASCII word as ctok's ``mark_case`` writes it, split into its case markers and
+        its letters (ASCII has no uncased letter, so ctok's blocks cannot apply), kept."""
+        caps = self.model.allcaps_min
+        if caps is not None and body.isupper() and len(body) >= caps:
+            found = (self.caps_marker, body.lower())
+        elif body[0].isupper() and body[1:] == body[1:].lower():
+            found = (self.shift_marker, body.lower())
+        else:
+            found = ("", body)
+        if len(self._marked_words) > MEMO_PIECES:
+            self._marked_words.clear()
+        self._marked_words[body] = found
+        return found
 
     def _piece(self, piece: str) -> tuple[int, bool] | None:
         """Tiles of a piece that starts at a cut, as it stands in the whole stream."""
