@@ -29,7 +29,9 @@ gone quiet following the reply), and the fidelity diff
 (``snapshot.proxy.fidelity.outside_span_diff``) on every request an arm changed (a goal for
 cost mode only).
 
-Run: ``nice -n 19 python bench/run.py cost_vs_pxpipe -s``. Needs ``[proxy]``, Claude Code
+Run: ``nice -n 19 python bench/run.py cost_vs_pxpipe -s``; ``-k "cost_full or default"``
+replays only those arms (each prints its proxy CPU p50 / p95 and the load as it ends;
+``test_goal`` then skips: the record needs every arm). Needs ``[proxy]``, Claude Code
 (``python bench/harness/harness_install.py``) unless a recording is cached, node 20+ and a
 built pxpipe (``python bench/pxpipe_peer.py``) for its arm. ``test_goal`` writes
 ``reports/bench/cost_vs_pxpipe.json`` with issue 41's done-when as goals.
@@ -465,6 +467,11 @@ def test_arm(benchmark: Any, name: str, tmp_root: Path) -> None:
     """Replay the session through one arm (one round: the figures are per request inside)."""
     run = record(benchmark, name, lambda: run_arm(name, tmp_root), rounds=1, iterations=1)
     RUNS[name] = run
+    if run.cpu_ms:
+        print(
+            f"\n{name}: proxy CPU ms a request p50 {_pct(run.cpu_ms, 0.5):.1f} / "
+            f"p95 {_pct(run.cpu_ms, 0.95):.1f} (load {os.getloadavg()[0]:.1f})"
+        )
     if run.available:
         assert len(run.upstream) == len(REQUESTS)
         assert all(s == 200 for s in run.statuses), f"{name}: {run.statuses}"

@@ -115,3 +115,72 @@ ALPHABET = [
 def test_drawn_texts(text: str, version: str) -> None:
     split = content_tokens(text, version)
     assert split is None or split == _ctok(text, version)
+
+
+# -- the ASCII path: ctok's stream_norm, the branches ASCII cannot reach taken out --------
+
+ASCII_ALPHABET = [
+    *"aAzZsStTdDmM ' \n\n\t.,;:!?-_()[]{}\"'019=/\\|@#$%^&*~`<>+",
+    "  ",
+    "it",
+    "IT",
+    "ll",
+    "re",
+    "ve",
+    "Hello",
+    "WORLD",
+    "WiFi",
+    "0x1F",
+    "3f2a9c",
+]
+ASCII_SAMPLE = [t for t in SAMPLE if t.isascii() and "\r" not in t] + [
+    "  two leading spaces",
+    " one leading space",
+    "'First quote, it's THE END.'",
+    "x 'REXX a 'b don't we'll I'M",
+    "'s at the start, 'll and 've",
+    "A I IT ITS ITSELF Ab AB aB",
+    "id=8b388a0d-a9 trace=c3ae9e4a at src/payments/api.py:40\n\n",
+    "",
+    "\n\n",
+    "ALL CAPS AND Title And lower",
+]
+
+
+def _ascii_streams(text: str, version: str) -> tuple[str, str] | None:
+    """(the ASCII path's stream, ctok's) of ``text`` folded as ctok folds it, for both
+    readings of a head space; None if the fold is not ASCII."""
+    from ctok.normalize import nfc, stream_norm
+
+    from snapshot.billing.ctok_lines import _lines
+
+    lines = _lines(version)
+    assert lines is not None and lines.fast
+    norm = nfc(text, fold_quotes=lines.model.fold_quotes)
+    if not norm.isascii():
+        return None
+    return (
+        lines.ascii_stream(norm, False) + "|" + lines.ascii_stream(norm, True),
+        stream_norm(norm, lines.model, raw_head_space=False)
+        + "|"
+        + stream_norm(norm, lines.model, raw_head_space=True),
+    )
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("text", ASCII_SAMPLE)
+def test_ascii_stream_is_ctoks(text: str, version: str) -> None:
+    both = _ascii_streams(text, version)
+    assert both is not None
+    assert both[0] == both[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(ASCII_ALPHABET), max_size=40).map("".join),
+    st.sampled_from(VERSIONS),
+)
+def test_ascii_stream_drawn(text: str, version: str) -> None:
+    both = _ascii_streams(text, version)
+    assert both is not None
+    assert both[0] == both[1]

@@ -14,6 +14,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from ladder_helpers import CORPUS
 
 from snapshot.ladder.exact_ids import (
@@ -316,3 +318,41 @@ def test_compact_prints_the_coverage(tmp_path: Path, capsys: pytest.CaptureFixtu
     (snap,) = [r for r in record["rungs"] if r["rung"] == "snapshot"]
     assert (kept, total) == (snap["exact_ids"]["as_text"], snap["exact_ids"]["on_pages"])
     assert total > 0
+
+
+def _whole_scan(text: str) -> list[tuple[str, int, int]]:
+    """The hard tokens by one scan of the whole text: what the run pre-filter must equal."""
+    from snapshot.readability.scoring import _HARD, _MIN_NUMBER, _MIN_PATH
+
+    return [
+        (m.lastgroup or "", m.start(), m.end())
+        for m in _HARD.finditer(text)
+        if not (m.lastgroup == "number" and len(m.group(0)) < _MIN_NUMBER)
+        and not (m.lastgroup == "path" and (len(m.group(0)) < _MIN_PATH or "/" not in m.group(0)))
+    ]
+
+
+SCAN_SAMPLE = [
+    "commit 9f8e7d6c2 in src/app.py at 12:30, 7 files",
+    "id 550e8400-e29b-41d4-a716-446655440000\tpath ~/x/y.py:12 ./a/b ../c/d",
+    "2026-11-02T09:00:00.731000Z INFO  app request_id=8b388a0d-a9c1-4f00-8e1a-0c2b1d3e4f50",
+    "x.9f8e7d6c2 a-9f8e7d6c2 /9f8e7d6c2 9f8e7d6c2.txt 1,516,925 11655,11656 ٣٤٥٦٧",
+    "defaced facade -- - / // no ids at all\n\n\u00a0\u3000 12 123 1.5",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", SCAN_SAMPLE)
+def test_the_run_prefilter_finds_what_a_whole_scan_finds(text: str) -> None:
+    from snapshot.readability.scoring import hard_token_spans
+
+    assert hard_token_spans(text) == _whole_scan(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*" \t\n\u00a0/-._~:,#Lxaf09٣", "src", "9f8e7d6c2"]), max_size=40))
+def test_the_run_prefilter_on_drawn_texts(parts: list[str]) -> None:
+    from snapshot.readability.scoring import hard_token_spans
+
+    text = "".join(parts)
+    assert hard_token_spans(text) == _whole_scan(text)

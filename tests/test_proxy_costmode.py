@@ -551,3 +551,60 @@ def test_each_harness_cold_history_on_pages_fidelity_holds(harness: str, model: 
     assert (
         extra["counterfactual"]["sent"]["tokens"] < extra["counterfactual"]["client_text"]["tokens"]
     )
+
+
+def test_cost_mode_forwards_a_body_a_rewrite_would_change_untouched(
+    fake: FakeUpstream, tmp_path: Path
+) -> None:
+    # cost mode parses each body once with representable()'s checks: a body it would draw
+    # pages into, but with a key written twice (a re-write keeps only the last), goes as it came.
+    import urllib.request
+
+    body = {
+        "model": FULL,
+        "max_tokens": 100,
+        "system": SYSTEM,
+        "tools": TOOLS,
+        "messages": claude_code_messages(2),
+    }
+    raw = json.dumps(body).replace('"max_tokens": 100', '"max_tokens": 90, "max_tokens": 100')
+    assert raw.count('"max_tokens"') == 2
+    run = Running(fake, tmp_path, mode="cost")
+    req = urllib.request.Request(
+        run.url + "/v1/messages",
+        data=raw.encode(),
+        headers={"x-api-key": "sk-ant-dup", "content-type": "application/json"},
+    )
+    with urllib.request.urlopen(req, timeout=60) as reply:
+        assert reply.status == 200
+    run.server.stop()
+    assert [a.raw for a in fake.accepted] == [raw.encode()]
+    assert any("not representable (duplicate key 'max_tokens')" in line for line in run.logs)
+    # The same body with the key once is drawn on: the check above is not vacuous.
+    with FakeUpstream(limit=10**7) as clean:
+        again = Running(clean, tmp_path / "clean", mode="cost")
+        req = urllib.request.Request(
+            again.url + "/v1/messages",
+            data=json.dumps(body).encode(),
+            headers={"x-api-key": "sk-ant-dup", "content-type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=60):
+            pass
+        again.server.stop()
+        assert clean.accepted[0].raw != json.dumps(body).encode()
+
+
+def test_parse_checked_is_json_loads_and_representable() -> None:
+    from snapshot.proxy.bodies import parse_checked, representable
+
+    for raw in (
+        b'{"a": [1.5, "x", {"b": null}]}',
+        b'{"a": 1, "a": 2}',
+        b'{"t": 1e400}',
+        b'{"t": NaN}',
+        b'{"t": "x \\uDC00"}',
+        b'{"t": "\\ud83d\\ude00 ok"}',
+    ):
+        assert parse_checked(raw) == (json.loads(raw), representable(raw)), raw
+    with pytest.raises(ValueError):
+        parse_checked(b'{"a": ')

@@ -40,7 +40,7 @@ from aiohttp import ClientError, ClientSession, ClientTimeout, TCPConnector, web
 
 from snapshot.errors import InputError, SnapshotError
 from snapshot.providers.overflow import Overflow, parse_overflow
-from snapshot.proxy.bodies import representable
+from snapshot.proxy.bodies import parse_checked, representable
 from snapshot.proxy.canary import Canary
 from snapshot.proxy.costmode import MODES, CostMode
 from snapshot.proxy.counterfactual import Counterfactual
@@ -251,8 +251,15 @@ class Proxy:
     async def _api(self, request: web.Request, shape: Shape, raw: bytes) -> web.StreamResponse:
         # A body the proxy cannot read or represent goes upstream untouched, with one log
         # line: the provider answers it in its own words; the proxy never "repairs" it.
+        # --mode cost re-writes most requests: the body is parsed once with the checks
+        # representable() makes (not once for the plan and again before sending).
+        checked = self.config.mode == "cost"
+        unrepresentable: str | None = None
         try:
-            body = json.loads(raw)
+            if checked:
+                body, unrepresentable = parse_checked(raw)
+            else:
+                body = json.loads(raw)
         except ValueError as exc:
             return await self._untouched(request, raw, f"not JSON ({exc})")
         if not isinstance(body, dict):
@@ -280,7 +287,7 @@ class Proxy:
             return await self._untouched(request, raw, f"not representable ({line})")
         sent = raw
         if plan.changed:
-            why = representable(raw)
+            why = unrepresentable if checked else representable(raw)
             if why is not None:
                 return await self._untouched(request, raw, f"not representable ({why})")
             sent = plan.data or _encode(plan.body)

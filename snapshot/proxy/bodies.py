@@ -89,6 +89,9 @@ def conversation_of(shape: Shape, body: dict[str, Any], conv_id: str) -> Convers
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
+_SURROGATE_WHY = "a string no UTF-8 can hold (a lone surrogate escape)"
+
+
 def representable(raw: bytes) -> str | None:
     """Why re-serializing ``raw`` could change a value the client sent (None: it cannot).
 
@@ -106,6 +109,37 @@ def representable(raw: bytes) -> str | None:
     >>> representable(b'{"t": "\\\\ud800"}')
     'a string no UTF-8 can hold (a lone surrogate escape)'
     """
+    try:
+        _checked_loads(raw)
+    except UnicodeEncodeError:
+        return _SURROGATE_WHY
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def parse_checked(raw: bytes) -> tuple[Any, str | None]:
+    """``json.loads(raw)`` and :func:`representable`'s answer, from one parse where the body
+    is representable (``--mode cost`` re-writes most requests: each body is read once, not
+    twice); a ValueError when ``raw`` is not JSON at all.
+
+    >>> parse_checked(b'{"a": [1.5, "x"]}')
+    ({'a': [1.5, 'x']}, None)
+    >>> parse_checked(b'{"a": 1, "a": 2}')
+    ({'a': 2}, "duplicate key 'a'")
+    """
+    try:
+        return _checked_loads(raw), None
+    except UnicodeEncodeError:
+        why = _SURROGATE_WHY
+    except ValueError as exc:
+        why = str(exc)
+    return json.loads(raw), why
+
+
+def _checked_loads(raw: bytes) -> Any:
+    """``raw`` parsed as ``json.loads`` parses it, raising ValueError (or
+    UnicodeEncodeError) where re-serializing it could change a value."""
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         out = dict(items)
@@ -126,19 +160,12 @@ def representable(raw: bytes) -> str | None:
     def constant(text: str) -> Any:
         raise ValueError(f"{text} is not JSON")
 
-    try:
-        parsed = json.loads(
-            raw, object_pairs_hook=pairs, parse_float=number, parse_constant=constant
-        )
-        # A lone surrogate can only come from a \\uD8xx-\\uDFxx escape: without one, no
-        # string of the body needs the (whole-body) encoding check.
-        if _SURROGATE_ESCAPE.search(raw):
-            json.dumps(parsed, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError:
-        return "a string no UTF-8 can hold (a lone surrogate escape)"
-    except ValueError as exc:
-        return str(exc)
-    return None
+    parsed = json.loads(raw, object_pairs_hook=pairs, parse_float=number, parse_constant=constant)
+    # A lone surrogate can only come from a \\uD8xx-\\uDFxx escape: without one, no
+    # string of the body needs the (whole-body) encoding check.
+    if _SURROGATE_ESCAPE.search(raw):
+        json.dumps(parsed, ensure_ascii=False).encode("utf-8")
+    return parsed
 
 
 # -- units: the client's items the importer reads as one turn --------------------------

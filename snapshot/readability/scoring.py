@@ -243,6 +243,11 @@ _HARD = re.compile(
 )
 _MIN_NUMBER = 3  # shorter numbers turn up in any text by chance
 _MIN_PATH = 4
+# Every hard token holds a digit, a "/" or a "-" and no whitespace, and nothing either side of
+# whitespace changes a match (each lookaround and \b sees a non-word, non-path character there):
+# so only the whitespace-delimited runs holding one are scanned, the same matches at half the
+# CPU on tool output (words and prose skipped). Linear: the lookahead runs once per run start.
+_CANDIDATE_RUN = re.compile(r"(?<!\S)(?=\S*[\d/-])\S+")
 
 
 def hard_tokens(text: str) -> list[str]:
@@ -264,14 +269,16 @@ def hard_token_spans(text: str) -> list[tuple[str, int, int]]:
     [('hex', 4, 13), ('path', 18, 28)]
     """
     out: list[tuple[str, int, int]] = []
-    for m in _HARD.finditer(text):
-        kind = m.lastgroup or ""
-        tok = m.group(0)
-        if kind == "number" and len(tok) < _MIN_NUMBER:
-            continue
-        if kind == "path" and (len(tok) < _MIN_PATH or "/" not in tok):
-            continue
-        out.append((kind, m.start(), m.end()))
+    for run in _CANDIDATE_RUN.finditer(text):
+        # pos/endpos, not a slice: the lookbehinds still see the whitespace before the run.
+        for m in _HARD.finditer(text, run.start(), run.end()):
+            kind = m.lastgroup or ""
+            tok = m.group(0)
+            if kind == "number" and len(tok) < _MIN_NUMBER:
+                continue
+            if kind == "path" and (len(tok) < _MIN_PATH or "/" not in tok):
+                continue
+            out.append((kind, m.start(), m.end()))
     return out
 
 
