@@ -18,7 +18,8 @@ The figure is **CPU seconds** (this process and its finished children, so Tesser
 own process counts), not wall time: the machine is shared, and the 1-minute load at
 the start and end is recorded beside it. Also recorded: whether today's settings read
 the identical text, and both character accuracies (``score_page``). Goal: ≤ 15 s CPU
-per default page for every installed reader with today's settings. One round each (a
+per default page for every installed reader with today's settings (:data:`TODAYS_ARM`:
+the "before" arm for PP-OCR and rapidocr, whose "after" arm is a candidate). One round each (a
 page takes seconds).
 
 Results: ``reports/bench/reader_speed.json`` (or ``$SNAPSHOT_BENCH_OUT``).
@@ -52,7 +53,9 @@ PAGES: dict[str, tuple[str, tuple[int, int]]] = {
 }
 #: Each page's control, read for accuracy beside it; not part of the speed goal.
 CONTROLS = {f"control of {label}": label for label in PAGES}
-#: reader -> (today's settings, the faster ones), each a factory
+#: reader -> (the "before" arm, the "after" arm), each a factory: for PP-OCR and
+#: rapidocr today's line shapes, then the narrower candidates; for Tesseract the previous
+#: ×2 nearest, then today's settings. Which arm is today's is :data:`TODAYS_ARM`.
 ARMS: dict[str, tuple[Callable[[], pr.PageReader], Callable[[], pr.PageReader]]] = {
     "ppocrv6-small": (
         lambda: pr.PpOcrPageReader("ppocrv6-small"),
@@ -75,6 +78,8 @@ ARMS: dict[str, tuple[Callable[[], pr.PageReader], Callable[[], pr.PageReader]]]
         pr.TesseractPageReader,
     ),
 }
+#: The arm holding each reader's current settings: the 15 s goal is judged on it.
+TODAYS_ARM = {"ppocrv6-small": "before", "ppocrv5": "before", "rapidocr-v4": "before"}
 RESULTS: dict[str, dict[str, Any]] = {}
 
 
@@ -193,12 +198,12 @@ def test_goal() -> None:
 def _record(readers: dict[str, Any]) -> dict[str, Any]:
     goals = {
         f"{name} {label}": {
-            "value": page["after_cpu_s"],
+            "value": page[f"{TODAYS_ARM.get(name, 'after')}_cpu_s"],
             "op": "<=",
             "target": GOAL_CPU_S,
             "unit": "s CPU",
-            "source": GOAL_SOURCE,
-            "passed": page["after_cpu_s"] <= GOAL_CPU_S,
+            "source": GOAL_SOURCE + f" (today's settings: the {TODAYS_ARM.get(name, 'after')} arm)",
+            "passed": page[f"{TODAYS_ARM.get(name, 'after')}_cpu_s"] <= GOAL_CPU_S,
         }
         for name, r in readers.items()
         for label, page in r["pages"].items()
