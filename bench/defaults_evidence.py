@@ -230,6 +230,47 @@ def measure_all(
     return taken
 
 
+def owed(until_tier: int, readers: Sequence[str], cache_path: Path) -> list[tuple[str, int, Task]]:
+    """The readings the family defaults still owe up to ``until_tier`` qualified readers
+    per cell, as the planner would take them were every control to qualify: (group, tier,
+    reading). What ``--plan`` prints, with a CPU estimate, before a run."""
+    from snapshot.legibility.default_evidence import family_defaults
+    from snapshot.legibility.frontier import PointCache
+    from snapshot.legibility.hardlines import HELD_OUT_SEED
+    from snapshot.legibility.page_readers import load_page_reader
+
+    cache = PointCache(cache_path)
+    loaded = {name: load_page_reader(name) for name in readers}
+    assumed: dict[Task, Any] = {}
+
+    class _Qualified:
+        char_accuracy = 1.0
+
+    def lookup(lay: Any, reader: str, text: str) -> Any:
+        if (lay, reader, text) in assumed:
+            return assumed[(lay, reader, text)]
+        return cache.get(lay, loaded[reader], HELD_OUT_SEED, 1, 1.0, text)
+
+    out = []
+    for tier in range(2, until_tier + 1):
+        planner = Planner([[f.layout for f in family_defaults()]], readers[:tier], lookup)
+        while (task := planner.next(set())) is not None:
+            assumed[task] = _Qualified()
+            out.append(("defaults", tier, task))
+    return out
+
+
+def _estimate_cpu(task: Task) -> float:
+    """A reading's CPU seconds, estimated: the measured full-page figure of its reader
+    (``snapshot.report.reader_plan.PAGE_CPU_S``, snap8x16 on 1540x1540) scaled by area."""
+    from snapshot.report.reader_plan import PAGE_CPU_S
+
+    lay, reader, _ = task
+    per = PAGE_CPU_S.get(reader, {})
+    w, h = lay.page
+    return per.get(lay.font, per.get("*", 60.0)) * (w * h) / (1540 * 1540)
+
+
 def family_record(fam: Any, points: Sequence[Any]) -> dict[str, Any]:
     """One family: its page, every measured cell of its default, the readers' verdict
     (the done-when) and the default rule's choice."""
@@ -309,8 +350,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--until", metavar="HH:MM", help="start no new reading after this UTC time")
     ap.add_argument("--jobs", type=int, default=1, help="pages read at once (processes)")
     ap.add_argument("--report", action="store_true", help="only write the record from the cache")
+    ap.add_argument(
+        "--plan", action="store_true", help="print the readings owed and their CPU, estimated"
+    )
     args = ap.parse_args(argv)
     readers = tuple(args.reader or READERS)
+    if args.plan:
+        from collections import Counter
+
+        rows = owed(len(readers), readers, Path(args.cache).resolve())
+        pages: Counter[tuple[int, str]] = Counter()
+        cpu: dict[tuple[int, str], float] = {}
+        for _, tier, task in rows:
+            pages[(tier, task[1])] += 1
+            cpu[(tier, task[1])] = cpu.get((tier, task[1]), 0.0) + _estimate_cpu(task)
+        for key in sorted(pages):
+            print(f"defaults, reader #{key[0]} per cell, {key[1]}: {pages[key]} pages, "
+                  f"~{cpu[key]:.0f} s CPU (estimated)")  # fmt: skip
+        print(f"all: {sum(pages.values())} pages, ~{sum(cpu.values()):.0f} s CPU (estimated)")
+        return 0
     until = None
     if args.until:
         h, m = (int(x) for x in args.until.split(":"))
