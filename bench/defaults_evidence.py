@@ -274,12 +274,26 @@ def _estimate_cpu(task: Task) -> float:
 def family_record(fam: Any, points: Sequence[Any]) -> dict[str, Any]:
     """One family: its page, every measured cell of its default, the readers' verdict
     (the done-when) and the default rule's choice."""
+    from snapshot.legibility.controls import QUALIFY_BAR, control_layout
     from snapshot.legibility.default_evidence import profile_choice, relative_readings, style_of
+    from snapshot.legibility.hardlines import HELD_OUT_SEED
     from snapshot.profiles.default_rule import readers_outcome
 
     readings = relative_readings(points, fam.layout)
     outcome = readers_outcome(style_of(fam.layout), readings, fam.layout.page)
     judged = sorted({r.reader for r in readings if r.qualified})
+    # readers whose control page is below the bar at a cell: shown, never deciding
+    unqualified = sorted(
+        f"{p.reader_name} on {p.text} at {p.layout.page[0]}x{p.layout.page[1]}: control "
+        f"{p.char_accuracy:.3f}"
+        for lay, text in _cells(fam.layout)
+        for p in points
+        if p.layout == control_layout(lay)
+        and p.text == text
+        and p.seed == HELD_OUT_SEED
+        and p.scale == 1.0
+        and p.char_accuracy < QUALIFY_BAR
+    )
     return {
         "model": fam.model,
         "page": list(fam.layout.page),
@@ -288,6 +302,7 @@ def family_record(fam: Any, points: Sequence[Any]) -> dict[str, Any]:
         "readers_line": outcome.line,
         "readers_short": outcome.short,
         "qualified_readers": judged,
+        "unqualified": unqualified,
         "weakest_relative": outcome.weakest,
         "cells": [r.as_dict() for r in readings],
         "default_rule": profile_choice(fam.model, points).as_dict(),

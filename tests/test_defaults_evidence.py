@@ -113,5 +113,6 @@ def test_the_record_has_the_done_when_goal_and_a_line_per_family(
     assert (fable["layout"], fable["page"]) == ("snap5x8 1-bit gap 0x0", [1484, 700])
     assert fable["readers_verdict"] == "incomplete" and fable["weakest_relative"] is None
     assert fable["readers_line"].startswith("no qualified reading")
+    assert fable["unqualified"] == [] and fable["qualified_readers"] == []
     assert fable["default_rule"]["kind"] == "model evidence"
     assert "proxies for models" in record["results"]["params"]["labels"]
