@@ -136,16 +136,16 @@ class Planner:
                     for unit in live:
                         lay, text = _cells(unit)[index]
                         states = {r: self._state(lay, r, text, busy) for r in self.readers}
-                        if sum(s == "qualified" for s in states.values()) >= tier:
-                            continue
-                        for reader in self.readers:
-                            if states[reader] == "layout":  # its control qualified: half read
-                                yield (lay, reader, text)
-                        have = sum(s in ("qualified", "busy", "layout") for s in states.values())
+                        # readers in order until the cell has ``tier`` (a reader whose
+                        # control is read and qualifies still counts only when its turn comes)
+                        have = sum(s in ("qualified", "busy") for s in states.values())
                         for reader in self.readers:
                             if have >= tier:
                                 break
-                            if states[reader] == "fresh":
+                            if states[reader] == "layout":  # its control qualified: half read
+                                have += 1
+                                yield (lay, reader, text)
+                            elif states[reader] == "fresh":
                                 have += 1
                                 yield (control_layout(lay), reader, text)
 

@@ -84,6 +84,19 @@ def test_an_unqualified_reader_reads_only_its_control_and_the_next_reader_steps_
     assert sum(reader == "r2" for _, reader, _ in order) == 12  # control + layout per cell
 
 
+def test_a_third_reader_whose_control_is_already_read_still_waits_its_turn() -> None:
+    from snapshot.legibility.controls import control_layout
+
+    a, b = _layouts()
+    held: dict[tuple[Any, str, str], _Read] = {(control_layout(a), "r3", "hardlines"): _Read(0.99)}
+    planner = _bench().Planner([[a, b]], ["r1", "r2", "r3"], lambda *k: held.get(k))
+    first = []
+    while (task := planner.next(set())) is not None and task[1] != "r3":
+        held[task] = _Read(0.99)
+        first.append(task)
+    assert len(first) == 48  # every cell of both layouts has r1 and r2 before r3 reads one
+
+
 def test_a_settled_candidate_is_read_no_further() -> None:
     a, b = _layouts()
     score = {"r1": (0.50, 0.99), "r2": (0.97, 0.98)}
