@@ -262,7 +262,8 @@ def readers_outcome(
         f"readers: {names}, weakest {weak.relative:.3f} of its control ({weak.reader} on "
         f"{weak.text} at {weak.page[0]}x{weak.page[1]}), hidden texts "
         f"{' and '.join(HIDDEN_TEXTS)}, real page and ±{JITTER} px",
-        f"readers: {names}, weakest {weak.relative:.2f} of its control, ±{JITTER} px",
+        f"readers: {len(names.split(' + '))} qualified, weakest {weak.reader} {weak.relative:.2f} "
+        f"of its control, ±{JITTER} px",
         weakest,
     )
 
