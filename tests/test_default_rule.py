@@ -85,6 +85,26 @@ def test_model_evidence_accepts_what_readers_cannot_and_vetoes_what_they_can() -
     assert (choice.layout, choice.kind) == (DENSE.layout, "readers")
 
 
+def test_a_default_on_model_evidence_still_says_what_its_qualified_readers_read() -> None:
+    """Model evidence decides, but the readers' figure below the bar is never hidden."""
+    from snapshot.report.readme import rests_on_cell
+
+    below = _reads(DENSE.layout, chars=0.5) + _reads(WIDE.layout)
+    reads_it = ModelRead("published battery", "a battery", 15, 14, cell=(5, 9))
+    choice = choose_default([WIDE, DENSE], below, [reads_it], page=PAGE, default=WIDE.layout)
+    assert (choice.layout, choice.kind) == (DENSE.layout, "model evidence")
+    assert choice.rests_on.startswith("model evidence: published battery N=15 (14 read)")
+    assert "read it below the bar: a reads 0.505 of its control" in choice.rests_on
+    assert "below the bar: a reads 0.51 of its control" in choice.summary
+    assert rests_on_cell(choice.as_dict()).endswith("; OCR readers: below the bar")
+    # readers that agree are said too; none read: nothing to say
+    agree = _reads(DENSE.layout) + _reads(WIDE.layout)
+    choice = choose_default([WIDE, DENSE], agree, [reads_it], page=PAGE, default=WIDE.layout)
+    assert "qualified readers (OCR, proxies for models): pass: readers: a + b" in choice.rests_on
+    choice = choose_default([WIDE, DENSE], [], [reads_it], page=PAGE, default=WIDE.layout)
+    assert "readers" not in choice.rests_on
+
+
 def test_no_evidence_keeps_the_table_default_and_says_so() -> None:
     choice = choose_default([WIDE, DENSE], [], [], page=PAGE, default=WIDE.layout)
     assert (choice.layout, choice.kind) == (WIDE.layout, "none")

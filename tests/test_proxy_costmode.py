@@ -512,6 +512,8 @@ def test_canary_records_amend_the_policy(tmp_path: Path) -> None:
     assert upgraded.policy == "full" and upgraded.why.startswith("your canaries: 6 of 6")
     downgraded = cost.policy(FULL, target_for(FULL))
     assert downgraded.policy == "safe" and "only 0 of 6" in downgraded.why
+    # what a canary measured is said wherever it is used: a band, not the page as sent
+    assert all("band crops, not the whole page as sent" in p.why for p in (upgraded, downgraded))
     # Without records, the profile's evidence alone.
     assert CostMode(Counterfactual()).policy(SAFE, target_for(SAFE)).policy == "safe"
 

@@ -12,7 +12,7 @@ from snapshot.report.readme import block_in, generated_blocks, markers
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-BLOCKS = ("results", "readability", "speed", "cost")
+BLOCKS = ("results", "readability", "speed", "cost", "defaults")
 
 
 def _text() -> str:

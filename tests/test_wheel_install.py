@@ -111,3 +111,11 @@ def test_wheel_installs_and_renders_outside_the_checkout(tmp_path: Path) -> None
     assert first.is_file() and first.stat().st_size > 1000
     text = run("-m", "snapshot", "read", str(first))
     assert text.startswith("== snapshot demo session")
+    # the readings the profiles rest on ship too: the lab's verdicts, not "not measured"
+    said = run(
+        "-c",
+        "from snapshot.profiles.readability import default_choice, readability_of; "
+        "print(readability_of('claude-sonnet-5-5')['measured'], "
+        "default_choice('gemini-3.8-flash')['kind'])",
+    )
+    assert said.split() == ["True", "model", "evidence"], said

@@ -21,6 +21,7 @@ with no control beside it is not a reading the rule can use: it is left out, nev
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from snapshot.legibility.hardlines import HELD_OUT_SEED
@@ -43,8 +44,13 @@ if TYPE_CHECKING:
 SUPERSEDED_FACES: dict[str, str] = {"snap5x9": "snap5x9v2"}
 
 
-def _style(layout: CandidateLayout) -> str:
-    """The layout's key without its page: what candidates and readings are matched by."""
+def style_of(layout: CandidateLayout) -> str:
+    """The layout's key without its page: what candidates and readings are matched by.
+
+    >>> from snapshot.legibility.gate import gate_layout
+    >>> style_of(gate_layout("gemini-3.8-flash"))
+    'snap5x8 1-bit gap 0x0'
+    """
     return layout.key.replace(f" {layout.page[0]}x{layout.page[1]}", "", 1)
 
 
@@ -72,7 +78,7 @@ def relative_readings(points: Iterable[Point], layout: CandidateLayout) -> list[
                 continue
             seen.add((size, text, reader[0]))
             out.append(
-                Reading(_style(layout), size, text, reader[0], p.char_accuracy, c.char_accuracy)
+                Reading(style_of(layout), size, text, reader[0], p.char_accuracy, c.char_accuracy)
             )
     return out
 
@@ -126,7 +132,7 @@ def profile_choice(
     points = list(points)
     default = gate_layout(model, warn=False)
     layouts = candidate_layouts(model, points)
-    candidates = [Candidate(_style(lay), lay.cell, lay.chars_per_kpx) for lay in layouts]
+    candidates = [Candidate(style_of(lay), lay.cell, lay.chars_per_kpx) for lay in layouts]
     readings = [r for lay in layouts for r in relative_readings(points, lay)]
     family = profiles.profile_for(model, warn=False).family
     return choose_default(
@@ -134,8 +140,45 @@ def profile_choice(
         readings,
         [*model_reads(family), *canaries],
         page=default.page,
-        default=_style(default),
+        default=style_of(default),
     )
+
+
+@dataclass(frozen=True)
+class FamilyDefault:
+    """A vision family's default page: the model that stands for the family (its member
+    the report benchmarks by default, else its newest current one) and that model's
+    default layout on its real page."""
+
+    family: str
+    model: str
+    layout: CandidateLayout
+
+
+def family_defaults() -> list[FamilyDefault]:
+    """Every vision family's default page, in the model table's order (provider, status,
+    newest release): the pages issue 40's done-when asks about.
+
+    >>> fams = {f.family: f for f in family_defaults()}
+    >>> fams["gemini-3-flash"].model, fams["gemini-3-flash"].layout.key
+    ('gemini-3.8-flash', 'snap5x8 1-bit gap 0x0 1568x728')
+    >>> fams["openai-patches"].model  # the report's default model stands for its family
+    'gpt-6.1-sol'
+    """
+    from snapshot import profiles
+    from snapshot.legibility.gate import gate_layout
+
+    benchmarked = set(profiles.current_default_models())
+    members: dict[str, list[str]] = {}
+    for model in profiles.lineup():
+        profile = profiles.profile_for(model, warn=False)
+        if profile.vision:
+            members.setdefault(profile.family, []).append(model)
+    out = []
+    for family, models in members.items():
+        model = next((m for m in models if m in benchmarked), models[0])
+        out.append(FamilyDefault(family, model, gate_layout(model, warn=False)))
+    return out
 
 
 def choices(points: Iterable[Point], models: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -146,9 +189,12 @@ def choices(points: Iterable[Point], models: Sequence[str]) -> dict[str, dict[st
 
 __all__ = [
     "SUPERSEDED_FACES",
+    "FamilyDefault",
     "canary_reads",
     "candidate_layouts",
     "choices",
+    "family_defaults",
     "profile_choice",
     "relative_readings",
+    "style_of",
 ]

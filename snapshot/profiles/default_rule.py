@@ -56,6 +56,8 @@ JITTER = 4
 #: The texts no tuning step reads: generated hard lines of the held-out seed and the
 #: corpus's held-out half (``legibility.corpus_text.TEXTS``; a test keeps them equal).
 HIDDEN_TEXTS: tuple[str, ...] = ("hardlines", "corpus")
+#: How a model-evidence line names the qualified readers it says beside the model's reads.
+READERS_BESIDE = "qualified readers (OCR, proxies for models)"
 #: Model evidence: a layout is read by the model when the Wilson 95 % lower bound of its
 #: passing records reaches this (most of them clear the bar), and not read when the upper
 #: bound is below it (``snapshot.proxy.evidence`` judges canary records by the same share).
@@ -191,26 +193,56 @@ def _model_line(reads: Sequence[ModelRead], lo: float, hi: float, verdict: bool)
     return f"{' + '.join(kinds)} N={n} ({passing} read), Wilson 95 % {bound} ({where})"
 
 
-def _readers_outcome(
-    candidate: Candidate, readings: Sequence[Reading], page: tuple[int, int]
-) -> tuple[str, str, str]:
-    """("pass" | "fail" | "incomplete", the line, the line in a few words with the relative
-    figure to two decimals): what the qualified readers say."""
-    mine = [r for r in readings if r.layout == candidate.layout]
+@dataclass(frozen=True)
+class ReadersOutcome:
+    """What the qualified readers say of one layout at a page and ±:data:`JITTER` px:
+    ``verdict`` ``"pass"``, ``"fail"`` (a qualified reader reads a cell below the bar) or
+    ``"incomplete"`` (a cell short of :data:`MIN_READERS` qualified readers, none below);
+    ``line`` says it, ``short`` in a few words; ``weakest`` is the lowest relative figure
+    of a qualified reader (None: no qualified reading)."""
+
+    verdict: str
+    line: str
+    short: str
+    weakest: float | None = None
+
+
+def readers_outcome(
+    layout: str, readings: Sequence[Reading], page: tuple[int, int]
+) -> ReadersOutcome:
+    """What the qualified readers say of ``layout`` at ``page`` (the readers' half of the
+    rule; OCR readers are proxies for models).
+
+    >>> cells = [(s, t) for s in jittered((1568, 728)) for t in HIDDEN_TEXTS]
+    >>> reads = [Reading("snap5x8 1-bit gap 0x0", s, t, r, 0.90, 0.98) for s, t in cells
+    ...          for r in ("ppocrv5", "tesseract-x2")]
+    >>> out = readers_outcome("snap5x8 1-bit gap 0x0", reads, (1568, 728))
+    >>> out.verdict, round(out.weakest, 3)
+    ('fail', 0.918)
+    >>> print(out.line)
+    ppocrv5 reads 0.918 of its control on hardlines at 1568x728 (0.900 / 0.980)
+    >>> readers_outcome("snap5x8 1-bit gap 0x0", reads[:2], (1568, 728)).verdict
+    'fail'
+    """
+    mine = [r for r in readings if r.layout == layout]
     judged = [r for r in mine if r.qualified]
-    below = sorted((r for r in judged if r.relative < RELATIVE_BAR), key=lambda r: r.relative)
+    weakest = min((r.relative for r in judged), default=None)
+    below = sorted(
+        (r for r in judged if r.relative < RELATIVE_BAR), key=lambda r: (r.relative, r.reader)
+    )
     if below:
         w = below[0]
         where = f"on {w.text} at {w.page[0]}x{w.page[1]}"
-        return (
+        return ReadersOutcome(
             "fail",
             f"{w.reader} reads {w.relative:.3f} of its control {where} "
             f"({w.chars:.3f} / {w.control:.3f})",
             f"{w.reader} reads {w.relative:.2f} of its control {where}",
+            weakest,
         )
     if not judged:
         line = f"no qualified reading beside its control at {page[0]}x{page[1]} ±{JITTER} px"
-        return "incomplete", line, "not read beside a control page"
+        return ReadersOutcome("incomplete", line, "not read beside a control page")
     missing = []
     for size in jittered(page):
         for text in HIDDEN_TEXTS:
@@ -221,19 +253,18 @@ def _readers_outcome(
         line = (
             f"fewer than {MIN_READERS} qualified readers, none below the bar: {', '.join(missing)}"
         )
-        return (
-            "incomplete",
-            line,
-            f"{len(missing)} of {3 * len(HIDDEN_TEXTS)} cells short of readers",
-        )
+        short = f"{len(missing)} of {3 * len(HIDDEN_TEXTS)} cells short of readers"
+        return ReadersOutcome("incomplete", line, short, weakest)
     weak = min(judged, key=lambda r: (r.relative, r.reader))
     names = " + ".join(sorted({r.reader for r in judged}))
-    return (
+    return ReadersOutcome(
         "pass",
         f"readers: {names}, weakest {weak.relative:.3f} of its control ({weak.reader} on "
         f"{weak.text} at {weak.page[0]}x{weak.page[1]}), hidden texts "
         f"{' and '.join(HIDDEN_TEXTS)}, real page and ±{JITTER} px",
-        f"readers: {names}, weakest {weak.relative:.2f} of its control, ±{JITTER} px",
+        f"readers: {len(names.split(' + '))} qualified, weakest {weak.reader} {weak.relative:.2f} "
+        f"of its control, ±{JITTER} px",
+        weakest,
     )
 
 
@@ -257,14 +288,24 @@ def choose_default(
             line = "model evidence: " + _model_line(about, lo, hi, True)
             kinds = " + ".join(sorted({e.kind for e in about}))
             short = f"model evidence: {kinds} N={sum(e.n for e in about)} ({sum(e.passing for e in about)} read)"
+            # what the readers read is said beside it, never hidden, even where it disagrees
+            said = readers_outcome(cand.layout, readings, page)
+            if said.weakest is not None:
+                ocr = READERS_BESIDE
+                if said.verdict == "fail":
+                    line += f"; {ocr} read it below the bar: {said.line}"
+                    short += f"; {ocr} below the bar: {said.short}"
+                else:
+                    line += f"; {ocr}: {said.verdict}: {said.line}"
+                    short += f"; {ocr}: {said.short}"
             return Choice(cand.layout, "model evidence", line, _passed(lacks), short)
         if verdict is False:
             lacks[cand.layout] = "the model does not read it: " + _model_line(about, lo, hi, False)
             continue
-        outcome, line, short = _readers_outcome(cand, readings, page)
-        if outcome == "pass":
-            return Choice(cand.layout, "readers", line, _passed(lacks), short)
-        lacks[cand.layout], shorts[cand.layout] = line, short
+        said = readers_outcome(cand.layout, readings, page)
+        if said.verdict == "pass":
+            return Choice(cand.layout, "readers", said.line, _passed(lacks), said.short)
+        lacks[cand.layout], shorts[cand.layout] = said.line, said.short
     why = lacks.get(default, "not a candidate here")
     return Choice(
         default,
@@ -285,12 +326,15 @@ __all__ = [
     "MIN_READERS",
     "MOST",
     "QUALIFY_BAR",
+    "READERS_BESIDE",
     "RELATIVE_BAR",
     "Candidate",
     "Choice",
     "ModelRead",
+    "ReadersOutcome",
     "Reading",
     "choose_default",
     "jittered",
     "model_verdict",
+    "readers_outcome",
 ]

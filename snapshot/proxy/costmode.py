@@ -54,6 +54,7 @@ from snapshot.errors import InputError, SnapshotError
 from snapshot.ladder.target import Target
 from snapshot.profiles.cost_policy import POLICIES, CostPolicy, Policy, cost_policy
 from snapshot.proxy.counterfactual import Counterfactual
+from snapshot.proxy.evidence import BAND_ONLY
 from snapshot.proxy.inplace import AGE, Drawn, InPlace, InPlaced
 from snapshot.proxy.planner import Planner, RequestPlan
 from snapshot.proxy.prefix_pages import Imaged, PrefixImager
@@ -244,7 +245,7 @@ class CostMode:
             return CostPolicy(
                 "full",
                 f"your canaries: {g.passing} of {g.n} bands of {layout} read at the bar by "
-                f"{g.reader} (Wilson lower bound {g.pass_lower:.2f})",
+                f"{g.reader} (Wilson lower bound {g.pass_lower:.2f}; {BAND_ONLY})",
             )
         failing = [g for g in groups if g.n >= ENOUGH_CANARIES]
         if failing and found.policy == "full":
@@ -252,7 +253,7 @@ class CostMode:
             return CostPolicy(
                 "safe",
                 f"your canaries: only {g.passing} of {g.n} bands of {layout} read at the bar "
-                f"by {g.reader}; profile evidence: {found.why}",
+                f"by {g.reader} ({BAND_ONLY}); profile evidence: {found.why}",
             )
         return found
 

@@ -55,6 +55,8 @@ from snapshot.errors import InputError
 from snapshot.profiles.default_rule import MOST  # the share the default rule weighs model reads by
 
 SCHEMA = "snapshot.canary-evidence/1"
+#: How every output that uses canary records says what they measured (issue 40 item 6).
+BAND_ONLY = "band crops, not the whole page as sent"
 FILE = "evidence.jsonl"
 STAND_IN = "offline stand-in"
 

@@ -1,6 +1,6 @@
 """The README's generated blocks: every figure README shows, from committed results.
 
-README holds four blocks, each between a ``<!-- NAME:begin -->`` and a
+README holds five blocks, each between a ``<!-- NAME:begin -->`` and a
 ``<!-- NAME:end -->`` marker, and no figure of a result outside them:
 
 - ``results``: the benchmark's headline table, from ``reports/results.json``
@@ -12,9 +12,12 @@ README holds four blocks, each between a ``<!-- NAME:begin -->`` and a
   ``reports/bench/<bench>.json`` (keys ``bench``, ``date``, ``machine``, ``load``,
   ``results``, ``goal``, ``passed``), or "not measured yet" while the file is missing;
 - ``cost``: where ``--mode cost`` loses, inside the proxy's paragraph (its markers
-  inline), from ``reports/bench/cost_vs_pxpipe.json``.
+  inline), from ``reports/bench/cost_vs_pxpipe.json``;
+- ``defaults``: per vision family, its default page, what its qualified readers read
+  there beside their controls and what the default rests on, from
+  ``reports/bench/defaults_evidence.json`` (``bench/defaults_evidence.py``).
 
-``python -m snapshot.report.readme [README.md]`` rewrites all four from the
+``python -m snapshot.report.readme [README.md]`` rewrites all five from the
 ``reports/`` folder beside the README; the tests regenerate each block from the
 committed files and compare.
 
@@ -419,8 +422,8 @@ def _rule_cell(model: str, role: str, design: str) -> str:
     measured by readers or by the model's own reads: ᵐ); on the dense layout, whether the
     rule passed it over.
 
-    >>> _rule_cell("gemini-3.8-flash", "default", "snap5x8 1-bit gap 0x0")
-    'model evidence: published battery N=15 (14 read)ᵐ'
+    >>> _rule_cell("gemini-3.8-flash", "default", "snap5x8 1-bit gap 0x0")[:48]
+    'model evidence: published battery N=15 (14 read)'
     """
     from snapshot.profiles.readability import default_choice
 
@@ -428,9 +431,27 @@ def _rule_cell(model: str, role: str, design: str) -> str:
     if role == "default":
         summary = str(choice.get("summary") or choice["rests_on"])
         measured = choice["kind"] != "none" or " reads " in summary
-        return summary + ("ᵐ" if measured else "")
+        return rests_on_cell(choice) + ("ᵐ" if measured else "")
     passed = [p for p in choice.get("passed_over", []) if p.startswith(f"{design}: ")]
     return "passed over" if passed else "–"
+
+
+def rests_on_cell(choice: Mapping[str, Any]) -> str:
+    """The default rule's verdict for a table cell: its summary, where model evidence
+    decides with the qualified readers' figure cut to whether they agree (the readers'
+    figures stand in the cells beside it).
+
+    >>> rests_on_cell({"kind": "model evidence", "summary": "model evidence: battery N=15; "
+    ...     "qualified readers (OCR, proxies for models) below the bar: r reads 0.00 of ..."})
+    'model evidence: battery N=15; OCR readers: below the bar'
+    """
+    from snapshot.profiles.default_rule import READERS_BESIDE
+
+    summary = str(choice.get("summary") or choice["rests_on"])
+    head, _, readers = summary.partition(f"; {READERS_BESIDE}")
+    if choice["kind"] == "model evidence" and readers.startswith(" below the bar"):
+        return f"{head}; OCR readers: below the bar"
+    return head
 
 
 def _measured(cell: str) -> str:
@@ -628,6 +649,75 @@ def cost_block(bench_dir: Path) -> str:
     return wrapped[len(COST_LEAD) :].replace("\0", " ")
 
 
+# --- defaults: from reports/bench/defaults_evidence.json --------------------------------
+
+DEFAULTS_BENCH = "defaults_evidence"
+#: The record's goal README quotes: issue 40's done-when, family by family.
+DEFAULTS_GOAL = "families_whose_default_two_qualified_readers_pass"
+
+
+def _readers_cell(family: Mapping[str, Any]) -> str:
+    """What the qualified readers read at a family's default page, in a few words.
+
+    >>> _readers_cell({"readers_verdict": "incomplete", "readers_short": "not read beside a control page"})
+    'incomplete: not read beside a control page'
+    """
+    cell = f"{family['readers_verdict']}: {family['readers_short']}"
+    return cell + marker("measured") if family.get("weakest_relative") is not None else cell
+
+
+def defaults_block(bench_dir: Path) -> str:
+    """README's table of every vision family's default page: the readers' verdict (issue
+    40's done-when: two qualified readers on every cell, each >= 0.95 of its control) and
+    what the default rests on, from ``bench_dir/defaults_evidence.json``; families with
+    the same page, layout and evidence share a row.
+
+    >>> defaults_block(Path("/nonexistent")).splitlines()[1]
+    'Not measured yet (no `reports/bench/defaults_evidence.json`; `bench/defaults_evidence.py` takes it).'
+
+    Raises
+    ------
+    InputError
+        If the record is not JSON or lacks the families.
+    """
+    begin, end = markers("defaults")
+    path = bench_dir / f"{DEFAULTS_BENCH}.json"
+    where = f"`reports/bench/{DEFAULTS_BENCH}.json`"
+    if not path.is_file():
+        return (
+            f"{begin}\nNot measured yet (no {where}; `bench/defaults_evidence.py` takes it).\n{end}"
+        )
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        families = record["results"]["families"]
+        goal = record["goal"][DEFAULTS_GOAL]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{path}: no family defaults ({exc!r}); rerun the bench") from exc
+    rows: dict[tuple[str, str, str], list[str]] = {}
+    for name, fam in families.items():
+        page = f"{fam['layout']} {fam['page'][0]}x{fam['page'][1]}"
+        rule = fam["default_rule"]
+        rests = rests_on_cell(rule)  # the readers' figure is in the cell beside
+        if rule["kind"] == "none":
+            rests = "no evidence (the family table's default, unconfirmed)"
+        rows.setdefault((page, _readers_cell(fam), rests), []).append(f"{name} ({fam['model']})")
+    lines = [
+        begin,
+        _wrap(
+            f"Per vision family ({where}, {str(record.get('date', ''))[:10]}, load "
+            f"{_load(record.get('load'))}): {goal['value']:g} of {goal['target']:g} pass."
+        ),
+        "",
+        "| families (the model standing for each) | default layout, page | ≥ 2 qualified readers "
+        "per cell (page ±4 px, both hidden texts), each ≥ 0.95 of its control? (OCR: proxies "
+        "for models) | rests on (`snapshot profiles`) |",
+        "|---|---|---|---|",
+    ]
+    for (page, readers, rests), names in rows.items():
+        lines.append(f"| {', '.join(names)} | {page} | {readers} | {rests} |")
+    return "\n".join([*lines, end])
+
+
 # --- the README file ------------------------------------------------------------------
 
 
@@ -673,6 +763,7 @@ def generated_blocks(reports: Path) -> dict[str, str]:
         ),
         "speed": speed_block(reports / "bench"),
         "cost": cost_block(reports / "bench"),
+        "defaults": defaults_block(reports / "bench"),
     }
 
 
