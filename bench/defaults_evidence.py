@@ -309,6 +309,12 @@ def family_record(fam: Any, points: Sequence[Any]) -> dict[str, Any]:
     }
 
 
+def _span(values: Any) -> str:
+    """``lo-hi`` of the non-empty strings given (sorted as text), or "unknown"."""
+    got = sorted(v for v in values if v)
+    return f"{got[0]} to {got[-1]}" if got else "unknown"
+
+
 def report(cache_path: Path, taken: int, readers: Sequence[str], jobs: int) -> dict[str, Any]:
     """The record: per family, its default page's cells, verdict and the rule's choice."""
     from snapshot.legibility.default_evidence import family_defaults
@@ -322,6 +328,16 @@ def report(cache_path: Path, taken: int, readers: Sequence[str], jobs: int) -> d
         "figures": {
             "pages_read": results.figure(
                 taken, "pages", "full pages read this run (layouts and controls; cached ones not)"
+            ),
+            # the readings behind the verdicts were taken in earlier runs: their own times
+            # and loads, not this run's (a --report run reads none)
+            "readings_measured": results.figure(
+                len(points),
+                "readings",
+                "cached readings at current reader settings: measured "
+                + _span(p.measured_at for p in points)
+                + ", 1-minute load "
+                + _span(f"{p.load:.1f}" for p in points if p.load is not None),
             ),
             "qualified_cells": results.figure(
                 sum(c["qualified"] for r in families.values() for c in r["cells"]),

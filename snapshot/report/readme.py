@@ -511,6 +511,18 @@ def readability_block(frontier_md: str, models: Sequence[str]) -> str:
 # --- speed: from reports/bench/<bench>.json --------------------------------------------
 
 
+def _readings_when(record: dict[str, Any]) -> str:
+    """When the readings behind a defaults record were taken (the record's own figure),
+    else the record's date and load (an older record without that figure)."""
+    figure = record.get("results", {}).get("figures", {}).get("readings_measured")
+    if figure:
+        span = figure["what"].split(": ", 1)[-1].replace("1-minute ", "")
+        span = re.sub(r"(\d{4}-\d\d-\d\d) \d\d:\d\d", r"\1", span)  # days suffice here
+        span = span.replace(" to ", "–").replace("measured ", "")
+        return f"{figure['value']:g} readings, {span}"
+    return f"{str(record.get('date', ''))[:10]}, load {_load(record.get('load'))}"
+
+
 def _load(load: Any) -> str:
     """A record's load: the 1-minute load average at the start and the end."""
     if isinstance(load, Mapping):
@@ -704,8 +716,8 @@ def defaults_block(bench_dir: Path) -> str:
     lines = [
         begin,
         _wrap(
-            f"Per vision family ({where}, {str(record.get('date', ''))[:10]}, load "
-            f"{_load(record.get('load'))}): {goal['value']:g} of {goal['target']:g} pass."
+            f"{goal['value']:g} of {goal['target']:g} families pass ({where}; "
+            f"{_readings_when(record)})."
         ),
         "",
         "| families (the model standing for each) | default layout, page | ≥ 2 qualified readers "
