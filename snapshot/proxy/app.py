@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import sys
 import time
@@ -734,6 +735,10 @@ def _encode(body: dict[str, Any]) -> bytes:
     return json.dumps(body, ensure_ascii=False).encode()
 
 
+#: The collector's thresholds while serving (generation 0 allocations, then passes).
+GC_THRESHOLDS = (20_000, 20, 40)
+
+
 def run(config: ProxyConfig, host: str, port: int) -> None:
     """Serve until interrupted (what ``snapshot proxy`` runs)."""
     proxy = Proxy(config)
@@ -742,4 +747,10 @@ def run(config: ProxyConfig, host: str, port: int) -> None:
         f"listening on http://{host}:{port} → {proxy.upstream} (--mode {config.mode}{policy}); "
         "its page: GET / (loopback)"
     )
+    # Each request body parses into tens of thousands of containers, and with the default
+    # thresholds (700, 10, 10) the collector ran about ten times a request, its older
+    # generations walking every long-lived object (ctok's vocabulary trie): about a tenth
+    # of cost mode's CPU per request (bench/test_cost_vs_pxpipe.py). Few of a request's
+    # objects form cycles; reference counting frees them.
+    gc.set_threshold(*GC_THRESHOLDS)
     web.run_app(proxy.app(), host=host, port=port, access_log=None, print=None)
