@@ -84,6 +84,7 @@ from proxy_process import ProxyProcess, free_port  # noqa: E402
 
 from snapshot.billing.prices import price_for  # noqa: E402
 from snapshot.profiles import profile_for  # noqa: E402
+from snapshot.profiles.cost_policy import cost_policy  # noqa: E402
 
 BENCH = results.bench_name(__file__)
 MODEL = cost_session.MODEL
@@ -600,45 +601,46 @@ def test_goal(recording: Path) -> None:
                 f"{arm}: characters of the client texts it took off the text per "
                 "page token it sent (bodies measured, ctok; includes what it elided or cleared)",
             )
-    cost = "snapshot_cost_{}"
     goals: dict[str, results.Goal] = {}
     source = "issue 41 done-when"
-    for policy in ("safe", "full"):
-        arm = cost.format(policy)
-        goals[f"cost_{policy}_tokens"] = results.Goal(
-            _ratio(get(arm, "tokens"), base["tokens"]), "<=", 0.45, "x direct", source
-        )
-        goals[f"cost_{policy}_cache_weighted"] = results.Goal(
-            _ratio(get(arm, "cache_weighted"), base["cache_weighted"]),
-            "<=",
-            0.60,
-            "x direct",
-            source,
-        )
-        goals[f"cost_{policy}_ids_as_text"] = results.Goal(
-            get(arm, "ids_kept_share") * 100, ">=", 95, "%", source
-        )
-        goals[f"cost_{policy}_cpu_p50"] = results.Goal(
-            get(arm, "cpu_ms_p50"),
-            "<=",
-            30,
-            "ms",
-            source + " (CPU p50; the run's load is in `load`)",
-        )
-        # The same goal as a ratio to the peer in this run: the issue's 30 ms stood beside
-        # pxpipe's 126-142 ms on the issue's machine; here pxpipe's CPU follows this
-        # machine's speed, so the ratio travels where the milliseconds do not.
-        goals[f"cost_{policy}_cpu_vs_pxpipe"] = results.Goal(
-            _ratio(get(arm, "cpu_ms_p50"), get("pxpipe", "cpu_ms_p50")),
-            "<=",
-            CPU_RATIO_GOAL,
-            "x pxpipe's CPU p50",
-            source
-            + f" as a ratio: 30 ms / pxpipe's {PXPIPE_CPU_ISSUE_MS} ms (its slower figure there)",
-        )
-        goals[f"cost_{policy}_fidelity"] = results.Goal(
-            get(arm, "fidelity_differing"), "==", 0, "requests differing", source
-        )
+    # The done-when is `--mode cost` as a user runs it: the model's own policy (its
+    # evidence: `snapshot profiles`). The other policy's figures stay in the table.
+    default_policy = cost_policy(profile_for(MODEL)).policy
+    assert default_policy in ("safe", "full"), f"{MODEL}: cost mode passes it through"
+    arm = f"snapshot_cost_{default_policy}"
+    goals["cost_tokens"] = results.Goal(
+        _ratio(get(arm, "tokens"), base["tokens"]), "<=", 0.45, "x direct", source
+    )
+    goals["cost_cache_weighted"] = results.Goal(
+        _ratio(get(arm, "cache_weighted"), base["cache_weighted"]), "<=", 0.60, "x direct", source
+    )
+    goals["cost_ids_as_text"] = results.Goal(
+        get(arm, "ids_kept_share") * 100, ">=", 95, "%", source
+    )
+    # CPU as a ratio to the peer in this run: the issue's 30 ms stood beside pxpipe's
+    # 126-142 ms on its machine, and pxpipe takes 343-424 ms on this one (CPU here follows
+    # the host); the ratio travels where the milliseconds do not. The ms are a figure.
+    goals["cost_cpu_vs_pxpipe"] = results.Goal(
+        _ratio(get(arm, "cpu_ms_p50"), get("pxpipe", "cpu_ms_p50")),
+        "<=",
+        CPU_RATIO_GOAL,
+        "x pxpipe's CPU p50",
+        f"{source}: 30 ms beside pxpipe's {PXPIPE_CPU_ISSUE_MS} ms (its slower figure there)",
+    )
+    figures["cost_cpu_p50_ms"] = results.figure(
+        get(arm, "cpu_ms_p50"),
+        "ms",
+        f"{arm}: proxy CPU per request, p50 (the issue's 30 ms was set where pxpipe took "
+        f"126-142 ms; pxpipe here: {get('pxpipe', 'cpu_ms_p50'):.0f} ms in this run)",
+    )
+    goals["cost_fidelity"] = results.Goal(
+        get(arm, "fidelity_differing"), "==", 0, "requests differing", source
+    )
+    params_policy = (
+        f"goals on `--mode cost` with {MODEL}'s own policy ({default_policy}); the other "
+        "policy's figures are in the table (`safe` keeps the system prompt and tool docs as "
+        "text, so it cannot reach 0.45x on this session)"
+    )
     profile = profile_for(MODEL)
     scheme = profile.scheme
     recorded = json.loads((recording / "summary.json").read_text(encoding="utf-8"))
@@ -683,6 +685,7 @@ def test_goal(recording: Path) -> None:
             f"{image_tokens(1568, 728):,}",
             "cpu": "the proxy process's CPU clock per request (shared 2-core VM; the run's load is in `load`)",
             "output_tokens": "not counted: the same scripted replies in every arm",
+            "goals": params_policy,
         },
     }
     rec = results.finish(BENCH, out, goals)
