@@ -185,14 +185,65 @@ class _ConditionedDetector:
 
 def _detector_version(name: str, version: int | None) -> int | None:
     """The ``settings_version`` of reader ``name`` given its recognition's ``version``: one
-    more when its detector's input is conditioned (so readings taken without are not reused).
+    more when its detector's input is conditioned or doubled (so readings taken without
+    are not reused).
 
     >>> _detector_version("ppocrv6-small", 3), _detector_version("ppocrv5", 2)
     (4, 2)
+    >>> _detector_version("rapidocr-v4", 2)
+    3
     """
-    if name not in CONDITIONED_DETECTORS:
+    if name not in CONDITIONED_DETECTORS | DOUBLED_DETECTORS:
         return version
     return (version or 1) + 1
+
+
+#: Readers whose detector sees a page of dense lines (pitch at most
+#: :data:`DOUBLED_PITCH_PX`, :func:`line_pitch`) at exactly ×2 (:func:`padded_to`, then
+#: rapidocr's own resize at a ratio of 2); other pages as before. rapidocr scales the page so its short side is
+#: at least 736 px and rounds both sides to multiples of 32, so a default page reached
+#: its detector resampled by a fraction (1544×1544 by 0.995, 1564×724 by 1.02 and 1.017),
+#: and on rows that touch (gap 0) its boxes then ran lines together: it read 0.924 of the
+#: characters at 1544×1544 snap8x16 (0.934 of its control) against 0.987 at 1536×1536,
+#: and 0.893 at 1564×724. Padded to a multiple of 32 alone it read 0.976 at 1544×1544
+#: but 0.924 at 1572×732; detected at ×2 it read 0.969, 0.971 and 0.970 at 1544×1544,
+#: 1564×724 and 1572×732, 0.966 at 1020×1020 (0.955 of its control before), and the
+#: 1568×728 snap5x8 page at 0.774 instead of 0.083 (held-out seed, hard lines; measured
+#: 2026-12-06 under load 2). Its DejaVu controls (19 px lines) read worse at ×2 (0.923 at
+#: 772×1572, 0.936 at 1028×1028): they are read as before. Recognition crops come from
+#: the page as given.
+DOUBLED_DETECTORS: frozenset[str] = frozenset({"rapidocr-v4"})
+#: Pages whose line pitch is at most this are detected at ×2 by :data:`DOUBLED_DETECTORS`
+#: (snap8x16 and snap5x8 rows: 16 and 8 px; the 16 px DejaVu control: 19 px).
+DOUBLED_PITCH_PX = 16
+#: The detector's scale for :data:`DOUBLED_DETECTORS`, and the multiple the page is
+#: padded to first (×2 of it lands on the network's 32 px stride).
+DETECTOR_SCALE = 2
+DETECTOR_PAD = 16
+
+
+def padded_to(pixels: np.ndarray, multiple: int) -> np.ndarray:
+    """``pixels`` with rows and columns of its border's median level appended on the
+    bottom and right, up to multiples of ``multiple`` (as given if they are already).
+
+    >>> page = np.zeros((30, 20), np.uint8); page[0] = page[-1] = 255
+    >>> page[:, 0] = page[:, -1] = 255
+    >>> out = padded_to(page, 16)
+    >>> out.shape, int(out[31, 31]), int(out[5, 5])
+    ((32, 32), 255, 0)
+    """
+    h, w = pixels.shape[:2]
+    high, wide = -(-h // multiple) * multiple, -(-w // multiple) * multiple
+    if (high, wide) == (h, w):
+        return pixels
+    border = np.concatenate([pixels[0], pixels[-1], pixels[:, 0], pixels[:, -1]]).reshape(
+        -1, *pixels.shape[2:]
+    )
+    level = np.median(border, axis=0).astype(pixels.dtype)
+    out = np.empty((high, wide, *pixels.shape[2:]), pixels.dtype)
+    out[...] = level
+    out[:h, :w] = pixels
+    return out
 
 
 def _detector_settings(name: str, settings: dict[str, Any]) -> dict[str, Any]:
@@ -477,6 +528,12 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
     "max_side_len": 2000,
     "min_side_len": 30,
     "page_resize": "pages longer than 2000 px are scaled down first (RapidOCR.preprocess)",
+    "dense_lines": (
+        f"pages whose line pitch is <= {DOUBLED_PITCH_PX} px: padded with their border's "
+        f"median level to multiples of {DETECTOR_PAD} px (padded_to), detected at exactly "
+        f"x{DETECTOR_SCALE} (det_limit_side_len = {DETECTOR_SCALE} x the short side), "
+        "never scaled down first (max_side_len 4096)"
+    ),
     "det_thresh": 0.3,
     "det_box_thresh": 0.5,
     "det_unclip_ratio": 1.6,
@@ -547,7 +604,14 @@ class RapidOcrPageReader(EnginePageReader):
             settings=MappingProxyType(
                 {
                     **_RAPIDOCR_SETTINGS,
-                    **_rec_settings(self.line_shape, self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE),
+                    **(
+                        rec := _rec_settings(
+                            self.line_shape, self.rec_batch_num, RAPIDOCR_REC_BATCH_BEFORE
+                        )
+                    ),
+                    "settings_version": _detector_version(
+                        "rapidocr-v4", rec.get("settings_version")
+                    ),
                     "model_sha256_over": "det, rec (in that order)",
                     "onnxruntime": dist_version("onnxruntime"),
                     "intra_op_num_threads": threads,
@@ -556,6 +620,17 @@ class RapidOcrPageReader(EnginePageReader):
         )
 
     def _read(self, engine: Any, pixels: np.ndarray) -> str:
+        pitch = line_pitch(to_gray(pixels))
+        dense = pitch is not None and pitch <= DOUBLED_PITCH_PX
+        if dense:
+            # A default page (2048 px at most, +4) reaches the detector whole, at x2.
+            pixels = padded_to(pixels, DETECTOR_PAD)
+            engine.max_side_len = 4096
+            engine.text_det.limit_side_len = DETECTOR_SCALE * min(pixels.shape[:2])
+        else:
+            engine.max_side_len = _RAPIDOCR_SETTINGS["max_side_len"]
+            engine.text_det.limit_side_len = _RAPIDOCR_SETTINGS["det_limit_side_len"]
+        engine.text_det.limit_type = _RAPIDOCR_SETTINGS["det_limit_type"]
         rgb = np.ascontiguousarray(to_rgb(pixels))
         result, _elapse = engine(
             rgb,
