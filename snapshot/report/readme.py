@@ -650,7 +650,9 @@ def cost_block(bench_dir: Path) -> str:
                 f"(`full` {x(full, 'tokens')} direct tokens{m}, {x(full, 'cache_weighted')} "
                 f"cache-weighted, modelled; pxpipe {x(px, 'tokens')}{m}, keeping "
                 f"{px['ids_kept']:,} of {px['ids_off_text']:,} ids); on a warm cache (`safe` "
-                f"{x(safe, 'tokens')}{m}, {x(safe, 'cache_weighted')} modelled)."
+                f"{x(safe, 'tokens')}{m}, {x(safe, 'cache_weighted')} modelled). CPU p50 "
+                f"{full['cpu_ms_p50']:.0f} ms{m}, {full['cpu_ms_p50'] / px['cpu_ms_p50']:.2f}× "
+                "pxpipe's."
             )
         except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
             raise InputError(f"{path}: no cost-mode figures ({exc!r}); rerun the bench") from exc
