@@ -201,7 +201,7 @@ real = span_procs._draw_pages
 def slow(job):
     with open(sys.argv[3], "a") as f:
         f.write(f"{os.getpid()}\\n")
-    time.sleep(0.5)
+    time.sleep(3)  # the signal must land mid-render even on a loaded machine
     return real(job)
 span_procs._draw_pages = slow
 from snapshot.cli import main
