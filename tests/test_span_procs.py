@@ -192,7 +192,10 @@ def test_a_killed_worker_is_one_line_and_no_page(
 # A render whose workers note their process ids and then wait: the test stops the
 # parent and watches the workers.
 _SLOW_RENDER = """
-import os, sys, time
+import os, signal, sys, time
+# Ctrl-C as at a terminal: a process started with SIGINT ignored (a background job, or a
+# runner that ignores it) keeps it ignored, and the render would run to its end.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import snapshot.rendering.span_procs as span_procs
 import snapshot.rendering.spans as spans
 spans.SPAN_BYTES = 97
@@ -201,7 +204,7 @@ real = span_procs._draw_pages
 def slow(job):
     with open(sys.argv[3], "a") as f:
         f.write(f"{os.getpid()}\\n")
-    time.sleep(3)  # the signal must land mid-render even on a loaded machine
+    time.sleep(0.5)
     return real(job)
 span_procs._draw_pages = slow
 from snapshot.cli import main
