@@ -39,7 +39,8 @@ new text of each request is most of what a proxy counts.
 
 Each word is tiled by ``min_vocab_tile``'s recurrence over ctok's own reverse trie
 of the vocabulary, with ctok's own byte floor, keeping the count only (no tiles, so
-no tie order: about half the CPU); the trailing newlines by ctok's ``frame_tail``. Anything unexpected (a ctok
+no tie order: about half the CPU); the trailing newlines by ctok's ``frame_tail``.
+Anything unexpected (a ctok
 without these internals, a piece whose stream does not start as it should)
 returns None and the caller counts the whole text with ``ctok.token_count``.
 Equality with ``ctok.token_count`` on every distinct message of the benchmark
@@ -90,7 +91,7 @@ class _Lines:
             SHIFT_G,
             WORDY,
         )
-        from ctok.engine import char_cost, frame_tail, min_vocab_tile
+        from ctok.engine import char_cost, frame_tail
         from ctok.main import _family, _model
         from ctok.normalize import (
             SPACE,
@@ -115,8 +116,6 @@ class _Lines:
         # The tiling walks ctok's reverse trie of the vocabulary (min_vocab_tile's index).
         trie = self.model.trie
         self._trie_root, self._trie_end = trie.root, type(trie)._END
-        if not callable(min_vocab_tile):
-            raise TypeError("ctok's engine has no min_vocab_tile: count whole texts")
         self._markers, self._char_cost = MARKER_GLYPHS, char_cost
         vocab = self.model.vocab
         # The split is exact only if no vocabulary piece joins a newline to anything

@@ -208,7 +208,7 @@ def _detector_version(name: str, version: int | None) -> int | None:
 #: characters at 1544×1544 snap8x16 (0.934 of its control) against 0.987 at 1536×1536,
 #: and 0.893 at 1564×724. Padded to a multiple of 32 alone it read 0.976 at 1544×1544
 #: but 0.924 at 1572×732; detected at ×2 it read 0.969, 0.971 and 0.970 at 1544×1544,
-#: 1564×724 and 1572×732, 0.966 at 1020×1020 (0.955 of its control before), and the
+#: 1564×724 and 1572×732, 0.966 at 1020×1020 (0.941 before), and the
 #: 1568×728 snap5x8 page at 0.774 instead of 0.083 (held-out seed, hard lines; measured
 #: 2026-12-06 under load 2). Its DejaVu controls (19 px lines) read worse at ×2 (0.923 at
 #: 772×1572, 0.936 at 1028×1028): they are read as before. Recognition crops come from
@@ -221,6 +221,9 @@ DOUBLED_PITCH_PX = 16
 #: padded to first (×2 of it lands on the network's 32 px stride).
 DETECTOR_SCALE = 2
 DETECTOR_PAD = 16
+#: rapidocr's longest side before detection on a dense page (its own is 2000, which
+#: scaled the 512×2048 default down by a fraction first).
+DOUBLED_MAX_SIDE = 4096
 
 
 def padded_to(pixels: np.ndarray, multiple: int) -> np.ndarray:
@@ -533,7 +536,7 @@ _RAPIDOCR_SETTINGS: dict[str, Any] = {
         f"pages whose line pitch is <= {DOUBLED_PITCH_PX} px: padded with their border's "
         f"median level to multiples of {DETECTOR_PAD} px (padded_to), detected at exactly "
         f"x{DETECTOR_SCALE} (det_limit_side_len = {DETECTOR_SCALE} x the short side), "
-        "never scaled down first (max_side_len 4096)"
+        f"never scaled down first (max_side_len {DOUBLED_MAX_SIDE})"
     ),
     "det_thresh": 0.3,
     "det_box_thresh": 0.5,
@@ -626,7 +629,7 @@ class RapidOcrPageReader(EnginePageReader):
         if dense:
             # A default page (2048 px at most, +4) reaches the detector whole, at x2.
             pixels = padded_to(pixels, DETECTOR_PAD)
-            engine.max_side_len = 4096
+            engine.max_side_len = DOUBLED_MAX_SIDE
             engine.text_det.limit_side_len = DETECTOR_SCALE * min(pixels.shape[:2])
         else:
             engine.max_side_len = _RAPIDOCR_SETTINGS["max_side_len"]
