@@ -128,11 +128,15 @@ def profile_choice(
     from snapshot import profiles
     from snapshot.legibility.gate import gate_layout
     from snapshot.profiles.families import model_reads
+    from snapshot.rendering.glyphs import is_bundled
 
     points = list(points)
     default = gate_layout(model, warn=False)
     layouts = candidate_layouts(model, points)
-    candidates = [Candidate(style_of(lay), lay.cell, lay.chars_per_kpx) for lay in layouts]
+    candidates = [
+        Candidate(style_of(lay), lay.cell, lay.chars_per_kpx, shipped=is_bundled(lay.font))
+        for lay in layouts
+    ]
     readings = [r for lay in layouts for r in relative_readings(points, lay)]
     family = profiles.profile_for(model, warn=False).family
     return choose_default(

@@ -14,6 +14,9 @@ densest first, the first one accepted is the default:
    a page where its control reaches :data:`QUALIFY_BAR`). OCR readers are proxies for
    models: a layout accepted on them rests on readers, and the line says so.
 
+A face that does not ship with snapshot (a system font) is read and its verdict shown, but
+it is never a default: a default has to draw on every install.
+
 When no candidate is accepted, the family's table default stays and the line says it rests
 on no evidence, with what each candidate lacked: a default nobody has shown readable.
 
@@ -34,6 +37,10 @@ readers: ppocrv6-small + tesseract-x2, weakest 0.969 of its control (tesseract-x
 ('snap5x8 1-bit gap 0x0', 'model evidence')
 >>> print(choice.rests_on)
 model evidence: published battery N=15 (14 read), Wilson 95 % lower bound 0.70 >= 0.5 (gemini-3.6-flash, Spleen 5x8 hex; a 5x8 cell)
+>>> system = Candidate("misc-6x12 1-bit gap 0x0", (6, 12), 20.2, shipped=False)
+>>> choice = choose_default([wide, system], reads, [], page=page, default=wide.layout)
+>>> choice.layout, choice.passed_over[0].split(" (")[0]
+('snap8x16 1-bit gap 0x0', 'misc-6x12 1-bit gap 0x0: misc-6x12 is a system font, not shipped with snapshot')
 """
 
 from __future__ import annotations
@@ -68,11 +75,13 @@ MOST = 0.5
 class Candidate:
     """A layout a profile could default to: its style key (``layout_key`` without the page),
     its glyph cell and its density (characters per 1000 px², or per token: only the order
-    matters)."""
+    matters). ``shipped`` is false for a face only a system package provides: it is
+    read and reported, but never a default, which has to draw on every install."""
 
     layout: str
     cell: tuple[int, int]
     density: float
+    shipped: bool = True
 
     @property
     def font(self) -> str:
@@ -282,6 +291,12 @@ def choose_default(
     lacks: dict[str, str] = {}
     shorts: dict[str, str] = {}
     for cand in sorted(candidates, key=lambda c: (-c.density, c.layout)):
+        if not cand.shipped:
+            said = readers_outcome(cand.layout, readings, page)
+            why = f"{cand.font} is a system font, not shipped with snapshot"
+            lacks[cand.layout] = f"{why} (readers: {said.verdict}: {said.line})"
+            shorts[cand.layout] = f"{why} (readers: {said.verdict})"
+            continue
         about = [e for e in evidence if e.about(cand)]
         verdict, _, _, lo, hi = model_verdict(about)
         if verdict is True:

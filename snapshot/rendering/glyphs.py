@@ -149,6 +149,16 @@ def _bundled_path(name: str) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
+def is_bundled(name: str) -> bool:
+    """Whether font ``name`` ships with snapshot (drawn on every install), not one a
+    system package may or may not provide.
+
+    >>> is_bundled("snap5x8"), is_bundled("misc-6x12")
+    (True, False)
+    """
+    return name in _BUNDLED
+
+
 def available_fonts() -> dict[str, Path]:
     """Font names :func:`load_font` accepts, with their files (bundled first).
 
