@@ -39,8 +39,8 @@ readers: ppocrv6-small + tesseract-x2, weakest 0.969 of its control (tesseract-x
 model evidence: published battery N=15 (14 read), Wilson 95 % lower bound 0.70 >= 0.5 (gemini-3.6-flash, Spleen 5x8 hex; a 5x8 cell)
 >>> system = Candidate("misc-6x12 1-bit gap 0x0", (6, 12), 20.2, shipped=False)
 >>> choice = choose_default([wide, system], reads, [], page=page, default=wide.layout)
->>> choice.layout, choice.passed_over[0].split(" (")[0]
-('snap8x16 1-bit gap 0x0', 'misc-6x12 1-bit gap 0x0: misc-6x12 is a system font, not shipped with snapshot')
+>>> choice.layout, choice.passed_over[0].split(";")[0]
+('snap8x16 1-bit gap 0x0', 'misc-6x12 1-bit gap 0x0: misc-6x12 is a system font, not shipped with snapshot, so never a default')
 """
 
 from __future__ import annotations
@@ -293,9 +293,11 @@ def choose_default(
     for cand in sorted(candidates, key=lambda c: (-c.density, c.layout)):
         if not cand.shipped:
             said = readers_outcome(cand.layout, readings, page)
-            why = f"{cand.font} is a system font, not shipped with snapshot"
-            lacks[cand.layout] = f"{why} (readers: {said.verdict}: {said.line})"
-            shorts[cand.layout] = f"{why} (readers: {said.verdict})"
+            why = f"{cand.font} is a system font, not shipped with snapshot, so never a default"
+            lead = {"pass": "on the readers alone it would pass", "fail": "the readers fail it too"}
+            said_here = lead.get(said.verdict, "the readers have not settled it")
+            lacks[cand.layout] = f"{why}; {said_here} ({said.line})"
+            shorts[cand.layout] = f"{why}; {said_here}"
             continue
         about = [e for e in evidence if e.about(cand)]
         verdict, _, _, lo, hi = model_verdict(about)
