@@ -3,6 +3,9 @@
 Three kinds of count, each labelled in every output:
 
 - ``exact``: OpenAI (``o200k_base`` / ``cl100k_base``, bundled by ``quicktok``), Qwen.
+  One known edge: quicktok splits words by Unicode 17's letters, tiktoken by Unicode
+  16's, so a letter new in Unicode 17 (CJK Extension J, from U+323B0) next to
+  punctuation can count one token fewer here (``"\\U000323b0:A"``: 5, tiktoken 6).
 - ``reconstruction``: Claude, by ``ctok`` (an offline reconstruction of Claude's
   ``count_tokens``, MIT, data in its wheel; families v3 / v4.7 / v4.8). The count
   is of the text itself: ctok's per-message frame is not included.
