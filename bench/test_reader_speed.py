@@ -19,10 +19,11 @@ own process counts), not wall time: the machine is shared, and the 1-minute load
 the start and end is recorded beside it. Also recorded: whether today's settings read
 the identical text, both character accuracies (``score_page``), and for the ONNX readers
 the CPU of line recognition alone (the recogniser's own tally, with the input columns it
-ran and the page's characters), which shows how much of the goal is left for detection. Goal: ≤ 15 s CPU
-per default page for every installed reader with today's settings (:data:`TODAYS_ARM`:
-the "before" arm for PP-OCR and rapidocr, whose "after" arm is a candidate). One round each (a
-page takes seconds).
+ran and the page's characters), which shows how much of the goal is left for detection.
+
+Goal: ≤ 15 s CPU per default page for every installed reader with today's settings
+(:data:`TODAYS_ARM`: the "before" arm for PP-OCR and rapidocr, whose "after" arm is a
+candidate). One round each (a page takes seconds).
 
 Results: ``reports/bench/reader_speed.json`` (or ``$SNAPSHOT_BENCH_OUT``).
 
