@@ -253,9 +253,13 @@ def _record(readers: dict[str, Any]) -> dict[str, Any]:
                 ratios[f"{name} {label}"] = {"value": page["speedup"], "unit": "x", "what": what}
             arm = TODAYS_ARM.get(name, "after")
             if f"{arm}_rec_cpu_s" in page and label in PAGES:
-                rec_s, chars = page[f"{arm}_rec_cpu_s"], page["chars"]
+                rec_s, chars, cols = (
+                    page[f"{arm}_rec_cpu_s"],
+                    page["chars"],
+                    page[f"{arm}_rec_columns"],
+                )
                 what = (
-                    f"CPU in line recognition alone, today's settings ({page[f'{arm}_rec_columns']} "
+                    f"CPU in line recognition alone, today's settings ({cols} "
                     f"input columns; {rec_s * 1000 / chars:.2f} ms per character of {chars}; "
                     f"the page in all: {page[f'{arm}_cpu_s']} s)"
                 )

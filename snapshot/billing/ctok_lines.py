@@ -40,9 +40,9 @@ new text of each request is most of what a proxy counts.
 Each word is tiled by ``min_vocab_tile``'s recurrence over ctok's own reverse trie
 of the vocabulary, with ctok's own byte floor, keeping the count only (no tiles, so
 no tie order: about half the CPU); the trailing newlines by ctok's ``frame_tail``.
-Anything unexpected (a ctok
-without these internals, a piece whose stream does not start as it should)
-returns None and the caller counts the whole text with ``ctok.token_count``.
+Anything unexpected (a ctok without these internals, a piece whose stream does not
+start as it should) returns None and the caller counts the whole text with
+``ctok.token_count``.
 Equality with ``ctok.token_count`` on every distinct message of the benchmark
 corpus: ``bench/test_ctok_lines.py``; a fixed sample, one real session and
 Hypothesis-drawn texts: ``tests/test_ctok_lines.py``.

@@ -201,8 +201,9 @@ def _detector_version(name: str, version: int | None) -> int | None:
 
 #: Readers whose detector sees a page of dense lines (pitch at most
 #: :data:`DOUBLED_PITCH_PX`, :func:`line_pitch`) at exactly ×2 (:func:`padded_to`, then
-#: rapidocr's own resize at a ratio of 2); other pages as before. rapidocr scales the page so its short side is
-#: at least 736 px and rounds both sides to multiples of 32, so a default page reached
+#: rapidocr's own resize at a ratio of 2); other pages as before. rapidocr scales the
+#: page so its short side is at least 736 px and rounds both sides to multiples of 32,
+#: so a default page reached
 #: its detector resampled by a fraction (1544×1544 by 0.995, 1564×724 by 1.02 and 1.017),
 #: and on rows that touch (gap 0) its boxes then ran lines together: it read 0.924 of the
 #: characters at 1544×1544 snap8x16 (0.934 of its control) against 0.987 at 1536×1536,
